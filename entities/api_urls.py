@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from . import api
+
+urlpatterns = [
+    path("entities/lookup", api.EntityLookupView.as_view(), name="entity-lookup"),
+    path("entities/", api.EntityListView.as_view(), name="entity-list"),
+    path("entities/<str:entity_id>/", api.EntityDetailView.as_view(), name="entity-detail"),
+    path("entities/<str:entity_id>/aliases/", api.AliasListView.as_view(), name="alias-list"),
+    path(
+        "entities/<str:entity_id>/aliases/<str:alias>/",
+        api.AliasDetailView.as_view(),
+        name="alias-detail",
+    ),
+    path("facts/", api.FactListView.as_view(), name="fact-list"),
+    path("facts/<int:fact_id>/", api.FactDetailView.as_view(), name="fact-detail"),
+]

@@ -1,0 +1,138 @@
+"""Input and output shapes of the entities API (validation only; no business logic)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from .models import Alias, Entity, Fact
+
+
+class EntityBriefSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    canonical_name = serializers.CharField()
+    type = serializers.CharField()
+
+
+class SuggestionSerializer(EntityBriefSerializer):
+    score = serializers.FloatField()
+
+
+class LookupResponseSerializer(serializers.Serializer):
+    match = serializers.ChoiceField(choices=["canonical", "alias", "ambiguous", "none"])
+    entity = EntityBriefSerializer(allow_null=True)
+    aliases = serializers.ListField(child=serializers.CharField())
+    facts = serializers.ListField(child=serializers.IntegerField())
+    candidates = EntityBriefSerializer(many=True)
+    suggestions = SuggestionSerializer(many=True)
+
+
+class LookupQuerySerializer(serializers.Serializer):
+    name = serializers.CharField(trim_whitespace=False, allow_blank=True)
+    type = serializers.CharField(required=False, allow_blank=True)
+
+
+class EntitySerializer(serializers.ModelSerializer):
+    aliases = serializers.SlugRelatedField(many=True, read_only=True, slug_field="alias")
+
+    class Meta:
+        model = Entity
+        fields = [
+            "id",
+            "canonical_name",
+            "type",
+            "description",
+            "aliases",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "aliases", "created_at", "updated_at"]
+
+
+class EntityWriteSerializer(serializers.Serializer):
+    canonical_name = serializers.CharField(trim_whitespace=False, allow_blank=True)
+    type = serializers.CharField(required=False, allow_blank=True, default=None)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    aliases = serializers.ListField(
+        child=serializers.CharField(trim_whitespace=False), required=False, default=list
+    )
+
+
+class EntityUpdateSerializer(serializers.Serializer):
+    canonical_name = serializers.CharField(required=False, trim_whitespace=False)
+    type = serializers.CharField(required=False, allow_blank=True)
+    description = serializers.CharField(required=False, allow_blank=True)
+
+
+class AliasSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Alias
+        fields = ["id", "alias", "manual", "created_at"]
+
+
+class AliasWriteSerializer(serializers.Serializer):
+    alias = serializers.CharField(trim_whitespace=False, allow_blank=True)
+
+
+class FactSerializer(serializers.ModelSerializer):
+    entities = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Fact
+        fields = [
+            "id",
+            "text",
+            "subject",
+            "predicate",
+            "object_entity",
+            "object_value",
+            "confidence",
+            "confirmations",
+            "source",
+            "client",
+            "status",
+            "valid_from",
+            "valid_to",
+            "entities",
+            "created_at",
+            "updated_at",
+        ]
+
+    def get_entities(self, fact: Fact) -> list[dict]:
+        return [
+            {
+                "id": link.entity_id,
+                "canonical_name": link.entity.canonical_name,
+                "type": link.entity.type,
+                "role": link.role,
+            }
+            for link in fact.entity_facts.all()
+        ]
+
+
+class FactWriteSerializer(serializers.Serializer):
+    text = serializers.CharField(trim_whitespace=False, allow_blank=True)
+    subject = serializers.CharField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Entity id of the triple's subject.",
+    )
+    predicate = serializers.CharField(required=False, allow_blank=True, default="")
+    object_entity = serializers.CharField(required=False, allow_null=True, default=None)
+    object_value = serializers.CharField(required=False, allow_blank=True, default="")
+    entities = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        default=list,
+        help_text="Entity ids the fact mentions.",
+    )
+    confidence = serializers.FloatField(required=False, default=1.0, min_value=0, max_value=1)
+    source = serializers.CharField(required=False, allow_blank=True, default="")
+    client = serializers.CharField(required=False, allow_blank=True, default="")
+    valid_from = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    valid_to = serializers.DateTimeField(required=False, allow_null=True, default=None)
+
+
+class FactStoreResponseSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=["created", "confirmed"])
+    fact = FactSerializer()

@@ -1,0 +1,74 @@
+"""The API root: error shape, permissions and pagination shared by every endpoint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, permissions
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
+
+from kgsite.errors import DomainError
+
+CURATE_PERMISSION = "entities.curate"
+
+
+class CuratorWriteOrReadOnly(permissions.BasePermission):
+    """Anyone may read; writes need an authenticated user with the curator permission."""
+
+    message = "writing needs an authenticated curator"
+
+    def has_permission(self, request, view) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        user = request.user
+        return bool(user and user.is_authenticated and user.has_perm(CURATE_PERMISSION))
+
+
+class Pagination(PageNumberPagination):
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+def _first_field(detail: Any) -> tuple[str | None, str]:
+    """The first offending field and its message from a DRF validation error."""
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            field, message = _first_field(value)
+            name = key if key != "non_field_errors" else None
+            if field and name:
+                name = f"{name}.{field}"
+            return (name or field), message
+    if isinstance(detail, list) and detail:
+        return _first_field(detail[0])
+    return None, str(detail)
+
+
+def error_body(code: str, message: str, field: str | None = None, **extra: Any) -> dict:
+    return {"error": {"code": code, "message": message, "field": field, **extra}}
+
+
+def exception_handler(exc: Exception, context: dict) -> Response | None:
+    """Map every error to ``{"error": {"code", "message", "field"}}``."""
+    # Imported here: rest_framework.views loads these API settings itself.
+    from rest_framework.views import exception_handler as drf_exception_handler
+
+    if isinstance(exc, DomainError):
+        return Response(exc.as_dict(), status=exc.status)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        field, message = _first_field(exc.detail)
+        response.data = error_body("invalid", f"{field}: {message}" if field else message, field)
+    else:
+        detail = getattr(exc, "detail", str(exc))
+        code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
+        response.data = error_body(str(code), str(detail))
+    return response

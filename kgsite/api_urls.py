@@ -1,0 +1,9 @@
+"""Version 1 of the API: each app contributes its own routes."""
+
+from __future__ import annotations
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("entities.api_urls")),
+]

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class KgsiteConfig(AppConfig):
+    name = "kgsite"
+    verbose_name = "kgsite core"

@@ -1,0 +1,53 @@
+"""Shared models: the base timestamped model and the audit log of curator actions."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+
+def short_id() -> str:
+    """A 12-character URL-safe opaque id (72 random bits)."""
+    return secrets.token_urlsafe(9)
+
+
+class TimeStampedModel(models.Model):
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class AuditEntry(models.Model):
+    """One row per curator action: who did what, with enough payload to show or undo it."""
+
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    action = models.CharField(max_length=64, db_index=True)
+    target_type = models.CharField(max_length=64)
+    target_id = models.CharField(max_length=64, db_index=True)
+    payload = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.target_type}:{self.target_id}"
+
+
+def audit(*, actor, action: str, target: models.Model, payload: dict | None = None) -> AuditEntry:
+    """Record a curator action; call inside the service's transaction."""
+    user = actor if getattr(actor, "is_authenticated", False) else None
+    return AuditEntry.objects.create(
+        actor=user,
+        action=action,
+        target_type=target._meta.label_lower,
+        target_id=str(target.pk),
+        payload=payload or {},
+    )

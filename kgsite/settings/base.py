@@ -1,0 +1,202 @@
+"""Settings shared by every environment; everything tunable comes from the environment."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+
+def env(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_float(name: str, default: float) -> float:
+    return float(os.environ.get(name, default))
+
+
+def env_int(name: str, default: int) -> int:
+    return int(os.environ.get(name, default))
+
+
+SECRET_KEY = env("DJANGO_SECRET_KEY", "dev-insecure-change-me")
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = [h for h in env("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_q",
+    "django_htmx",
+    "kgsite",
+    "entities",
+    "books",
+    "integrity",
+    "notifications",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "kgsite.urls"
+WSGI_APPLICATION = "kgsite.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Data ----------------------------------------------------------------------------
+DATA_DIR = Path(env("KGSITE_DATA_DIR", str(BASE_DIR / "var")))
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+DATABASE_URL = env("DATABASE_URL", f"sqlite:///{DATA_DIR / 'kgsite.sqlite3'}")
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets readers and one writer work together; IMMEDIATE takes the write lock at
+    # BEGIN so two writers queue on the busy timeout instead of failing on upgrade.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": (
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
+        ),
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "staticfiles"
+LOGIN_URL = "admin:login"
+
+# --- API -----------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["kgsite.api.CuratorWriteOrReadOnly"],
+    "DEFAULT_PAGINATION_CLASS": "kgsite.api.Pagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "kgsite.api.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env("KGSITE_THROTTLE_ANON", "600/min"),
+        "user": env("KGSITE_THROTTLE_USER", "6000/min"),
+    },
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "kgsite API",
+    "DESCRIPTION": "Entity-centric knowledge graph memory: recall, search, extraction, "
+    "integrity and notifications.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# --- Background jobs (django-q2) -----------------------------------------------------
+REDIS_URL = env("REDIS_URL", "")
+Q_CLUSTER = {
+    "name": "kgsite",
+    "workers": env_int("KGSITE_Q_WORKERS", 1),
+    "timeout": env_int("KGSITE_Q_TIMEOUT", 3600),
+    "retry": env_int("KGSITE_Q_RETRY", 3700),
+    "max_attempts": 1,
+    "catch_up": False,
+    "label": "Jobs",
+}
+if REDIS_URL:
+    Q_CLUSTER["redis"] = REDIS_URL
+else:
+    Q_CLUSTER["orm"] = "default"
+
+# --- Knowledge-graph engine ----------------------------------------------------------
+# Dotted paths name the implementations; heavy libraries are imported lazily behind them.
+KGSITE_EMBEDDER = env("KGSITE_EMBEDDER", "entities.search.embedder.SentenceTransformerEmbedder")
+KGSITE_EMBEDDING_MODEL_DIR = env("KGSITE_EMBEDDING_MODEL_DIR", "")  # empty: the bundled model
+KGSITE_VECTOR_DIR = Path(env("KGSITE_VECTOR_DIR", str(DATA_DIR / "vectors")))
+KGSITE_HNSW_EF_SEARCH = env_int("KGSITE_HNSW_EF_SEARCH", 128)
+KGSITE_HNSW_M = env_int("KGSITE_HNSW_M", 16)
+KGSITE_HNSW_EF_CONSTRUCTION = env_int("KGSITE_HNSW_EF_CONSTRUCTION", 200)
+KGSITE_SPACY_MODEL = env("KGSITE_SPACY_MODEL", "en_core_web_sm")
+
+# Book ingestion.
+KGSITE_EXTRACTOR = env("KGSITE_EXTRACTOR", "offline")  # offline | llm
+KGSITE_CHUNK_MAX_CHARS = env_int("KGSITE_CHUNK_MAX_CHARS", 2000)
+
+# OpenAI-compatible LLM (extraction and the optional contradiction judge).
+KGSITE_LLM_BASE_URL = env("KGSITE_LLM_BASE_URL", "http://127.0.0.1:8080/v1")
+KGSITE_LLM_MODEL = env("KGSITE_LLM_MODEL", "local-model")
+KGSITE_LLM_API_KEY = env("KGSITE_LLM_API_KEY", "not-needed")
+KGSITE_LLM_TIMEOUT = env_float("KGSITE_LLM_TIMEOUT", 30.0)
+KGSITE_LLM_CONCURRENCY = env_int("KGSITE_LLM_CONCURRENCY", 4)
+KGSITE_LLM_MAX_RETRIES = env_int("KGSITE_LLM_MAX_RETRIES", 3)
+
+# Integrity.
+KGSITE_DUPLICATE_SIMILARITY = env_float("KGSITE_DUPLICATE_SIMILARITY", 0.9)
+KGSITE_CANDIDATE_SIMILARITY = env_float("KGSITE_CANDIDATE_SIMILARITY", 0.7)
+KGSITE_CANDIDATE_TOP_N = env_int("KGSITE_CANDIDATE_TOP_N", 10)
+KGSITE_CANDIDATE_EXHAUSTIVE = env_bool("KGSITE_CANDIDATE_EXHAUSTIVE", False)
+KGSITE_CONTRADICTION_NOTIFY_THRESHOLD = env_float("KGSITE_CONTRADICTION_NOTIFY_THRESHOLD", 0.8)
+KGSITE_LLM_JUDGE = env_bool("KGSITE_LLM_JUDGE", False)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("KGSITE_LOG_LEVEL", "INFO")},
+}
