@@ -1,0 +1,48 @@
+# kgsite — the two commands of the README, and a few helpers.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+HOST   ?= 127.0.0.1:8000
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: install run test test-postgres lint bench clean
+
+# Reuses the virtual environment while pyproject.toml is unchanged.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# The CPU build of torch first: an unpinned install would pull gigabytes of CUDA.
+	$(BIN)/pip install --quiet "torch==2.13.0"
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Set up the embedded default (SQLite in WAL + django-q2 ORM broker), load sample data,
+# and serve the site with a background worker on http://$(HOST).
+run: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py seed_demo
+	@echo "kgsite on http://$(HOST)  (admin: http://$(HOST)/admin/, API docs: http://$(HOST)/api/docs/)"
+	@trap 'kill $$WORKER 2>/dev/null' EXIT INT TERM; \
+	 $(BIN)/python manage.py qcluster & WORKER=$$!; \
+	 $(BIN)/python manage.py runserver $(HOST)
+
+# The test suite, on SQLite unless DATABASE_URL names another database.
+test: install
+	$(BIN)/python -m pytest -q
+
+test-postgres: install
+	DATABASE_URL=postgres://postgres@127.0.0.1:5432/test $(BIN)/python -m pytest -q
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+bench: install
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) var .pytest_cache

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from entities.models import Entity
+from entities.services import fact_store
+from kgsite.text import normalize
+
+SAMPLE_DIR = Path(settings.BASE_DIR) / "data" / "sample"
+
+
+class Command(BaseCommand):
+    help = "Create a demo curator account and load the sample gazetteer and facts (idempotent)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--username", default="curator")
+        parser.add_argument("--password", default="curator-demo")
+
+    def handle(self, *args, username: str, password: str, **options):
+        with transaction.atomic():
+            user, created = User.objects.get_or_create(
+                username=username, defaults={"is_staff": True, "email": "curator@example.com"}
+            )
+            if created:
+                user.set_password(password)
+                user.save()
+            user.groups.add(Group.objects.get(name="curators"))
+            # Staff curators use the admin too: give them the graph's model permissions.
+            from django.contrib.auth.models import Permission
+
+            user.user_permissions.add(
+                *Permission.objects.filter(
+                    content_type__app_label__in=["entities", "books", "integrity",
+                                                 "notifications"]
+                )
+            )
+        call_command("load_gazetteer", str(SAMPLE_DIR / "tech_entity_kb.tsv"), stdout=self.stdout)
+        stored = 0
+        with (SAMPLE_DIR / "facts.tsv").open(encoding="utf-8", newline="") as handle:
+            for row in csv.DictReader(handle, delimiter="\t"):
+                subject = _entity(row["subject"])
+                obj = _entity(row["object"]) if row["object"] else None
+                result = fact_store(
+                    text=row["text"], subject=subject, predicate=row["predicate"],
+                    object_entity=obj, source=row["source"],
+                )
+                stored += result.action == "created"
+        self.stdout.write(f"{stored} sample facts stored")
+        if created:
+            self.stdout.write(f"Demo curator: username '{username}', password '{password}'")
+        else:
+            self.stdout.write(f"Demo curator '{username}' already exists (password unchanged)")
+
+
+def _entity(name: str) -> Entity | None:
+    return Entity.objects.filter(name_norm=normalize(name)).first()

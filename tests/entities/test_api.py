@@ -1,0 +1,179 @@
+from __future__ import annotations
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from entities.models import Alias, Entity, Fact
+from entities.services import alias_add, entity_store
+
+pytestmark = pytest.mark.django_db
+
+
+def error(response) -> dict:
+    body = response.json()
+    assert set(body) == {"error"}, body
+    assert {"code", "message", "field"} <= set(body["error"])
+    return body["error"]
+
+
+def test_lookup_contract_shape(api):
+    entity, _ = entity_store(name="PostgreSQL", type="database")
+    alias_add(entity=entity, alias="postgres")
+    body = api.get("/api/v1/entities/lookup", {"name": "Postgres"}).json()
+    assert set(body) == {"match", "entity", "aliases", "facts", "candidates", "suggestions"}
+    assert body["match"] == "alias"
+    assert body["entity"] == {"id": entity.id, "canonical_name": "PostgreSQL", "type": "database"}
+
+
+def test_lookup_without_name_is_400_naming_the_field(api):
+    response = api.get("/api/v1/entities/lookup")
+    assert response.status_code == 400
+    assert error(response)["field"] == "name"
+
+
+def test_lookup_unknown_is_200_with_match_none(api):
+    response = api.get("/api/v1/entities/lookup", {"name": "Marie Curie"})
+    assert response.status_code == 200
+    assert response.json()["match"] == "none" and response.json()["entity"] is None
+
+
+def test_reads_are_open_writes_need_a_curator(api, reader):
+    assert api.get("/api/v1/entities/").status_code == 200
+    response = api.post("/api/v1/entities/", {"canonical_name": "X"}, format="json")
+    assert response.status_code in (401, 403)
+    api.force_authenticate(reader)
+    response = api.post("/api/v1/entities/", {"canonical_name": "X"}, format="json")
+    assert response.status_code == 403
+    assert error(response)["code"] == "permission_denied"
+    assert Entity.objects.count() == 0
+
+
+def test_token_authentication_for_agents(curator):
+    token = Token.objects.create(user=curator)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    response = client.post(
+        "/api/v1/entities/", {"canonical_name": "Kubernetes", "type": "cloud",
+                              "aliases": ["k8s"]}, format="json"
+    )
+    assert response.status_code == 201
+    assert response.json()["aliases"] == ["k8s"]
+
+
+def test_create_is_idempotent(curator_api):
+    first = curator_api.post("/api/v1/entities/", {"canonical_name": "Rust", "type": "language"},
+                             format="json")
+    second = curator_api.post("/api/v1/entities/", {"canonical_name": "RUST", "type": "language"},
+                              format="json")
+    assert (first.status_code, second.status_code) == (201, 200)
+    assert first.json()["id"] == second.json()["id"]
+
+
+def test_create_empty_name_is_400_and_writes_nothing(curator_api):
+    response = curator_api.post("/api/v1/entities/", {"canonical_name": "  "}, format="json")
+    assert response.status_code == 400
+    assert error(response)["field"] == "name"
+    assert Entity.objects.count() == 0
+
+
+def test_create_ambiguous_without_type_is_409_listing_candidates(curator_api):
+    entity_store(name="Shield", type="spell")
+    entity_store(name="Shield", type="equipment")
+    response = curator_api.post("/api/v1/entities/", {"canonical_name": "shield"}, format="json")
+    assert response.status_code == 409
+    assert len(error(response)["candidates"]) == 2
+
+
+def test_alias_conflict_is_409_and_nothing_moves(curator_api):
+    pg, _ = entity_store(name="PostgreSQL", type="database")
+    mysql, _ = entity_store(name="MySQL", type="database")
+    alias_add(entity=pg, alias="postgres")
+    response = curator_api.post(f"/api/v1/entities/{mysql.id}/aliases/", {"alias": "Postgres"},
+                                format="json")
+    assert response.status_code == 409
+    assert error(response)["field"] == "alias"
+    assert Alias.objects.get().entity_id == pg.id
+
+
+def test_alias_add_list_delete(curator_api):
+    pg, _ = entity_store(name="PostgreSQL", type="database")
+    url = f"/api/v1/entities/{pg.id}/aliases/"
+    assert curator_api.post(url, {"alias": "pg"}, format="json").status_code == 201
+    assert [a["alias"] for a in curator_api.get(url).json()] == ["pg"]
+    assert curator_api.delete(f"{url}pg/").status_code == 204
+    assert curator_api.get(url).json() == []
+    assert curator_api.delete(f"{url}pg/").status_code == 404
+
+
+def test_unknown_entity_is_404_in_error_shape(api):
+    response = api.get("/api/v1/entities/nope/")
+    assert response.status_code == 404
+    assert error(response)["code"] == "not_found"
+
+
+def test_update_entity_and_conflicting_rename(curator_api):
+    pg, _ = entity_store(name="PostgreSQL", type="database")
+    entity_store(name="MySQL", type="database")
+    url = f"/api/v1/entities/{pg.id}/"
+    response = curator_api.patch(url, {"description": "An RDBMS"}, format="json")
+    assert response.status_code == 200 and response.json()["description"] == "An RDBMS"
+    response = curator_api.patch(url, {"canonical_name": "mysql"}, format="json")
+    assert response.status_code == 409
+    assert Entity.objects.get(pk=pg.pk).canonical_name == "PostgreSQL"
+
+
+def test_list_filters_by_type_and_prefix_and_paginates(api):
+    for name, kind in [("Postgres Pro", "database"), ("PostGIS", "extension"),
+                       ("MySQL", "database")]:
+        entity_store(name=name, type=kind)
+    body = api.get("/api/v1/entities/", {"type": "database", "prefix": "POST"}).json()
+    assert [e["canonical_name"] for e in body["results"]] == ["Postgres Pro"]
+    body = api.get("/api/v1/entities/", {"page_size": 2}).json()
+    assert body["count"] == 3 and len(body["results"]) == 2 and body["next"]
+
+
+def test_fact_create_with_links_then_confirm(curator_api):
+    ada, _ = entity_store(name="Ada Lovelace", type="person")
+    payload = {"text": "Ada Lovelace wrote the first program.", "subject": ada.id,
+               "predicate": "wrote", "object_value": "the first program", "source": "wiki",
+               "confidence": 0.7}
+    first = curator_api.post("/api/v1/facts/", payload, format="json")
+    assert first.status_code == 201 and first.json()["action"] == "created"
+    assert first.json()["fact"]["entities"][0]["id"] == ada.id
+    second = curator_api.post("/api/v1/facts/", payload, format="json")
+    assert second.status_code == 200 and second.json()["action"] == "confirmed"
+    assert second.json()["fact"]["confirmations"] == 2
+    assert Fact.objects.count() == 1
+    listed = curator_api.get("/api/v1/facts/", {"entity": ada.id, "status": "active"}).json()
+    assert [f["id"] for f in listed["results"]] == [first.json()["fact"]["id"]]
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({}, "text"),
+        ({"text": "x", "confidence": 2}, "confidence"),
+        ({"text": "x", "subject": "missing-id"}, "subject"),
+    ],
+)
+def test_fact_bad_input_is_400_naming_the_field(curator_api, payload, field):
+    response = curator_api.post("/api/v1/facts/", payload, format="json")
+    assert response.status_code == 400
+    assert error(response)["field"] == field
+    assert Fact.objects.count() == 0
+
+
+def test_fact_list_rejects_unknown_status(api):
+    response = api.get("/api/v1/facts/", {"status": "bogus"})
+    assert response.status_code == 400 and error(response)["field"] == "status"
+
+
+def test_schema_and_offline_docs_are_served(api):
+    schema = api.get("/api/schema/")
+    assert schema.status_code == 200
+    assert b"/api/v1/entities/lookup" in schema.content
+    docs = api.get("/api/docs/")
+    assert docs.status_code == 200
+    # The docs page loads Swagger UI from our own static files, not a CDN.
+    assert b"cdn.jsdelivr" not in docs.content and b"drf_spectacular_sidecar" in docs.content

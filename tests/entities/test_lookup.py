@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import json
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from entities.selectors import entity_lookup
+from entities.services import alias_add, entity_store, fact_link, fact_store
+from kgsite.errors import InvalidInput
+
+pytestmark = pytest.mark.django_db
+DEV_SET = Path(__file__).parent.parent / "data" / "eval" / "entity_lookup_dev.json"
+
+
+@pytest.fixture
+def tonegawa():
+    entity, _ = entity_store(name="Tonegawa", type="person")
+    alias_add(entity=entity, alias="Susumu Tonegawa")
+    alias_add(entity=entity, alias="S. Tonegawa")
+    return entity
+
+
+def test_canonical_match_carries_aliases_and_facts(tonegawa):
+    fact = fact_store(text="Tonegawa won the 1987 Nobel Prize.").fact
+    fact_link(fact=fact, entity=tonegawa)
+    result = entity_lookup(name="TONEGAWA").as_dict()
+    assert result["match"] == "canonical"
+    assert result["entity"] == {"id": tonegawa.id, "canonical_name": "Tonegawa", "type": "person"}
+    assert result["aliases"] == ["S. Tonegawa", "Susumu Tonegawa"]
+    assert result["facts"] == [fact.id]
+    assert result["candidates"] == [] and result["suggestions"] == []
+
+
+def test_alias_resolves_to_the_same_id(tonegawa):
+    result = entity_lookup(name="  susumu   TONEGAWA ")
+    assert result.match == "alias"
+    assert result.entity.id == tonegawa.id
+
+
+def test_unicode_variants_resolve():
+    muller, _ = entity_store(name="Müller", type="person")
+    strasse, _ = entity_store(name="Straße", type="place")
+    for query in ("MÜLLER", "müller", unicodedata.normalize("NFD", "Müller")):
+        assert entity_lookup(name=query).entity.id == muller.id
+    assert entity_lookup(name="STRASSE").entity.id == strasse.id
+
+
+def test_unknown_name_is_none_never_a_guess():
+    entity_store(name="Erwin Schrödinger", type="person")
+    result = entity_lookup(name="Schroedinger").as_dict()
+    assert result["match"] == "none"
+    assert result["entity"] is None
+    # A near miss is offered as a suggestion, clearly apart from a match.
+    assert [s["canonical_name"] for s in result["suggestions"]] == ["Erwin Schrödinger"]
+    assert 0 < result["suggestions"][0]["score"] <= 1
+
+
+def test_accent_difference_is_not_a_match():
+    entity_store(name="São Paulo", type="place")
+    assert entity_lookup(name="Sao Paulo").match == "none"
+
+
+def test_name_of_several_types_is_ambiguous_unless_typed():
+    spell, _ = entity_store(name="Shield", type="spell")
+    armour, _ = entity_store(name="Shield", type="equipment")
+    result = entity_lookup(name="shield")
+    assert result.match == "ambiguous"
+    assert result.entity is None
+    assert {e.id for e in result.candidates} == {spell.id, armour.id}
+    typed = entity_lookup(name="shield", type="equipment")
+    assert typed.match == "canonical" and typed.entity.id == armour.id
+
+
+def test_canonical_name_wins_over_an_alias_of_another_entity():
+    holmes, _ = entity_store(name="Holmes", type="person")
+    mycroft, _ = entity_store(name="Mycroft Holmes", type="person")
+    alias_add(entity=mycroft, alias="Mr. Holmes")
+    assert entity_lookup(name="holmes").entity.id == holmes.id
+
+
+@pytest.mark.parametrize("name", [None, "", "   "])
+def test_missing_or_empty_name_is_an_error(name):
+    with pytest.raises(InvalidInput) as info:
+        entity_lookup(name=name)
+    assert info.value.field == "name"
+
+
+def test_dev_set_resolves_every_query_through_the_api(api):
+    data = json.loads(DEV_SET.read_text(encoding="utf-8"))
+    for item in data["entities"]:
+        entity, _ = entity_store(name=item["name"], type=item["type"])
+        for alias in item["aliases"]:
+            alias_add(entity=entity, alias=alias)
+    failures = []
+    for query in data["queries"]:
+        body = api.get("/api/v1/entities/lookup", {"name": query["q"]}).json()
+        got = body["entity"]["canonical_name"] if body["entity"] else None
+        if got != query["expect"] or (got is None and body["match"] != "none"):
+            failures.append((query["q"], query["expect"], got))
+    assert failures == []
+    assert len(data["queries"]) >= 14
