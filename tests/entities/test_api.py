@@ -54,18 +54,21 @@ def test_token_authentication_for_agents(curator):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     response = client.post(
-        "/api/v1/entities/", {"canonical_name": "Kubernetes", "type": "cloud",
-                              "aliases": ["k8s"]}, format="json"
+        "/api/v1/entities/",
+        {"canonical_name": "Kubernetes", "type": "cloud", "aliases": ["k8s"]},
+        format="json",
     )
     assert response.status_code == 201
     assert response.json()["aliases"] == ["k8s"]
 
 
 def test_create_is_idempotent(curator_api):
-    first = curator_api.post("/api/v1/entities/", {"canonical_name": "Rust", "type": "language"},
-                             format="json")
-    second = curator_api.post("/api/v1/entities/", {"canonical_name": "RUST", "type": "language"},
-                              format="json")
+    first = curator_api.post(
+        "/api/v1/entities/", {"canonical_name": "Rust", "type": "language"}, format="json"
+    )
+    second = curator_api.post(
+        "/api/v1/entities/", {"canonical_name": "RUST", "type": "language"}, format="json"
+    )
     assert (first.status_code, second.status_code) == (201, 200)
     assert first.json()["id"] == second.json()["id"]
 
@@ -89,8 +92,9 @@ def test_alias_conflict_is_409_and_nothing_moves(curator_api):
     pg, _ = entity_store(name="PostgreSQL", type="database")
     mysql, _ = entity_store(name="MySQL", type="database")
     alias_add(entity=pg, alias="postgres")
-    response = curator_api.post(f"/api/v1/entities/{mysql.id}/aliases/", {"alias": "Postgres"},
-                                format="json")
+    response = curator_api.post(
+        f"/api/v1/entities/{mysql.id}/aliases/", {"alias": "Postgres"}, format="json"
+    )
     assert response.status_code == 409
     assert error(response)["field"] == "alias"
     assert Alias.objects.get().entity_id == pg.id
@@ -124,8 +128,11 @@ def test_update_entity_and_conflicting_rename(curator_api):
 
 
 def test_list_filters_by_type_and_prefix_and_paginates(api):
-    for name, kind in [("Postgres Pro", "database"), ("PostGIS", "extension"),
-                       ("MySQL", "database")]:
+    for name, kind in [
+        ("Postgres Pro", "database"),
+        ("PostGIS", "extension"),
+        ("MySQL", "database"),
+    ]:
         entity_store(name=name, type=kind)
     body = api.get("/api/v1/entities/", {"type": "database", "prefix": "POST"}).json()
     assert [e["canonical_name"] for e in body["results"]] == ["Postgres Pro"]
@@ -135,9 +142,14 @@ def test_list_filters_by_type_and_prefix_and_paginates(api):
 
 def test_fact_create_with_links_then_confirm(curator_api):
     ada, _ = entity_store(name="Ada Lovelace", type="person")
-    payload = {"text": "Ada Lovelace wrote the first program.", "subject": ada.id,
-               "predicate": "wrote", "object_value": "the first program", "source": "wiki",
-               "confidence": 0.7}
+    payload = {
+        "text": "Ada Lovelace wrote the first program.",
+        "subject": ada.id,
+        "predicate": "wrote",
+        "object_value": "the first program",
+        "source": "wiki",
+        "confidence": 0.7,
+    }
     first = curator_api.post("/api/v1/facts/", payload, format="json")
     assert first.status_code == 201 and first.json()["action"] == "created"
     assert first.json()["fact"]["entities"][0]["id"] == ada.id

@@ -119,7 +119,10 @@ def test_fact_store_with_triple_links_subject_and_object():
     babbage, _ = entity_store(name="Charles Babbage", type="person")
     result = fact_store(
         text="Ada Lovelace worked with Charles Babbage.",
-        subject=ada, predicate="worked_with", object_entity=babbage, source="test",
+        subject=ada,
+        predicate="worked_with",
+        object_entity=babbage,
+        source="test",
         confidence=0.8,
     )
     assert result.action == "created"

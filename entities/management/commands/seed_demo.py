@@ -37,8 +37,7 @@ class Command(BaseCommand):
 
             user.user_permissions.add(
                 *Permission.objects.filter(
-                    content_type__app_label__in=["entities", "books", "integrity",
-                                                 "notifications"]
+                    content_type__app_label__in=["entities", "books", "integrity", "notifications"]
                 )
             )
         call_command("load_gazetteer", str(SAMPLE_DIR / "tech_entity_kb.tsv"), stdout=self.stdout)
@@ -48,8 +47,11 @@ class Command(BaseCommand):
                 subject = _entity(row["subject"])
                 obj = _entity(row["object"]) if row["object"] else None
                 result = fact_store(
-                    text=row["text"], subject=subject, predicate=row["predicate"],
-                    object_entity=obj, source=row["source"],
+                    text=row["text"],
+                    subject=subject,
+                    predicate=row["predicate"],
+                    object_entity=obj,
+                    source=row["source"],
                 )
                 stored += result.action == "created"
         self.stdout.write(f"{stored} sample facts stored")
