@@ -1,0 +1,144 @@
+"""Notification endpoints: pending list, unread count, chat digest, mark read."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.generics import GenericAPIView
+from rest_framework.response import Response
+
+from . import selectors, services
+from .models import Notification
+
+
+class NotificationSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Notification
+        fields = ["id", "type", "urgency", "title", "payload", "link", "read", "created_at"]
+
+
+class PendingSerializer(serializers.Serializer):
+    high = NotificationSerializer(many=True)
+    medium = NotificationSerializer(many=True)
+    low = NotificationSerializer(many=True)
+    counts = serializers.DictField(child=serializers.IntegerField())
+
+
+class UnreadCountSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    high = serializers.IntegerField()
+    medium = serializers.IntegerField()
+    low = serializers.IntegerField()
+
+
+class DigestMediumSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    question = serializers.CharField(help_text='"I have N notifications; show them?" or empty.')
+
+
+class DigestSerializer(serializers.Serializer):
+    high = NotificationSerializer(many=True, help_text="Show these before the next answer.")
+    high_count = serializers.IntegerField()
+    medium = DigestMediumSerializer()
+    badge = serializers.IntegerField(help_text="Unread LOW notifications.")
+
+
+class MarkReadSerializer(serializers.Serializer):
+    ids = serializers.ListField(
+        child=serializers.IntegerField(), required=False, allow_empty=False, max_length=1000
+    )
+    all = serializers.BooleanField(required=False, default=False)
+    urgency = serializers.ChoiceField(
+        choices=Notification.Urgency.values, required=False, allow_null=True, default=None
+    )
+
+    def validate(self, attrs):
+        if "ids" not in attrs and not attrs["all"]:
+            raise serializers.ValidationError({"ids": "give ids, or all=true"})
+        return attrs
+
+
+class MarkReadResultSerializer(serializers.Serializer):
+    marked = serializers.IntegerField()
+
+
+class NotificationPendingView(GenericAPIView):
+    serializer_class = PendingSerializer
+    pagination_class = None
+
+    @extend_schema(
+        responses=PendingSerializer,
+        operation_id="notifications_pending",
+        summary="Unread notifications grouped by urgency",
+    )
+    def get(self, request):
+        groups = selectors.notification_pending(user=request.user)
+        body = {u: NotificationSerializer(items, many=True).data for u, items in groups.items()}
+        body["counts"] = selectors.notification_unread_count(user=request.user)
+        return Response(body)
+
+
+class NotificationUnreadCountView(GenericAPIView):
+    serializer_class = UnreadCountSerializer
+
+    @extend_schema(responses=UnreadCountSerializer, summary="Unread notifications by urgency")
+    def get(self, request):
+        return Response(selectors.notification_unread_count(user=request.user))
+
+
+class NotificationDigestView(GenericAPIView):
+    serializer_class = DigestSerializer
+
+    @extend_schema(
+        responses=DigestSerializer,
+        summary="For chat clients: HIGH items to show, one question for MEDIUM, a LOW badge",
+    )
+    def get(self, request):
+        digest = selectors.notification_digest(user=request.user)
+        return Response(
+            {
+                "high": NotificationSerializer(digest.high, many=True).data,
+                "high_count": digest.high_count,
+                "medium": {"count": digest.medium_count, "question": digest.question},
+                "badge": digest.low_count,
+            }
+        )
+
+
+class NotificationMarkReadView(GenericAPIView):
+    serializer_class = MarkReadSerializer
+
+    @extend_schema(
+        request=MarkReadSerializer,
+        responses=MarkReadResultSerializer,
+        operation_id="notifications_mark_read",
+        summary="Mark the given notifications read, or all (optionally of one urgency)",
+    )
+    def post(self, request):
+        serializer = MarkReadSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        marked = services.notification_mark_read(
+            user=request.user,
+            ids=data.get("ids"),
+            urgency=data["urgency"],
+            everything=data["all"],
+        )
+        return Response({"marked": marked})
+
+
+class NotificationReadOneView(GenericAPIView):
+    serializer_class = NotificationSerializer
+
+    @extend_schema(
+        request=None,
+        responses=NotificationSerializer,
+        operation_id="notification_mark_one_read",
+        summary="Mark one read",
+    )
+    def post(self, request, notification_id: int):
+        services.notification_mark_read(user=request.user, ids=[notification_id])
+        notification = selectors.notification_get(
+            notification_id=notification_id, user=request.user
+        )
+        return Response(NotificationSerializer(notification).data)

@@ -1,0 +1,82 @@
+"""Read-side queries for notifications: pending by urgency, unread counts, chat digest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q, QuerySet
+
+from kgsite.errors import NotFound
+
+from .models import Notification
+
+URGENCIES = Notification.Urgency.values  # high, medium, low: the order clients show them in
+PENDING_LIMIT = 100  # per urgency; the unread count tells how many more there are
+DIGEST_HIGH_LIMIT = 20
+
+
+def _visible(user) -> QuerySet[Notification]:
+    """Broadcast notifications plus the user's own (anonymous readers see broadcasts)."""
+    qs = Notification.objects.all()
+    if user is not None and getattr(user, "is_authenticated", False):
+        return qs.filter(Q(recipient__isnull=True) | Q(recipient=user))
+    return qs.filter(recipient__isnull=True)
+
+
+def notification_get(*, notification_id: int, user=None) -> Notification:
+    try:
+        return _visible(user).get(pk=notification_id)
+    except Notification.DoesNotExist:
+        raise NotFound(f"no notification with id {notification_id}", field="id") from None
+
+
+def notification_pending(*, user=None, limit: int = PENDING_LIMIT) -> dict[str, list[Notification]]:
+    """Unread notifications grouped by urgency, newest first within each group."""
+    unread = _visible(user).filter(read=False).order_by("-created_at", "-id")
+    return {urgency: list(unread.filter(urgency=urgency)[:limit]) for urgency in URGENCIES}
+
+
+def notification_unread_count(*, user=None) -> dict[str, int]:
+    rows = _visible(user).filter(read=False).values("urgency").annotate(n=Count("id"))
+    counts = {urgency: 0 for urgency in URGENCIES}
+    for row in rows:
+        counts[row["urgency"]] = row["n"]
+    return {"total": sum(counts.values()), **counts}
+
+
+@dataclass
+class Digest:
+    """What a chat client shows before its next answer.
+
+    HIGH items are shown in full; MEDIUM ones become one question; LOW ones only a badge.
+    Nothing is marked read here: the client marks what it showed.
+    """
+
+    high: list[Notification] = field(default_factory=list)
+    high_count: int = 0
+    medium_count: int = 0
+    low_count: int = 0
+
+    @property
+    def question(self) -> str:
+        n = self.medium_count
+        if n == 0:
+            return ""
+        if n == 1:
+            return "I have 1 notification; show it?"
+        return f"I have {n} notifications; show them?"
+
+
+def notification_digest(*, user=None) -> Digest:
+    counts = notification_unread_count(user=user)
+    high = (
+        _visible(user)
+        .filter(read=False, urgency=Notification.Urgency.HIGH)
+        .order_by("created_at", "id")[:DIGEST_HIGH_LIMIT]
+    )
+    return Digest(
+        high=list(high),
+        high_count=counts["high"],
+        medium_count=counts["medium"],
+        low_count=counts["low"],
+    )

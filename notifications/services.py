@@ -1,0 +1,106 @@
+"""Write services for notifications: create (idempotent by key) and mark read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from kgsite.errors import InvalidInput, NotFound
+
+from .models import Notification
+
+
+def _choice(value: object, choices: list[str], field: str) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise InvalidInput(f"{field} must be one of {', '.join(choices)}", field=field)
+    return value
+
+
+@transaction.atomic
+def notification_create(
+    *,
+    type: str,  # noqa: A002 - the product's own field name
+    urgency: str,
+    title: str,
+    payload: dict | None = None,
+    link: str = "",
+    recipient=None,
+    key: str = "",
+) -> Notification:
+    """Record a notification; with a ``key``, a second call returns the first row.
+
+    Other apps call this (books: ``type="job_failed"``); ``recipient=None`` addresses
+    every curator.
+    """
+    _choice(type, Notification.Type.values, "type")
+    _choice(urgency, Notification.Urgency.values, "urgency")
+    if not isinstance(title, str) or not title.strip():
+        raise InvalidInput("title must not be empty", field="title")
+    if payload is not None and not isinstance(payload, dict):
+        raise InvalidInput("payload must be an object", field="payload")
+    key = key[:128]
+    if key:
+        existing = Notification.objects.filter(key=key).first()
+        if existing is not None:
+            return existing
+    fields = {
+        "type": type,
+        "urgency": urgency,
+        "title": title.strip()[:255],
+        "payload": payload or {},
+        "link": link[:512],
+        "recipient": recipient,
+        "key": key,
+    }
+    try:
+        with transaction.atomic():
+            return Notification.objects.create(**fields)
+    except IntegrityError:
+        if key:  # another writer stored the same key first
+            return Notification.objects.get(key=key)
+        raise
+
+
+def _visible_to(user) -> Q:
+    """Broadcast notifications plus the user's own."""
+    if user is not None and getattr(user, "is_authenticated", False):
+        return Q(recipient__isnull=True) | Q(recipient=user)
+    return Q(recipient__isnull=True)
+
+
+@transaction.atomic
+def notification_mark_read(
+    *,
+    user,
+    ids: Iterable[int] | None = None,
+    urgency: str | None = None,
+    everything: bool = False,
+) -> int:
+    """Mark notifications read: the given ids, or all unread ones (optionally one urgency).
+
+    Returns how many changed; an id the user cannot see is a 404 naming it.
+    """
+    qs = Notification.objects.filter(_visible_to(user))
+    if ids is not None:
+        wanted = set(ids)
+        found = set(qs.filter(pk__in=wanted).values_list("pk", flat=True))
+        missing = sorted(wanted - found)
+        if missing:
+            raise NotFound(f"no notification with id {missing[0]}", field="ids")
+        qs = qs.filter(pk__in=wanted)
+    elif not everything:
+        raise InvalidInput("give ids, or all=true", field="ids")
+    if urgency is not None:
+        qs = qs.filter(urgency=_choice(urgency, Notification.Urgency.values, "urgency"))
+    return qs.filter(read=False).update(read=True, read_at=timezone.now())
+
+
+@transaction.atomic
+def notification_mark_read_by_key(*, key: str) -> int:
+    """Close the notification about something that has been dealt with (a resolution)."""
+    return Notification.objects.filter(key=key, read=False).update(
+        read=True, read_at=timezone.now()
+    )

@@ -1,0 +1,131 @@
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+
+from kgsite.errors import InvalidInput, NotFound
+from notifications.models import Notification
+from notifications.selectors import (
+    notification_digest,
+    notification_pending,
+    notification_unread_count,
+)
+from notifications.services import notification_create, notification_mark_read
+
+pytestmark = pytest.mark.django_db
+
+
+def make(urgency: str, title: str = "something", **kwargs) -> Notification:
+    return notification_create(type="system", urgency=urgency, title=title, **kwargs)
+
+
+def test_create_stores_a_job_failed_notification_for_other_apps():
+    n = notification_create(
+        type="job_failed",
+        urgency="high",
+        title="Ingesting 'Dune' failed",
+        payload={"book": 3, "error": "bad PDF"},
+        link="/books/3/",
+    )
+    n.refresh_from_db()
+    assert (n.type, n.urgency, n.read) == ("job_failed", "high", False)
+    assert n.payload == {"book": 3, "error": "bad PDF"}
+    assert n.link == "/books/3/"
+
+
+def test_same_key_notifies_once():
+    first = make("high", key="contradiction:1")
+    again = make("high", key="contradiction:1")
+    assert first.pk == again.pk
+    assert Notification.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"type": "gossip", "urgency": "high", "title": "x"}, "type"),
+        ({"type": "system", "urgency": "urgent", "title": "x"}, "urgency"),
+        ({"type": "system", "urgency": "low", "title": "  "}, "title"),
+        ({"type": "system", "urgency": "low", "title": "x", "payload": [1]}, "payload"),
+    ],
+)
+def test_bad_input_is_rejected(kwargs, field):
+    with pytest.raises(InvalidInput) as info:
+        notification_create(**kwargs)
+    assert info.value.field == field
+    assert Notification.objects.count() == 0
+
+
+def test_pending_groups_unread_by_urgency_newest_first():
+    old_high = make("high", "old high")
+    new_high = make("high", "new high")
+    medium = make("medium")
+    low = make("low")
+    read = make("low", "already read")
+    Notification.objects.filter(pk=read.pk).update(read=True)
+    groups = notification_pending()
+    assert [n.pk for n in groups["high"]] == [new_high.pk, old_high.pk]
+    assert [n.pk for n in groups["medium"]] == [medium.pk]
+    assert [n.pk for n in groups["low"]] == [low.pk]
+    assert notification_unread_count() == {"total": 4, "high": 2, "medium": 1, "low": 1}
+
+
+def test_personal_notifications_are_seen_only_by_their_recipient():
+    alice = User.objects.create_user("alice")
+    bob = User.objects.create_user("bob")
+    make("high", "for alice", recipient=alice)
+    make("high", "for everyone")
+    assert [n.title for n in notification_pending(user=alice)["high"]] == [
+        "for everyone",
+        "for alice",
+    ]
+    assert [n.title for n in notification_pending(user=bob)["high"]] == ["for everyone"]
+    assert notification_unread_count(user=None)["high"] == 1
+
+
+def test_mark_read_by_ids_and_all_of_one_urgency():
+    a, b = make("high"), make("high")
+    m1, m2 = make("medium"), make("medium")
+    assert notification_mark_read(user=None, ids=[a.pk]) == 1
+    assert notification_mark_read(user=None, ids=[a.pk]) == 0  # already read
+    assert notification_mark_read(user=None, everything=True, urgency="medium") == 2
+    assert notification_unread_count() == {"total": 1, "high": 1, "medium": 0, "low": 0}
+    assert Notification.objects.get(pk=b.pk).read is False
+    assert Notification.objects.get(pk=m1.pk).read_at is not None
+    assert Notification.objects.get(pk=m2.pk).read
+
+
+def test_mark_read_of_someone_elses_notification_is_not_found():
+    owner = User.objects.create_user("owner")
+    other = User.objects.create_user("other")
+    private = make("low", recipient=owner)
+    with pytest.raises(NotFound):
+        notification_mark_read(user=other, ids=[private.pk])
+    assert Notification.objects.get(pk=private.pk).read is False
+
+
+def test_mark_read_needs_ids_or_all():
+    with pytest.raises(InvalidInput) as info:
+        notification_mark_read(user=None)
+    assert info.value.field == "ids"
+
+
+def test_digest_shows_high_asks_about_medium_and_counts_low():
+    make("high", "first")
+    make("high", "second")
+    for _ in range(3):
+        make("medium")
+    for _ in range(5):
+        make("low")
+    digest = notification_digest()
+    assert [n.title for n in digest.high] == ["first", "second"]  # in the order they happened
+    assert digest.question == "I have 3 notifications; show them?"
+    assert digest.low_count == 5
+    # The digest itself marks nothing read.
+    assert notification_unread_count()["total"] == 10
+
+
+def test_digest_question_is_singular_or_empty():
+    assert notification_digest().question == ""
+    make("medium")
+    assert notification_digest().question == "I have 1 notification; show it?"
