@@ -1,0 +1,531 @@
+"""Classify a pair of facts as contradiction, duplicate or compatible, offline.
+
+Level 1 compares typed values (dates, quantities in base units, names, statuses, ...)
+of the same subject and attribute; level 2 falls back on lexical (or caller-supplied
+embedding) similarity. Only when both leave doubt is the optional ``judge`` (an LLM)
+asked. Nothing here resolves a conflict: it only describes it for a curator.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from . import lexicon as lx
+from .values import (
+    DateValue,
+    Quantity,
+    Statement,
+    Subject,
+    Value,
+    analyze,
+    fold,
+    fuzzy_jaccard,
+    names_match,
+    stems_match,
+)
+
+CONTRADICTION = "contradiction"
+DUPLICATE = "duplicate"
+COMPATIBLE = "compatible"
+LABELS = (CONTRADICTION, DUPLICATE, COMPATIBLE)
+KINDS = ("date", "number", "name", "preference", "status", "negation", "llm")
+
+# Below this confidence the optional judge is consulted.
+JUDGE_BELOW = 0.6
+# Two statements with no known attribute talk about the same thing above this overlap.
+SKELETON_MATCH = 0.5
+# Same names, same values and this much wording in common: the same fact reworded.
+REWORDING_OVERLAP = 0.5
+# Embedding cosine (when the caller supplies one) above which a reworded fact is a duplicate.
+DUPLICATE_SIMILARITY = 0.9
+# Embedding cosine below which two facts without shared values are simply unrelated.
+UNRELATED_SIMILARITY = 0.3
+# Relative tolerance when comparing amounts converted to base units (rounding: 5'8" ~ 173cm).
+QUANTITY_TOLERANCE = 0.01
+
+# Kinds of value whose presence on one side only adds precision, not a new fact.
+REFINEMENT_KINDS = frozenset({"time", "date"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How a new fact relates to an existing one, with a curator-readable reason."""
+
+    label: str
+    kind: str | None
+    confidence: float
+    explanation: str
+
+
+Judge = Callable[[str, str], "Verdict | None"]
+
+
+@dataclass
+class _Comparison:
+    """What comparing the values of two statements about the same thing found."""
+
+    conflicts: list[tuple[str, float, str]]
+    matches: list[str]
+    doubts: list[str]
+    exact: bool = True
+
+
+def classify_pair(
+    existing: str,
+    new: str,
+    *,
+    lang: str | None = None,
+    similarity: float | None = None,
+    judge: Judge | None = None,
+    judge_below: float = JUDGE_BELOW,
+) -> Verdict:
+    """Classify ``new`` against ``existing``; ask ``judge`` only when the rules are unsure."""
+    verdict = _rule_verdict(existing, new, lang=lang, similarity=similarity)
+    if judge is not None and verdict.confidence < judge_below:
+        judged = judge(existing, new)
+        if judged is not None:
+            if judged.label != COMPATIBLE and judged.kind is None:
+                judged = replace(judged, kind="llm")
+            return judged
+    return verdict
+
+
+def _rule_verdict(
+    existing: str, new: str, *, lang: str | None, similarity: float | None
+) -> Verdict:
+    if _plain(existing) == _plain(new):
+        return Verdict(DUPLICATE, None, 0.99, "The two statements are identical.")
+    a = analyze(existing, lang)
+    b = analyze(new, lang)
+
+    same_subject = _same_subject(a.subject, b.subject)
+    if same_subject is False:
+        return Verdict(
+            COMPATIBLE,
+            None,
+            0.85,
+            f"Different subjects: {_describe(a.subject)} vs {_describe(b.subject)}.",
+        )
+
+    diet = _diet_conflict(a, b) or _diet_conflict(b, a)
+    if diet is not None:
+        return Verdict(CONTRADICTION, "negation", 0.8 if same_subject else 0.65, diet)
+
+    if _same_information(a, b, similarity):
+        names = ", ".join(b.all_names)
+        return Verdict(
+            DUPLICATE, None, 0.75, f"The same facts about {names} in other words."
+        )
+
+    same_attribute, reason = _same_attribute(a, b)
+    if not same_attribute:
+        confidence = 0.8 if a.attribute and b.attribute else 0.7
+        if similarity is not None and similarity < UNRELATED_SIMILARITY:
+            confidence = 0.9
+        return Verdict(COMPATIBLE, None, confidence, reason)
+
+    attribute = _attribute_label(a, b)
+    spec = a.spec or b.spec
+    if spec is not None and not spec.timeless and a.past != b.past:
+        return Verdict(
+            COMPATIBLE,
+            None,
+            0.6,
+            f"One statement about {attribute} is about the past, the other about the present.",
+        )
+
+    comparison = _compare(a, b, attribute)
+    penalty = 1.0 if same_subject else 0.85
+    if comparison.conflicts:
+        kind, confidence, explanation = max(comparison.conflicts, key=lambda c: c[1])
+        return Verdict(CONTRADICTION, kind, round(confidence * penalty, 2), explanation)
+
+    if a.negated != b.negated:
+        positive, negative = (a, b) if b.negated else (b, a)
+        if comparison.matches or not (a.values or b.values):
+            return Verdict(
+                CONTRADICTION,
+                "negation",
+                round(0.8 * penalty, 2),
+                f"One statement denies the other: {negative.text!r} vs {positive.text!r}.",
+            )
+        return Verdict(
+            COMPATIBLE, None, 0.55, "One statement is negative but about other values."
+        )
+
+    if comparison.doubts:
+        return Verdict(COMPATIBLE, None, 0.4, comparison.doubts[0])
+
+    new_info = _new_information(a, b)
+    if comparison.matches and not new_info and not b.additive:
+        confidence = 0.9 if comparison.exact else 0.8
+        return Verdict(
+            DUPLICATE,
+            None,
+            round(confidence * penalty, 2),
+            f"Same {attribute}: " + "; ".join(comparison.matches) + ".",
+        )
+    if not comparison.matches and not (a.values or b.values) and not new_info:
+        if not a.additive and not b.additive:
+            overlap = fuzzy_jaccard(a.content, b.content)
+            if similarity is not None and similarity >= DUPLICATE_SIMILARITY or overlap >= 0.8:
+                return Verdict(DUPLICATE, None, 0.65, f"Same statement about {attribute}.")
+    if new_info:
+        return Verdict(
+            COMPATIBLE, None, 0.7, f"The new statement adds {', '.join(sorted(new_info))}."
+        )
+    return Verdict(COMPATIBLE, None, 0.55, f"No conflict found on {attribute}.")
+
+
+# --- subjects and attributes ----------------------------------------------------------
+
+
+def _plain(text: str) -> str:
+    return " ".join(fold(unicodedata.normalize("NFC", text)).strip(" .!?").split())
+
+
+def _describe(subject: Subject | None) -> str:
+    return repr(str(subject)) if subject is not None else "unknown"
+
+
+def _same_subject(a: Subject | None, b: Subject | None) -> bool | None:
+    """True/False when both subjects are known and comparable; None when unsure."""
+    if a is None or b is None:
+        return None
+    if a.relations != b.relations:
+        return False
+    if a.named and b.named:
+        return names_match(a.head, b.head)
+    if not a.named and not b.named:
+        return fuzzy_jaccard(a.head.split(), b.head.split()) >= SKELETON_MATCH
+    return None
+
+
+def _same_attribute(a: Statement, b: Statement) -> tuple[bool, str]:
+    if a.attribute and b.attribute:
+        if a.attribute == b.attribute:
+            return True, ""
+        return False, f"Different attributes: {a.attribute} vs {b.attribute}."
+    if a.attribute or b.attribute:
+        known = a if a.attribute else b
+        if _shared_keys(a, b) and (known.attribute != "status" or _kinds(a) & _kinds(b)):
+            return True, ""
+        return False, f"Different attributes: {a.attribute or 'unstated'} vs {b.attribute or 'unstated'}."
+    overlap = fuzzy_jaccard(a.content, b.content)
+    if overlap >= SKELETON_MATCH:
+        return True, ""
+    return False, "The statements are about different things."
+
+
+def _kinds(s: Statement) -> set[str]:
+    return {v.kind for v in s.values}
+
+
+def _shared_keys(a: Statement, b: Statement) -> bool:
+    """Both sentences carry a value of the same measurable sort (a length, a date...)."""
+    def keys(s: Statement) -> set[str]:
+        out = set()
+        for v in s.values:
+            if v.kind == "quantity" and v.key != "number":
+                out.add(f"q:{v.key}")
+            elif v.kind in ("date", "weekday", "time", "status"):
+                out.add(v.kind)
+        return out
+
+    return bool(keys(a) & keys(b))
+
+
+def _attribute_label(a: Statement, b: Statement) -> str:
+    attribute = a.attribute or b.attribute
+    if attribute:
+        return attribute.replace("preference:", "favourite ")
+    words = sorted(a.content & b.content)
+    return " ".join(words) if words else "the same subject"
+
+
+# --- comparing values -----------------------------------------------------------------
+
+
+def _compare(a: Statement, b: Statement, attribute: str) -> _Comparison:
+    result = _Comparison([], [], [])
+    spec = a.spec or b.spec
+    functional = spec.functional if spec is not None else True
+    known_attribute = spec is not None or bool(a.attribute)
+
+    _compare_dates(a, b, attribute, result)
+    _compare_simple(a, b, "weekday", attribute, result, _weekday_text)
+    _compare_simple(a, b, "time", attribute, result, _time_text)
+    _compare_quantities(a, b, attribute, result)
+    _compare_statuses(a, b, attribute, result)
+    _compare_preferences(a, b, attribute, result)
+    _compare_colours(a, b, attribute, result)
+    _compare_diets(a, b, attribute, result)
+
+    if a.names and b.names:
+        if _name_subset(a.names, b.names) or _name_subset(b.names, a.names):
+            result.matches.append(", ".join(b.names))
+        elif functional and not b.additive:
+            confidence = 0.85 if known_attribute else 0.55
+            result.conflicts.append(
+                (
+                    "name",
+                    confidence,
+                    f"{attribute}: {', '.join(_texts(a, 'name'))} vs "
+                    f"{', '.join(_texts(b, 'name'))}",
+                )
+            )
+    typed = {"date", "weekday", "time", "quantity", "name", "preference", "status", "colour"}
+    if (
+        spec is not None
+        and spec.functional
+        and not (_kinds(a) | _kinds(b)) & typed
+        and a.object_words
+        and b.object_words
+        and not b.additive
+    ):
+        if fuzzy_jaccard(a.object_words, b.object_words) == 0:
+            result.conflicts.append(
+                (
+                    "name",
+                    0.6,
+                    f"{attribute}: {' '.join(sorted(a.object_words))} vs "
+                    f"{' '.join(sorted(b.object_words))}",
+                )
+            )
+        elif fuzzy_jaccard(a.object_words, b.object_words) >= SKELETON_MATCH:
+            result.matches.append(" ".join(sorted(b.object_words)))
+    return result
+
+
+def _texts(s: Statement, kind: str) -> list[str]:
+    return [v.text for v in s.values if v.kind == kind]
+
+
+def _name_subset(small: tuple[str, ...], big: tuple[str, ...]) -> bool:
+    return all(any(names_match(x, y) for y in big) for x in small)
+
+
+def _compare_dates(a: Statement, b: Statement, attribute: str, result: _Comparison) -> None:
+    da, db = a.of_kind("date"), b.of_kind("date")
+    if not (da and db):
+        return
+    pairs = [(x, y) for x in da for y in db]
+    compatible = [(x, y) for x, y in pairs if _date(x).compatible(_date(y))]
+    if compatible:
+        x, y = compatible[0]
+        if x.payload != y.payload:
+            result.exact = False
+        result.matches.append(f"{x.text} ~ {y.text}")
+    else:
+        result.conflicts.append(("date", 0.9, f"{attribute}: {da[0].text} vs {db[0].text}"))
+
+
+def _date(v: Value) -> DateValue:
+    assert isinstance(v.payload, DateValue)
+    return v.payload
+
+
+def _weekday_text(v: Value) -> str:
+    return lx.WEEKDAY_NAMES[int(v.payload)]  # type: ignore[call-overload]
+
+
+def _time_text(v: Value) -> str:
+    minutes = int(v.payload)  # type: ignore[call-overload]
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def _compare_simple(
+    a: Statement,
+    b: Statement,
+    kind: str,
+    attribute: str,
+    result: _Comparison,
+    show: Callable[[Value], str],
+) -> None:
+    va, vb = a.of_kind(kind), b.of_kind(kind)
+    if not (va and vb):
+        return
+    pa, pb = {v.payload for v in va}, {v.payload for v in vb}
+    if pa & pb:
+        result.matches.append(", ".join(sorted({show(v) for v in vb})))
+    else:
+        result.conflicts.append(
+            (
+                "date",
+                0.85,
+                f"{attribute}: {', '.join(show(v) for v in va)} vs "
+                f"{', '.join(show(v) for v in vb)}",
+            )
+        )
+
+
+def _quantity(v: Value) -> Quantity:
+    assert isinstance(v.payload, Quantity)
+    return v.payload
+
+
+def _compare_quantities(a: Statement, b: Statement, attribute: str, result: _Comparison) -> None:
+    qa, qb = a.of_kind("quantity"), b.of_kind("quantity")
+    if not (qa and qb):
+        return
+    keys_a = {v.key for v in qa}
+    keys_b = {v.key for v in qb}
+    shared = keys_a & keys_b
+    for key in sorted(k for k in shared if k):
+        xs = [v for v in qa if v.key == key]
+        ys = [v for v in qb if v.key == key]
+        if all(
+            any(_quantity(y).same_amount(_quantity(x), QUANTITY_TOLERANCE) for x in xs)
+            for y in ys
+        ):
+            if any(_quantity(x).raw != _quantity(y).raw for x in xs for y in ys):
+                result.exact = False
+            result.matches.append(f"{xs[0].text} = {ys[0].text}")
+        else:
+            confidence = 0.9 if not key.startswith("count") and key != "number" else 0.85
+            result.conflicts.append(
+                ("number", confidence, f"{attribute}: {xs[0].text} vs {ys[0].text}")
+            )
+    if shared:
+        return
+    currencies_a = {k for k in keys_a if k and k.startswith("currency:")}
+    currencies_b = {k for k in keys_b if k and k.startswith("currency:")}
+    if currencies_a and currencies_b:
+        names = sorted(k.split(":")[1] for k in currencies_a | currencies_b)
+        result.doubts.append(
+            f"Amounts in different currencies ({' vs '.join(names)}) cannot be compared offline."
+        )
+        return
+    # A bare number against a single measured one ("height is 180" vs "180 cm").
+    if len(qa) == 1 and len(qb) == 1 and "number" in keys_a | keys_b:
+        x, y = _quantity(qa[0]), _quantity(qb[0])
+        if x.raw == y.raw:
+            result.matches.append(f"{qa[0].text} = {qb[0].text}")
+        else:
+            result.conflicts.append(("number", 0.7, f"{attribute}: {qa[0].text} vs {qb[0].text}"))
+
+
+def _compare_statuses(a: Statement, b: Statement, attribute: str, result: _Comparison) -> None:
+    sa, sb = a.of_kind("status"), b.of_kind("status")
+    for x in sa:
+        for y in sb:
+            if x.payload == y.payload:
+                result.matches.append(lx.STATUS_LABELS[str(y.payload)])
+            elif frozenset({x.payload, y.payload}) in lx.STATUS_CONFLICTS:
+                result.conflicts.append(
+                    (
+                        "status",
+                        0.85,
+                        f"status: {lx.STATUS_LABELS[str(x.payload)]} ({x.text!r}) vs "
+                        f"{lx.STATUS_LABELS[str(y.payload)]} ({y.text!r})",
+                    )
+                )
+
+
+def _compare_preferences(
+    a: Statement, b: Statement, attribute: str, result: _Comparison
+) -> None:
+    pa, pb = a.of_kind("preference"), b.of_kind("preference")
+    if not (pa and pb):
+        return
+    x, y = pa[0], pb[0]
+    xs, ys = x.payload, y.payload
+    assert isinstance(xs, frozenset) and isinstance(ys, frozenset)
+    if any(stems_match(i, j) for i in xs for j in ys):
+        result.matches.append(f"prefers {y.text}")
+        return
+    ca, cb = a.preference_context, b.preference_context
+    if fuzzy_jaccard(ca, cb) >= SKELETON_MATCH and (ca or cb):
+        confidence = 0.85
+    elif not ca or not cb:
+        confidence = 0.85 if not ca and not cb else 0.65
+    else:
+        return  # preferences in different circumstances ("in the morning" / "at night")
+    result.conflicts.append(("preference", confidence, f"{attribute}: {x.text} vs {y.text}"))
+
+
+def _compare_colours(a: Statement, b: Statement, attribute: str, result: _Comparison) -> None:
+    for y in b.of_kind("colour"):
+        same_target = [x for x in a.of_kind("colour") if x.key == y.key or None in (x.key, y.key)]
+        if not same_target:
+            continue
+        if any(x.payload == y.payload for x in same_target):
+            result.matches.append(y.text)
+        elif not b.additive:
+            target = f" {y.key}" if y.key else ""
+            result.conflicts.append(
+                ("name", 0.8, f"{attribute}: {same_target[0].text}{target} vs {y.text}{target}")
+            )
+
+
+def _compare_diets(a: Statement, b: Statement, attribute: str, result: _Comparison) -> None:
+    for x in a.of_kind("diet"):
+        for y in b.of_kind("diet"):
+            (dx, px), (dy, py) = x.payload, y.payload  # type: ignore[misc]
+            if dx == dy and px != py:
+                result.conflicts.append(
+                    ("negation", 0.85, f"{attribute}: {dx} is both asserted and denied")
+                )
+            elif dx == dy:
+                result.matches.append(str(dx))
+
+
+def _diet_conflict(claim: Statement, other: Statement) -> str | None:
+    """A diet claim ("is vegan") against food the same person ate ("had a steak")."""
+    if claim.past:
+        return None
+    for d in claim.of_kind("diet"):
+        diet, positive = d.payload  # type: ignore[misc]
+        if not positive:
+            continue
+        excluded = "meat" if diet == "vegetarian" else None
+        for food in other.of_kind("food"):
+            if other.of_kind("diet"):
+                continue
+            if excluded is None or food.payload == excluded:
+                return f"diet: {d.text} vs eating {food.text}"
+    return None
+
+
+def _new_information(a: Statement, b: Statement) -> set[str]:
+    """What either statement says that the other does not (beyond mere precision)."""
+    info: set[str] = set()
+    for x, y in ((a, b), (b, a)):
+        extra_names = [n for n in y.names if not any(names_match(n, m) for m in x.all_names)]
+        info.update(extra_names)
+        kinds_x = _kinds(x)
+        for v in y.values:
+            if v.kind not in kinds_x and v.kind not in REFINEMENT_KINDS and v.kind != "name":
+                info.add(v.text)
+        extra_words = [w for w in y.content if not any(stems_match(w, z) for z in x.content)]
+        info.update(extra_words)
+    return info
+
+
+def _same_information(a: Statement, b: Statement, similarity: float | None) -> bool:
+    """Same entities, same values, much the same wording: a reworded duplicate."""
+    if not a.all_names or not b.all_names or a.negated != b.negated or b.additive:
+        return False
+    if not (_name_subset(a.all_names, b.all_names) and _name_subset(b.all_names, a.all_names)):
+        return False
+    for x, y in ((a, b), (b, a)):
+        for v in x.values:
+            if v.kind == "name":
+                continue
+            if not any(_value_equal(v, w) for w in y.values):
+                return False
+    if similarity is not None:
+        return similarity >= DUPLICATE_SIMILARITY
+    return fuzzy_jaccard(a.content, b.content) >= REWORDING_OVERLAP
+
+
+def _value_equal(x: Value, y: Value) -> bool:
+    if x.kind != y.kind:
+        return False
+    if x.kind == "quantity":
+        return x.key == y.key and _quantity(x).same_amount(_quantity(y), QUANTITY_TOLERANCE)
+    if x.kind == "date":
+        return _date(x).compatible(_date(y))
+    return x.payload == y.payload

@@ -1,0 +1,157 @@
+"""Score the pair classifier against a labelled JSONL set and format the figures.
+
+Kept apart from the management command so the metrics are plain functions a unit test
+can call, and so a benchmark runner can reuse them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .classifier import LABELS, classify_pair
+from .values import detect_language
+
+
+class PairFileError(ValueError):
+    """The pairs file is missing or malformed; the message is one readable line."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    id: str
+    lang: str | None
+    existing: str
+    new: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    id: str
+    expected: str
+    got: str
+    explanation: str
+
+
+@dataclass(frozen=True)
+class LabelScore:
+    label: str
+    precision: float
+    recall: float
+    f1: float
+    support: int
+
+
+@dataclass(frozen=True)
+class Report:
+    scores: tuple[LabelScore, ...]
+    macro_f1: float
+    accuracy: float
+    confusion: dict[str, dict[str, int]]
+    misses: tuple[Outcome, ...]
+    total: int
+
+
+def load_pairs(path: str | Path) -> list[Pair]:
+    """Read one pair per line; blank lines are skipped, anything else must be valid."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError as exc:
+        raise PairFileError(f"{path}: no such file") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PairFileError(f"{path}: cannot read ({exc})") from exc
+    pairs = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise PairFileError(f"{path}:{number}: invalid JSON ({exc.msg})") from exc
+        if not isinstance(row, dict):
+            raise PairFileError(f"{path}:{number}: expected a JSON object")
+        missing = [k for k in ("existing", "new", "label") if not isinstance(row.get(k), str)]
+        if missing:
+            raise PairFileError(f"{path}:{number}: missing or non-text {', '.join(missing)}")
+        if row["label"] not in LABELS:
+            raise PairFileError(
+                f"{path}:{number}: label {row['label']!r} is not one of {', '.join(LABELS)}"
+            )
+        pairs.append(
+            Pair(
+                id=str(row.get("id", number)),
+                lang=row.get("lang"),
+                existing=row["existing"],
+                new=row["new"],
+                label=row["label"],
+            )
+        )
+    return pairs
+
+
+def run_pairs(pairs: Iterable[Pair], *, detect_lang: bool = False) -> list[Outcome]:
+    """Classify every pair; with ``detect_lang`` the file's language hint is ignored."""
+    outcomes = []
+    for pair in pairs:
+        lang = detect_language(pair.existing) if detect_lang else pair.lang
+        verdict = classify_pair(pair.existing, pair.new, lang=lang)
+        outcomes.append(Outcome(pair.id, pair.label, verdict.label, verdict.explanation))
+    return outcomes
+
+
+def evaluate(outcomes: Iterable[Outcome], labels: tuple[str, ...] = LABELS) -> Report:
+    """Per-label precision/recall/F1, macro-F1 over all labels, confusion and misses."""
+    outcomes = list(outcomes)
+    confusion = {e: dict.fromkeys(labels, 0) for e in labels}
+    for o in outcomes:
+        confusion.setdefault(o.expected, dict.fromkeys(labels, 0))
+        confusion[o.expected][o.got] = confusion[o.expected].get(o.got, 0) + 1
+    scores = []
+    for label in labels:
+        tp = confusion[label][label]
+        predicted = sum(row.get(label, 0) for row in confusion.values())
+        support = sum(confusion[label].values())
+        precision = tp / predicted if predicted else 0.0
+        recall = tp / support if support else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        scores.append(LabelScore(label, precision, recall, f1, support))
+    correct = sum(o.expected == o.got for o in outcomes)
+    return Report(
+        scores=tuple(scores),
+        macro_f1=sum(s.f1 for s in scores) / len(scores) if scores else 0.0,
+        accuracy=correct / len(outcomes) if outcomes else 0.0,
+        confusion=confusion,
+        misses=tuple(o for o in outcomes if o.expected != o.got),
+        total=len(outcomes),
+    )
+
+
+def format_report(report: Report) -> str:
+    """A plain-text table: scores, macro-F1, confusion matrix (rows = expected), misses."""
+    labels = [s.label for s in report.scores]
+    corner = "expected \\ got"
+    width = max(len(x) for x in [*labels, corner]) + 2
+    lines = [f"{'label':<{width}}{'precision':>10}{'recall':>10}{'f1':>10}{'support':>10}"]
+    for s in report.scores:
+        lines.append(
+            f"{s.label:<{width}}{s.precision:>10.3f}{s.recall:>10.3f}{s.f1:>10.3f}{s.support:>10}"
+        )
+    lines.append(f"{'macro-F1':<{width}}{'':>20}{report.macro_f1:>10.3f}{report.total:>10}")
+    lines.append(f"{'accuracy':<{width}}{'':>20}{report.accuracy:>10.3f}")
+    lines.append("")
+    lines.append(f"{corner:<{width}}" + "".join(f"{x:>15}" for x in labels))
+    for expected in labels:
+        row = report.confusion.get(expected, {})
+        lines.append(f"{expected:<{width}}" + "".join(f"{row.get(x, 0):>15}" for x in labels))
+    lines.append("")
+    if report.misses:
+        lines.append(f"misses ({len(report.misses)}):")
+        for m in report.misses:
+            lines.append(f"  {m.id}: expected {m.expected}, got {m.got} — {m.explanation}")
+    else:
+        lines.append("misses: none")
+    return "\n".join(lines)

@@ -1,0 +1,743 @@
+"""Keyword tables (English, Italian, Portuguese) that drive value extraction.
+
+Everything language-specific lives here as data, so supporting a new attribute or a new
+language means adding rows, not rules. Token patterns are regular expressions matched
+against whole case-folded tokens; multi-token phrases are space-separated patterns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+LANGS = ("en", "it", "pt")
+
+# --- function words -------------------------------------------------------------------
+
+STOPWORDS: dict[str, frozenset[str]] = {
+    "en": frozenset(
+        """the a an of to in on at for with by from and or but is are was were be been being
+        has have had do does did will would can could should this that these those it its
+        his her their our your my me i he she they we you as about into onto than then so
+        very also too just there here which who whom whose what when where how yesterday
+        today tomorrow now still yet already some any all every each top only same s
+        doesn isn don didn wasn hasn haven aren weren won couldn shouldn wouldn""".split()
+    ),
+    "it": frozenset(
+        """il lo la l i gli le un uno una di del dello della dei degli delle dell a al allo
+        alla ai agli alle all da dal dallo dalla dai dagli dalle dall in nel nello nella nei
+        negli nelle nell su sul sullo sulla sui sugli sulle con per tra fra e ed o ma è e'
+        sono era erano stato stata stati state ha hanno aveva che chi cui questo questa
+        quello quella suo sua suoi sue loro si ci ne non anche ancora già ieri oggi domani
+        molto più mio mia miei mie lui lei""".split()
+    ),
+    "pt": frozenset(
+        """o os a as um uma uns umas de do da dos das em no na nos nas num numa ao aos à às
+        por pelo pela pelos pelas para com sem e ou mas é são era foi está estão estava tem
+        têm tinha seu sua seus suas dele dela deles delas que quem este esta esse essa isso
+        isto ele ela eles elas se não também ainda já ontem hoje amanhã muito mais meu
+        minha""".split()
+    ),
+}
+ALL_STOPWORDS: frozenset[str] = frozenset().union(*STOPWORDS.values())
+
+# Verbs that only carry "takes place" / "is": they say nothing about the attribute.
+LIGHT_VERBS: frozenset[str] = frozenset(
+    """happens happen occurs occur takes take place held avviene avvengono svolge svolgono
+    tiene tengono acontece acontecem ocorre ocorrem realiza realizam""".split()
+)
+
+# Words that end the subject noun phrase: copulas, auxiliaries, common verbs, negations.
+PREDICATE_MARKERS: dict[str, frozenset[str]] = {
+    "en": frozenset(
+        """is are was were be been has have had does do did will would can could should must
+        not never doesn isn don didn wasn hasn haven aren weren won works worked lives lived
+        prefers preferred likes liked loves enjoys drives drove speaks spoke stores uses used
+        runs owns knows wants needs plays eats ate drinks drank costs weighs measures happens
+        takes starts started ends ended moved got keeps hosts holds contains belongs earns
+        built depends supports reads writes teaches studies studied visits visited goes went
+        follows attends meets leads manages resides""".split()
+    ),
+    "it": frozenset(
+        """è e' sono era erano fu sarà ha hanno aveva avevano sta stanno non mai lavora
+        lavorava abita abitava vive viveva preferisce preferiva ama piace parla usa guida
+        mangia beve costa pesa misura trova risiede inizia finisce scade segue studia insegna
+        legge scrive gioca possiede conosce vuole nacque adora avviene dirige gestisce""".split()
+    ),
+    "pt": frozenset(
+        """é são era eram foi foram será está estão estava tem têm tinha fica ficam não nunca
+        fala trabalha trabalhava trabalhou mora morava morou vive vivia viveu prefere
+        preferia gosta ama usa dirige come comeu bebe custa pesa mede acontece nasceu começa
+        termina vence segue estuda ensina lê escreve joga possui conhece quer adora curte
+        gerencia""".split()
+    ),
+}
+
+NEGATIONS: dict[str, frozenset[str]] = {
+    "en": frozenset({"not", "never", "no", "nobody", "nothing", "'t"}),
+    "it": frozenset({"non", "mai", "nessuno", "niente"}),
+    "pt": frozenset({"não", "nao", "nunca", "jamais", "nenhum", "nada"}),
+}
+
+ADDITIVES: dict[str, frozenset[str]] = {
+    "en": frozenset({"also", "too", "additionally", "besides"}),
+    "it": frozenset({"anche", "pure", "inoltre"}),
+    "pt": frozenset({"também", "tambem", "além"}),
+}
+
+# Markers that move a statement into the past, so it no longer competes with the present.
+PAST_MARKERS: dict[str, frozenset[str]] = {
+    "en": frozenset(
+        """used formerly previously lived worked drove preferred liked owned""".split()
+    ),
+    "it": frozenset(
+        """prima passato tempo abitava viveva lavorava guidava preferiva possedeva
+        precedentemente""".split()
+    ),
+    "pt": frozenset(
+        """antes antigamente costumava morava vivia trabalhava dirigia preferia morou viveu
+        trabalhou anteriormente""".split()
+    ),
+}
+
+# The person the memory belongs to, however a sentence names them.
+USER_WORDS: dict[str, frozenset[str]] = {
+    "en": frozenset({"user", "i", "me", "my", "mine", "myself"}),
+    "it": frozenset({"utente", "io", "mio", "mia", "miei", "mie"}),
+    "pt": frozenset(
+        {"usuário", "usuária", "usuario", "usuaria", "utilizador", "utilizadora", "eu", "meu", "minha"}
+    ),
+}
+USER_NOUNS: frozenset[str] = frozenset(
+    {"user", "utente", "usuário", "usuária", "usuario", "usuaria", "utilizador", "utilizadora"}
+)
+
+# Relations that turn "Bob" into a different subject ("Bob's sister").
+KINSHIP: dict[str, str] = {
+    **{
+        w: w
+        for w in """sister brother mother father mom dad wife husband son daughter friend
+        colleague boss manager partner cousin uncle aunt grandmother grandfather grandson
+        granddaughter niece nephew girlfriend boyfriend fiancé fiancée neighbour neighbor
+        children child kids parents""".split()
+    },
+    "sorella": "sister",
+    "fratello": "brother",
+    "madre": "mother",
+    "mamma": "mother",
+    "padre": "father",
+    "papà": "father",
+    "moglie": "wife",
+    "marito": "husband",
+    "figlio": "son",
+    "figlia": "daughter",
+    "figli": "children",
+    "amico": "friend",
+    "amica": "friend",
+    "collega": "colleague",
+    "capo": "boss",
+    "cugino": "cousin",
+    "cugina": "cousin",
+    "zio": "uncle",
+    "zia": "aunt",
+    "nonno": "grandfather",
+    "nonna": "grandmother",
+    "fidanzato": "boyfriend",
+    "fidanzata": "girlfriend",
+    "vicino": "neighbour",
+    "irmã": "sister",
+    "irmão": "brother",
+    "mãe": "mother",
+    "pai": "father",
+    "esposa": "wife",
+    "marido": "husband",
+    "filho": "son",
+    "filha": "daughter",
+    "filhos": "children",
+    "amigo": "friend",
+    "amiga": "friend",
+    "colega": "colleague",
+    "chefe": "boss",
+    "primo": "cousin",
+    "prima": "cousin",
+    "tio": "uncle",
+    "tia": "aunt",
+    "avô": "grandfather",
+    "avó": "grandmother",
+    "namorado": "boyfriend",
+    "namorada": "girlfriend",
+    "vizinho": "neighbour",
+}
+
+TITLES: frozenset[str] = frozenset(
+    {"dr", "mr", "mrs", "ms", "prof", "dott", "dottor", "dottssa", "sig", "sr", "sra", "srta", "ing"}
+)
+NAME_CONNECTORS: frozenset[str] = frozenset(
+    {"de", "da", "do", "dos", "das", "di", "del", "della", "van", "von", "der", "le", "la"}
+)
+
+# --- attributes -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AttributeSpec:
+    """One attribute a fact can state, and how values of it behave.
+
+    ``functional``: one value at a time (one birthday, one home city), so two different
+    values contradict. ``timeless``: past tense does not make it a different fact.
+    """
+
+    name: str
+    functional: bool
+    timeless: bool
+    phrases: dict[str, tuple[str, ...]]
+
+
+ATTRIBUTES: tuple[AttributeSpec, ...] = (
+    AttributeSpec(
+        "birth",
+        True,
+        True,
+        {
+            "en": ("born", "birthday", "birth date", "date of birth", "birthdate", "dob"),
+            "it": ("nat[oaie]", "nacque", "compleanno", "nascita", "data di nascita"),
+            "pt": ("nasceu", "nascid[oa]s?", "nascimento", "aniversário", "aniversario"),
+        },
+    ),
+    AttributeSpec(
+        "anniversary",
+        True,
+        True,
+        {
+            "en": ("wedding anniversary", "anniversary", "got married", "married on"),
+            "it": ("anniversario", "anniversario di matrimonio", "sposat[oaie] il"),
+            "pt": (
+                "aniversário de casamento",
+                "aniversario de casamento",
+                "bodas",
+                "casou-se",
+                "casaram-se",
+            ),
+        },
+    ),
+    AttributeSpec(
+        "death",
+        True,
+        True,
+        {
+            "en": ("died", "death", "passed away"),
+            "it": ("mort[oaie]", "morte", "deceduto", "deceduta"),
+            "pt": ("morreu", "morte", "faleceu", "falecimento"),
+        },
+    ),
+    AttributeSpec(
+        "height",
+        True,
+        False,
+        {
+            "en": ("tall", "height", "stands"),
+            "it": ("alt[oaie]", "altezza", "statura"),
+            "pt": ("altura", "alt[oa]s?", "estatura", "mede"),
+        },
+    ),
+    AttributeSpec(
+        "weight",
+        True,
+        False,
+        {
+            "en": ("weighs", "weight", "weighed"),
+            "it": ("pesa", "peso", "pesava"),
+            "pt": ("pesa", "peso", "pesava"),
+        },
+    ),
+    AttributeSpec(
+        "age",
+        True,
+        False,
+        {
+            "en": ("years old", "year old", "age", "aged"),
+            "it": ("anni", "età"),
+            "pt": ("anos", "idade"),
+        },
+    ),
+    AttributeSpec(
+        "residence",
+        True,
+        False,
+        {
+            "en": ("lives?", "living", "lived", "resides", "reside", "home", "moved to"),
+            "it": ("abit[aoi]", "abitava", "viv[eo]", "viveva", "risiede", "residente"),
+            "pt": ("mor[ao]", "moram", "morava", "morou", "viv[eo]", "vivia", "reside", "residente"),
+        },
+    ),
+    AttributeSpec(
+        "work",
+        True,
+        False,
+        {
+            "en": ("works?", "worked", "working", "employed", "employer", "job"),
+            "it": ("lavor[ao]", "lavorava", "impiegat[oa]", "dipendente", "datore di lavoro"),
+            "pt": ("trabalh[ao]", "trabalhava", "trabalhou", "empregad[oa]", "emprego"),
+        },
+    ),
+    AttributeSpec(
+        "office",
+        True,
+        False,
+        {
+            "en": ("office", "workplace"),
+            "it": ("ufficio", "sede"),
+            "pt": ("escritório", "escritorio", "sede"),
+        },
+    ),
+    AttributeSpec(
+        "location",
+        True,
+        False,
+        {
+            "en": ("located", "based", "hosted", "headquartered", "situated"),
+            "it": ("si trova", "trova", "situat[oa]", "sediat[oa]", "ospitat[oa]"),
+            "pt": ("fica", "ficam", "localizad[oa]", "situad[oa]", "sediad[oa]", "hospedad[oa]"),
+        },
+    ),
+    AttributeSpec(
+        "deadline",
+        True,
+        False,
+        {
+            "en": ("deadline", "due", "due date"),
+            "it": ("scadenza", "scade", "consegna"),
+            "pt": ("prazo", "vence", "entrega"),
+        },
+    ),
+    AttributeSpec(
+        "preference",
+        True,
+        False,
+        {
+            "en": ("prefers?", "preferred"),
+            "it": ("preferisc[eo]", "preferiscono", "preferiva"),
+            "pt": ("prefere", "preferem", "preferia", "prefiro"),
+        },
+    ),
+    AttributeSpec(
+        "likes",
+        False,
+        False,
+        {
+            "en": ("likes?", "liked", "loves?", "enjoys?", "is into"),
+            "it": ("piac[ei]", "piacciono", "ama", "adora"),
+            "pt": ("gosta", "ama", "adora", "curte"),
+        },
+    ),
+    AttributeSpec(
+        "languages",
+        False,
+        False,
+        {
+            "en": ("speaks?", "spoke"),
+            "it": ("parla", "parlano"),
+            "pt": ("fala", "falam"),
+        },
+    ),
+    AttributeSpec(
+        "diet",
+        True,
+        False,
+        {
+            "en": ("vegetarian", "vegan", "diet"),
+            "it": ("vegetarian[oaie]", "vegan[oaie]", "dieta"),
+            "pt": ("vegetarian[oa]s?", "vegan[oa]s?", "dieta"),
+        },
+    ),
+    AttributeSpec(
+        "car",
+        True,
+        False,
+        {
+            "en": ("car", "drives?", "drove"),
+            "it": ("auto", "macchina", "automobile", "guida"),
+            "pt": ("carro", "dirige", "automóvel"),
+        },
+    ),
+    AttributeSpec(
+        "price",
+        True,
+        False,
+        {
+            "en": ("costs?", "price", "priced"),
+            "it": ("costa", "prezzo", "costano"),
+            "pt": ("custa", "preço", "preco", "custam"),
+        },
+    ),
+    AttributeSpec(
+        "salary",
+        True,
+        False,
+        {
+            "en": ("salary", "earns"),
+            "it": ("stipendio", "guadagna"),
+            "pt": ("salário", "salario", "ganha"),
+        },
+    ),
+)
+ATTRIBUTE_BY_NAME: dict[str, AttributeSpec] = {a.name: a for a in ATTRIBUTES}
+
+# "favourite colour is ...": an adjective that turns the noun next to it into a preference.
+FAVOURITE_ADJECTIVES: dict[str, str] = {
+    "en": r"favou?rite|preferred",
+    "it": r"preferit[oaie]|favorit[oaie]",
+    "pt": r"preferid[oa]s?|favorit[oa]s?",
+}
+
+# --- dates and times ------------------------------------------------------------------
+
+MONTHS: dict[str, int] = {}
+for _names in (
+    "january february march april may june july august september october november december",
+    "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre "
+    "dicembre",
+    "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",
+):
+    for _i, _m in enumerate(_names.split(), start=1):
+        MONTHS[_m] = _i
+# Abbreviations only count next to a number ("Jan 5"): alone they are often names.
+MONTH_ABBREVIATIONS: dict[str, int] = {
+    "jan": 1,
+    "feb": 2,
+    "apr": 4,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "sept": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
+    "fev": 2,
+    "abr": 4,
+    "ago": 8,
+    "set": 9,
+    "out": 10,
+    "dez": 12,
+    "gen": 1,
+    "giu": 6,
+    "lug": 7,
+    "ott": 10,
+    "dic": 12,
+}
+# English month names that are also ordinary words need a capital or a number nearby.
+AMBIGUOUS_MONTHS: frozenset[str] = frozenset({"may", "march", "august"})
+
+WEEKDAYS: dict[str, int] = {}
+for _names in (
+    "monday tuesday wednesday thursday friday saturday sunday",
+    "lunedì martedì mercoledì giovedì venerdì sabato domenica",
+    "lunedi martedi mercoledi giovedi venerdi sabato domenica",
+):
+    for _i, _d in enumerate(_names.split()):
+        WEEKDAYS[_d] = _i
+for _d, _i in {
+    "mondays": 0,
+    "tuesdays": 1,
+    "wednesdays": 2,
+    "thursdays": 3,
+    "fridays": 4,
+    "saturdays": 5,
+    "sundays": 6,
+    "sabati": 5,
+    "domeniche": 6,
+    "sábado": 5,
+    "sabado": 5,
+    "sábados": 5,
+    "sabados": 5,
+    "domingo": 6,
+    "domingos": 6,
+}.items():
+    WEEKDAYS[_d] = _i
+# Portuguese weekdays are ordinals ("segunda" = second) unless "-feira" or context says so.
+PT_WEEKDAYS: dict[str, int] = {
+    "segunda": 0,
+    "terça": 1,
+    "terca": 1,
+    "quarta": 2,
+    "quinta": 3,
+    "sexta": 4,
+}
+WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTH_NAMES = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+# --- numbers and units ----------------------------------------------------------------
+
+NUMBER_WORDS: dict[str, dict[str, int]] = {
+    "en": {
+        w: i
+        for i, w in enumerate(
+            """zero one two three four five six seven eight nine ten eleven twelve thirteen
+            fourteen fifteen sixteen seventeen eighteen nineteen twenty""".split()
+        )
+    }
+    | {"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "dozen": 12},
+    "it": {
+        w: i
+        for i, w in enumerate(
+            """zero uno due tre quattro cinque sei sette otto nove dieci undici dodici tredici
+            quattordici quindici sedici diciassette diciotto diciannove venti""".split()
+        )
+    }
+    | {"trenta": 30, "quaranta": 40, "cinquanta": 50, "cento": 100, "dozzina": 12},
+    "pt": {
+        w: i
+        for i, w in enumerate(
+            """zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze
+            quinze dezesseis dezessete dezoito dezenove vinte""".split()
+        )
+    }
+    | {
+        "duas": 2,
+        "tres": 3,
+        "quatorze": 14,
+        "dezasseis": 16,
+        "dezassete": 17,
+        "dezanove": 19,
+        "trinta": 30,
+        "quarenta": 40,
+        "cinquenta": 50,
+        "cem": 100,
+        "dúzia": 12,
+    },
+}
+# Words that are numbers only sometimes: articles ("um", "uno") and homographs ("sei").
+AMBIGUOUS_NUMBER_WORDS: frozenset[str] = frozenset({"um", "uno", "zero"})
+
+
+def _unit_rows() -> dict[str, tuple[str, float]]:
+    rows: dict[str, tuple[str, float]] = {}
+
+    def add(dimension: str, factor: float, surfaces: str) -> None:
+        for s in surfaces.split("|"):
+            rows[s] = (dimension, factor)
+
+    add("length", 0.001, "mm|millimetre|millimetres|millimeter|millimeters|millimetri|millimetro")
+    add("length", 0.001, "milímetro|milímetros|milimetro|milimetros")
+    add("length", 0.01, "cm|centimetre|centimetres|centimeter|centimeters|centimetri|centimetro")
+    add("length", 0.01, "centímetro|centímetros|centimetros")
+    add("length", 1.0, "m|metre|metres|meter|meters|metri|metro|metros")
+    add("length", 1000.0, "km|kilometre|kilometres|kilometer|kilometers|chilometri|chilometro")
+    add("length", 1000.0, "quilômetro|quilômetros|quilómetros|quilometros")
+    add("length", 0.0254, "inch|inches|pollici|polegadas")
+    add("length", 0.3048, "ft|feet|foot|piedi|pés")
+    add("length", 1609.344, "mi|mile|miles|miglia|milhas")
+    add("mass", 1e-6, "mg|milligram|milligrams|milligrammi|miligramas")
+    add("mass", 0.001, "g|gr|gram|grams|gramme|grammes|grammi|grammo|grama|gramas")
+    add("mass", 1.0, "kg|kilo|kilos|kilogram|kilograms|chili|chilo|chilogrammi|quilo|quilos")
+    add("mass", 1.0, "quilogramas|quilograma")
+    add("mass", 0.45359237, "lb|lbs|pound|pounds|libbre|libras")
+    add("mass", 1000.0, "t|tonne|tonnes|ton|tons|tonnellate|tonnellata|tonelada|toneladas")
+    add("duration", 0.001, "ms|milliseconds|millisecondi|milissegundos")
+    add("duration", 1.0, "s|sec|secs|second|seconds|secondi|secondo|segundo|segundos")
+    add("duration", 60.0, "min|mins|minute|minutes|minuti|minuto|minutos")
+    add("duration", 3600.0, "h|hr|hrs|hour|hours|ora|ore|hora|horas")
+    add("duration", 86400.0, "day|days|giorno|giorni|dia|dias")
+    add("duration", 604800.0, "week|weeks|settimana|settimane|semana|semanas")
+    add("duration", 2629800.0, "month|months|mese|mesi|mês|meses")
+    add("duration", 31557600.0, "year|years|anno|anni|ano|anos")
+    add("percent", 1.0, "%|percent|per cent|percento|per cento|por cento")
+    add("speed", 1 / 3.6, "km/h|kmh|kph")
+    add("speed", 0.44704, "mph")
+    add("data", 1.0, "b|byte|bytes")
+    add("data", 1024.0, "kb|kib")
+    add("data", 1024.0**2, "mb|mib")
+    add("data", 1024.0**3, "gb|gib")
+    add("data", 1024.0**4, "tb|tib")
+    # Currencies are dimensions of their own: 10 EUR and 10 USD are never the same amount.
+    add("currency:EUR", 1.0, "€|eur|euro|euros")
+    add("currency:USD", 1.0, "usd|dollar|dollars|dollari|dollaro|dólar|dólares|dolares|us$")
+    add("currency:GBP", 1.0, "£|gbp|sterling|sterline|sterlina")
+    add("currency:BRL", 1.0, "brl|reais|real|r$")
+    add("currency:CHF", 1.0, "chf")
+    add("currency:JPY", 1.0, "jpy|yen|¥")
+    return rows
+
+
+UNITS: dict[str, tuple[str, float]] = _unit_rows()
+CURRENCY_SYMBOLS: dict[str, str] = {
+    "€": "currency:EUR",
+    "$": "currency:USD",
+    "us$": "currency:USD",
+    "£": "currency:GBP",
+    "r$": "currency:BRL",
+    "¥": "currency:JPY",
+}
+RATE_WORDS: frozenset[str] = frozenset({"per", "por", "al", "alla", "every", "each", "ogni", "cada"})
+
+# --- categorical values ---------------------------------------------------------------
+
+COLOURS: dict[str, str] = {}
+for _row in (
+    "red rosso rossa rossi rosse vermelho vermelha vermelhos vermelhas",
+    "blue blu azzurro azzurra azul azuis",
+    "green verde verdi",
+    "yellow giallo gialla gialli gialle amarelo amarela",
+    "black nero nera neri nere preto preta pretos pretas",
+    "white bianco bianca bianchi bianche branco branca brancos brancas",
+    "grey gray grigio grigia grigi cinza cinzento cinzenta",
+    "orange arancione arancio laranja",
+    "purple viola roxo roxa",
+    "pink rosa",
+    "brown marrone marrom castanho",
+    "silver argento argentato prata prateado",
+):
+    _words = _row.split()
+    for _w in _words:
+        COLOURS[_w] = _words[0]
+
+DIETS: dict[str, str] = {
+    "vegetarian": "vegetarian",
+    "vegetariano": "vegetarian",
+    "vegetariana": "vegetarian",
+    "vegetariani": "vegetarian",
+    "vegetariane": "vegetarian",
+    "vegetarianos": "vegetarian",
+    "vegetarianas": "vegetarian",
+    "vegan": "vegan",
+    "vegano": "vegan",
+    "vegana": "vegan",
+    "vegani": "vegan",
+    "vegane": "vegan",
+    "veganos": "vegan",
+    "veganas": "vegan",
+}
+# Food that a diet excludes. Singular forms; plurals are matched by stripping an "s".
+MEAT_WORDS: frozenset[str] = frozenset(
+    """meat steak beef pork chicken ham bacon sausage burger hamburger lamb veal salami turkey
+    fish salmon tuna shrimp prawn anchovy carne bistecca manzo maiale pollo prosciutto
+    salsiccia salame agnello vitello pesce salmone tonno braciola cotoletta bife picanha frango
+    porco presunto linguiça salsicha cordeiro vitela peixe salmão atum hambúrguer churrasco
+    costela""".split()
+)
+ANIMAL_PRODUCT_WORDS: frozenset[str] = frozenset(
+    """cheese milk egg butter yogurt yoghurt honey cream formaggio latte uova uovo burro miele
+    panna queijo leite ovo manteiga iogurte mel""".split()
+)
+DIET_EXCLUDES: dict[str, frozenset[str]] = {
+    "vegetarian": MEAT_WORDS,
+    "vegan": MEAT_WORDS | ANIMAL_PRODUCT_WORDS,
+}
+
+# Status of a task or project. Single tokens or space-separated phrases.
+STATUSES: dict[str, tuple[str, ...]] = {
+    "done": (
+        "completed",
+        "complete",
+        "done",
+        "finished",
+        "closed",
+        "shipped",
+        "released",
+        "delivered",
+        "resolved",
+        "completat[oaie]",
+        "conclus[oaie]",
+        "finit[oaie]",
+        "terminat[oaie]",
+        "chius[oaie]",
+        "consegnat[oaie]",
+        "rilasciat[oaie]",
+        "concluíd[oa]s?",
+        "concluid[oa]s?",
+        "completad[oa]s?",
+        "finalizad[oa]s?",
+        "terminad[oa]s?",
+        "encerrad[oa]s?",
+        "entregues?",
+    ),
+    "in_progress": (
+        "in progress",
+        "ongoing",
+        "underway",
+        "under way",
+        "in development",
+        "being worked on",
+        "in corso",
+        "in lavorazione",
+        "in sviluppo",
+        "em andamento",
+        "em curso",
+        "em progresso",
+        "em desenvolvimento",
+    ),
+    "started": (
+        "started",
+        "begun",
+        "began",
+        "kicked off",
+        "iniziat[oaie]",
+        "avviat[oaie]",
+        "cominciat[oaie]",
+        "iniciad[oa]s?",
+        "começou",
+        "comecou",
+        "iniciou",
+    ),
+    "not_started": (
+        "planned",
+        "pending",
+        "da iniziare",
+        "pianificat[oaie]",
+        "in attesa",
+        "planejad[oa]s?",
+        "pendentes?",
+        "a iniciar",
+    ),
+    "cancelled": (
+        "cancell?ed",
+        "abandoned",
+        "annullat[oaie]",
+        "cancellat[oaie]",
+        "abbandonat[oaie]",
+        "cancelad[oa]s?",
+        "abandonad[oa]s?",
+    ),
+}
+# What a status becomes under negation ("not started" -> not_started).
+NEGATED_STATUS: dict[str, str | None] = {
+    "done": "not_done",
+    "started": "not_started",
+    "not_started": "started",
+    "in_progress": None,
+    "cancelled": None,
+}
+# Pairs of statuses that cannot hold at the same time.
+STATUS_CONFLICTS: frozenset[frozenset[str]] = frozenset(
+    frozenset(p)
+    for p in (
+        ("done", "in_progress"),
+        ("done", "not_started"),
+        ("done", "not_done"),
+        ("done", "cancelled"),
+        ("in_progress", "not_started"),
+        ("in_progress", "cancelled"),
+        ("started", "not_started"),
+    )
+)
+STATUS_LABELS: dict[str, str] = {
+    "done": "completed",
+    "in_progress": "in progress",
+    "started": "started",
+    "not_started": "not started",
+    "not_done": "not completed",
+    "cancelled": "cancelled",
+}

@@ -1,0 +1,868 @@
+"""Turn one short factual sentence into comparable parts: subject, attribute and values.
+
+Pure Python on purpose (no Django, no models): the classifier must run offline, fast,
+and the same way in a management command, a task or a test. All vocabulary comes from
+:mod:`integrity.detection.lexicon`; this module only knows the shapes of things.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz
+
+from . import lexicon as lx
+
+# --- small text helpers ---------------------------------------------------------------
+
+
+def fold(text: str) -> str:
+    """Case-folded NFC text with typographic apostrophes made plain."""
+    return unicodedata.normalize("NFC", text.replace("’", "'").replace("`", "'")).casefold()
+
+
+def strip_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def stem(word: str) -> str:
+    """A crude, language-agnostic stem so "children"/"child" and "figli"/"figlio" meet."""
+    w = strip_accents(fold(word))
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    if len(w) > 5 and w.endswith("ren"):
+        w = w[:-3]
+    if len(w) > 4 and w[-1] in "aeio":
+        w = w[:-1]
+    return w
+
+
+def stems_match(a: str, b: str) -> bool:
+    """Two stems name the same thing: equal, a clear prefix ("data"/"database"), or a typo."""
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    if len(short) >= 4 and long_.startswith(short):
+        return True
+    return len(short) >= 5 and fuzz.ratio(a, b) >= 88
+
+
+def fuzzy_jaccard(a: Iterable[str], b: Iterable[str]) -> float:
+    """Jaccard over stems where near-equal stems count as one element."""
+    left, right = set(a), set(b)
+    if not left and not right:
+        return 1.0
+    matched = 0
+    unused = set(right)
+    for x in left:
+        hit = next((y for y in unused if stems_match(x, y)), None)
+        if hit is not None:
+            matched += 1
+            unused.discard(hit)
+    union = len(left) + len(right) - matched
+    return matched / union if union else 1.0
+
+
+def names_match(a: str, b: str) -> bool:
+    """Two normalised names refer to the same thing ("rossi"/"mario rossi", "postgres"/...)."""
+    if a == b:
+        return True
+    ta, tb = set(a.split()), set(b.split())
+    if ta and tb and (ta <= tb or tb <= ta):
+        return True
+    return stems_match(a.replace(" ", ""), b.replace(" ", ""))
+
+
+# --- language -------------------------------------------------------------------------
+
+_LANG_HINTS = {
+    "en": frozenset(
+        """the is are was of and has with user's user his her their does not at works lives
+        likes prefers speaks""".split()
+    ),
+    "it": frozenset(
+        """il lo la gli è di del della dell che non sono ha nel alla utente anche ancora
+        lavora abita parla preferisce vive mangia ama piace stato stata""".split()
+    ),
+    "pt": frozenset(
+        """o os é do da dos das em no na não um uma usuário fica também às ao trabalha mora
+        fala prefere gosta nasceu tem está""".split()
+    ),
+}
+
+
+def detect_language(text: str) -> str:
+    """Guess en/it/pt from function words and telltale letters; English when unsure."""
+    words = re.findall(r"[^\W\d_]+", fold(text))
+    scores = {lang: sum(w in hints for w in words) for lang, hints in _LANG_HINTS.items()}
+    folded = fold(text)
+    scores["pt"] += 2 * sum(folded.count(c) for c in "ãõçê")
+    scores["it"] += 2 * sum(folded.count(c) for c in "ìò") + folded.count("è")
+    if re.search(r"\b(?:l|dell|nell|all|un|dall|sull)'", folded):
+        scores["it"] += 2
+    if re.search(r"\w's\b", folded):
+        scores["en"] += 2
+    best = max(scores.items(), key=lambda kv: (kv[1], kv[0] == "en"))
+    return best[0] if best[1] > 0 else "en"
+
+
+# --- values ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DateValue:
+    """A possibly partial calendar date: any field may be unknown."""
+
+    year: int | None = None
+    month: int | None = None
+    day: int | None = None
+
+    def compatible(self, other: DateValue) -> bool:
+        return all(
+            x is None or y is None or x == y
+            for x, y in ((self.year, other.year), (self.month, other.month), (self.day, other.day))
+        )
+
+    def __str__(self) -> str:
+        parts = []
+        if self.day is not None:
+            parts.append(str(self.day))
+        if self.month is not None:
+            parts.append(lx.MONTH_NAMES[self.month - 1])
+        if self.year is not None:
+            parts.append(str(self.year))
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number in base units of its dimension ("length" in metres, "currency:EUR", ...)."""
+
+    dimension: str
+    amount: float
+    raw: float
+
+    def same_amount(self, other: Quantity, tolerance: float = 0.01) -> bool:
+        scale = max(abs(self.amount), abs(other.amount), 1e-9)
+        return abs(self.amount - other.amount) / scale <= tolerance
+
+
+@dataclass(frozen=True)
+class Value:
+    """One typed value found in a sentence.
+
+    ``kind``: date, weekday, time, quantity, name, colour, status, diet, food, preference.
+    ``key`` groups values that can be compared (quantity dimension, colour target, ...).
+    """
+
+    kind: str
+    payload: object
+    text: str
+    key: str | None = None
+    start: int = 0
+    end: int = 0
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    norm: str
+    start: int
+    end: int
+
+    @property
+    def capitalised(self) -> bool:
+        return self.text[:1].isupper() or any(c.isupper() for c in self.text[1:])
+
+
+@dataclass(frozen=True)
+class Subject:
+    """Who or what a statement is about; ``relations`` turns Bob into Bob's sister."""
+
+    head: str
+    relations: frozenset[str] = frozenset()
+    named: bool = True
+
+    def __str__(self) -> str:
+        rel = f" ({', '.join(sorted(self.relations))})" if self.relations else ""
+        return f"{self.head}{rel}"
+
+
+@dataclass(frozen=True)
+class Statement:
+    """Everything the classifier compares, extracted from one sentence."""
+
+    text: str
+    lang: str
+    subject: Subject | None
+    attribute: str | None
+    values: tuple[Value, ...]
+    names: tuple[str, ...]
+    all_names: tuple[str, ...]
+    negated: bool
+    additive: bool
+    past: bool
+    content: frozenset[str]
+    object_words: frozenset[str] = field(default_factory=frozenset)
+    preference_context: frozenset[str] = field(default_factory=frozenset)
+
+    def of_kind(self, kind: str) -> list[Value]:
+        return [v for v in self.values if v.kind == kind]
+
+    @property
+    def spec(self) -> lx.AttributeSpec | None:
+        if self.attribute is None:
+            return None
+        return lx.ATTRIBUTE_BY_NAME.get(self.attribute.split(":")[0])
+
+
+# --- tokenising -----------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"(?P<poss>(?<=[^\W_])'s\b)|(?P<neg>(?<=n)'t\b)|(?P<num>\d+(?:[.,:]\d+)*)"
+    r"|(?P<word>[^\W\d_]+(?:-[^\W\d_]+)*)|(?P<sym>[€$£¥%])"
+)
+
+
+def tokenize(text: str) -> list[Token]:
+    text = text.replace("’", "'")
+    tokens = []
+    for m in _TOKEN.finditer(text):
+        raw = m.group(0)
+        norm = "'t" if m.lastgroup == "neg" else fold(raw)
+        tokens.append(Token(raw, norm, m.start(), m.end()))
+    return tokens
+
+
+# --- dates, weekdays and times ----------------------------------------------------------
+
+
+def _alternation(words: Iterable[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+
+
+_MONTH_ALT = _alternation(list(lx.MONTHS) + list(lx.MONTH_ABBREVIATIONS))
+_MONTH_FULL_ALT = _alternation(lx.MONTHS)
+_DAY = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th|º|°|ª)?"
+_YEAR = r"(?P<y>(?:1[5-9]|20|21)\d\d)"
+_DATE_PATTERNS = [
+    re.compile(rf"\b(?P<y>\d{{4}})-(?P<m>\d{{1,2}})-(?P<d>\d{{1,2}})\b"),
+    re.compile(rf"\b(?P<a>\d{{1,2}})/(?P<b>\d{{1,2}})/{_YEAR}\b"),
+    re.compile(
+        rf"\b{_DAY}(?:\s+(?:de|of|di))?\s+(?P<m>{_MONTH_ALT})\.?"
+        rf"(?:,?\s+(?:de\s+|del\s+|of\s+)?{_YEAR})?\b",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"\b(?P<m>{_MONTH_ALT})\.?\s+{_DAY}(?:,?\s+{_YEAR})?\b(?!\s*(?:%|[^\W\d_]))",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"\b(?P<m>{_MONTH_FULL_ALT}),?\s+(?:de\s+|del\s+|of\s+)?{_YEAR}\b", re.IGNORECASE
+    ),
+    re.compile(rf"\b(?P<m>{_MONTH_FULL_ALT})\b", re.IGNORECASE),
+    re.compile(
+        rf"\b(?:in|nel|em|since|dal|desde|of|del|de|from|until|fino al|até)\s+{_YEAR}\b",
+        re.IGNORECASE,
+    ),
+]
+_WEEKDAY_PATTERN = re.compile(rf"\b(?P<w>{_alternation(lx.WEEKDAYS)})\b", re.IGNORECASE)
+_PT_WEEKDAY_PATTERN = re.compile(
+    rf"\b(?:(?P<pre>nas?|às|as|aos|toda|todas\s+as|cada)\s+)?"
+    rf"(?P<w>{_alternation(lx.PT_WEEKDAYS)})(?P<suffix>-feiras?|s)?\b",
+    re.IGNORECASE,
+)
+_TIME_PATTERNS = [
+    re.compile(
+        r"\b(?P<h>[01]?\d|2[0-3])(?:[:.](?P<min>[0-5]\d))?\s*(?P<ampm>[ap])\.?m\b\.?",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\b(?P<h>[01]?\d|2[0-3])[:h](?P<min>[0-5]\d)\b", re.IGNORECASE),
+    re.compile(r"\b(?P<h>[01]?\d|2[0-3])h\b", re.IGNORECASE),
+    re.compile(
+        r"\b(?:at|alle|ore|às)\s+(?P<h>[01]?\d|2[0-3])(?:[:.](?P<min>[0-5]\d))?"
+        r"(?=\s*(?:$|[.,;!?)]|o'clock|in\b|di\b|del\b|da\b|de\b|e\b|and\b|on\b))",
+        re.IGNORECASE,
+    ),
+]
+
+
+def _mask(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _month_number(word: str) -> int | None:
+    w = fold(word).rstrip(".")
+    return lx.MONTHS.get(w) or lx.MONTH_ABBREVIATIONS.get(w)
+
+
+def _extract_dates(text: str, lang: str) -> tuple[list[Value], str]:
+    values: list[Value] = []
+    for index, pattern in enumerate(_DATE_PATTERNS):
+        for m in pattern.finditer(text):
+            groups = m.groupdict()
+            year = int(groups["y"]) if groups.get("y") else None
+            month: int | None
+            day: int | None
+            if index == 1:  # a/b/yyyy: day first except English with a plausible month
+                a, b = int(groups["a"]), int(groups["b"])
+                day, month = (b, a) if lang == "en" and a <= 12 < b else (a, b)
+            else:
+                month = (
+                    int(groups["m"])
+                    if index == 0
+                    else (_month_number(groups["m"]) if groups.get("m") else None)
+                )
+                day = int(groups["d"]) if groups.get("d") else None
+            if index == 5:
+                word = groups["m"]
+                if fold(word) in lx.AMBIGUOUS_MONTHS and not word[:1].isupper():
+                    continue
+                if lang == "en" and fold(word) not in lx.MONTHS:
+                    continue
+            if month is not None and not 1 <= month <= 12:
+                continue
+            if day is not None and not 1 <= day <= 31:
+                continue
+            values.append(
+                Value(
+                    "date",
+                    DateValue(year, month, day),
+                    m.group(0).strip(),
+                    start=m.start(),
+                    end=m.end(),
+                )
+            )
+            text = _mask(text, m.start(), m.end())
+    for m in _WEEKDAY_PATTERN.finditer(text):
+        values.append(
+            Value(
+                "weekday",
+                lx.WEEKDAYS[fold(m.group("w"))],
+                m.group(0),
+                start=m.start(),
+                end=m.end(),
+            )
+        )
+        text = _mask(text, m.start(), m.end())
+    for m in _PT_WEEKDAY_PATTERN.finditer(text):
+        if not (m.group("pre") or m.group("suffix")):
+            continue
+        values.append(
+            Value(
+                "weekday",
+                lx.PT_WEEKDAYS[fold(m.group("w"))],
+                m.group(0),
+                start=m.start("w"),
+                end=m.end(),
+            )
+        )
+        text = _mask(text, m.start("w"), m.end())
+    for pattern in _TIME_PATTERNS:
+        for m in pattern.finditer(text):
+            hour = int(m.group("h"))
+            minute = int(m.group("min") or 0)
+            ampm = (m.groupdict().get("ampm") or "").lower()
+            if ampm == "p" and hour < 12:
+                hour += 12
+            elif ampm == "a" and hour == 12:
+                hour = 0
+            values.append(
+                Value("time", hour * 60 + minute, m.group(0).strip(), start=m.start(), end=m.end())
+            )
+            text = _mask(text, m.start(), m.end())
+    return values, text
+
+
+# --- quantities -----------------------------------------------------------------------
+
+_UNIT_ALT = _alternation(lx.UNITS)
+_QUANTITY = re.compile(
+    r"(?P<pre>(?:us\$|r\$|[€$£¥]))?\s?(?<![\w.,])(?P<num>\d+(?:[.,]\d+)*)(?![\w.,]*\d)"
+    rf"(?:\s?(?P<unit>{_UNIT_ALT})(?![^\W\d_]))?",
+    re.IGNORECASE,
+)
+_NEXT_WORD = re.compile(r"\s*(?P<w>[^\W\d_]+(?:-[^\W\d_]+)*)")
+_RATE = re.compile(r"\s+(?P<per>[^\W\d_]+)\s+(?:(?:a|an|one|uma?|uno)\s+)?(?P<w>[^\W\d_]+)")
+
+
+def parse_number(raw: str, lang: str) -> float | None:
+    """Read "1.72", "1,72", "1,000" and "1.000" the way each language writes them."""
+    if "," in raw and "." in raw:
+        decimal = "," if raw.rfind(",") > raw.rfind(".") else "."
+        thousands = "." if decimal == "," else ","
+        raw = raw.replace(thousands, "").replace(decimal, ".")
+    elif "," in raw:
+        if lang == "en" and re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw):
+            raw = raw.replace(",", "")
+        else:
+            raw = raw.replace(",", ".")
+    elif "." in raw and lang in ("it", "pt") and re.fullmatch(r"\d{1,3}(?:\.\d{3})+", raw):
+        raw = raw.replace(".", "")
+    try:
+        return float(raw)
+    except ValueError:
+        return None
+
+
+def _counted(text: str, end: int, lang: str) -> tuple[str | None, float, int]:
+    """The noun a bare number counts ("3 children"), with a per-time rate if any."""
+    m = _NEXT_WORD.match(text, end)
+    if not m or fold(m.group("w")) in lx.ALL_STOPWORDS:
+        return None, 1.0, end
+    noun = stem(m.group("w"))
+    stop = m.end()
+    rate = _RATE.match(text, stop)
+    if rate and fold(rate.group("per")) in lx.RATE_WORDS | ({"a", "an"} if lang == "en" else set()):
+        per = fold(rate.group("w"))
+        unit = lx.UNITS.get(per)
+        if unit and unit[0] == "duration":
+            return f"{noun}/s", 1.0 / unit[1], rate.end()
+        return f"{noun}/{stem(per)}", 1.0, rate.end()
+    return noun, 1.0, stop
+
+
+def _extract_quantities(text: str, lang: str) -> tuple[list[Value], str]:
+    values: list[Value] = []
+    matches = list(_QUANTITY.finditer(text))
+    for m in matches:
+        number = parse_number(m.group("num"), lang)
+        if number is None:
+            continue
+        pre = (m.group("pre") or "").lower()
+        unit = (m.group("unit") or "").lower()
+        end = m.end()
+        if pre:
+            dimension, factor = lx.CURRENCY_SYMBOLS[pre], 1.0
+            if unit and lx.UNITS.get(unit, ("", 0))[0].startswith("currency"):
+                dimension = lx.UNITS[unit][0]
+        elif unit:
+            dimension, factor = lx.UNITS[unit]
+            if dimension != "percent" and not dimension.startswith("currency"):
+                rate = _RATE.match(text, end)
+                if rate and fold(rate.group("per")) in lx.RATE_WORDS:
+                    per = lx.UNITS.get(fold(rate.group("w")))
+                    if per and per[0] == "duration":
+                        dimension, factor = f"{dimension}/s", factor / per[1]
+                        end = rate.end()
+        else:
+            noun, factor, end = _counted(text, end, lang)
+            dimension = f"count:{noun}" if noun else "number"
+        start = m.start("pre") if pre else m.start("num")
+        values.append(
+            Value(
+                "quantity",
+                Quantity(dimension, number * factor, number),
+                text[start:end].strip(),
+                key=dimension,
+                start=start,
+                end=end,
+            )
+        )
+    for v in values:
+        text = _mask(text, v.start, v.end)
+    words = lx.NUMBER_WORDS.get(lang, {})
+    for m in re.finditer(r"\b[^\W\d_]+\b", text):
+        word = fold(m.group(0))
+        if word not in words or word in lx.AMBIGUOUS_NUMBER_WORDS:
+            continue
+        noun, factor, end = _counted(text, m.end(), lang)
+        if noun is None:
+            continue
+        dimension = f"count:{noun}"
+        values.append(
+            Value(
+                "quantity",
+                Quantity(dimension, words[word] * factor, float(words[word])),
+                text[m.start() : end].strip(),
+                key=dimension,
+                start=m.start(),
+                end=end,
+            )
+        )
+        text = _mask(text, m.start(), end)
+    return values, text
+
+
+# --- token-level lexicons ---------------------------------------------------------------
+
+
+def _compile_phrases(phrases: Iterable[str]) -> list[list[re.Pattern[str]]]:
+    return [[re.compile(p) for p in phrase.split()] for phrase in phrases]
+
+
+_ATTRIBUTE_PHRASES: dict[str, list[tuple[str, list[re.Pattern[str]]]]] = {
+    lang: [
+        (spec.name, pattern)
+        for spec in lx.ATTRIBUTES
+        for pattern in _compile_phrases(spec.phrases.get(lang, ()))
+    ]
+    for lang in lx.LANGS
+}
+_STATUS_PHRASES: list[tuple[str, list[re.Pattern[str]]]] = [
+    (status, pattern)
+    for status, phrases in lx.STATUSES.items()
+    for pattern in _compile_phrases(phrases)
+]
+
+
+def _phrase_at(tokens: list[Token], i: int, pattern: list[re.Pattern[str]]) -> bool:
+    if i + len(pattern) > len(tokens):
+        return False
+    return all(p.fullmatch(tokens[i + k].norm) for k, p in enumerate(pattern))
+
+
+def _find_phrases(
+    tokens: list[Token], table: list[tuple[str, list[re.Pattern[str]]]]
+) -> list[tuple[int, int, str]]:
+    """Longest non-overlapping phrase matches as (start, end, label), in order."""
+    found = []
+    for i in range(len(tokens)):
+        for label, pattern in table:
+            if _phrase_at(tokens, i, pattern):
+                found.append((i, i + len(pattern), label))
+    found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
+    chosen: list[tuple[int, int, str]] = []
+    for f in found:
+        if all(f[1] <= c[0] or f[0] >= c[1] for c in chosen):
+            chosen.append(f)
+    return sorted(chosen)
+
+
+# --- the analyser ---------------------------------------------------------------------
+
+
+def _name_runs(tokens: list[Token], skip: set[int], lang: str) -> list[tuple[int, int, str]]:
+    """Runs of capitalised tokens, titles and inner connectors ("Dr. Rossi", "São Paulo")."""
+    stop = lx.ALL_STOPWORDS | lx.USER_WORDS.get(lang, frozenset()) | lx.USER_NOUNS
+    runs = []
+    i = 0
+
+    def plain_name(k: int) -> bool:
+        t = tokens[k]
+        if k in skip or not t.text.isalpha() or not t.capitalised:
+            return False
+        if t.text.isupper() and len(t.text) > 1:
+            return True  # acronyms: API, NASA
+        return not (
+            t.norm in stop
+            or t.norm in lx.KINSHIP
+            or t.norm in lx.WEEKDAYS
+            or t.norm in lx.MONTHS
+            or t.norm in lx.TITLES
+        )
+
+    def is_name(k: int) -> bool:
+        # A capitalised function word inside a sentence starts a name ("em São Paulo").
+        t = tokens[k]
+        if plain_name(k):
+            return True
+        return (
+            k > 0
+            and k not in skip
+            and t.text[:1].isupper()
+            and t.norm in lx.ALL_STOPWORDS
+            and k + 1 < len(tokens)
+            and plain_name(k + 1)
+        )
+
+    while i < len(tokens):
+        if is_name(i) or (tokens[i].norm in lx.TITLES and i + 1 < len(tokens) and is_name(i + 1)):
+            j = i + 1
+            while j < len(tokens):
+                if is_name(j):
+                    j += 1
+                elif (
+                    tokens[j].norm in lx.NAME_CONNECTORS
+                    and j + 1 < len(tokens)
+                    and is_name(j + 1)
+                    and j > i
+                ):
+                    j += 2
+                else:
+                    break
+            words = [t.norm for t in tokens[i:j] if t.norm not in lx.TITLES]
+            runs.append((i, j, strip_accents(" ".join(words))))
+            i = j
+        else:
+            i += 1
+    return runs
+
+
+def _negation_positions(tokens: list[Token], lang: str) -> list[int]:
+    negs = lx.NEGATIONS.get(lang, frozenset()) | {"'t"}
+    return [i for i, t in enumerate(tokens) if t.norm in negs]
+
+
+def _statuses(
+    tokens: list[Token], negations: list[int], lang: str
+) -> tuple[list[Value], set[int], set[int]]:
+    """Status values; returns them with the token positions and negations they used."""
+    values, used, used_negations = [], set(), set()
+    for start, end, status in _find_phrases(tokens, _STATUS_PHRASES):
+        negation = next((n for n in negations if 0 < start - n <= 4), None)
+        state: str | None = status
+        if negation is not None:
+            state = lx.NEGATED_STATUS[status]
+            used_negations.add(negation)
+        used.update(range(start, end))
+        if state is None:
+            continue
+        surface = " ".join(t.text for t in tokens[start:end])
+        if negation is not None:
+            surface = f"{tokens[negation].text} {surface}"
+        values.append(
+            Value("status", state, surface, start=tokens[start].start, end=tokens[end - 1].end)
+        )
+    return values, used, used_negations
+
+
+def _predicate_index(tokens: list[Token], lang: str, skip: set[int]) -> int:
+    """Where the subject noun phrase ends: the first verb, auxiliary or negation."""
+    own = lx.PREDICATE_MARKERS.get(lang, frozenset()) | lx.NEGATIONS.get(lang, frozenset())
+    every = frozenset().union(*lx.PREDICATE_MARKERS.values(), *lx.NEGATIONS.values())
+    for markers in (own, every):
+        for i, t in enumerate(tokens):
+            if i > 0 and i not in skip and (t.norm in markers or t.norm == "'t"):
+                return i
+    return len(tokens)
+
+
+def _subject(
+    tokens: list[Token],
+    head_end: int,
+    runs: list[tuple[int, int, str]],
+    attribute_tokens: set[int],
+    lang: str,
+) -> Subject | None:
+    users = lx.USER_WORDS.get(lang, frozenset()) | lx.USER_NOUNS
+    relations = frozenset(
+        lx.KINSHIP[t.norm] for t in tokens[:head_end] if t.norm in lx.KINSHIP
+    )
+    candidates: list[tuple[int, str]] = [(i, "user") for i in range(head_end) if tokens[i].norm in users]
+    candidates += [(start, name) for start, _end, name in runs if start < head_end]
+    if candidates:
+        return Subject(min(candidates)[1], relations)
+    words = [
+        stem(t.norm)
+        for i, t in enumerate(tokens[:head_end])
+        if i not in attribute_tokens
+        and t.norm not in lx.ALL_STOPWORDS
+        and t.norm not in lx.KINSHIP
+        and t.text.isalpha()
+    ]
+    if not words:
+        return None
+    return Subject(" ".join(words), relations, named=False)
+
+
+def _preference(
+    tokens: list[Token], skip: set[int], lang: str
+) -> tuple[str | None, Value | None, set[int]]:
+    """The preferred thing, from "prefers X" or "favourite N is X"; with its tokens."""
+    verbs = re.compile("|".join(p for p in _preference_verbs(lang)))
+    stop = lx.ALL_STOPWORDS | lx.NEGATIONS.get(lang, frozenset())
+    for i, t in enumerate(tokens):
+        if verbs.fullmatch(t.norm):
+            j, words, used = i + 1, [], set()
+            infinitive = j < len(tokens) and tokens[j].norm in {"to", "di", "de"}
+            while j < len(tokens) and len(words) < (4 if infinitive else 3):
+                tok = tokens[j]
+                if j in skip or not tok.text.isalpha():
+                    break
+                if tok.norm in stop:
+                    if words and not infinitive:
+                        break
+                else:
+                    words.append(tok)
+                    used.add(j)
+                j += 1
+            if words:
+                text = " ".join(w.text for w in words)
+                payload = frozenset(stem(w.norm) for w in words)
+                return "preference", Value("preference", payload, text), used | {i}
+    favourite = re.compile(lx.FAVOURITE_ADJECTIVES.get(lang, "$^"))
+    markers = lx.PREDICATE_MARKERS.get(lang, frozenset())
+    for i, t in enumerate(tokens):
+        if not favourite.fullmatch(t.norm):
+            continue
+        neighbours = range(i + 1, len(tokens)) if lang == "en" else range(i - 1, -1, -1)
+        noun = next(
+            (tokens[k] for k in neighbours if tokens[k].norm not in stop and tokens[k].text.isalpha()),
+            None,
+        )
+        copula = next((k for k in range(i + 1, len(tokens)) if tokens[k].norm in markers), None)
+        if noun is None or copula is None:
+            continue
+        words = [
+            tokens[k]
+            for k in range(copula + 1, len(tokens))
+            if tokens[k].norm not in stop and tokens[k].text.isalpha() and k not in skip
+        ][:3]
+        if words:
+            text = " ".join(w.text for w in words)
+            payload = frozenset(stem(w.norm) for w in words)
+            used = {i, copula} | {tokens.index(w) for w in words}
+            return f"preference:{stem(noun.norm)}", Value("preference", payload, text), used
+    return None, None, set()
+
+
+def _preference_verbs(lang: str) -> list[str]:
+    return list(lx.ATTRIBUTE_BY_NAME["preference"].phrases.get(lang, ())) or ["$^"]
+
+
+def analyze(text: str, lang: str | None = None) -> Statement:
+    """Extract subject, attribute and typed values from one sentence."""
+    lang = lang if lang in lx.LANGS else detect_language(text)
+    clean = unicodedata.normalize("NFC", text).replace("’", "'")
+    values, masked = _extract_dates(clean, lang)
+    quantities, masked = _extract_quantities(masked, lang)
+    values += quantities
+    tokens = tokenize(clean)
+    spans = [(v.start, v.end) for v in values]
+    in_value = {
+        i for i, t in enumerate(tokens) if any(s <= t.start and t.end <= e for s, e in spans)
+    }
+
+    negations = _negation_positions(tokens, lang)
+    status_values, status_tokens, used_negations = _statuses(tokens, negations, lang)
+    values += status_values
+    skip = in_value | status_tokens
+
+    attribute, attribute_tokens = _attribute(tokens, skip, lang)
+    pred = _predicate_index(tokens, lang, in_value)
+    pref_attribute, pref_value, pref_tokens = _preference(tokens, skip, lang)
+    if pref_attribute is not None and pref_value is not None:
+        attribute = pref_attribute
+        values.append(pref_value)
+        skip |= pref_tokens
+    if attribute is None and status_values:
+        attribute = "status"
+
+    runs = _name_runs(tokens, skip, lang)
+    subject = _subject(tokens, pred, runs, attribute_tokens, lang)
+    head_names = {name for start, _e, name in runs if start < pred}
+    value_names = tuple(name for start, _e, name in runs if start >= pred)
+    name_tokens = {k for s, e, _n in runs for k in range(s, e)}
+    for start, end, name in runs:
+        if start >= pred:
+            values.append(Value("name", name, " ".join(t.text for t in tokens[start:end])))
+
+    values += _colours(tokens, skip, runs)
+    diet_values = _diets(tokens, negations, skip, lang)
+    values += diet_values
+
+    words = {t.norm for t in tokens}
+    negated = any(n not in used_negations for n in negations)
+    additive = bool(words & lx.ADDITIVES.get(lang, frozenset()))
+    past = bool(words & lx.PAST_MARKERS.get(lang, frozenset()))
+
+    ignore = (
+        lx.ALL_STOPWORDS
+        | lx.LIGHT_VERBS
+        | lx.NEGATIONS.get(lang, frozenset())
+        | lx.ADDITIVES.get(lang, frozenset())
+        | lx.USER_WORDS.get(lang, frozenset())
+        | lx.USER_NOUNS
+    )
+    categorical = {v.start for v in values if v.kind in ("colour", "diet")}
+    content = frozenset(
+        stem(t.norm)
+        for i, t in enumerate(tokens)
+        if i not in skip
+        and i not in name_tokens
+        and i not in attribute_tokens
+        and t.start not in categorical
+        and t.norm not in ignore
+        and t.text.isalpha()
+    )
+    object_words = frozenset(
+        stem(t.norm)
+        for i, t in enumerate(tokens)
+        if i > max(attribute_tokens, default=pred)
+        and i >= pred
+        and i not in skip
+        and i not in name_tokens
+        and t.norm not in ignore
+        and t.norm not in lx.PREDICATE_MARKERS.get(lang, frozenset())
+        and t.text.isalpha()
+    )
+    pref_context = frozenset()
+    if pref_value is not None:
+        pref_context = frozenset(
+            stem(t.norm)
+            for i, t in enumerate(tokens)
+            if i not in pref_tokens
+            and i not in attribute_tokens
+            and i >= pred
+            and i not in in_value
+            and t.norm not in ignore
+            and t.text.isalpha()
+        )
+    return Statement(
+        text=text,
+        lang=lang,
+        subject=subject,
+        attribute=attribute,
+        values=tuple(values),
+        names=value_names,
+        all_names=tuple(sorted(head_names | set(value_names))),
+        negated=negated,
+        additive=additive,
+        past=past,
+        content=content,
+        object_words=object_words,
+        preference_context=pref_context,
+    )
+
+
+def _attribute(tokens: list[Token], skip: set[int], lang: str) -> tuple[str | None, set[int]]:
+    """The attribute named by the longest keyword phrase; other languages as a fallback."""
+    for table in (_ATTRIBUTE_PHRASES.get(lang, []), *(
+        _ATTRIBUTE_PHRASES[other] for other in lx.LANGS if other != lang
+    )):
+        found = [f for f in _find_phrases(tokens, table) if not set(range(f[0], f[1])) & skip]
+        if found:
+            best = max(found, key=lambda f: (f[1] - f[0], -f[0]))
+            return best[2], set(range(best[0], best[1]))
+    return None, set()
+
+
+def _colours(
+    tokens: list[Token], skip: set[int], runs: list[tuple[int, int, str]]
+) -> list[Value]:
+    """Colour adjectives, keyed by the nearest name they describe ("red Fiat Panda")."""
+    values = []
+    in_names = {k for s, e, _n in runs for k in range(s, e)}
+    for i, t in enumerate(tokens):
+        colour = lx.COLOURS.get(t.norm)
+        if colour is None or i in skip or i in in_names:
+            continue
+        near = [(min(abs(s - i), abs(e - 1 - i)), name) for s, e, name in runs]
+        near = [n for n in near if n[0] <= 3]
+        target = min(near)[1] if near else None
+        values.append(Value("colour", colour, t.text, key=target, start=t.start, end=t.end))
+    return values
+
+
+def _diets(tokens: list[Token], negations: list[int], skip: set[int], lang: str) -> list[Value]:
+    """Diet claims ("is vegetarian") and food eaten ("had a steak"), with polarity."""
+    values = []
+    for i, t in enumerate(tokens):
+        negated = any(0 < i - n <= 4 for n in negations)
+        diet = lx.DIETS.get(t.norm)
+        if diet is not None:
+            values.append(Value("diet", (diet, not negated), t.text, start=t.start, end=t.end))
+            continue
+        word = t.norm
+        singular = word[:-1] if word.endswith("s") else word
+        if (word in lx.MEAT_WORDS or singular in lx.MEAT_WORDS) and not negated:
+            values.append(Value("food", "meat", t.text, start=t.start, end=t.end))
+        elif word in lx.ANIMAL_PRODUCT_WORDS or singular in lx.ANIMAL_PRODUCT_WORDS:
+            if not negated:
+                values.append(Value("food", "animal_product", t.text, start=t.start, end=t.end))
+    return values
