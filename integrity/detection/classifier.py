@@ -156,6 +156,9 @@ def _rule_verdict(
         )
 
     if comparison.doubts:
+        # One price in two currencies: flag it for a curator (or the judge), never merge it.
+        if spec is not None and spec.functional:
+            return Verdict(CONTRADICTION, "number", 0.5, comparison.doubts[0])
         return Verdict(COMPATIBLE, None, 0.4, comparison.doubts[0])
 
     new_info = _new_information(a, b)
@@ -398,8 +401,10 @@ def _compare_quantities(a: Statement, b: Statement, attribute: str, result: _Com
             f"Amounts in different currencies ({' vs '.join(names)}) cannot be compared offline."
         )
         return
-    # A bare number against a single measured one ("height is 180" vs "180 cm").
-    if len(qa) == 1 and len(qb) == 1 and "number" in keys_a | keys_b:
+    # A bare number against a single measured one ("height is 180" vs "180 cm"), only
+    # when a known attribute says what is measured: "Ubuntu 22.04" is no node count.
+    spec = a.spec or b.spec
+    if spec is not None and len(qa) == 1 and len(qb) == 1 and "number" in keys_a | keys_b:
         x, y = _quantity(qa[0]), _quantity(qb[0])
         if x.raw == y.raw:
             result.matches.append(f"{qa[0].text} = {qb[0].text}")
@@ -490,17 +495,17 @@ def _diet_conflict(claim: Statement, other: Statement) -> str | None:
 
 
 def _new_information(a: Statement, b: Statement) -> set[str]:
-    """What either statement says that the other does not (beyond mere precision)."""
-    info: set[str] = set()
-    for x, y in ((a, b), (b, a)):
-        extra_names = [n for n in y.names if not any(names_match(n, m) for m in x.all_names)]
-        info.update(extra_names)
-        kinds_x = _kinds(x)
-        for v in y.values:
-            if v.kind not in kinds_x and v.kind not in REFINEMENT_KINDS and v.kind != "name":
-                info.add(v.text)
-        extra_words = [w for w in y.content if not any(stems_match(w, z) for z in x.content)]
-        info.update(extra_words)
+    """What the new statement says that the existing one does not (beyond precision).
+
+    Deliberately one-way: a new fact already implied by a richer existing one adds
+    nothing, so it is a duplicate; a new fact that adds a place or a count is not.
+    """
+    info: set[str] = {n for n in b.names if not any(names_match(n, m) for m in a.all_names)}
+    kinds_a = _kinds(a)
+    for v in b.values:
+        if v.kind not in kinds_a and v.kind not in REFINEMENT_KINDS and v.kind != "name":
+            info.add(v.text)
+    info.update(w for w in b.content if not any(stems_match(w, z) for z in a.content))
     return info
 
 

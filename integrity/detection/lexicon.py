@@ -20,6 +20,7 @@ STOPWORDS: dict[str, frozenset[str]] = {
         his her their our your my me i he she they we you as about into onto than then so
         very also too just there here which who whom whose what when where how yesterday
         today tomorrow now still yet already some any all every each top only same s
+        after before during without against under over through via like per near
         doesn isn don didn wasn hasn haven aren weren won couldn shouldn wouldn""".split()
     ),
     "it": frozenset(
@@ -28,14 +29,15 @@ STOPWORDS: dict[str, frozenset[str]] = {
         negli nelle nell su sul sullo sulla sui sugli sulle con per tra fra e ed o ma è e'
         sono era erano stato stata stati state ha hanno aveva che chi cui questo questa
         quello quella suo sua suoi sue loro si ci ne non anche ancora già ieri oggi domani
-        molto più mio mia miei mie lui lei""".split()
+        molto più mio mia miei mie lui lei presso verso dopo durante senza contro sopra
+        sotto come tramite circa""".split()
     ),
     "pt": frozenset(
         """o os a as um uma uns umas de do da dos das em no na nos nas num numa ao aos à às
         por pelo pela pelos pelas para com sem e ou mas é são era foi está estão estava tem
         têm tinha seu sua seus suas dele dela deles delas que quem este esta esse essa isso
         isto ele ela eles elas se não também ainda já ontem hoje amanhã muito mais meu
-        minha""".split()
+        minha até após depois durante sobre sob contra entre como junto perto""".split()
     ),
 }
 ALL_STOPWORDS: frozenset[str] = frozenset().union(*STOPWORDS.values())
