@@ -1,0 +1,440 @@
+"""Integrity services: near-duplicate catching, the background contradiction check, and
+curator resolutions (with undo).
+
+Pair order is fixed everywhere: fact A is the older fact (smaller id, "the existing
+one", "the first"), fact B the newer ("the second").
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from entities.models import EntityFact, Fact
+from kgsite.errors import Conflict, InvalidInput
+from kgsite.models import AuditEntry, audit
+from notifications.models import Notification
+from notifications.services import notification_create, notification_mark_read_by_key
+
+from .models import Contradiction
+
+if TYPE_CHECKING:
+    from integrity.detection.classifier import Verdict
+
+logger = logging.getLogger(__name__)
+
+# Facts about the same subject compared with a new fact (newest first), and facts
+# sharing any entity when the vector index has nothing to offer.
+SUBJECT_CANDIDATE_LIMIT = 200
+FALLBACK_CANDIDATE_LIMIT = 200
+NEAR_DUPLICATE_K = 5
+MEDIUM_CONFIDENCE = 0.5
+
+Judge = Callable[[str, str], "Verdict | None"]
+
+
+# --- Adapters to the classifier, the vector index and the LLM judge ------------------
+
+
+def classify(
+    *,
+    existing: str,
+    new: str,
+    lang: str | None = None,
+    similarity: float | None = None,
+    use_judge: bool = True,
+) -> Verdict:
+    """Levels 2-3: the value classifier, with the LLM judge where it is switched on."""
+    from integrity.detection.classifier import classify_pair
+
+    judge = judge_or_none() if use_judge else None
+    return classify_pair(existing, new, lang=lang, similarity=similarity, judge=judge)
+
+
+def judge_or_none() -> Judge | None:
+    if not settings.KGSITE_LLM_JUDGE:
+        return None
+    from .llm_judge import judge_pair
+
+    return judge_pair
+
+
+def similar(text: str, *, k: int, min_score: float) -> list[tuple[int, float]]:
+    """Level 1: nearest facts from the vector index; empty when there is no index."""
+    try:
+        from entities.search.service import similar_facts
+    except ImportError:
+        return []
+    try:
+        return list(similar_facts(text, k=k, min_score=min_score))
+    except Exception:  # an unusable index must never stop a fact from being saved
+        logger.warning("vector search failed; falling back to entity links", exc_info=True)
+        return []
+
+
+# --- Synchronous near-duplicate finder (registered in entities.services) -------------
+
+
+def fact_find_near_duplicate(text: str, text_norm: str) -> Fact | None:
+    """An active fact saying the same thing in other words, so fact_store confirms it.
+
+    Only index neighbours at or above ``KGSITE_DUPLICATE_SIMILARITY`` whose values the
+    classifier finds compatible ("duplicate") count; the LLM judge is never consulted
+    here, so saving a fact does not wait on it.
+    """
+    threshold = settings.KGSITE_DUPLICATE_SIMILARITY
+    hits = similar(text, k=NEAR_DUPLICATE_K, min_score=threshold)
+    hits = [(fid, score) for fid, score in hits if score >= threshold]
+    if not hits:
+        return None
+    facts = Fact.objects.filter(pk__in=[fid for fid, _ in hits], status=Fact.Status.ACTIVE)
+    by_id = {f.pk: f for f in facts}
+    for fact_id, score in sorted(hits, key=lambda h: (-h[1], h[0])):
+        fact = by_id.get(fact_id)
+        if fact is None:
+            continue
+        verdict = classify(existing=fact.text, new=text, similarity=score, use_judge=False)
+        if verdict.label == "duplicate":
+            return fact
+    return None
+
+
+# --- Background check ----------------------------------------------------------------
+
+
+def fact_check_enqueue(fact_id: int, action: str) -> None:
+    """FACT_SAVED_HOOKS entry: check a newly created fact in the background."""
+    if action != "created":
+        return
+    from django_q.tasks import async_task
+
+    async_task("integrity.tasks.fact_check_task", fact_id, group="integrity")
+
+
+def fact_candidates(*, fact: Fact) -> dict[int, float | None]:
+    """Other active facts worth classifying against ``fact``: id -> cosine (None if the
+    fact came from entity links rather than the index)."""
+    found: dict[int, float | None] = {}
+    hits = similar(
+        fact.text,
+        k=settings.KGSITE_CANDIDATE_TOP_N + 1,
+        min_score=settings.KGSITE_CANDIDATE_SIMILARITY,
+    )
+    for fact_id, score in hits:
+        if fact_id != fact.pk and score >= settings.KGSITE_CANDIDATE_SIMILARITY:
+            found[fact_id] = float(score)
+
+    active = Fact.objects.filter(status=Fact.Status.ACTIVE).exclude(pk=fact.pk)
+    links = EntityFact.objects.filter(fact=fact)
+    subjects = set(links.filter(role=EntityFact.Role.SUBJECT).values_list("entity_id", flat=True))
+    if fact.subject_id:
+        subjects.add(fact.subject_id)
+    if subjects:
+        same_subject = active.filter(
+            Q(subject_id__in=subjects)
+            | Q(entity_facts__entity_id__in=subjects, entity_facts__role=EntityFact.Role.SUBJECT)
+        )
+        ids = same_subject.order_by("-id").values_list("id", flat=True).distinct()
+        if not settings.KGSITE_CANDIDATE_EXHAUSTIVE:
+            ids = ids[:SUBJECT_CANDIDATE_LIMIT]
+        for fact_id in ids:
+            found.setdefault(fact_id, None)
+
+    if settings.KGSITE_CANDIDATE_EXHAUSTIVE or not hits:
+        linked = set(links.values_list("entity_id", flat=True))
+        if linked:
+            ids = (
+                active.filter(entity_facts__entity_id__in=linked)
+                .order_by("-id")
+                .values_list("id", flat=True)
+                .distinct()
+            )
+            if not settings.KGSITE_CANDIDATE_EXHAUSTIVE:
+                ids = ids[:FALLBACK_CANDIDATE_LIMIT]
+            for fact_id in ids:
+                found.setdefault(fact_id, None)
+    return found
+
+
+@dataclass
+class FactCheckResult:
+    fact_id: int
+    checked: int = 0
+    contradictions: list[int] = field(default_factory=list)  # Contradiction ids created
+    duplicates: list[int] = field(default_factory=list)  # other fact ids
+    skipped: str = ""  # "missing" | "inactive"
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def contradiction_urgency(confidence: float) -> str:
+    """HIGH at or above the notify threshold, MEDIUM from 0.5, LOW below."""
+    if confidence >= settings.KGSITE_CONTRADICTION_NOTIFY_THRESHOLD:
+        return Notification.Urgency.HIGH
+    if confidence >= MEDIUM_CONFIDENCE:
+        return Notification.Urgency.MEDIUM
+    return Notification.Urgency.LOW
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
+
+
+def _fact_brief(fact: Fact) -> dict:
+    return {"id": fact.pk, "text": fact.text}
+
+
+def contradiction_link(contradiction_id: int) -> str:
+    return f"/api/v1/integrity/contradictions/{contradiction_id}"
+
+
+def _kind(verdict: Verdict) -> str:
+    return verdict.kind if verdict.kind in Contradiction.Kind.values else ""
+
+
+@transaction.atomic
+def contradiction_store(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> Contradiction | None:
+    """Record a contradiction once per pair and notify; None if the pair is known."""
+    if fact_a.pk > fact_b.pk:
+        fact_a, fact_b = fact_b, fact_a
+    confidence = min(1.0, max(0.0, float(verdict.confidence)))
+    try:
+        with transaction.atomic():
+            contradiction = Contradiction.objects.create(
+                fact_a=fact_a,
+                fact_b=fact_b,
+                kind=_kind(verdict),
+                confidence=confidence,
+                explanation=(verdict.explanation or "")[:2000],
+            )
+    except IntegrityError:
+        return None  # a concurrent check stored this pair first
+    notification_create(
+        type=Notification.Type.CONTRADICTION,
+        urgency=contradiction_urgency(confidence),
+        title=f"Contradiction: {_quote(fact_a.text)} vs {_quote(fact_b.text)}",
+        payload={
+            "contradiction": contradiction.pk,
+            "kind": contradiction.kind,
+            "confidence": confidence,
+            "explanation": contradiction.explanation,
+            "fact_a": _fact_brief(fact_a),
+            "fact_b": _fact_brief(fact_b),
+        },
+        link=contradiction_link(contradiction.pk),
+        key=f"contradiction:{contradiction.pk}",
+    )
+    return contradiction
+
+
+def _duplicate_notify(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> None:
+    if fact_a.pk > fact_b.pk:
+        fact_a, fact_b = fact_b, fact_a
+    notification_create(
+        type=Notification.Type.DUPLICATE,
+        urgency=Notification.Urgency.LOW,
+        title=f"Possible duplicate: {_quote(fact_a.text)} and {_quote(fact_b.text)}",
+        payload={
+            "confidence": float(verdict.confidence),
+            "explanation": verdict.explanation or "",
+            "fact_a": _fact_brief(fact_a),
+            "fact_b": _fact_brief(fact_b),
+        },
+        link=f"/api/v1/facts/{fact_b.pk}/",
+        key=f"duplicate:{fact_a.pk}:{fact_b.pk}",
+    )
+
+
+def fact_check(*, fact_id: int) -> FactCheckResult:
+    """The background check: candidates -> classifier -> Contradiction rows -> notification.
+
+    Idempotent: a pair that already has a Contradiction row (open or resolved) is not
+    classified again, and notifications carry a key.
+    """
+    result = FactCheckResult(fact_id=fact_id)
+    fact = Fact.objects.filter(pk=fact_id).first()
+    if fact is None:
+        result.skipped = "missing"
+        return result
+    if fact.status != Fact.Status.ACTIVE:
+        result.skipped = "inactive"
+        return result
+    candidates = fact_candidates(fact=fact)
+    if not candidates:
+        return result
+    known = set(
+        Contradiction.objects.filter(Q(fact_a=fact) | Q(fact_b=fact)).values_list(
+            "fact_a_id", "fact_b_id"
+        )
+    )
+    known_others = {a if b == fact.pk else b for a, b in known}
+    others = Fact.objects.filter(
+        pk__in=[i for i in candidates if i not in known_others], status=Fact.Status.ACTIVE
+    )
+    for other in sorted(others, key=lambda f: f.pk):
+        older, newer = (other, fact) if other.pk < fact.pk else (fact, other)
+        verdict = classify(existing=older.text, new=newer.text, similarity=candidates[other.pk])
+        result.checked += 1
+        if verdict.label == "contradiction":
+            stored = contradiction_store(fact_a=older, fact_b=newer, verdict=verdict)
+            if stored is not None:
+                result.contradictions.append(stored.pk)
+        elif verdict.label == "duplicate":
+            _duplicate_notify(fact_a=older, fact_b=newer, verdict=verdict)
+            result.duplicates.append(other.pk)
+    return result
+
+
+# --- Resolution ----------------------------------------------------------------------
+
+_AUDIT_RESOLVE = "contradiction.resolve"
+_AUDIT_UNDO = "contradiction.undo"
+
+
+def _losers(contradiction: Contradiction, resolution: str) -> tuple[list[Fact], str]:
+    """The facts a resolution ends, and the status they end in."""
+    R = Contradiction.Resolution
+    if resolution == R.KEEP_FIRST:
+        return [contradiction.fact_b], Fact.Status.SUPERSEDED
+    if resolution == R.KEEP_SECOND:
+        return [contradiction.fact_a], Fact.Status.SUPERSEDED
+    if resolution == R.DROP_BOTH:
+        return [contradiction.fact_a, contradiction.fact_b], Fact.Status.RETRACTED
+    return [], ""
+
+
+def _fact_state(fact: Fact) -> dict:
+    return {
+        "status": fact.status,
+        "valid_to": fact.valid_to.isoformat() if fact.valid_to else None,
+    }
+
+
+def _locked(contradiction: Contradiction) -> Contradiction:
+    return (
+        Contradiction.objects.select_for_update()
+        .select_related("fact_a", "fact_b")
+        .get(pk=contradiction.pk)
+    )
+
+
+@transaction.atomic
+def contradiction_resolve(
+    *, contradiction: Contradiction, resolution: object, note: object = "", actor
+) -> Contradiction:
+    """Settle a contradiction: keep the first, keep the second, both true, or drop both.
+
+    The losing fact becomes superseded (retracted for "drop both") with ``valid_to``
+    set to now unless it already ended earlier; it stays in history. "Both true" needs
+    a note saying why and changes no fact. The audit row keeps the facts' previous
+    state so the resolution can be undone.
+    """
+    if not isinstance(resolution, str) or resolution not in Contradiction.Resolution.values:
+        choices = ", ".join(Contradiction.Resolution.values)
+        raise InvalidInput(f"resolution must be one of {choices}", field="resolution")
+    if note is None:
+        note = ""
+    if not isinstance(note, str):
+        raise InvalidInput("note must be a string", field="note")
+    note = note.strip()
+    if resolution == Contradiction.Resolution.BOTH_TRUE and not note:
+        raise InvalidInput("say in a note why both facts are true", field="note")
+    contradiction = _locked(contradiction)
+    if contradiction.status == Contradiction.Status.RESOLVED:
+        raise Conflict(
+            f"contradiction {contradiction.pk} is already resolved "
+            f"({contradiction.resolution}); undo it first",
+            field="resolution",
+            code="already_resolved",
+        )
+    now = timezone.now()
+    losers, new_status = _losers(contradiction, resolution)
+    before, after = {}, {}
+    for fact in losers:
+        fact = Fact.objects.select_for_update().get(pk=fact.pk)
+        before[str(fact.pk)] = _fact_state(fact)
+        fact.status = new_status
+        if fact.valid_to is None or fact.valid_to > now:
+            fact.valid_to = now
+        fact.save(update_fields=["status", "valid_to", "updated_at"])
+        after[str(fact.pk)] = _fact_state(fact)
+    contradiction.status = Contradiction.Status.RESOLVED
+    contradiction.resolution = resolution
+    contradiction.note = note
+    contradiction.resolved_by = actor if getattr(actor, "is_authenticated", False) else None
+    contradiction.resolved_at = now
+    contradiction.save()
+    audit(
+        actor=actor,
+        action=_AUDIT_RESOLVE,
+        target=contradiction,
+        payload={"resolution": resolution, "note": note, "before": before, "after": after},
+    )
+    notification_mark_read_by_key(key=f"contradiction:{contradiction.pk}")
+    return contradiction
+
+
+@transaction.atomic
+def contradiction_undo(*, contradiction: Contradiction, actor) -> Contradiction:
+    """Reopen a resolved contradiction and give both facts back their previous status
+    and ``valid_to``. Refused if a fact changed since, so no later decision is lost."""
+    contradiction = _locked(contradiction)
+    if contradiction.status != Contradiction.Status.RESOLVED:
+        raise Conflict(
+            f"contradiction {contradiction.pk} is not resolved; nothing to undo",
+            field="id",
+            code="not_resolved",
+        )
+    entry = (
+        AuditEntry.objects.filter(
+            action=_AUDIT_RESOLVE,
+            target_type=contradiction._meta.label_lower,
+            target_id=str(contradiction.pk),
+        )
+        .order_by("-id")
+        .first()
+    )
+    if entry is None:  # resolved outside the service (admin, data import)
+        raise Conflict("no record of how this was resolved", field="id", code="no_history")
+    before = entry.payload.get("before", {})
+    after = entry.payload.get("after", {})
+    facts = {str(f.pk): f for f in Fact.objects.select_for_update().filter(pk__in=before)}
+    for fact_id, state in after.items():
+        fact = facts.get(fact_id)
+        if fact is not None and _fact_state(fact) != state:
+            raise Conflict(
+                f"fact {fact_id} changed since this resolution; restore it by hand",
+                field="id",
+                code="changed_since",
+            )
+    for fact_id, state in before.items():
+        fact = facts.get(fact_id)
+        if fact is None:
+            continue
+        fact.status = state["status"]
+        fact.valid_to = parse_datetime(state["valid_to"]) if state["valid_to"] else None
+        fact.save(update_fields=["status", "valid_to", "updated_at"])
+    undone = {
+        "resolution": contradiction.resolution,
+        "note": contradiction.note,
+        "resolved_by": contradiction.resolved_by_id,
+        "resolved_at": contradiction.resolved_at.isoformat() if contradiction.resolved_at else None,
+        "restored": before,
+    }
+    contradiction.status = Contradiction.Status.OPEN
+    contradiction.resolution = ""
+    contradiction.note = ""
+    contradiction.resolved_by = None
+    contradiction.resolved_at = None
+    contradiction.save()
+    audit(actor=actor, action=_AUDIT_UNDO, target=contradiction, payload=undone)
+    return contradiction

@@ -1,0 +1,319 @@
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from entities.models import Fact
+from entities.services import entity_store, fact_store
+from integrity import services
+from integrity.detection.classifier import Verdict
+from integrity.models import Contradiction
+from integrity.services import (
+    contradiction_resolve,
+    contradiction_undo,
+    contradiction_urgency,
+    fact_check,
+)
+from kgsite.errors import Conflict, InvalidInput
+from kgsite.models import AuditEntry
+from notifications.models import Notification
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def no_index(monkeypatch):
+    """The vector index is empty: candidates come from entity links only."""
+    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [])
+
+
+@pytest.fixture
+def alice(db):
+    return entity_store(name="Alice", type="person")[0]
+
+
+def store(text: str, subject=None, **kwargs) -> Fact:
+    return fact_store(text=text, subject=subject, **kwargs).fact
+
+
+@pytest.fixture
+def pair(alice, no_index, django_capture_on_commit_callbacks) -> Contradiction:
+    """An open contradiction found by the background check."""
+    with django_capture_on_commit_callbacks(execute=True):
+        store("Alice lives in Paris.", alice)
+        store("Alice lives in Lyon.", alice)
+    return Contradiction.objects.get()
+
+
+# --- Background check ----------------------------------------------------------------
+
+
+def test_saving_a_conflicting_fact_creates_a_contradiction_and_a_high_notification(
+    alice, no_index, django_capture_on_commit_callbacks
+):
+    first = store("Alice lives in Paris.", alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        second = store("Alice lives in Lyon.", alice)
+
+    contradiction = Contradiction.objects.get()
+    assert (contradiction.fact_a_id, contradiction.fact_b_id) == (first.pk, second.pk)
+    assert contradiction.kind == "name"
+    assert contradiction.confidence >= 0.8
+    assert "Paris" in contradiction.explanation and "Lyon" in contradiction.explanation
+    assert contradiction.status == "open"
+    # The new fact was saved all the same: the check never blocks a write.
+    assert Fact.objects.get(pk=second.pk).status == "active"
+
+    notification = Notification.objects.get()
+    assert (notification.type, notification.urgency) == ("contradiction", "high")
+    assert notification.payload["contradiction"] == contradiction.pk
+    assert notification.payload["fact_a"]["text"] == "Alice lives in Paris."
+    assert notification.link == f"/api/v1/integrity/contradictions/{contradiction.pk}"
+
+
+def test_facts_sharing_only_a_mentioned_entity_are_still_compared(
+    no_index, django_capture_on_commit_callbacks
+):
+    tower = entity_store(name="Eiffel Tower", type="place")[0]
+    store("The Eiffel Tower is 330 metres tall.", entities=[tower])
+    with django_capture_on_commit_callbacks(execute=True):
+        store("The Eiffel Tower is 300 metres tall.", entities=[tower])
+    assert Contradiction.objects.get().kind == "number"
+
+
+def test_index_neighbours_are_candidates_even_without_shared_entities(monkeypatch):
+    first = store("Bob was born in 1990.")
+    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [(first.pk, 0.8)])
+    second = store("Bob was born in 1985.")
+    result = fact_check(fact_id=second.pk)
+    assert result.checked == 1
+    contradiction = Contradiction.objects.get(pk=result.contradictions[0])
+    assert (contradiction.fact_a_id, contradiction.kind) == (first.pk, "date")
+
+
+def test_unrelated_facts_are_not_compared(no_index):
+    store("Alice lives in Paris.", entity_store(name="Alice", type="person")[0])
+    other = store("Bob lives in Lyon.", entity_store(name="Bob", type="person")[0])
+    result = fact_check(fact_id=other.pk)
+    assert result.checked == 0
+    assert not Contradiction.objects.exists()
+
+
+def test_check_is_idempotent(alice, no_index):
+    store("Alice lives in Paris.", alice)
+    second = store("Alice lives in Lyon.", alice)
+    first_run = fact_check(fact_id=second.pk)
+    second_run = fact_check(fact_id=second.pk)
+    assert len(first_run.contradictions) == 1
+    assert second_run.contradictions == [] and second_run.checked == 0
+    assert Contradiction.objects.count() == 1
+    assert Notification.objects.count() == 1
+
+
+def test_checking_the_older_fact_finds_the_same_pair_in_the_same_order(alice, no_index):
+    first = store("Alice lives in Paris.", alice)
+    second = store("Alice lives in Lyon.", alice)
+    fact_check(fact_id=first.pk)
+    fact_check(fact_id=second.pk)
+    contradiction = Contradiction.objects.get()
+    assert (contradiction.fact_a_id, contradiction.fact_b_id) == (first.pk, second.pk)
+
+
+def test_superseded_facts_are_neither_checked_nor_candidates(alice, no_index):
+    old = store("Alice lives in Paris.", alice)
+    Fact.objects.filter(pk=old.pk).update(status="superseded")
+    new = store("Alice lives in Lyon.", alice)
+    assert fact_check(fact_id=new.pk).checked == 0
+    assert fact_check(fact_id=old.pk).skipped == "inactive"
+    assert fact_check(fact_id=10**9).skipped == "missing"
+    assert not Contradiction.objects.exists()
+
+
+def test_a_reworded_duplicate_found_in_the_background_is_a_low_notification(alice, no_index):
+    first = store("Alice lives in Paris", alice)
+    second = store("Alice lives in Paris.", alice)  # not caught synchronously: no index
+    assert second.pk != first.pk
+    result = fact_check(fact_id=second.pk)
+    assert result.duplicates == [first.pk]
+    assert not Contradiction.objects.exists()
+    notification = Notification.objects.get()
+    assert (notification.type, notification.urgency) == ("duplicate", "low")
+
+
+@pytest.mark.parametrize(
+    ("confidence", "urgency"),
+    [(1.0, "high"), (0.8, "high"), (0.79, "medium"), (0.5, "medium"), (0.49, "low")],
+)
+def test_urgency_follows_the_confidence_threshold(confidence, urgency):
+    assert contradiction_urgency(confidence) == urgency
+
+
+def test_a_doubtful_contradiction_is_a_medium_notification(alice, no_index, monkeypatch):
+    monkeypatch.setattr(
+        services,
+        "classify",
+        lambda **kw: Verdict("contradiction", "status", 0.6, "status: open vs closed"),
+    )
+    store("The shop is open.", alice)
+    new = store("The shop is closed.", alice)
+    fact_check(fact_id=new.pk)
+    assert Contradiction.objects.get().kind == "status"
+    assert Notification.objects.get().urgency == "medium"
+
+
+def test_the_threshold_is_a_setting(alice, no_index, settings):
+    settings.KGSITE_CONTRADICTION_NOTIFY_THRESHOLD = 0.95
+    store("Alice lives in Paris.", alice)
+    new = store("Alice lives in Lyon.", alice)
+    fact_check(fact_id=new.pk)
+    assert Notification.objects.get().urgency == "medium"
+
+
+# --- Synchronous duplicate catching --------------------------------------------------
+
+
+def test_near_duplicate_confirms_the_existing_fact_instead_of_copying(alice, monkeypatch):
+    first = store("Alice lives in Paris", alice, confidence=0.6)
+    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [(first.pk, 0.97)])
+    result = fact_store(text="Alice lives in Paris.", subject=alice)
+    assert result.action == "confirmed"
+    assert result.fact.pk == first.pk
+    assert result.fact.confirmations == 2
+    assert result.fact.confidence > 0.6
+    assert Fact.objects.count() == 1
+
+
+def test_similar_text_with_conflicting_values_is_stored_not_confirmed(alice, monkeypatch):
+    first = store("Alice lives in Paris.", alice)
+    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [(first.pk, 0.95)])
+    result = fact_store(text="Alice lives in Lyon.", subject=alice)
+    assert result.action == "created"
+    assert Fact.objects.count() == 2
+
+
+def test_neighbours_below_the_duplicate_setting_are_not_confirmed(alice, monkeypatch, settings):
+    settings.KGSITE_DUPLICATE_SIMILARITY = 0.99
+    first = store("Alice lives in Paris", alice)
+    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [(first.pk, 0.97)])
+    assert fact_store(text="Alice lives in Paris.", subject=alice).action == "created"
+
+
+def test_a_broken_index_does_not_stop_saving(alice, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("index file is corrupt")
+
+    fake = types.ModuleType("entities.search.service")
+    fake.similar_facts = broken
+    if importlib.util.find_spec("entities.search") is None:
+        monkeypatch.setitem(sys.modules, "entities.search", types.ModuleType("entities.search"))
+    monkeypatch.setitem(sys.modules, "entities.search.service", fake)
+    store("Alice lives in Rome", alice)
+    assert fact_store(text="Alice lives in Rome.", subject=alice).action == "created"
+
+
+# --- Resolution ----------------------------------------------------------------------
+
+
+def test_keep_first_supersedes_the_second(pair, curator):
+    resolved = contradiction_resolve(contradiction=pair, resolution="keep_first", actor=curator)
+    a, b = Fact.objects.get(pk=pair.fact_a_id), Fact.objects.get(pk=pair.fact_b_id)
+    assert (a.status, a.valid_to) == ("active", None)
+    assert b.status == "superseded" and b.valid_to is not None
+    assert resolved.status == "resolved" and resolved.resolution == "keep_first"
+    assert resolved.resolved_by == curator and resolved.resolved_at is not None
+    entry = AuditEntry.objects.get(action="contradiction.resolve")
+    assert entry.actor == curator
+    assert entry.payload["before"] == {str(b.pk): {"status": "active", "valid_to": None}}
+    # The HIGH notification about it is closed.
+    assert Notification.objects.get().read
+
+
+def test_keep_second_supersedes_the_first(pair, curator):
+    contradiction_resolve(contradiction=pair, resolution="keep_second", actor=curator)
+    assert Fact.objects.get(pk=pair.fact_a_id).status == "superseded"
+    assert Fact.objects.get(pk=pair.fact_b_id).status == "active"
+
+
+def test_drop_both_retracts_both_and_they_stay_in_history(pair, curator):
+    contradiction_resolve(contradiction=pair, resolution="drop_both", actor=curator)
+    facts = Fact.objects.filter(pk__in=[pair.fact_a_id, pair.fact_b_id])
+    assert {f.status for f in facts} == {"retracted"}
+    assert all(f.valid_to is not None for f in facts)
+    assert facts.count() == 2
+
+
+def test_both_true_needs_a_note_and_changes_no_fact(pair, curator):
+    with pytest.raises(InvalidInput) as info:
+        contradiction_resolve(contradiction=pair, resolution="both_true", note=" ", actor=curator)
+    assert info.value.field == "note"
+    resolved = contradiction_resolve(
+        contradiction=pair, resolution="both_true", note="She has two homes.", actor=curator
+    )
+    assert resolved.note == "She has two homes."
+    assert set(
+        Fact.objects.filter(pk__in=[pair.fact_a_id, pair.fact_b_id]).values_list(
+            "status", flat=True
+        )
+    ) == {"active"}
+
+
+def test_an_earlier_end_date_is_kept(pair, curator):
+    ended = timezone.now() - timedelta(days=30)
+    Fact.objects.filter(pk=pair.fact_b_id).update(valid_to=ended)
+    contradiction_resolve(contradiction=pair, resolution="keep_first", actor=curator)
+    assert Fact.objects.get(pk=pair.fact_b_id).valid_to == ended
+
+
+def test_unknown_resolution_is_rejected(pair, curator):
+    with pytest.raises(InvalidInput) as info:
+        contradiction_resolve(contradiction=pair, resolution="keep_both", actor=curator)
+    assert info.value.field == "resolution"
+    pair.refresh_from_db()
+    assert pair.status == "open"
+
+
+def test_resolving_twice_is_a_conflict(pair, curator):
+    contradiction_resolve(contradiction=pair, resolution="keep_first", actor=curator)
+    with pytest.raises(Conflict) as info:
+        contradiction_resolve(contradiction=pair, resolution="keep_second", actor=curator)
+    assert info.value.code == "already_resolved"
+    assert Fact.objects.get(pk=pair.fact_a_id).status == "active"
+
+
+@pytest.mark.parametrize("resolution", ["keep_first", "keep_second", "drop_both", "both_true"])
+def test_undo_restores_both_facts_and_reopens(pair, curator, resolution):
+    ended = timezone.now() + timedelta(days=365)  # a planned end, later than the resolution
+    Fact.objects.filter(pk=pair.fact_a_id).update(valid_to=ended)
+    contradiction_resolve(contradiction=pair, resolution=resolution, note="because", actor=curator)
+    reopened = contradiction_undo(contradiction=pair, actor=curator)
+    assert reopened.status == "open"
+    assert (reopened.resolution, reopened.note, reopened.resolved_by) == ("", "", None)
+    a, b = Fact.objects.get(pk=pair.fact_a_id), Fact.objects.get(pk=pair.fact_b_id)
+    assert (a.status, a.valid_to) == ("active", ended)
+    assert (b.status, b.valid_to) == ("active", None)
+    undo = AuditEntry.objects.get(action="contradiction.undo")
+    assert undo.actor == curator and undo.payload["resolution"] == resolution
+    # Undone, it can be resolved again differently.
+    contradiction_resolve(contradiction=pair, resolution="keep_second", actor=curator)
+    assert Fact.objects.get(pk=pair.fact_a_id).status == "superseded"
+
+
+def test_undo_of_an_open_contradiction_is_a_conflict(pair, curator):
+    with pytest.raises(Conflict) as info:
+        contradiction_undo(contradiction=pair, actor=curator)
+    assert info.value.code == "not_resolved"
+
+
+def test_undo_refuses_when_a_fact_changed_since(pair, curator):
+    contradiction_resolve(contradiction=pair, resolution="keep_first", actor=curator)
+    Fact.objects.filter(pk=pair.fact_b_id).update(status="retracted")
+    with pytest.raises(Conflict) as info:
+        contradiction_undo(contradiction=pair, actor=curator)
+    assert info.value.code == "changed_since"
+    pair.refresh_from_db()
+    assert pair.status == "resolved"
