@@ -115,9 +115,7 @@ def _rule_verdict(
 
     if _same_information(a, b, similarity):
         names = ", ".join(b.all_names)
-        return Verdict(
-            DUPLICATE, None, 0.75, f"The same facts about {names} in other words."
-        )
+        return Verdict(DUPLICATE, None, 0.75, f"The same facts about {names} in other words.")
 
     same_attribute, reason = _same_attribute(a, b)
     if not same_attribute:
@@ -151,13 +149,11 @@ def _rule_verdict(
                 round(0.8 * penalty, 2),
                 f"One statement denies the other: {negative.text!r} vs {positive.text!r}.",
             )
-        return Verdict(
-            COMPATIBLE, None, 0.55, "One statement is negative but about other values."
-        )
+        return Verdict(COMPATIBLE, None, 0.55, "One statement is negative but about other values.")
 
     if comparison.doubts:
         # One price in two currencies: flag it for a curator (or the judge), never merge it.
-        if spec is not None and spec.functional:
+        if spec is None or spec.functional:
             return Verdict(CONTRADICTION, "number", 0.5, comparison.doubts[0])
         return Verdict(COMPATIBLE, None, 0.4, comparison.doubts[0])
 
@@ -170,11 +166,11 @@ def _rule_verdict(
             round(confidence * penalty, 2),
             f"Same {attribute}: " + "; ".join(comparison.matches) + ".",
         )
-    if not comparison.matches and not (a.values or b.values) and not new_info:
-        if not a.additive and not b.additive:
-            overlap = fuzzy_jaccard(a.content, b.content)
-            if similarity is not None and similarity >= DUPLICATE_SIMILARITY or overlap >= 0.8:
-                return Verdict(DUPLICATE, None, 0.65, f"Same statement about {attribute}.")
+    plain = not comparison.matches and not (a.values or b.values)
+    if plain and not new_info and not a.additive and not b.additive:
+        overlap = fuzzy_jaccard(a.content, b.content)
+        if (similarity is not None and similarity >= DUPLICATE_SIMILARITY) or overlap >= 0.8:
+            return Verdict(DUPLICATE, None, 0.65, f"Same statement about {attribute}.")
     if new_info:
         return Verdict(
             COMPATIBLE, None, 0.7, f"The new statement adds {', '.join(sorted(new_info))}."
@@ -215,11 +211,21 @@ def _same_attribute(a: Statement, b: Statement) -> tuple[bool, str]:
         known = a if a.attribute else b
         if _shared_keys(a, b) and (known.attribute != "status" or _kinds(a) & _kinds(b)):
             return True, ""
-        return False, f"Different attributes: {a.attribute or 'unstated'} vs {b.attribute or 'unstated'}."
+        return (
+            False,
+            f"Different attributes: {a.attribute or 'unstated'} vs {b.attribute or 'unstated'}.",
+        )
     overlap = fuzzy_jaccard(a.content, b.content)
-    if overlap >= SKELETON_MATCH:
+    if overlap >= SKELETON_MATCH or _same_described_object(a, b):
         return True, ""
     return False, "The statements are about different things."
+
+
+def _same_described_object(a: Statement, b: Statement) -> bool:
+    """Both describe the same named thing ("a green Bianchi" / "a yellow Bianchi")."""
+    targets_a = {v.key for v in a.of_kind("colour") if v.key}
+    targets_b = {v.key for v in b.of_kind("colour") if v.key}
+    return any(names_match(x, y) for x in targets_a for y in targets_b)
 
 
 def _kinds(s: Statement) -> set[str]:
@@ -228,6 +234,7 @@ def _kinds(s: Statement) -> set[str]:
 
 def _shared_keys(a: Statement, b: Statement) -> bool:
     """Both sentences carry a value of the same measurable sort (a length, a date...)."""
+
     def keys(s: Statement) -> set[str]:
         out = set()
         for v in s.values:
@@ -380,8 +387,7 @@ def _compare_quantities(a: Statement, b: Statement, attribute: str, result: _Com
         xs = [v for v in qa if v.key == key]
         ys = [v for v in qb if v.key == key]
         if all(
-            any(_quantity(y).same_amount(_quantity(x), QUANTITY_TOLERANCE) for x in xs)
-            for y in ys
+            any(_quantity(y).same_amount(_quantity(x), QUANTITY_TOLERANCE) for x in xs) for y in ys
         ):
             if any(_quantity(x).raw != _quantity(y).raw for x in xs for y in ys):
                 result.exact = False
@@ -429,16 +435,15 @@ def _compare_statuses(a: Statement, b: Statement, attribute: str, result: _Compa
                 )
 
 
-def _compare_preferences(
-    a: Statement, b: Statement, attribute: str, result: _Comparison
-) -> None:
+def _compare_preferences(a: Statement, b: Statement, attribute: str, result: _Comparison) -> None:
     pa, pb = a.of_kind("preference"), b.of_kind("preference")
     if not (pa and pb):
         return
     x, y = pa[0], pb[0]
     xs, ys = x.payload, y.payload
     assert isinstance(xs, frozenset) and isinstance(ys, frozenset)
-    if any(stems_match(i, j) for i in xs for j in ys):
+    # "red wine" refines "wine"; "window seats" and "aisle seats" are different things.
+    if _stem_subset(xs, ys) or _stem_subset(ys, xs):
         result.matches.append(f"prefers {y.text}")
         return
     ca, cb = a.preference_context, b.preference_context
@@ -449,6 +454,10 @@ def _compare_preferences(
     else:
         return  # preferences in different circumstances ("in the morning" / "at night")
     result.conflicts.append(("preference", confidence, f"{attribute}: {x.text} vs {y.text}"))
+
+
+def _stem_subset(small: frozenset[str], big: frozenset[str]) -> bool:
+    return all(any(stems_match(x, y) for y in big) for x in small)
 
 
 def _compare_colours(a: Statement, b: Statement, attribute: str, result: _Comparison) -> None:

@@ -9,68 +9,74 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+
+def words(text: str) -> list[str]:
+    """Whitespace-separated words: keeps long vocabulary tables readable."""
+    return text.split()
+
+
 LANGS = ("en", "it", "pt")
 
 # --- function words -------------------------------------------------------------------
 
 STOPWORDS: dict[str, frozenset[str]] = {
     "en": frozenset(
-        """the a an of to in on at for with by from and or but is are was were be been being
+        words("""the a an of to in on at for with by from and or but is are was were be been being
         has have had do does did will would can could should this that these those it its
         his her their our your my me i he she they we you as about into onto than then so
         very also too just there here which who whom whose what when where how yesterday
         today tomorrow now still yet already some any all every each top only same s
         after before during without against under over through via like per near
-        doesn isn don didn wasn hasn haven aren weren won couldn shouldn wouldn""".split()
+        doesn isn don didn wasn hasn haven aren weren won couldn shouldn wouldn""")
     ),
     "it": frozenset(
-        """il lo la l i gli le un uno una di del dello della dei degli delle dell a al allo
+        words("""il lo la l i gli le un uno una di del dello della dei degli delle dell a al allo
         alla ai agli alle all da dal dallo dalla dai dagli dalle dall in nel nello nella nei
         negli nelle nell su sul sullo sulla sui sugli sulle con per tra fra e ed o ma è e'
         sono era erano stato stata stati state ha hanno aveva che chi cui questo questa
         quello quella suo sua suoi sue loro si ci ne non anche ancora già ieri oggi domani
         molto più mio mia miei mie lui lei presso verso dopo durante senza contro sopra
-        sotto come tramite circa""".split()
+        sotto come tramite circa""")
     ),
     "pt": frozenset(
-        """o os a as um uma uns umas de do da dos das em no na nos nas num numa ao aos à às
+        words("""o os a as um uma uns umas de do da dos das em no na nos nas num numa ao aos à às
         por pelo pela pelos pelas para com sem e ou mas é são era foi está estão estava tem
         têm tinha seu sua seus suas dele dela deles delas que quem este esta esse essa isso
         isto ele ela eles elas se não também ainda já ontem hoje amanhã muito mais meu
-        minha até após depois durante sobre sob contra entre como junto perto""".split()
+        minha até após depois durante sobre sob contra entre como junto perto""")
     ),
 }
 ALL_STOPWORDS: frozenset[str] = frozenset().union(*STOPWORDS.values())
 
 # Verbs that only carry "takes place" / "is": they say nothing about the attribute.
 LIGHT_VERBS: frozenset[str] = frozenset(
-    """happens happen occurs occur takes take place held avviene avvengono svolge svolgono
-    tiene tengono acontece acontecem ocorre ocorrem realiza realizam""".split()
+    words("""happens happen occurs occur takes take place held avviene avvengono svolge svolgono
+    tiene tengono acontece acontecem ocorre ocorrem realiza realizam""")
 )
 
 # Words that end the subject noun phrase: copulas, auxiliaries, common verbs, negations.
 PREDICATE_MARKERS: dict[str, frozenset[str]] = {
     "en": frozenset(
-        """is are was were be been has have had does do did will would can could should must
+        words("""is are was were be been has have had does do did will would can could should must
         not never doesn isn don didn wasn hasn haven aren weren won works worked lives lived
         prefers preferred likes liked loves enjoys drives drove speaks spoke stores uses used
         runs owns knows wants needs plays eats ate drinks drank costs weighs measures happens
         takes starts started ends ended moved got keeps hosts holds contains belongs earns
         built depends supports reads writes teaches studies studied visits visited goes went
-        follows attends meets leads manages resides""".split()
+        follows attends meets leads manages resides""")
     ),
     "it": frozenset(
-        """è e' sono era erano fu sarà ha hanno aveva avevano sta stanno non mai lavora
+        words("""è e' sono era erano fu sarà ha hanno aveva avevano sta stanno non mai lavora
         lavorava abita abitava vive viveva preferisce preferiva ama piace parla usa guida
         mangia beve costa pesa misura trova risiede inizia finisce scade segue studia insegna
-        legge scrive gioca possiede conosce vuole nacque adora avviene dirige gestisce""".split()
+        legge scrive gioca possiede conosce vuole nacque adora avviene dirige gestisce""")
     ),
     "pt": frozenset(
-        """é são era eram foi foram será está estão estava tem têm tinha fica ficam não nunca
+        words("""é são era eram foi foram será está estão estava tem têm tinha fica ficam não nunca
         fala trabalha trabalhava trabalhou mora morava morou vive vivia viveu prefere
         preferia gosta ama usa dirige come comeu bebe custa pesa mede acontece nasceu começa
         termina vence segue estuda ensina lê escreve joga possui conhece quer adora curte
-        gerencia""".split()
+        gerencia""")
     ),
 }
 
@@ -88,16 +94,14 @@ ADDITIVES: dict[str, frozenset[str]] = {
 
 # Markers that move a statement into the past, so it no longer competes with the present.
 PAST_MARKERS: dict[str, frozenset[str]] = {
-    "en": frozenset(
-        """used formerly previously lived worked drove preferred liked owned""".split()
-    ),
+    "en": frozenset(words("""used formerly previously lived worked drove preferred liked owned""")),
     "it": frozenset(
-        """prima passato tempo abitava viveva lavorava guidava preferiva possedeva
-        precedentemente""".split()
+        words("""prima passato tempo abitava viveva lavorava guidava preferiva possedeva
+        precedentemente""")
     ),
     "pt": frozenset(
-        """antes antigamente costumava morava vivia trabalhava dirigia preferia morou viveu
-        trabalhou anteriormente""".split()
+        words("""antes antigamente costumava morava vivia trabalhava dirigia preferia morou viveu
+        trabalhou anteriormente""")
     ),
 }
 
@@ -106,7 +110,17 @@ USER_WORDS: dict[str, frozenset[str]] = {
     "en": frozenset({"user", "i", "me", "my", "mine", "myself"}),
     "it": frozenset({"utente", "io", "mio", "mia", "miei", "mie"}),
     "pt": frozenset(
-        {"usuário", "usuária", "usuario", "usuaria", "utilizador", "utilizadora", "eu", "meu", "minha"}
+        {
+            "usuário",
+            "usuária",
+            "usuario",
+            "usuaria",
+            "utilizador",
+            "utilizadora",
+            "eu",
+            "meu",
+            "minha",
+        }
     ),
 }
 USER_NOUNS: frozenset[str] = frozenset(
@@ -117,10 +131,10 @@ USER_NOUNS: frozenset[str] = frozenset(
 KINSHIP: dict[str, str] = {
     **{
         w: w
-        for w in """sister brother mother father mom dad wife husband son daughter friend
+        for w in words("""sister brother mother father mom dad wife husband son daughter friend
         colleague boss manager partner cousin uncle aunt grandmother grandfather grandson
         granddaughter niece nephew girlfriend boyfriend fiancé fiancée neighbour neighbor
-        children child kids parents""".split()
+        children child kids parents""")
     },
     "sorella": "sister",
     "fratello": "brother",
@@ -171,7 +185,21 @@ KINSHIP: dict[str, str] = {
 }
 
 TITLES: frozenset[str] = frozenset(
-    {"dr", "mr", "mrs", "ms", "prof", "dott", "dottor", "dottssa", "sig", "sr", "sra", "srta", "ing"}
+    {
+        "dr",
+        "mr",
+        "mrs",
+        "ms",
+        "prof",
+        "dott",
+        "dottor",
+        "dottssa",
+        "sig",
+        "sr",
+        "sra",
+        "srta",
+        "ing",
+    }
 )
 NAME_CONNECTORS: frozenset[str] = frozenset(
     {"de", "da", "do", "dos", "das", "di", "del", "della", "van", "von", "der", "le", "la"}
@@ -268,7 +296,16 @@ ATTRIBUTES: tuple[AttributeSpec, ...] = (
         {
             "en": ("lives?", "living", "lived", "resides", "reside", "home", "moved to"),
             "it": ("abit[aoi]", "abitava", "viv[eo]", "viveva", "risiede", "residente"),
-            "pt": ("mor[ao]", "moram", "morava", "morou", "viv[eo]", "vivia", "reside", "residente"),
+            "pt": (
+                "mor[ao]",
+                "moram",
+                "morava",
+                "morou",
+                "viv[eo]",
+                "vivia",
+                "reside",
+                "residente",
+            ),
         },
     ),
     AttributeSpec(
@@ -366,9 +403,9 @@ ATTRIBUTES: tuple[AttributeSpec, ...] = (
         True,
         False,
         {
-            "en": ("costs?", "price", "priced"),
-            "it": ("costa", "prezzo", "costano"),
-            "pt": ("custa", "preço", "preco", "custam"),
+            "en": ("costs?", "price", "priced", "fees?", "fare", "charges?"),
+            "it": ("costa", "prezzo", "costano", "tariffa", "quota"),
+            "pt": ("custa", "preço", "preco", "custam", "taxa", "tarifa", "mensalidade"),
         },
     ),
     AttributeSpec(
@@ -396,8 +433,7 @@ FAVOURITE_ADJECTIVES: dict[str, str] = {
 MONTHS: dict[str, int] = {}
 for _names in (
     "january february march april may june july august september october november december",
-    "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre "
-    "dicembre",
+    "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
     "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro",
 ):
     for _i, _m in enumerate(_names.split(), start=1):
@@ -487,24 +523,24 @@ NUMBER_WORDS: dict[str, dict[str, int]] = {
     "en": {
         w: i
         for i, w in enumerate(
-            """zero one two three four five six seven eight nine ten eleven twelve thirteen
-            fourteen fifteen sixteen seventeen eighteen nineteen twenty""".split()
+            words("""zero one two three four five six seven eight nine ten eleven twelve thirteen
+            fourteen fifteen sixteen seventeen eighteen nineteen twenty""")
         )
     }
     | {"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "dozen": 12},
     "it": {
         w: i
         for i, w in enumerate(
-            """zero uno due tre quattro cinque sei sette otto nove dieci undici dodici tredici
-            quattordici quindici sedici diciassette diciotto diciannove venti""".split()
+            words("""zero uno due tre quattro cinque sei sette otto nove dieci undici dodici tredici
+            quattordici quindici sedici diciassette diciotto diciannove venti""")
         )
     }
     | {"trenta": 30, "quaranta": 40, "cinquanta": 50, "cento": 100, "dozzina": 12},
     "pt": {
         w: i
         for i, w in enumerate(
-            """zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze
-            quinze dezesseis dezessete dezoito dezenove vinte""".split()
+            words("""zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze
+            quinze dezesseis dezessete dezoito dezenove vinte""")
         )
     }
     | {
@@ -583,7 +619,9 @@ CURRENCY_SYMBOLS: dict[str, str] = {
     "r$": "currency:BRL",
     "¥": "currency:JPY",
 }
-RATE_WORDS: frozenset[str] = frozenset({"per", "por", "al", "alla", "every", "each", "ogni", "cada"})
+RATE_WORDS: frozenset[str] = frozenset(
+    {"per", "por", "al", "alla", "every", "each", "ogni", "cada"}
+)
 
 # --- categorical values ---------------------------------------------------------------
 
@@ -624,15 +662,15 @@ DIETS: dict[str, str] = {
 }
 # Food that a diet excludes. Singular forms; plurals are matched by stripping an "s".
 MEAT_WORDS: frozenset[str] = frozenset(
-    """meat steak beef pork chicken ham bacon sausage burger hamburger lamb veal salami turkey
+    words("""meat steak beef pork chicken ham bacon sausage burger hamburger lamb veal salami turkey
     fish salmon tuna shrimp prawn anchovy carne bistecca manzo maiale pollo prosciutto
     salsiccia salame agnello vitello pesce salmone tonno braciola cotoletta bife picanha frango
     porco presunto linguiça salsicha cordeiro vitela peixe salmão atum hambúrguer churrasco
-    costela""".split()
+    costela""")
 )
 ANIMAL_PRODUCT_WORDS: frozenset[str] = frozenset(
-    """cheese milk egg butter yogurt yoghurt honey cream formaggio latte uova uovo burro miele
-    panna queijo leite ovo manteiga iogurte mel""".split()
+    words("""cheese milk egg butter yogurt yoghurt honey cream formaggio latte uova uovo burro miele
+    panna queijo leite ovo manteiga iogurte mel""")
 )
 DIET_EXCLUDES: dict[str, frozenset[str]] = {
     "vegetarian": MEAT_WORDS,

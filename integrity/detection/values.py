@@ -81,16 +81,16 @@ def names_match(a: str, b: str) -> bool:
 
 _LANG_HINTS = {
     "en": frozenset(
-        """the is are was of and has with user's user his her their does not at works lives
-        likes prefers speaks""".split()
+        lx.words("""the is are was of and has with user's user his her their does not at works lives
+        likes prefers speaks""")
     ),
     "it": frozenset(
-        """il lo la gli è di del della dell che non sono ha nel alla utente anche ancora
-        lavora abita parla preferisce vive mangia ama piace stato stata""".split()
+        lx.words("""il lo la gli è di del della dell che non sono ha nel alla utente anche ancora
+        lavora abita parla preferisce vive mangia ama piace stato stata""")
     ),
     "pt": frozenset(
-        """o os é do da dos das em no na não um uma usuário fica também às ao trabalha mora
-        fala prefere gosta nasceu tem está""".split()
+        lx.words("""o os é do da dos das em no na não um uma usuário fica também às ao trabalha mora
+        fala prefere gosta nasceu tem está""")
     ),
 }
 
@@ -250,7 +250,7 @@ _MONTH_FULL_ALT = _alternation(lx.MONTHS)
 _DAY = r"(?P<d>[0-3]?\d)(?:st|nd|rd|th|º|°|ª)?"
 _YEAR = r"(?P<y>(?:1[5-9]|20|21)\d\d)"
 _DATE_PATTERNS = [
-    re.compile(rf"\b(?P<y>\d{{4}})-(?P<m>\d{{1,2}})-(?P<d>\d{{1,2}})\b"),
+    re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
     re.compile(rf"\b(?P<a>\d{{1,2}})/(?P<b>\d{{1,2}})/{_YEAR}\b"),
     re.compile(
         rf"\b{_DAY}(?:\s+(?:de|of|di))?\s+(?P<m>{_MONTH_ALT})\.?"
@@ -261,9 +261,7 @@ _DATE_PATTERNS = [
         rf"\b(?P<m>{_MONTH_ALT})\.?\s+{_DAY}(?:,?\s+{_YEAR})?\b(?!\s*(?:%|[^\W\d_]))",
         re.IGNORECASE,
     ),
-    re.compile(
-        rf"\b(?P<m>{_MONTH_FULL_ALT}),?\s+(?:de\s+|del\s+|of\s+)?{_YEAR}\b", re.IGNORECASE
-    ),
+    re.compile(rf"\b(?P<m>{_MONTH_FULL_ALT}),?\s+(?:de\s+|del\s+|of\s+)?{_YEAR}\b", re.IGNORECASE),
     re.compile(rf"\b(?P<m>{_MONTH_FULL_ALT})\b", re.IGNORECASE),
     re.compile(
         rf"\b(?:in|nel|em|since|dal|desde|of|del|de|from|until|fino al|até)\s+{_YEAR}\b",
@@ -640,10 +638,10 @@ def _subject(
     lang: str,
 ) -> Subject | None:
     users = lx.USER_WORDS.get(lang, frozenset()) | lx.USER_NOUNS
-    relations = frozenset(
-        lx.KINSHIP[t.norm] for t in tokens[:head_end] if t.norm in lx.KINSHIP
-    )
-    candidates: list[tuple[int, str]] = [(i, "user") for i in range(head_end) if tokens[i].norm in users]
+    relations = frozenset(lx.KINSHIP[t.norm] for t in tokens[:head_end] if t.norm in lx.KINSHIP)
+    candidates: list[tuple[int, str]] = [
+        (i, "user") for i in range(head_end) if tokens[i].norm in users
+    ]
     candidates += [(start, name) for start, _end, name in runs if start < head_end]
     if candidates:
         return Subject(min(candidates)[1], relations)
@@ -692,7 +690,11 @@ def _preference(
             continue
         neighbours = range(i + 1, len(tokens)) if lang == "en" else range(i - 1, -1, -1)
         noun = next(
-            (tokens[k] for k in neighbours if tokens[k].norm not in stop and tokens[k].text.isalpha()),
+            (
+                tokens[k]
+                for k in neighbours
+                if tokens[k].norm not in stop and tokens[k].text.isalpha()
+            ),
             None,
         )
         copula = next((k for k in range(i + 1, len(tokens)) if tokens[k].norm in markers), None)
@@ -822,9 +824,10 @@ def analyze(text: str, lang: str | None = None) -> Statement:
 
 def _attribute(tokens: list[Token], skip: set[int], lang: str) -> tuple[str | None, set[int]]:
     """The attribute named by the longest keyword phrase; other languages as a fallback."""
-    for table in (_ATTRIBUTE_PHRASES.get(lang, []), *(
-        _ATTRIBUTE_PHRASES[other] for other in lx.LANGS if other != lang
-    )):
+    for table in (
+        _ATTRIBUTE_PHRASES.get(lang, []),
+        *(_ATTRIBUTE_PHRASES[other] for other in lx.LANGS if other != lang),
+    ):
         found = [f for f in _find_phrases(tokens, table) if not set(range(f[0], f[1])) & skip]
         if found:
             best = max(found, key=lambda f: (f[1] - f[0], -f[0]))
@@ -832,9 +835,7 @@ def _attribute(tokens: list[Token], skip: set[int], lang: str) -> tuple[str | No
     return None, set()
 
 
-def _colours(
-    tokens: list[Token], skip: set[int], runs: list[tuple[int, int, str]]
-) -> list[Value]:
+def _colours(tokens: list[Token], skip: set[int], runs: list[tuple[int, int, str]]) -> list[Value]:
     """Colour adjectives, keyed by the nearest name they describe ("red Fiat Panda")."""
     values = []
     in_names = {k for s, e, _n in runs for k in range(s, e)}
@@ -862,7 +863,8 @@ def _diets(tokens: list[Token], negations: list[int], skip: set[int], lang: str)
         singular = word[:-1] if word.endswith("s") else word
         if (word in lx.MEAT_WORDS or singular in lx.MEAT_WORDS) and not negated:
             values.append(Value("food", "meat", t.text, start=t.start, end=t.end))
-        elif word in lx.ANIMAL_PRODUCT_WORDS or singular in lx.ANIMAL_PRODUCT_WORDS:
-            if not negated:
-                values.append(Value("food", "animal_product", t.text, start=t.start, end=t.end))
+        elif (word in lx.ANIMAL_PRODUCT_WORDS or singular in lx.ANIMAL_PRODUCT_WORDS) and (
+            not negated
+        ):
+            values.append(Value("food", "animal_product", t.text, start=t.start, end=t.end))
     return values
