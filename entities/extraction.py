@@ -1,0 +1,641 @@
+"""Entity detection: a gazetteer over known names and aliases, plus spaCy for unknown names.
+
+The gazetteer is the fast path shared by the API, book ingestion and search, so it is
+pure Python tuned for throughput: texts are normalised once (``kgsite.text.normalize``
+semantics) with an offset map back to the original, split into tokens by one regex, and
+matched with a hash-based token trie (a dict of full names plus a set of proper token
+prefixes). Matches always sit on word boundaries, the leftmost-longest match wins, and
+offsets always refer to the text the caller passed in.
+
+Ambiguity: when one surface form names several entities (the spell "Shield" and the
+armour "Shield"), canonical-name matches beat alias matches (as in lookup); if more
+than one entity remains after the optional ``types`` filter the mention is returned once
+with ``canonical_id=None``, ``entity_type="ambiguous"`` and the remaining ``candidates``.
+
+Caching: ``gazetteer_get()`` builds the DB-backed gazetteer once per process. It is
+rebuilt when this process saves an entity or alias (an ``ENTITY_SAVED_HOOKS`` hook bumps
+an in-process version) and when a cheap fingerprint of the tables (row counts and
+latest ``updated_at``) changes; the fingerprint is checked at most every
+``KGSITE_GAZETTEER_RECHECK_SECONDS`` seconds, which bounds staleness across processes.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+import time
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from django.conf import settings
+
+from kgsite.text import clean_display, normalize
+
+AMBIGUOUS = "ambiguous"
+
+# spaCy labels worth reporting as unknown entities, mapped to our snake_case type tags.
+SPACY_LABELS: dict[str, str] = {
+    "PERSON": "person",
+    "ORG": "organization",
+    "GPE": "place",
+    "LOC": "place",
+    "FAC": "facility",
+    "PRODUCT": "product",
+    "WORK_OF_ART": "work_of_art",
+    "EVENT": "event",
+    "NORP": "group",
+    "LAW": "law",
+    "LANGUAGE": "language",
+}
+# Pipes the NER component does not need; excluding them halves load time and memory.
+_SPACY_EXCLUDE = ["parser", "tagger", "lemmatizer", "attribute_ruler", "senter", "morphologizer"]
+
+
+@dataclass(frozen=True, slots=True)
+class GazetteerEntry:
+    """One entity a surface form can name."""
+
+    entity_id: str
+    canonical_name: str
+    entity_type: str
+
+
+@dataclass(frozen=True, slots=True)
+class DetectedEntity:
+    surface_form: str
+    canonical_id: str | None
+    canonical_name: str
+    entity_type: str
+    start: int
+    end: int
+    # Only for ambiguous mentions: the entities the surface form may name.
+    candidates: tuple[GazetteerEntry, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "surface_form": self.surface_form,
+            "canonical_id": self.canonical_id,
+            "canonical_name": self.canonical_name,
+            "entity_type": self.entity_type,
+            "start": self.start,
+            "end": self.end,
+            "candidates": [
+                {"id": c.entity_id, "canonical_name": c.canonical_name, "type": c.entity_type}
+                for c in self.candidates
+            ],
+        }
+
+
+# --- Character classes ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Regexes:
+    token: re.Pattern[str]  # a run of word characters, or one other non-space character
+    word_char: re.Pattern[str]
+    expanding: re.Pattern[str]  # characters whose case folding is longer than one char
+    non_ascii_segment: re.Pattern[str]  # where NFC can change anything
+    cluster: re.Pattern[str]  # a starter with its combining marks (or a Hangul syllable)
+
+
+def _class_of(chars: Iterable[str]) -> str:
+    """A compact regex character class body (ranges) for a sorted set of characters."""
+    codes = sorted({ord(c) for c in chars})
+    parts: list[str] = []
+    i = 0
+    while i < len(codes):
+        j = i
+        while j + 1 < len(codes) and codes[j + 1] == codes[j] + 1:
+            j += 1
+        lo, hi = codes[i], codes[j]
+        parts.append(
+            re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}"
+        )
+        i = j + 1
+    return "".join(parts)
+
+
+@cache
+def _regexes() -> _Regexes:
+    """Built on first use (one scan of Unicode, ~0.3 s) rather than at import."""
+    marks: list[str] = []
+    expanding: list[str] = []
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        if unicodedata.category(char)[0] == "M":
+            marks.append(char)
+        if len(char.casefold()) > 1:
+            expanding.append(char)
+    # Letters, digits and underscore (\w) plus combining marks, so NFD leftovers and
+    # Indic vowel signs stay inside their word.
+    word = rf"\w{_class_of(marks)}"
+    jamo = "\u1160-\u11ff"  # Hangul vowels and final consonants compose with what precedes
+    return _Regexes(
+        token=re.compile(rf"[{word}]+|[^\s{word}]"),
+        word_char=re.compile(rf"[{word}]"),
+        expanding=re.compile(rf"[{_class_of(expanding)}]"),
+        non_ascii_segment=re.compile(r"(?s).?[^\x00-\x7f]+"),
+        cluster=re.compile(rf"(?s).[{_class_of(marks)}{jamo}]*"),
+    )
+
+
+# --- Normalisation with an offset map ---------------------------------------------------
+
+
+class _Stage:
+    """One length-changing rewrite as sorted blocks: dst[q:q+k] came from src[p:p+l].
+
+    Outside blocks the rewrite is one-to-one, so a bisect and an offset map a position.
+    """
+
+    __slots__ = ("qs", "ks", "ps", "ls")
+
+    def __init__(self) -> None:
+        self.qs: list[int] = []
+        self.ks: list[int] = []
+        self.ps: list[int] = []
+        self.ls: list[int] = []
+
+    def add(self, q: int, k: int, p: int, length: int) -> None:
+        self.qs.append(q)
+        self.ks.append(k)
+        self.ps.append(p)
+        self.ls.append(length)
+
+    def start(self, x: int) -> int:
+        i = bisect_right(self.qs, x) - 1
+        if i < 0:
+            return x
+        q, k = self.qs[i], self.ks[i]
+        if x < q + k:
+            return self.ps[i]
+        return x - q - k + self.ps[i] + self.ls[i]
+
+    def end(self, x: int) -> int:
+        """Map an exclusive end: the end of whatever source produced dst[x - 1]."""
+        if x <= 0:
+            return 0
+        y = x - 1
+        i = bisect_right(self.qs, y) - 1
+        if i < 0:
+            return x
+        q, k = self.qs[i], self.ks[i]
+        if y < q + k:
+            return self.ps[i] + self.ls[i]
+        return y - q - k + self.ps[i] + self.ls[i] + 1
+
+
+def _nfc_stage(s: str, rx: _Regexes) -> tuple[str, _Stage | None]:
+    if unicodedata.is_normalized("NFC", s):
+        return s, None
+    stage = _Stage()
+    pieces: list[str] = []
+    last = 0
+    delta = 0  # len(output so far) - len(input consumed so far)
+    # Composition never crosses an ASCII character that is not followed by a mark, so
+    # only segments "one char + a run of non-ASCII" can change.
+    for seg in rx.non_ascii_segment.finditer(s):
+        text = seg.group()
+        if unicodedata.is_normalized("NFC", text):
+            continue
+        base = seg.start()
+        for cl in rx.cluster.finditer(text):
+            src = cl.group()
+            out = unicodedata.normalize("NFC", src)
+            if out == src:
+                continue
+            p = base + cl.start()
+            pieces.append(s[last:p])
+            pieces.append(out)
+            last = p + len(src)
+            if len(out) != len(src):
+                stage.add(p + delta, len(out), p, len(src))
+                delta += len(out) - len(src)
+    pieces.append(s[last:])
+    return "".join(pieces), (stage if stage.qs else None)
+
+
+def _casefold_stage(s: str, rx: _Regexes) -> tuple[str, _Stage | None]:
+    folded = s.casefold()
+    if len(folded) == len(s):
+        return folded, None  # every character folded to exactly one
+    stage = _Stage()
+    delta = 0
+    for m in rx.expanding.finditer(s):
+        k = len(m.group().casefold())
+        stage.add(m.start() + delta, k, m.start(), 1)
+        delta += k - 1
+    return folded, stage
+
+
+# Whitespace runs that are not already a single space.
+_WS_RUN = re.compile(r"(?: \s|[^\S ])\s*")
+
+
+def _space_stage(s: str) -> tuple[str, _Stage | None]:
+    stage = _Stage()
+    delta = 0
+    for m in _WS_RUN.finditer(s):
+        length = m.end() - m.start()
+        if length > 1:
+            stage.add(m.start() + delta, 1, m.start(), length)
+            delta += 1 - length
+    return _WS_RUN.sub(" ", s), (stage if stage.qs else None)
+
+
+class NormalizedText:
+    """``normalize(text)`` (without the final strip) plus a map back to ``text``."""
+
+    __slots__ = ("original", "norm", "_stages")
+
+    def __init__(self, text: str) -> None:
+        rx = _regexes()
+        stages: list[_Stage] = []
+        s = text
+        if not s.isascii():
+            s, st = _nfc_stage(s, rx)
+            stages += [st] if st else []
+            s, st = _casefold_stage(s, rx)
+            stages += [st] if st else []
+            s, st = _nfc_stage(s, rx)
+            stages += [st] if st else []
+        else:
+            s = s.lower()  # casefold is lower() on ASCII, one char for one
+        s, st = _space_stage(s)
+        stages += [st] if st else []
+        self.original = text
+        self.norm = s
+        self._stages = stages[::-1]  # applied from the last rewrite back to the first
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        for stage in self._stages:
+            start, end = stage.start(start), stage.end(end)
+        return start, end
+
+
+# --- The gazetteer ----------------------------------------------------------------------
+
+
+def _entry_of(value: Any) -> GazetteerEntry:
+    """Accept an Entity, a GazetteerEntry, a mapping or an (id, name, type) tuple."""
+    if isinstance(value, GazetteerEntry):
+        return value
+    if isinstance(value, Mapping):
+        return GazetteerEntry(
+            str(value["id"]), value["canonical_name"], value.get("type", "") or ""
+        )
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        entity_id, name, entity_type = value
+        return GazetteerEntry(str(entity_id), name, entity_type or "")
+    return GazetteerEntry(str(value.id), value.canonical_name, value.type or "")
+
+
+class Gazetteer:
+    """Known surface forms → entities, matched over text on word boundaries.
+
+    Build once (``from_pairs`` or ``from_db``; or use the cached ``gazetteer_get()``)
+    and reuse: ``find`` is safe to call from several threads.
+    """
+
+    def __init__(self) -> None:
+        # norm → ((entry, is_canonical_name), ...)
+        self._names: dict[str, tuple[tuple[GazetteerEntry, bool], ...]] = {}
+        # Proper token prefixes of multi-token names ("rust" for "rust lang").
+        self._prefixes: set[str] = set()
+        self._token = _regexes().token
+        self._word_char = _regexes().word_char
+
+    # Building.
+
+    def _add(self, norm: str, entry: GazetteerEntry, canonical: bool) -> None:
+        if not norm:
+            return
+        current = self._names.get(norm)
+        if current is None:
+            spans = [m.end() for m in self._token.finditer(norm)]
+            if not spans:
+                return
+            for end in spans[:-1]:
+                self._prefixes.add(norm[:end])
+            self._names[norm] = ((entry, canonical),)
+            return
+        for i, (known, was_canonical) in enumerate(current):
+            if known.entity_id == entry.entity_id:
+                if canonical and not was_canonical:
+                    self._names[norm] = (*current[:i], (known, True), *current[i + 1 :])
+                return
+        self._names[norm] = (*current, (entry, canonical))
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[str, Any]]) -> Gazetteer:
+        """Build from (surface form, entity-ish) pairs without touching the database.
+
+        A pair counts as a canonical-name match when the surface form normalises to the
+        entity's canonical name; otherwise it is an alias.
+        """
+        gaz = cls()
+        canonical_norms: dict[str, str] = {}
+        for surface, value in pairs:
+            entry = _entry_of(value)
+            name_norm = canonical_norms.get(entry.entity_id)
+            if name_norm is None:
+                name_norm = canonical_norms[entry.entity_id] = normalize(entry.canonical_name)
+            norm = normalize(surface)
+            gaz._add(norm, entry, norm == name_norm)
+        return gaz
+
+    @classmethod
+    def from_db(cls) -> Gazetteer:
+        """All entities and aliases, using the normalised forms stored with them."""
+        from .models import Alias, Entity
+
+        gaz = cls()
+        entries: dict[str, GazetteerEntry] = {}
+        rows = Entity.objects.order_by().values_list("id", "canonical_name", "name_norm", "type")
+        for entity_id, name, norm, entity_type in rows.iterator(chunk_size=10_000):
+            entry = GazetteerEntry(entity_id, name, entity_type)
+            entries[entity_id] = entry
+            gaz._add(norm, entry, True)
+        aliases = Alias.objects.order_by().values_list("alias_norm", "entity_id")
+        for norm, entity_id in aliases.iterator(chunk_size=10_000):
+            entry = entries.get(entity_id)
+            if entry is not None:  # an entity created after the first query
+                gaz._add(norm, entry, False)
+        return gaz
+
+    # Reading.
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, surface: str) -> bool:
+        return normalize(surface) in self._names
+
+    def get(self, surface: str) -> tuple[GazetteerEntry, ...]:
+        """Every entity this exact name (any case or Unicode form) may refer to."""
+        return tuple(entry for entry, _c in self._names.get(normalize(surface), ()))
+
+    def _resolve(
+        self, norm: str, types: frozenset[str] | None
+    ) -> tuple[GazetteerEntry | None, tuple[GazetteerEntry, ...]] | None:
+        """(entry, ()) if resolved, (None, candidates) if ambiguous, None if filtered out."""
+        options = self._names[norm]
+        if types is not None:
+            options = tuple(o for o in options if o[0].entity_type in types)
+            if not options:
+                return None
+        if len(options) == 1:
+            return options[0][0], ()
+        canonical = [entry for entry, is_canonical in options if is_canonical]
+        if len(canonical) == 1:
+            return canonical[0], ()
+        return None, tuple(canonical or [entry for entry, _c in options])
+
+    def find(
+        self,
+        text: str,
+        *,
+        types: Iterable[str] | None = None,
+        normalized: bool = False,
+    ) -> list[DetectedEntity]:
+        """Known entities mentioned in ``text``, leftmost-longest, in text order.
+
+        ``types`` keeps only entities of those (already normalised) types; a longer name
+        of another type then no longer hides a shorter one of the wanted type. With
+        ``normalized=True`` the text is taken as already normalised (e.g.
+        ``Fact.text_norm``) and offsets refer to it.
+        """
+        if not text or not self._names:
+            return []
+        allowed = frozenset(types) if types is not None else None
+        if normalized:
+            mapped, norm = None, text
+        else:
+            mapped = NormalizedText(text)
+            norm = mapped.norm
+        names = self._names
+        prefixes = self._prefixes
+        token_match = self._token.match
+        word_char = self._word_char.match
+        size = len(norm)
+        found: list[DetectedEntity] = []
+        covered = 0
+        # Only tokens that start some name (or name prefix) need any work.
+        for m in self._token.finditer(norm):
+            key = m.group()
+            if key not in prefixes and key not in names:
+                continue
+            start = m.start()
+            if start < covered:
+                continue
+            best_end = -1
+            best: tuple[GazetteerEntry | None, tuple[GazetteerEntry, ...]] | None = None
+            end = m.end()
+            while True:
+                if key in names and not (
+                    # Names with punctuation at an edge ("c++", ".net") must still not
+                    # touch a word character outside them.
+                    (start > 0 and word_char(norm, start - 1))
+                    or (end < size and word_char(norm, end))
+                ):
+                    resolved = self._resolve(key, allowed)
+                    if resolved is not None:
+                        best_end, best = end, resolved
+                if key not in prefixes:
+                    break
+                pos = end + 1 if norm.startswith(" ", end) else end
+                nxt = token_match(norm, pos)
+                if nxt is None:
+                    break
+                end = nxt.end()
+                key = norm[start:end]
+            if best is None:
+                continue
+            covered = best_end
+            o_start, o_end = mapped.span(start, best_end) if mapped else (start, best_end)
+            surface = text[o_start:o_end]
+            entry, candidates = best
+            if entry is not None:
+                found.append(
+                    DetectedEntity(
+                        surface,
+                        entry.entity_id,
+                        entry.canonical_name,
+                        entry.entity_type,
+                        o_start,
+                        o_end,
+                    )
+                )
+            else:
+                names_seen = {c.canonical_name for c in candidates}
+                name = names_seen.pop() if len(names_seen) == 1 else clean_display(surface)
+                found.append(
+                    DetectedEntity(surface, None, name, AMBIGUOUS, o_start, o_end, candidates)
+                )
+        return found
+
+
+# --- The cached, database-backed gazetteer ----------------------------------------------
+
+
+@dataclass
+class _Cache:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    gazetteer: Gazetteer | None = None
+    fingerprint: tuple | None = None
+    built_version: int = -1
+    checked_at: float = 0.0
+    version: int = 0  # bumped by this process's entity saves
+
+
+_cache = _Cache()
+
+
+def _fingerprint() -> tuple:
+    from django.db.models import Count, Max
+
+    from .models import Alias, Entity
+
+    e = Entity.objects.order_by().aggregate(n=Count("pk"), t=Max("updated_at"))
+    a = Alias.objects.order_by().aggregate(n=Count("pk"), t=Max("updated_at"), m=Max("pk"))
+    return (e["n"], e["t"], a["n"], a["t"], a["m"])
+
+
+def gazetteer_invalidate(entity_id: str | None = None) -> None:
+    """Mark the cached gazetteer stale (an ``ENTITY_SAVED_HOOKS`` hook)."""
+    _cache.version += 1
+
+
+def gazetteer_get() -> Gazetteer:
+    """The process-wide gazetteer of every entity and alias, rebuilt when they change."""
+    recheck = float(getattr(settings, "KGSITE_GAZETTEER_RECHECK_SECONDS", 5.0))
+    with _cache.lock:
+        now = time.monotonic()
+        if (
+            _cache.gazetteer is not None
+            and _cache.built_version == _cache.version
+            and now - _cache.checked_at < recheck
+        ):
+            return _cache.gazetteer
+        fingerprint = _fingerprint()
+        _cache.checked_at = now
+        if (
+            _cache.gazetteer is None
+            or fingerprint != _cache.fingerprint
+            or _cache.built_version != _cache.version
+        ):
+            version = _cache.version
+            _cache.gazetteer = Gazetteer.from_db()
+            _cache.fingerprint = fingerprint
+            _cache.built_version = version
+        return _cache.gazetteer
+
+
+def _register_hook() -> None:
+    from .services import ENTITY_SAVED_HOOKS
+
+    if gazetteer_invalidate not in ENTITY_SAVED_HOOKS:
+        ENTITY_SAVED_HOOKS.append(gazetteer_invalidate)
+
+
+# The cache only exists once this module is imported, so registering here is enough.
+_register_hook()
+
+
+# --- spaCy for names not yet known ------------------------------------------------------
+
+_nlp_lock = threading.Lock()
+_nlp_model: Any = None
+
+
+def spacy_nlp() -> Any:
+    """The NER pipeline named by ``KGSITE_SPACY_MODEL``, loaded once per process."""
+    global _nlp_model
+    if _nlp_model is None:
+        with _nlp_lock:
+            if _nlp_model is None:
+                import spacy
+
+                _nlp_model = spacy.load(settings.KGSITE_SPACY_MODEL, exclude=_SPACY_EXCLUDE)
+    return _nlp_model
+
+
+def _unknown_from_doc(
+    doc: Any,
+    text: str,
+    known: list[DetectedEntity],
+    gazetteer: Gazetteer,
+    allowed: frozenset[str] | None,
+) -> list[DetectedEntity]:
+    spans = [(d.start, d.end) for d in known]
+    starts = [s for s, _e in spans]
+    found: list[DetectedEntity] = []
+    for ent in doc.ents:
+        entity_type = SPACY_LABELS.get(ent.label_)
+        if entity_type is None or (allowed is not None and entity_type not in allowed):
+            continue
+        start, end = ent.start_char, ent.end_char
+        i = bisect_right(starts, start) - 1  # known spans are sorted and disjoint
+        if (i >= 0 and spans[i][1] > start) or (i + 1 < len(spans) and spans[i + 1][0] < end):
+            continue
+        surface = text[start:end]
+        # Known under another type than the ones asked for: not "unknown".
+        if surface in gazetteer:
+            continue
+        name = clean_display(surface)
+        if name:
+            found.append(DetectedEntity(surface, None, name, entity_type, start, end))
+    return found
+
+
+def _types_of(types: Iterable[str] | None) -> frozenset[str] | None:
+    if types is None:
+        return None
+    from .services import normalize_type
+
+    return frozenset(normalize_type(t) for t in types)
+
+
+def extract_entities(
+    text: str, *, include_unknown: bool = False, types: Iterable[str] | None = None
+) -> list[DetectedEntity]:
+    """Entities mentioned in ``text``: known ones resolved, unknown ones from spaCy."""
+    return extract_entities_batch([text], include_unknown=include_unknown, types=types)[0]
+
+
+def extract_entities_batch(
+    texts: Sequence[str],
+    *,
+    include_unknown: bool = False,
+    types: Iterable[str] | None = None,
+    batch_size: int = 64,
+) -> list[list[DetectedEntity]]:
+    """``extract_entities`` over many texts, feeding spaCy through ``nlp.pipe``."""
+    allowed = _types_of(types)
+    gazetteer = gazetteer_get()
+    known = [gazetteer.find(text, types=allowed) for text in texts]
+    if not include_unknown:
+        return known
+    nlp = spacy_nlp()
+    longest = max((len(t) for t in texts), default=0)
+    if longest >= nlp.max_length:
+        nlp.max_length = longest + 1
+    results: list[list[DetectedEntity]] = []
+    docs = nlp.pipe(texts, batch_size=batch_size)
+    for text, hits, doc in zip(texts, known, docs, strict=True):
+        unknown = _unknown_from_doc(doc, text, hits, gazetteer, allowed)
+        results.append(sorted(hits + unknown, key=lambda d: (d.start, d.end)) if unknown else hits)
+    return results
+
+
+def group_by_type(found: list[DetectedEntity]) -> dict[str, list[DetectedEntity]]:
+    """Mentions per entity type, types sorted, mentions kept in text order."""
+    groups: dict[str, list[DetectedEntity]] = {}
+    for item in found:
+        groups.setdefault(item.entity_type, []).append(item)
+    return {key: groups[key] for key in sorted(groups)}
