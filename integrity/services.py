@@ -194,7 +194,7 @@ def _fact_brief(fact: Fact) -> dict:
 
 
 def contradiction_link(contradiction_id: int) -> str:
-    return f"/api/v1/integrity/contradictions/{contradiction_id}"
+    return f"/api/v1/integrity/contradictions/{contradiction_id}/"
 
 
 def _kind(verdict: Verdict) -> str:

@@ -73,7 +73,7 @@ def test_saving_a_conflicting_fact_creates_a_contradiction_and_a_high_notificati
     assert (notification.type, notification.urgency) == ("contradiction", "high")
     assert notification.payload["contradiction"] == contradiction.pk
     assert notification.payload["fact_a"]["text"] == "Alice lives in Paris."
-    assert notification.link == f"/api/v1/integrity/contradictions/{contradiction.pk}"
+    assert notification.link == f"/api/v1/integrity/contradictions/{contradiction.pk}/"
 
 
 def test_facts_sharing_only_a_mentioned_entity_are_still_compared(

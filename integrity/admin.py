@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+from django.contrib import admin
+
+from .models import Contradiction
+
+
+@admin.register(Contradiction)
+class ContradictionAdmin(admin.ModelAdmin):
+    """Read-mostly: resolutions go through the service (API) so they are audited and
+    can be undone."""
+
+    list_display = ["id", "fact_a", "fact_b", "kind", "confidence", "status", "resolution"]
+    list_filter = ["status", "kind", "resolution"]
+    search_fields = ["fact_a__text", "fact_b__text", "explanation"]
+    list_select_related = ["fact_a", "fact_b"]
+    raw_id_fields = ["fact_a", "fact_b", "resolved_by"]
+    readonly_fields = [
+        "fact_a",
+        "fact_b",
+        "kind",
+        "confidence",
+        "explanation",
+        "status",
+        "resolution",
+        "note",
+        "resolved_by",
+        "resolved_at",
+        "created_at",
+        "updated_at",
+    ]
+
+    def has_add_permission(self, request) -> bool:
+        return False  # contradictions are found by the check, not typed in

@@ -1,0 +1,172 @@
+"""Integrity endpoints: classify a pair, list contradictions, resolve and undo them."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import permissions, serializers
+from rest_framework.generics import GenericAPIView
+from rest_framework.response import Response
+
+from integrity.detection.lexicon import LANGS
+
+from . import selectors, services
+from .models import Contradiction
+
+
+class PairCheckSerializer(serializers.Serializer):
+    existing = serializers.CharField(trim_whitespace=False, max_length=selectors.MAX_PAIR_TEXT)
+    new = serializers.CharField(trim_whitespace=False, max_length=selectors.MAX_PAIR_TEXT)
+    lang = serializers.ChoiceField(
+        choices=list(LANGS),
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Language of both texts; guessed when absent.",
+    )
+
+
+class VerdictSerializer(serializers.Serializer):
+    label = serializers.ChoiceField(choices=["contradiction", "duplicate", "compatible"])
+    kind = serializers.ChoiceField(
+        choices=Contradiction.Kind.values,
+        allow_null=True,
+        help_text="What conflicts, for a contradiction.",
+    )
+    confidence = serializers.FloatField()
+    explanation = serializers.CharField()
+
+
+class FactBriefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+    status = serializers.CharField()
+    valid_to = serializers.DateTimeField(allow_null=True)
+
+
+class ContradictionSerializer(serializers.ModelSerializer):
+    fact_a = FactBriefSerializer(help_text="The older fact (“the first”).")
+    fact_b = FactBriefSerializer(help_text="The newer fact (“the second”).")
+    resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Contradiction
+        fields = [
+            "id",
+            "fact_a",
+            "fact_b",
+            "kind",
+            "confidence",
+            "explanation",
+            "status",
+            "resolution",
+            "note",
+            "resolved_by",
+            "resolved_at",
+            "created_at",
+        ]
+
+
+class ResolveSerializer(serializers.Serializer):
+    resolution = serializers.ChoiceField(
+        choices=Contradiction.Resolution.values,
+        help_text="keep_first (the older fact), keep_second, both_true (needs a note), drop_both.",
+    )
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+
+
+class PairCheckView(GenericAPIView):
+    """Stores nothing, so any client may ask (throttled like every endpoint)."""
+
+    serializer_class = PairCheckSerializer
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(
+        request=PairCheckSerializer,
+        responses=VerdictSerializer,
+        summary="Classify one pair: contradiction, duplicate or compatible (stores nothing)",
+    )
+    def post(self, request):
+        serializer = PairCheckSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        verdict = selectors.pair_classify(
+            existing=data["existing"], new=data["new"], lang=data["lang"]
+        )
+        return Response(
+            {
+                "label": verdict.label,
+                "kind": verdict.kind,
+                "confidence": verdict.confidence,
+                "explanation": verdict.explanation,
+            }
+        )
+
+
+class ContradictionListView(GenericAPIView):
+    serializer_class = ContradictionSerializer
+
+    def get_queryset(self):
+        p = self.request.query_params
+        return selectors.contradiction_list(
+            status=p.get("status"), kind=p.get("kind"), fact=p.get("fact")
+        )
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", OpenApiTypes.STR, enum=Contradiction.Status.values),
+            OpenApiParameter("kind", OpenApiTypes.STR, enum=Contradiction.Kind.values),
+            OpenApiParameter("fact", OpenApiTypes.INT, description="Involving this fact id."),
+        ],
+        operation_id="contradictions_list",
+        responses=ContradictionSerializer(many=True),
+    )
+    def get(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(ContradictionSerializer(page, many=True).data)
+
+
+class ContradictionDetailView(GenericAPIView):
+    serializer_class = ContradictionSerializer
+
+    def get(self, request, contradiction_id: int):
+        contradiction = selectors.contradiction_get(contradiction_id=contradiction_id)
+        return Response(ContradictionSerializer(contradiction).data)
+
+
+class ContradictionResolveView(GenericAPIView):
+    serializer_class = ResolveSerializer
+
+    @extend_schema(
+        request=ResolveSerializer,
+        responses=ContradictionSerializer,
+        summary="Resolve: the losing fact is superseded (retracted for drop_both)",
+    )
+    def post(self, request, contradiction_id: int):
+        contradiction = selectors.contradiction_get(contradiction_id=contradiction_id)
+        serializer = ResolveSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        services.contradiction_resolve(
+            contradiction=contradiction,
+            resolution=data["resolution"],
+            note=data["note"],
+            actor=request.user,
+        )
+        contradiction = selectors.contradiction_get(contradiction_id=contradiction_id)
+        return Response(ContradictionSerializer(contradiction).data)
+
+
+class ContradictionUndoView(GenericAPIView):
+    serializer_class = ContradictionSerializer
+
+    @extend_schema(
+        request=None,
+        responses=ContradictionSerializer,
+        summary="Undo a resolution: both facts get their previous state back",
+    )
+    def post(self, request, contradiction_id: int):
+        contradiction = selectors.contradiction_get(contradiction_id=contradiction_id)
+        services.contradiction_undo(contradiction=contradiction, actor=request.user)
+        contradiction = selectors.contradiction_get(contradiction_id=contradiction_id)
+        return Response(ContradictionSerializer(contradiction).data)

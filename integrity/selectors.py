@@ -1,0 +1,91 @@
+"""Read-side queries for integrity: contradictions, and classifying a pair on demand."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.db.models import Q, QuerySet
+
+from kgsite.errors import InvalidInput, NotFound
+from kgsite.text import has_control_chars
+
+from .models import Contradiction
+
+if TYPE_CHECKING:
+    from integrity.detection.classifier import Verdict
+
+MAX_PAIR_TEXT = 10_000
+
+
+def contradiction_get(*, contradiction_id: int) -> Contradiction:
+    try:
+        return Contradiction.objects.select_related("fact_a", "fact_b", "resolved_by").get(
+            pk=contradiction_id
+        )
+    except Contradiction.DoesNotExist:
+        raise NotFound(f"no contradiction with id {contradiction_id}", field="id") from None
+
+
+def _choice(value: str, choices: list[str], field: str) -> str:
+    if value not in choices:
+        raise InvalidInput(f"{field} must be one of {', '.join(choices)}", field=field)
+    return value
+
+
+def contradiction_list(
+    *, status: str | None = None, kind: str | None = None, fact: int | str | None = None
+) -> QuerySet[Contradiction]:
+    """Newest first; open ones are what curators work through."""
+    qs = Contradiction.objects.select_related("fact_a", "fact_b", "resolved_by")
+    if status:
+        qs = qs.filter(status=_choice(status, Contradiction.Status.values, "status"))
+    if kind:
+        qs = qs.filter(kind=_choice(kind, Contradiction.Kind.values, "kind"))
+    if fact not in (None, ""):
+        try:
+            fact_id = int(fact)
+        except (TypeError, ValueError):
+            raise InvalidInput("fact must be a fact id", field="fact") from None
+        qs = qs.filter(Q(fact_a_id=fact_id) | Q(fact_b_id=fact_id))
+    return qs.order_by("-created_at", "-id")
+
+
+def _pair_text(value: object, field: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{field} must not be empty", field=field)
+    if has_control_chars(value):
+        raise InvalidInput(f"{field} contains control characters", field=field)
+    if len(value) > MAX_PAIR_TEXT:
+        raise InvalidInput(f"{field} is longer than {MAX_PAIR_TEXT} characters", field=field)
+    return value.strip()
+
+
+def pair_classify(*, existing: object, new: object, lang: str | None = None) -> Verdict:
+    """Classify one pair without storing anything (the check endpoint)."""
+    from integrity.detection.lexicon import LANGS
+
+    from .services import classify
+
+    existing_text = _pair_text(existing, "existing")
+    new_text = _pair_text(new, "new")
+    if lang:
+        _choice(lang, list(LANGS), "lang")
+    return classify(
+        existing=existing_text,
+        new=new_text,
+        lang=lang or None,
+        similarity=pair_similarity(existing_text, new_text),
+    )
+
+
+def pair_similarity(a: str, b: str) -> float | None:
+    """Embedding cosine of two texts, as the index would see them; None without one."""
+    try:
+        from entities.search.service import embed_texts
+    except ImportError:
+        return None
+    try:
+        vectors = embed_texts([a, b])
+        return float(vectors[0] @ vectors[1])
+    except Exception:  # the classifier works without a similarity
+        return None

@@ -1,0 +1,197 @@
+from __future__ import annotations
+
+import pytest
+
+from entities.models import Fact
+from entities.services import entity_store, fact_store
+from integrity import services
+from integrity.models import Contradiction
+from kgsite.models import AuditEntry
+from notifications.models import Notification
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def contradiction(db, monkeypatch, django_capture_on_commit_callbacks) -> Contradiction:
+    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [])
+    alice = entity_store(name="Alice", type="person")[0]
+    with django_capture_on_commit_callbacks(execute=True):
+        fact_store(text="Alice was born in 1990.", subject=alice)
+        fact_store(text="Alice was born in 1985.", subject=alice)
+    return Contradiction.objects.get()
+
+
+def url(contradiction: Contradiction, action: str = "") -> str:
+    return f"/api/v1/integrity/contradictions/{contradiction.pk}/{action}"
+
+
+# --- Pair check ----------------------------------------------------------------------
+
+
+def test_check_classifies_a_pair_without_storing_anything(api):
+    response = api.post(
+        "/api/v1/integrity/check",
+        {"existing": "Alice lives in Paris.", "new": "Alice lives in Lyon."},
+        format="json",
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["label"], body["kind"]) == ("contradiction", "name")
+    assert body["confidence"] >= 0.8
+    assert "Paris" in body["explanation"] and "Lyon" in body["explanation"]
+    assert not Fact.objects.exists() and not Contradiction.objects.exists()
+
+
+def test_check_finds_duplicates_and_compatible_pairs(api):
+    def label(existing: str, new: str, **extra) -> str:
+        body = {"existing": existing, "new": new, **extra}
+        return api.post("/api/v1/integrity/check", body, format="json").json()["label"]
+
+    assert label("Alice lives in Paris", "alice lives in Paris.") == "duplicate"
+    assert label("Alice likes tea.", "Bob likes coffee.", lang="en") == "compatible"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"new": "Alice lives in Lyon."}, "existing"),
+        ({"existing": "Alice lives in Paris."}, "new"),
+        ({"existing": "  ", "new": "Alice lives in Lyon."}, "existing"),
+        ({"existing": "Alice", "new": "x" * 10_001}, "new"),
+        ({"existing": "Alice\x00", "new": "Alice"}, "existing"),
+        ({"existing": "Alice", "new": "Alice", "lang": "klingon"}, "lang"),
+    ],
+)
+def test_check_bad_input_names_the_field(api, body, field):
+    response = api.post("/api/v1/integrity/check", body, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == field
+    assert error["message"]
+
+
+# --- Contradictions ------------------------------------------------------------------
+
+
+def test_list_and_detail(api, contradiction):
+    body = api.get("/api/v1/integrity/contradictions/?status=open").json()
+    assert body["count"] == 1
+    item = body["results"][0]
+    assert item["fact_a"]["text"] == "Alice was born in 1990."
+    assert item["fact_b"]["text"] == "Alice was born in 1985."
+    assert (item["kind"], item["status"]) == ("date", "open")
+    assert api.get("/api/v1/integrity/contradictions/?status=resolved").json()["count"] == 0
+    by_fact = api.get(f"/api/v1/integrity/contradictions/?fact={contradiction.fact_b_id}")
+    assert by_fact.json()["count"] == 1
+    detail = api.get(url(contradiction)).json()
+    assert detail["id"] == contradiction.pk and "1985" in detail["explanation"]
+
+
+@pytest.mark.parametrize(
+    ("query", "field"), [("status=closed", "status"), ("kind=mood", "kind"), ("fact=x", "fact")]
+)
+def test_list_bad_filters_name_the_field(api, query, field):
+    response = api.get(f"/api/v1/integrity/contradictions/?{query}")
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == field
+
+
+def test_unknown_contradiction_is_404(api, curator_api):
+    assert api.get("/api/v1/integrity/contradictions/999/").status_code == 404
+    response = curator_api.post(
+        "/api/v1/integrity/contradictions/999/resolve", {"resolution": "keep_first"}
+    )
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_resolve_keep_second_then_undo(curator_api, curator, contradiction):
+    response = curator_api.post(url(contradiction, "resolve"), {"resolution": "keep_second"})
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["status"], body["resolution"], body["resolved_by"]) == (
+        "resolved",
+        "keep_second",
+        "curator",
+    )
+    assert body["fact_a"]["status"] == "superseded" and body["fact_a"]["valid_to"]
+    assert body["fact_b"]["status"] == "active"
+    # The HIGH notification was shown as dealt with.
+    assert curator_api.get("/api/v1/notifications/digest").json()["high"] == []
+
+    response = curator_api.post(url(contradiction, "undo"))
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["status"], body["resolution"]) == ("open", "")
+    assert body["fact_a"] == {
+        "id": contradiction.fact_a_id,
+        "text": "Alice was born in 1990.",
+        "status": "active",
+        "valid_to": None,
+    }
+    actions = list(AuditEntry.objects.order_by("id").values_list("action", "actor"))
+    assert actions == [("contradiction.resolve", curator.pk), ("contradiction.undo", curator.pk)]
+
+
+def test_both_true_without_a_note_is_400(curator_api, contradiction):
+    response = curator_api.post(url(contradiction, "resolve"), {"resolution": "both_true"})
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "note"
+    response = curator_api.post(
+        url(contradiction, "resolve"), {"resolution": "both_true", "note": "Two Alices."}
+    )
+    assert response.status_code == 200 and response.json()["note"] == "Two Alices."
+
+
+@pytest.mark.parametrize(
+    "body", [{}, {"resolution": "keep_both"}, {"resolution": ""}, {"note": "only a note"}]
+)
+def test_missing_or_unknown_resolution_is_400(curator_api, contradiction, body):
+    response = curator_api.post(url(contradiction, "resolve"), body, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "resolution"
+    assert "resolution" in error["message"]
+    contradiction.refresh_from_db()
+    assert contradiction.status == "open"
+
+
+def test_resolving_twice_is_409(curator_api, contradiction):
+    curator_api.post(url(contradiction, "resolve"), {"resolution": "drop_both"})
+    response = curator_api.post(url(contradiction, "resolve"), {"resolution": "keep_first"})
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "already_resolved" and "undo" in error["message"]
+    statuses = Fact.objects.values_list("status", flat=True)
+    assert set(statuses) == {"retracted"}
+
+
+def test_undo_of_an_open_contradiction_is_409(curator_api, contradiction):
+    response = curator_api.post(url(contradiction, "undo"))
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "not_resolved"
+
+
+def test_resolving_needs_a_curator(api, reader, contradiction):
+    assert api.post(url(contradiction, "resolve"), {"resolution": "keep_first"}).status_code in (
+        401,
+        403,
+    )
+    api.force_authenticate(reader)
+    assert api.post(url(contradiction, "resolve"), {"resolution": "keep_first"}).status_code == 403
+    assert Notification.objects.get().read is False
+    assert set(Fact.objects.values_list("status", flat=True)) == {"active"}
+
+
+def test_storing_a_duplicate_through_the_api_says_confirmed(curator_api, monkeypatch):
+    first = curator_api.post("/api/v1/facts/", {"text": "Alice lives in Paris"}).json()
+    monkeypatch.setattr(
+        services, "similar", lambda text, *, k, min_score: [(first["fact"]["id"], 0.96)]
+    )
+    response = curator_api.post("/api/v1/facts/", {"text": "Alice lives in Paris."})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["action"] == "confirmed"
+    assert body["fact"]["id"] == first["fact"]["id"] and body["fact"]["confirmations"] == 2
+    assert Fact.objects.count() == 1
