@@ -7,4 +7,5 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("entities.api_urls")),
     path("", include("notifications.api_urls")),
+    path("", include("integrity.api_urls")),
 ]
