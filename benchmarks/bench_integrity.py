@@ -1,0 +1,206 @@
+"""Issue 5: the integrity check with 10,000 stored facts.
+
+Seeds 10,000 facts (2,000 people x 5 attributes: residence, birth year, employer, age,
+favourite food) through the real ``fact_store``, so the vector index (when the search
+app is installed) is filled by its own hooks. Then stores new facts of three sorts in
+equal parts: conflicting ("lives in" another city), reworded duplicates (trailing full
+stop dropped) and unrelated novelties, and measures:
+
+* the synchronous part of ``fact_store`` (what an API client waits for): validation,
+  the duplicate finders (exact text, then index neighbours + classifier), the insert,
+  the commit and its on-commit hooks, with the background check only *enqueued* on
+  django-q2's ORM broker as in production;
+* ``fact_check`` (the background check: candidates, classifier, rows, notifications)
+  for each new fact, p50/p95, and checks per second in one process;
+* the same checks run through ``django_q.tasks.async_task`` (sync mode), i.e. with
+  django-q2's own overhead, as checks per second.
+
+The embedder is the hashing one by default (``entities.search.embedder.HashingEmbedder``)
+so the figure is about integrity, not model inference; set ``KGSITE_EMBEDDER`` to the
+sentence-transformers class to measure with the real model. The row "vector index"
+says whether candidates came from the index or only from shared entities.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+
+from benchmarks._django import percentiles, setup
+
+SEED = 20240605
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+FIRST = _words(
+    "Ada Alan Amélie Anders Aoife Arjun Astrid Beatriz Björn Camille Carmen Chloé Dagny "
+    "Dmitri Élodie Emeka Erik Fatima Felipe Freya Giulia Grete Hana Håkon Ingrid Ioana "
+    "Jürgen José Kai Kenji Lars Léa Łukasz Malik Mei Milena Nadia Niamh Oskar Petra Priya "
+    "Quentin Raúl Renée Sakura Seán Søren Tamás Thiago Ulla Valentina Yusuf Zoë Zoltán"
+)
+LAST = _words(
+    "Abara Álvarez Bauer Bergström Brandão Castro Chen Dvořák Eriksen Fischer Fontaine "
+    "Gómez Haddad Ivanova Jansen Kowalczyk Kühn Larsen Lefèvre López Mäkinen Moreau Müller "
+    "Nakamura Nguyen Novák Okafor Pérez Petrović Rousseau Sánchez Schmidt Strauß Szabó "
+    "Tanaka Varga Wagner Weiß Yılmaz Zimmermann"
+)
+CITIES = _words(
+    "Paris Lyon Berlin Munich Rome Milan Lisbon Porto Madrid Seville Vienna Prague Warsaw "
+    "Oslo Stockholm Helsinki Dublin Edinburgh Amsterdam Brussels Zurich Geneva Athens Sofia"
+)
+ORGS = _words(
+    "Acme Globex Initech Umbrella Hooli Stark Wayne Wonka Tyrell Cyberdyne Soylent Aperture "
+    "Vandelay Oscorp Gringotts Monarch Nakatomi Virtucon Prestige Massive Dynamic"
+)
+FOODS = _words("tea coffee pizza sushi pasta curry soup salad bread cheese chocolate rice")
+
+
+def _people(n: int, rng: random.Random) -> list[str]:
+    names: list[str] = []
+    seen: set[str] = set()
+    while len(names) < n:
+        name = f"{rng.choice(FIRST)} {rng.choice('ABCDEFGHJKLMNPRSTVW')}. {rng.choice(LAST)}"
+        if name not in seen:
+            seen.add(name)
+            names.append(name)
+    return names
+
+
+def _attributes(name: str, rng: random.Random) -> list[str]:
+    return [
+        f"{name} lives in {rng.choice(CITIES)}.",
+        f"{name} was born in {rng.randint(1940, 2005)}.",
+        f"{name} works at {rng.choice(ORGS)}.",
+        f"{name} is {rng.randint(18, 90)} years old.",
+        f"{name} likes {rng.choice(FOODS)}.",
+    ]
+
+
+def _new_fact(name: str, stored: list[str], sort: str, rng: random.Random) -> str:
+    if sort == "conflict":
+        city = stored[0].rsplit(" ", 1)[1].rstrip(".")
+        return f"{name} lives in {rng.choice([c for c in CITIES if c != city])}."
+    if sort == "duplicate":
+        return rng.choice(stored).rstrip(".")
+    return f"{name} speaks {rng.choice(['Welsh', 'Basque', 'Maltese', 'Icelandic'])}."
+
+
+def run(quick: bool = False) -> list[dict]:
+    os.environ.setdefault("KGSITE_EMBEDDER", "entities.search.embedder.HashingEmbedder")
+    setup("integrity")
+
+    from django.conf import settings
+    from django_q.conf import Conf
+    from django_q.models import OrmQ
+    from django_q.tasks import async_task
+
+    from entities import services as entity_services
+    from entities.models import Entity, Fact
+    from integrity import services
+    from integrity.models import Contradiction
+    from notifications.models import Notification
+
+    rng = random.Random(SEED)
+    n_people = 400 if quick else 2000
+    n_new = 60 if quick else 300
+    people = _people(n_people, rng)
+    stored: dict[str, list[str]] = {}
+    entities: dict[str, Entity] = {}
+
+    # Seed through fact_store without checking each seed fact (that is measured below).
+    entity_services.FACT_SAVED_HOOKS.remove(services.fact_check_enqueue)
+    seed_start = time.perf_counter()
+    try:
+        for name in people:
+            entity, _ = entity_services.entity_store(name=name, type="person")
+            entities[name] = entity
+            stored[name] = _attributes(name, rng)
+            for text in stored[name]:
+                entity_services.fact_store(text=text, subject=entity)
+    finally:
+        entity_services.FACT_SAVED_HOOKS.append(services.fact_check_enqueue)
+    seed_s = time.perf_counter() - seed_start
+    n_stored = Fact.objects.count()
+
+    index_used = bool(services.similar(stored[people[0]][0], k=3, min_score=0.0))
+
+    sorts = ("conflict", "duplicate", "novel")
+    plan = []
+    for i, name in enumerate(rng.sample(people, n_new)):
+        plan.append((name, _new_fact(name, stored[name], sorts[i % 3], rng)))
+
+    # 1. Synchronous part of fact_store, the check enqueued on the ORM broker.
+    store_ms: list[float] = []
+    created: list[int] = []
+    confirmed = 0
+    Conf.SYNC = False
+    try:
+        for name, text in plan:
+            t0 = time.perf_counter()
+            result = entity_services.fact_store(text=text, subject=entities[name])
+            store_ms.append((time.perf_counter() - t0) * 1000)
+            if result.action == "created":
+                created.append(result.fact.pk)
+            else:
+                confirmed += 1
+    finally:
+        Conf.SYNC = True
+    queued = OrmQ.objects.count()
+    OrmQ.objects.all().delete()
+
+    # 2. The background check as a service call.
+    check_ms: list[float] = []
+    candidates = 0
+    t_all = time.perf_counter()
+    for fact_id in created:
+        t0 = time.perf_counter()
+        result = services.fact_check(fact_id=fact_id)
+        check_ms.append((time.perf_counter() - t0) * 1000)
+        candidates += result.checked
+    check_s = time.perf_counter() - t_all
+    found = Contradiction.objects.count()
+    high = Notification.objects.filter(type="contradiction", urgency="high").count()
+
+    # 3. The same checks through django-q2 (sync mode: task packing, result row).
+    Contradiction.objects.all().delete()
+    Notification.objects.all().delete()
+    t_all = time.perf_counter()
+    for fact_id in created:
+        async_task("integrity.tasks.fact_check_task", fact_id, group="integrity")
+    task_s = time.perf_counter() - t_all
+    found_again = Contradiction.objects.count()
+
+    n = len(created)
+    store_p = percentiles(store_ms)
+    check_p = percentiles(check_ms)
+
+    def row(metric: str, value, unit: str = "", goal: str = "") -> dict:
+        return {
+            "benchmark": "integrity",
+            "metric": metric,
+            "value": value,
+            "unit": unit,
+            "goal": goal,
+        }
+
+    return [
+        row("stored facts", n_stored, "facts", "" if quick else "10000"),
+        row("embedder", settings.KGSITE_EMBEDDER.rsplit(".", 1)[-1]),
+        row("vector index", "used" if index_used else "absent (entity links only)"),
+        row("seeding via fact_store", round(seed_s, 1), "s"),
+        row("fact_store sync part p50", round(store_p["p50"], 2), "ms"),
+        row("fact_store sync part p95", round(store_p["p95"], 2), "ms"),
+        row("new facts created / confirmed", f"{n} / {confirmed}"),
+        row("checks enqueued", queued, "tasks"),
+        row("fact_check p50", round(check_p["p50"], 2), "ms"),
+        row("fact_check p95", round(check_p["p95"], 2), "ms"),
+        row("pairs classified per check", round(candidates / n, 1) if n else 0, "pairs"),
+        row("fact_check throughput", round(n / check_s, 1) if check_s else 0, "checks/s"),
+        row("django-q task throughput (sync)", round(n / task_s, 1) if task_s else 0, "checks/s"),
+        row("contradictions found (HIGH)", f"{found} ({high})"),
+        row("contradictions found via django-q", found_again),
+    ]
