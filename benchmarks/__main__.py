@@ -1,0 +1,252 @@
+"""Run the benchmarks and print one table: ``python -m benchmarks [name ...] [--quick]``.
+
+Every ``benchmarks/bench_<name>.py`` module exposes ``run(quick: bool = False)``
+returning rows ``{"benchmark", "metric", "value", "unit", "goal"}``, optionally with
+``"ok": bool`` (checked against the goal) and ``"note"``. Each module runs in a fresh
+subprocess so it gets its own Django setup and scratch database, and a crash, hang or
+segfault in one cannot take the others down: it shows as a FAILED row instead. The
+child prints its rows as JSON on a last line marked with ``ROWS_MARKER``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from collections import deque
+from pathlib import Path
+
+ROWS_MARKER = "@@KGSITE_BENCH_ROWS@@ "
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+COLUMNS = ("benchmark", "metric", "value", "unit", "goal", "ok", "note")
+
+
+def available() -> list[str]:
+    return sorted(p.stem.removeprefix("bench_") for p in HERE.glob("bench_*.py"))
+
+
+# --- child side ----------------------------------------------------------------------
+def child_main(name: str, quick: bool) -> int:
+    """Run one benchmark in this process and print its rows on the marked last line."""
+    import importlib
+
+    try:
+        module = importlib.import_module(f"benchmarks.bench_{name}")
+        rows = [dict(row) for row in module.run(quick=quick)]
+        payload = {"rows": rows}
+        code = 0
+    except BaseException as exc:  # noqa: BLE001 - report anything, even SystemExit
+        traceback.print_exc()
+        payload = {"error": _one_line(exc)}
+        code = 1
+    sys.stdout.flush()
+    print("\n" + ROWS_MARKER + json.dumps(payload, default=str), flush=True)
+    return code
+
+
+def _one_line(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip().splitlines()
+    return text[0][:200] if text else type(exc).__name__
+
+
+# --- parent side ---------------------------------------------------------------------
+def run_one(name: str, *, quick: bool, timeout: float | None) -> tuple[list[dict], float]:
+    """Run ``bench_<name>`` in a subprocess; its stderr streams through, rows come back."""
+    cmd = [sys.executable, "-m", "benchmarks", "--child", name]
+    if quick:
+        cmd.append("--quick")
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    stderr_tail: deque[str] = deque(maxlen=20)
+
+    def pump_stderr() -> None:
+        for line in proc.stderr:  # type: ignore[union-attr]
+            sys.stderr.write(line)
+            stderr_tail.append(line.rstrip())
+
+    stdout_lines: list[str] = []
+    pumps = [
+        threading.Thread(target=pump_stderr, daemon=True),
+        threading.Thread(target=lambda: stdout_lines.extend(proc.stdout), daemon=True),  # type: ignore[arg-type]
+    ]
+    for pump in pumps:
+        pump.start()
+    payload: dict | None = None
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return [_failed(name, f"timed out after {timeout:.0f} s")], time.perf_counter() - start
+    finally:
+        for pump in pumps:
+            pump.join(5)
+    elapsed = time.perf_counter() - start
+    for line in "".join(stdout_lines).splitlines():
+        if line.startswith(ROWS_MARKER):
+            payload = json.loads(line[len(ROWS_MARKER) :])
+        elif line.strip():
+            sys.stderr.write(line + "\n")  # a benchmark's own prints are progress, not data
+    if payload is None:
+        last = next((t for t in reversed(stderr_tail) if t.strip()), "")
+        reason = f"exit code {proc.returncode}" + (f": {last[:200]}" if last else "")
+        return [_failed(name, reason)], elapsed
+    if "error" in payload:
+        return [_failed(name, payload["error"])], elapsed
+    rows = payload.get("rows") or []
+    if not rows:
+        return [_failed(name, "returned no rows")], elapsed
+    return [{**row, "benchmark": row.get("benchmark") or name} for row in rows], elapsed
+
+
+def _failed(name: str, error: str) -> dict:
+    return {
+        "benchmark": name,
+        "metric": "FAILED",
+        "value": "",
+        "unit": "",
+        "goal": "",
+        "ok": False,
+        "error": error,
+    }
+
+
+def format_value(value: object) -> str:
+    if isinstance(value, bool) or value is None:
+        return "" if value is None else str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if value != value:  # NaN
+            return "n/a"
+        magnitude = abs(value)
+        if magnitude >= 1000:
+            return f"{value:,.0f}"
+        if magnitude >= 100:
+            return f"{value:.1f}"
+        if magnitude >= 1:
+            return f"{value:.2f}"
+        return f"{value:.3f}" if magnitude >= 0.001 or value == 0 else f"{value:.2e}"
+    return str(value)
+
+
+def render_table(rows: list[dict]) -> str:
+    """One aligned plain-text table; numbers right-aligned, a failure shows its error."""
+    cells = []
+    for row in rows:
+        ok = row.get("ok")
+        cells.append(
+            [
+                str(row.get("benchmark", "")),
+                str(row.get("metric", "")),
+                format_value(row.get("value")),
+                str(row.get("unit", "")),
+                str(row.get("goal", "")),
+                "" if ok is None else ("yes" if ok else "NO"),
+                str(row.get("error") or row.get("note") or ""),
+            ]
+        )
+    columns = list(COLUMNS)
+    if not any(c[-1] for c in cells):
+        columns.pop()
+        cells = [c[:-1] for c in cells]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(columns)]
+
+    def line(values: list[str], row: dict | None = None) -> str:
+        number = row is not None and isinstance(row.get("value"), int | float)
+        parts = [
+            v.rjust(w) if (i == 2 and number) else v.ljust(w)
+            for i, (v, w) in enumerate(zip(values, widths, strict=True))
+        ]
+        return "  ".join(parts).rstrip()
+
+    out = [line(columns), line(["-" * w for w in widths])]
+    previous = None
+    for row, c in zip(rows, cells, strict=True):
+        if previous is not None and row.get("benchmark") != previous:
+            out.append("")
+        previous = row.get("benchmark")
+        out.append(line(c, row))
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="Run kgsite benchmarks (each in its own process) and print one table.",
+    )
+    parser.add_argument("names", nargs="*", help=f"benchmarks to run (default all): {available()}")
+    parser.add_argument("--quick", action="store_true", help="smaller data sets, for a smoke run")
+    parser.add_argument("--json", metavar="PATH", help="also write the rows to this JSON file")
+    parser.add_argument(
+        "--postgres",
+        nargs="?",
+        const="postgres://postgres@127.0.0.1:5432/postgres",
+        metavar="URL",
+        help="run on a scratch database on this PostgreSQL server (default %(const)s); "
+        "a DATABASE_URL naming a server database does the same",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=3600, help="seconds per benchmark (default 3600)"
+    )
+    parser.add_argument("--child", metavar="NAME", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.child:
+        return child_main(args.child, args.quick)
+
+    known = available()
+    names = args.names or known
+    unknown = [n.removeprefix("bench_") for n in names if n.removeprefix("bench_") not in known]
+    if unknown:
+        parser.error(f"unknown benchmark(s) {', '.join(unknown)}; available: {', '.join(known)}")
+    names = [n.removeprefix("bench_") for n in names]
+    if args.postgres:
+        os.environ["DATABASE_URL"] = args.postgres
+
+    all_rows: list[dict] = []
+    failures = 0
+    for name in names:
+        print(f"== {name} ...", file=sys.stderr, flush=True)
+        rows, elapsed = run_one(name, quick=args.quick, timeout=args.timeout)
+        failed = any(r.get("metric") == "FAILED" for r in rows)
+        failures += failed
+        status = "FAILED" if failed else "done"
+        print(f"== {name} {status} in {elapsed:.1f} s", file=sys.stderr, flush=True)
+        all_rows.extend(rows)
+
+    print(render_table(all_rows))
+    if args.json:
+        meta = {
+            "quick": args.quick,
+            "database": "postgresql" if _server_db() else "sqlite",
+            "python": platform.python_version(),
+            "machine": platform.platform(),
+            "cpus": os.cpu_count(),
+            "at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
+        Path(args.json).write_text(json.dumps({"meta": meta, "rows": all_rows}, indent=2) + "\n")
+    return 1 if names and failures == len(names) else 0
+
+
+def _server_db() -> bool:
+    url = os.environ.get("DATABASE_URL", "")
+    return bool(url) and not url.startswith("sqlite")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
