@@ -19,6 +19,9 @@ KGSITE_VECTOR_DIR = _TMP / "vectors"
 # real bundled model explicitly.
 KGSITE_EMBEDDER = "entities.search.embedder.HashingEmbedder"
 
+# Entity detection sees each test's entities at once (no cross-test gazetteer cache).
+KGSITE_GAZETTEER_RECHECK_SECONDS = 0
+
 # Jobs run inline in tests.
 Q_CLUSTER = {**Q_CLUSTER, "sync": True}
 
