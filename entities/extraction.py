@@ -27,7 +27,7 @@ import threading
 import time
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -96,7 +96,10 @@ class DetectedEntity:
 
 @dataclass(frozen=True)
 class _Regexes:
-    token: re.Pattern[str]  # a run of word characters, or one other non-space character
+    # A word (letters, digits, underscore, with any combining marks inside it), or one
+    # other non-space character.
+    token: re.Pattern[str]
+    marks: frozenset[str]  # texts without any use the faster _PLAIN_TOKEN
     word_char: re.Pattern[str]
     expanding: re.Pattern[str]  # characters whose case folding is longer than one char
     non_ascii_segment: re.Pattern[str]  # where NFC can change anything
@@ -131,16 +134,17 @@ def _regexes() -> _Regexes:
             marks.append(char)
         if len(char.casefold()) > 1:
             expanding.append(char)
-    # Letters, digits and underscore (\w) plus combining marks, so NFD leftovers and
-    # Indic vowel signs stay inside their word.
-    word = rf"\w{_class_of(marks)}"
+    # Combining marks continue a word, so NFD leftovers and Indic vowel signs stay inside
+    # it. Marks are only tried after a run of \w: a class this big is slow to test.
+    mark_class = _class_of(marks)
     jamo = "\u1160-\u11ff"  # Hangul vowels and final consonants compose with what precedes
     return _Regexes(
-        token=re.compile(rf"[{word}]+|[^\s{word}]"),
-        word_char=re.compile(rf"[{word}]"),
+        token=re.compile(rf"\w+(?:[{mark_class}]+\w*)*|[^\s\w]"),
+        marks=frozenset(marks),
+        word_char=re.compile(rf"[\w{mark_class}]"),
         expanding=re.compile(rf"[{_class_of(expanding)}]"),
         non_ascii_segment=re.compile(r"(?s).?[^\x00-\x7f]+"),
-        cluster=re.compile(rf"(?s).[{_class_of(marks)}{jamo}]*"),
+        cluster=re.compile(rf"(?s).[{mark_class}{jamo}]*"),
     )
 
 
@@ -280,19 +284,25 @@ class NormalizedText:
 
 # --- The gazetteer ----------------------------------------------------------------------
 
+# Candidates listed for one ambiguous mention (a surface form shared by many entities).
+MAX_CANDIDATES = 20
+# On text without combining marks (all ASCII, and nearly all NFC text) this splits
+# exactly like the mark-aware token regex, twice as fast.
+_PLAIN_TOKEN = re.compile(r"\w+|[^\s\w]")
+
+_Resolved = tuple["GazetteerEntry | None", tuple[GazetteerEntry, ...], str]
+
 
 def _entry_of(value: Any) -> GazetteerEntry:
-    """Accept an Entity, a GazetteerEntry, a mapping or an (id, name, type) tuple."""
+    """Accept a GazetteerEntry, an (id, name, type) tuple, an Entity or a mapping."""
     if isinstance(value, GazetteerEntry):
         return value
-    if isinstance(value, Mapping):
-        return GazetteerEntry(
-            str(value["id"]), value["canonical_name"], value.get("type", "") or ""
-        )
-    if isinstance(value, Sequence) and not isinstance(value, str):
+    if isinstance(value, tuple | list):
         entity_id, name, entity_type = value
         return GazetteerEntry(str(entity_id), name, entity_type or "")
-    return GazetteerEntry(str(value.id), value.canonical_name, value.type or "")
+    if hasattr(value, "canonical_name"):
+        return GazetteerEntry(str(value.id), value.canonical_name, value.type or "")
+    return GazetteerEntry(str(value["id"]), value["canonical_name"], value.get("type") or "")
 
 
 class Gazetteer:
@@ -305,23 +315,31 @@ class Gazetteer:
     def __init__(self) -> None:
         # norm → ((entry, is_canonical_name), ...)
         self._names: dict[str, tuple[tuple[GazetteerEntry, bool], ...]] = {}
+        # First tokens of every name: the only tokens of a text that need any work.
+        self._first: set[str] = set()
         # Proper token prefixes of multi-token names ("rust" for "rust lang").
         self._prefixes: set[str] = set()
-        self._token = _regexes().token
-        self._word_char = _regexes().word_char
+        # Resolution without a type filter, memoised per name.
+        self._resolved: dict[str, _Resolved] = {}
+        rx = _regexes()
+        self._token = rx.token
+        self._marks = rx.marks
+        self._word_char = rx.word_char
 
     # Building.
 
     def _add(self, norm: str, entry: GazetteerEntry, canonical: bool) -> None:
-        if not norm:
-            return
         current = self._names.get(norm)
         if current is None:
-            spans = [m.end() for m in self._token.finditer(norm)]
-            if not spans:
-                return
-            for end in spans[:-1]:
-                self._prefixes.add(norm[:end])
+            if norm.isalnum():  # one token: the common case, no prefixes
+                self._first.add(norm)
+            else:
+                ends = [m.end() for m in self._token.finditer(norm)]
+                if not ends:
+                    return
+                self._first.add(norm[: ends[0]])
+                for end in ends[:-1]:
+                    self._prefixes.add(norm[:end])
             self._names[norm] = ((entry, canonical),)
             return
         for i, (known, was_canonical) in enumerate(current):
@@ -335,8 +353,9 @@ class Gazetteer:
     def from_pairs(cls, pairs: Iterable[tuple[str, Any]]) -> Gazetteer:
         """Build from (surface form, entity-ish) pairs without touching the database.
 
-        A pair counts as a canonical-name match when the surface form normalises to the
-        entity's canonical name; otherwise it is an alias.
+        Entity-ish: a ``GazetteerEntry``, an ``(id, canonical_name, type)`` tuple, an
+        ``Entity`` or a mapping with those keys. A pair counts as a canonical-name match
+        when the surface form normalises to the entity's canonical name, else an alias.
         """
         gaz = cls()
         canonical_norms: dict[str, str] = {}
@@ -346,7 +365,8 @@ class Gazetteer:
             if name_norm is None:
                 name_norm = canonical_norms[entry.entity_id] = normalize(entry.canonical_name)
             norm = normalize(surface)
-            gaz._add(norm, entry, norm == name_norm)
+            if norm:
+                gaz._add(norm, entry, norm == name_norm)
         return gaz
 
     @classmethod
@@ -360,11 +380,12 @@ class Gazetteer:
         for entity_id, name, norm, entity_type in rows.iterator(chunk_size=10_000):
             entry = GazetteerEntry(entity_id, name, entity_type)
             entries[entity_id] = entry
-            gaz._add(norm, entry, True)
+            if norm:
+                gaz._add(norm, entry, True)
         aliases = Alias.objects.order_by().values_list("alias_norm", "entity_id")
         for norm, entity_id in aliases.iterator(chunk_size=10_000):
             entry = entries.get(entity_id)
-            if entry is not None:  # an entity created after the first query
+            if entry is not None and norm:  # None: an entity created after the first query
                 gaz._add(norm, entry, False)
         return gaz
 
@@ -380,21 +401,31 @@ class Gazetteer:
         """Every entity this exact name (any case or Unicode form) may refer to."""
         return tuple(entry for entry, _c in self._names.get(normalize(surface), ()))
 
-    def _resolve(
-        self, norm: str, types: frozenset[str] | None
-    ) -> tuple[GazetteerEntry | None, tuple[GazetteerEntry, ...]] | None:
-        """(entry, ()) if resolved, (None, candidates) if ambiguous, None if filtered out."""
+    def _resolve(self, norm: str, types: frozenset[str] | None) -> _Resolved | None:
+        """(entry, (), name) if resolved, (None, candidates, name) if ambiguous, None if
+        no entity of the wanted types carries this name."""
+        if types is None:
+            done = self._resolved.get(norm)
+            if done is not None:
+                return done
         options = self._names[norm]
         if types is not None:
             options = tuple(o for o in options if o[0].entity_type in types)
             if not options:
                 return None
         if len(options) == 1:
-            return options[0][0], ()
-        canonical = [entry for entry, is_canonical in options if is_canonical]
-        if len(canonical) == 1:
-            return canonical[0], ()
-        return None, tuple(canonical or [entry for entry, _c in options])
+            result: _Resolved = (options[0][0], (), options[0][0].canonical_name)
+        else:
+            canonical = [entry for entry, is_canonical in options if is_canonical]
+            if len(canonical) == 1:
+                result = (canonical[0], (), canonical[0].canonical_name)
+            else:
+                pool = tuple(canonical or [entry for entry, _c in options])[:MAX_CANDIDATES]
+                shared = {c.canonical_name for c in pool}
+                result = (None, pool, shared.pop() if len(shared) == 1 else "")
+        if types is None:
+            self._resolved[norm] = result
+        return result
 
     def find(
         self,
@@ -418,6 +449,12 @@ class Gazetteer:
         else:
             mapped = NormalizedText(text)
             norm = mapped.norm
+        first = self._first
+        plain = norm.isascii() or self._marks.isdisjoint(set(norm))
+        tokens = _PLAIN_TOKEN if plain else self._token
+        hits = [m for m in tokens.finditer(norm) if m.group() in first]
+        if not hits:
+            return []
         names = self._names
         prefixes = self._prefixes
         token_match = self._token.match
@@ -425,17 +462,14 @@ class Gazetteer:
         size = len(norm)
         found: list[DetectedEntity] = []
         covered = 0
-        # Only tokens that start some name (or name prefix) need any work.
-        for m in self._token.finditer(norm):
-            key = m.group()
-            if key not in prefixes and key not in names:
-                continue
+        for m in hits:
             start = m.start()
             if start < covered:
                 continue
-            best_end = -1
-            best: tuple[GazetteerEntry | None, tuple[GazetteerEntry, ...]] | None = None
+            key = m.group()
             end = m.end()
+            best_end = -1
+            best: _Resolved | None = None
             while True:
                 if key in names and not (
                     # Names with punctuation at an edge ("c++", ".net") must still not
@@ -448,8 +482,7 @@ class Gazetteer:
                         best_end, best = end, resolved
                 if key not in prefixes:
                     break
-                pos = end + 1 if norm.startswith(" ", end) else end
-                nxt = token_match(norm, pos)
+                nxt = token_match(norm, end + 1 if norm.startswith(" ", end) else end)
                 if nxt is None:
                     break
                 end = nxt.end()
@@ -459,7 +492,7 @@ class Gazetteer:
             covered = best_end
             o_start, o_end = mapped.span(start, best_end) if mapped else (start, best_end)
             surface = text[o_start:o_end]
-            entry, candidates = best
+            entry, candidates, name = best
             if entry is not None:
                 found.append(
                     DetectedEntity(
@@ -472,8 +505,7 @@ class Gazetteer:
                     )
                 )
             else:
-                names_seen = {c.canonical_name for c in candidates}
-                name = names_seen.pop() if len(names_seen) == 1 else clean_display(surface)
+                name = name or clean_display(surface)
                 found.append(
                     DetectedEntity(surface, None, name, AMBIGUOUS, o_start, o_end, candidates)
                 )
@@ -482,28 +514,54 @@ class Gazetteer:
 
 # --- The cached, database-backed gazetteer ----------------------------------------------
 
+# Every this many staleness checks, also compare the latest ``updated_at`` (a full scan
+# of both tables, ~80 ms at 400k rows, where the cheap check takes a few ms).
+FULL_CHECK_EVERY = 12
+
 
 @dataclass
 class _Cache:
     lock: threading.Lock = field(default_factory=threading.Lock)
     gazetteer: Gazetteer | None = None
-    fingerprint: tuple | None = None
+    fingerprint: tuple = ()
     built_version: int = -1
     checked_at: float = 0.0
+    checks: int = 0
     version: int = 0  # bumped by this process's entity saves
 
 
 _cache = _Cache()
 
 
-def _fingerprint() -> tuple:
+def _fingerprint(*, full: bool) -> tuple:
+    """Changes whenever the names could have: cheap parts always, timestamps if ``full``.
+
+    Cheap: row counts (creations, deletions, merges), the newest alias id, the newest
+    audit row (every curator rename, retype and merge writes one). Only an unaudited
+    in-place rename from another process needs the full check to be seen.
+    """
     from django.db.models import Count, Max
+
+    from kgsite.models import AuditEntry
 
     from .models import Alias, Entity
 
-    e = Entity.objects.order_by().aggregate(n=Count("pk"), t=Max("updated_at"))
-    a = Alias.objects.order_by().aggregate(n=Count("pk"), t=Max("updated_at"), m=Max("pk"))
-    return (e["n"], e["t"], a["n"], a["t"], a["m"])
+    entities = Entity.objects.order_by()
+    aliases = Alias.objects.order_by()
+    alias_stats = aliases.aggregate(n=Count("pk"), m=Max("pk"))
+    cheap = (
+        entities.count(),
+        alias_stats["n"],
+        alias_stats["m"],
+        AuditEntry.objects.order_by().aggregate(m=Max("pk"))["m"],
+    )
+    if not full:
+        return cheap
+    return (
+        *cheap,
+        entities.aggregate(t=Max("updated_at"))["t"],
+        aliases.aggregate(t=Max("updated_at"))["t"],
+    )
 
 
 def gazetteer_invalidate(entity_id: str | None = None) -> None:
@@ -512,8 +570,13 @@ def gazetteer_invalidate(entity_id: str | None = None) -> None:
 
 
 def gazetteer_get() -> Gazetteer:
-    """The process-wide gazetteer of every entity and alias, rebuilt when they change."""
-    recheck = float(getattr(settings, "KGSITE_GAZETTEER_RECHECK_SECONDS", 5.0))
+    """The process-wide gazetteer of every entity and alias, rebuilt when they change.
+
+    Saves in this process are seen at once (hook); saves in other processes within
+    ``KGSITE_GAZETTEER_RECHECK_SECONDS`` (cheap fingerprint), or, for unaudited
+    in-place renames only, within ``FULL_CHECK_EVERY`` times that.
+    """
+    recheck = float(settings.KGSITE_GAZETTEER_RECHECK_SECONDS)
     with _cache.lock:
         now = time.monotonic()
         if (
@@ -522,17 +585,24 @@ def gazetteer_get() -> Gazetteer:
             and now - _cache.checked_at < recheck
         ):
             return _cache.gazetteer
-        fingerprint = _fingerprint()
+        # 0 (the test settings) means: check everything on every call.
+        full = recheck <= 0 or _cache.checks % FULL_CHECK_EVERY == 0
+        fingerprint = _fingerprint(full=full)
         _cache.checked_at = now
+        _cache.checks += 1
+        known = _cache.fingerprint[: len(fingerprint)]
         if (
             _cache.gazetteer is None
-            or fingerprint != _cache.fingerprint
+            or fingerprint != known
             or _cache.built_version != _cache.version
         ):
             version = _cache.version
+            fingerprint = fingerprint if full else _fingerprint(full=True)
             _cache.gazetteer = Gazetteer.from_db()
             _cache.fingerprint = fingerprint
             _cache.built_version = version
+        elif full:
+            _cache.fingerprint = fingerprint
         return _cache.gazetteer
 
 
