@@ -195,3 +195,30 @@ def test_storing_a_duplicate_through_the_api_says_confirmed(curator_api, monkeyp
     assert body["action"] == "confirmed"
     assert body["fact"]["id"] == first["fact"]["id"] and body["fact"]["confirmations"] == 2
     assert Fact.objects.count() == 1
+
+
+def test_a_conflicting_fact_posted_by_a_client_shows_up_in_the_digest(
+    curator_api, monkeypatch, django_capture_on_commit_callbacks
+):
+    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [])
+    bob = curator_api.post("/api/v1/entities/", {"canonical_name": "Bob", "type": "person"})
+    subject = bob.json()["id"]
+    with django_capture_on_commit_callbacks(execute=True):
+        first = curator_api.post(
+            "/api/v1/facts/", {"text": "Bob works at Acme.", "subject": subject}
+        )
+        second = curator_api.post(
+            "/api/v1/facts/", {"text": "Bob works at Globex.", "subject": subject}
+        )
+    # Saving was not blocked: both facts were created.
+    assert (first.status_code, second.status_code) == (201, 201)
+    assert second.json()["action"] == "created"
+
+    digest = curator_api.get("/api/v1/notifications/digest").json()
+    assert len(digest["high"]) == 1
+    shown = digest["high"][0]
+    assert shown["type"] == "contradiction"
+    assert "Acme" in shown["payload"]["explanation"]
+    assert "Globex" in shown["payload"]["explanation"]
+    detail = curator_api.get(shown["link"]).json()
+    assert detail["fact_b"]["id"] == second.json()["fact"]["id"]
