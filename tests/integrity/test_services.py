@@ -96,6 +96,20 @@ def test_index_neighbours_are_candidates_even_without_shared_entities(monkeypatc
     assert (contradiction.fact_a_id, contradiction.kind) == (first.pk, "date")
 
 
+def test_exhaustive_setting_compares_every_fact_sharing_an_entity(monkeypatch, settings):
+    tower = entity_store(name="Eiffel Tower", type="place")[0]
+    unrelated = store("Paris has many bridges.")
+    old = store("The Eiffel Tower is 330 metres tall.", entities=[tower])
+    # The index only offers an unrelated neighbour, so mention links are not consulted...
+    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [(unrelated.pk, 0.75)])
+    new = store("The Eiffel Tower is 300 metres tall.", entities=[tower])
+    assert fact_check(fact_id=new.pk).contradictions == []
+    # ...unless the exhaustive setting asks for every fact sharing an entity.
+    settings.KGSITE_CANDIDATE_EXHAUSTIVE = True
+    found = fact_check(fact_id=new.pk).contradictions
+    assert Contradiction.objects.get(pk=found[0]).fact_a_id == old.pk
+
+
 def test_unrelated_facts_are_not_compared(no_index):
     store("Alice lives in Paris.", entity_store(name="Alice", type="person")[0])
     other = store("Bob lives in Lyon.", entity_store(name="Bob", type="person")[0])
