@@ -1,0 +1,9 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from . import extraction_api
+
+urlpatterns = [
+    path("extract/entities", extraction_api.ExtractEntitiesView.as_view(), name="extract-entities"),
+]
