@@ -8,4 +8,5 @@ urlpatterns = [
     path("", include("entities.api_urls")),
     path("", include("notifications.api_urls")),
     path("", include("integrity.api_urls")),
+    path("", include("entities.extraction_urls")),
 ]
