@@ -146,3 +146,12 @@ def test_already_normalised_text_keeps_its_own_offsets():
 
 def test_empty_store_finds_nothing():
     assert extract_entities("TypeScript and Rust") == []
+
+
+def test_a_private_gazetteer_grows_with_add():
+    gaz = Gazetteer.from_pairs([("Rust", ("r", "Rust", "programming_language"))])
+    gaz.add("Rust", ("r2", "Rust", "game"))
+    [hit] = gaz.find("Rust")
+    assert hit.entity_type == AMBIGUOUS
+    gaz.add("rust lang", ("r", "Rust", "programming_language"))
+    assert [d.canonical_id for d in gaz.find("rust lang")] == ["r"]
