@@ -224,10 +224,10 @@ def run(quick: bool = False) -> list[dict]:
     found = gaz.find(text)
     match_s = time.perf_counter() - t0
     throughput = len(text) / match_s
-    # A planted mention counts if a hit spans exactly its characters (a longer planted
-    # neighbour's name may legitimately win, so recall is reported, not required to be 1).
-    spans = {(d.start, d.end) for d in found}
-    recall = sum((s, e) in spans for s, e, _n in planted) / max(len(planted), 1)
+    # A planted mention counts if a hit starts where it starts and ends at or after its
+    # end: a longer name running into the next word legitimately wins.
+    ends = {d.start: d.end for d in found}
+    recall = sum(ends.get(s, -1) >= e for s, e, _n in planted) / max(len(planted), 1)
     wrong_offsets = sum(
         1 for d in found if text[d.start : d.end] != d.surface_form or not d.surface_form
     )
@@ -290,7 +290,9 @@ def run(quick: bool = False) -> list[dict]:
             throughput >= THROUGHPUT_GOAL,
         ),
         _row("matching throughput (ASCII-only text)", ascii_throughput, "chars/s"),
-        _row("planted mentions found at exact offsets", recall, "share", "1.0", recall == 1.0),
+        _row(
+            "planted mentions found (or a longer name there)", recall, "share", "1.0", recall == 1.0
+        ),
         _row(
             "hits whose offsets do not give their surface",
             wrong_offsets,
