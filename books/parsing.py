@@ -1,0 +1,324 @@
+"""Turn an uploaded book (Markdown, plain text, PDF) into text plus a section outline.
+
+Pure Python, no Django: the ingest service stores what these functions return. Every
+offset is a character offset into ``ParsedDocument.text`` so a chunk, a mention or a
+definition can always be shown in its original context.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import re
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from kgsite.errors import InvalidInput
+
+FORMATS = ("markdown", "text", "pdf")
+
+_EXTENSIONS = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+    ".text": "text",
+    ".pdf": "pdf",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A heading and its body, up to the next heading of any level.
+
+    ``text == document.text[start:end]``; it starts with the heading line (empty
+    ``heading_path`` and level 0 for the text before the first heading).
+    """
+
+    heading_path: tuple[str, ...]
+    level: int
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedDocument:
+    text: str
+    sections: list[Section]
+
+
+def detect_format(filename: str) -> str:
+    """The parser to use, chosen by extension: curators upload files, not MIME types."""
+    suffix = PurePath(filename or "").suffix.lower()
+    try:
+        return _EXTENSIONS[suffix]
+    except KeyError:
+        shown = suffix or "no extension"
+        raise InvalidInput(
+            f"Unsupported file type ({shown}): upload a .md, .txt or .pdf file.",
+            field="format",
+        ) from None
+
+
+def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
+    """Decode ``data`` and outline it; raise ``InvalidInput`` for empty or unreadable input."""
+    if fmt == "markdown":
+        text = decode_text(data)
+        _require_text(text)
+        return ParsedDocument(text=text, sections=_markdown_sections(text))
+    if fmt == "text":
+        text = decode_text(data)
+        _require_text(text)
+        start, end = gutenberg_body(text)
+        _require_text(text[start:end])
+        return ParsedDocument(text=text, sections=_plain_sections(text, start, end))
+    if fmt == "pdf":
+        text = _pdf_text(data)
+        _require_text(text)
+        return ParsedDocument(text=text, sections=_plain_sections(text, 0, len(text)))
+    raise InvalidInput(
+        f"Unknown format {fmt!r}: expected one of {', '.join(FORMATS)}.", field="format"
+    )
+
+
+def _require_text(text: str) -> None:
+    if not text.strip():
+        raise InvalidInput("The uploaded document is empty.", field="file")
+
+
+# --- decoding ------------------------------------------------------------------------
+
+
+def decode_text(data: bytes) -> str:
+    """UTF-8 (BOM stripped), UTF-16 when a BOM says so, else latin-1, which never fails.
+
+    Line endings become ``\\n`` so offsets do not depend on the uploader's platform.
+    """
+    if data.startswith(codecs.BOM_UTF8):
+        text = data[len(codecs.BOM_UTF8) :].decode("utf-8", errors="replace")
+    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        text = data.decode("utf-16", errors="replace")
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _pdf_text(data: bytes) -> str:
+    """The text layer, page by page; scanned PDFs without one come out empty."""
+    from pypdf import PdfReader  # imported lazily: only PDF uploads need it
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except (PdfReadError, ValueError, KeyError, TypeError) as exc:
+        raise InvalidInput(f"The PDF could not be read: {exc}", field="file") from exc
+    text = "\n\n".join(page.strip("\n") for page in pages)
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+# --- Markdown ------------------------------------------------------------------------
+
+# An ATX heading (optional closing hashes) or a code fence, whichever a line is.
+_MD_LINE = re.compile(
+    r"^ {0,3}(?:(?P<hashes>#{1,6})(?:[ \t]+(?P<title>.*?))?(?:[ \t]+#+)?[ \t]*"
+    r"|(?P<fence>`{3,}|~{3,}).*)$",
+    re.MULTILINE,
+)
+_EMPHASIS = re.compile(r"(\*{1,3}|_{1,3})(\S(?:.*?\S)?)\1")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|])")
+_SPACES = re.compile(r"\s+")
+
+
+def clean_heading(raw: str) -> str:
+    """Heading text without Markdown emphasis or escapes, whitespace collapsed."""
+    text = _EMPHASIS.sub(r"\2", raw)
+    text = _ESCAPE.sub(r"\1", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def _markdown_headings(text: str) -> list[tuple[int, int, str]]:
+    """(line start, level, title) for each ATX heading outside fenced code."""
+    headings: list[tuple[int, int, str]] = []
+    fence: str | None = None
+    for match in _MD_LINE.finditer(text):
+        marker = match.group("fence")
+        if marker:
+            if fence is None:
+                fence = marker
+            elif marker[0] == fence[0] and len(marker) >= len(fence):
+                fence = None
+            continue
+        if fence is not None:
+            continue
+        title = clean_heading(match.group("title") or "")
+        if title:
+            headings.append((match.start(), len(match.group("hashes")), title))
+    return headings
+
+
+def _markdown_sections(text: str) -> list[Section]:
+    headings = _markdown_headings(text)
+    # A leading H1 with no body, directly followed by another heading, is the
+    # document's title (the SRD chapter files start that way): every other heading,
+    # including later H1s, nests under it instead of replacing it.
+    title_index = None
+    if (
+        len(headings) > 1
+        and headings[0][1] == 1
+        and not text[: headings[0][0]].strip()
+        and not _body(text, headings[0][0], headings[1][0]).strip()
+    ):
+        title_index = 0
+    return _build_sections(text, headings, 0, len(text), title_index)
+
+
+def _body(text: str, line_start: int, end: int) -> str:
+    newline = text.find("\n", line_start, end)
+    return "" if newline < 0 else text[newline + 1 : end]
+
+
+def _build_sections(
+    text: str,
+    headings: list[tuple[int, int, str]],
+    start: int,
+    end: int,
+    title_index: int | None = None,
+) -> list[Section]:
+    """Sections between consecutive headings, each with its path from a level stack."""
+    sections: list[Section] = []
+    first = headings[0][0] if headings else end
+    if text[start:first].strip():
+        sections.append(Section((), 0, text[start:first], start, first))
+    stack: list[tuple[int, str]] = []
+    for index, (pos, level, title) in enumerate(headings):
+        effective = 0 if index == title_index else level
+        while stack and stack[-1][0] >= effective:
+            stack.pop()
+        stack.append((effective, title))
+        nxt = headings[index + 1][0] if index + 1 < len(headings) else end
+        sections.append(
+            Section(tuple(t for _, t in stack), level, text[pos:nxt], pos, nxt),
+        )
+    return sections
+
+
+# --- plain text (novels, PDF text layers) --------------------------------------------
+
+_PG_START = re.compile(r"^\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.I | re.M)
+_PG_END = re.compile(
+    r"^(?:\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG.*"
+    r"|End of (?:the )?Project Gutenberg'?s? .*)$",
+    re.I | re.M,
+)
+
+_ROMAN = r"(?=[MDCLXVI])M{0,4}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
+_UNITS = "one|two|three|four|five|six|seven|eight|nine"
+_NUMBER_WORD = (
+    rf"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:{_UNITS}))?"
+    rf"|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+    rf"|{_UNITS}|hundred"
+    r"|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
+)
+_CHAPTER_LINE = re.compile(
+    r"^(?:chapter|book|part|volume|adventure|stave|letter|canto)\s+(?:the\s+)?"
+    rf"(?:{_ROMAN}|\d+|{_NUMBER_WORD})\b[.:]?(?:\s+\S.*)?$",
+    re.I,
+)
+_ROMAN_TITLE = re.compile(rf"^({_ROMAN})\.\s+(\S.*)$")
+_ROMAN_ALONE = re.compile(rf"^{_ROMAN}\.?$")
+
+
+def gutenberg_body(text: str) -> tuple[int, int]:
+    """The span between Project Gutenberg's START/END markers (the whole text if none)."""
+    start, end = 0, len(text)
+    if match := _PG_START.search(text):
+        start = match.end()
+    if match := _PG_END.search(text, start):
+        end = match.start()
+    return start, end
+
+
+def _is_caps_title(line: str) -> bool:
+    """A short line in capitals, like ``PLAYING PILGRIMS`` or ``PREFACE.``."""
+    letters = [c for c in line if c.isalpha()]
+    return (
+        2 <= len(line) <= 60
+        and len(letters) >= 2
+        and all(c.isupper() for c in letters)
+        and line[-1] not in ",;-"
+        and line[0] not in "[(*\"'“‘«"
+    )
+
+
+def _heading_kind(line: str) -> str | None:
+    """``chapter`` (level 1), ``part`` (a bare roman numeral) or None for body text."""
+    if len(line) > 80:
+        return None
+    if _CHAPTER_LINE.match(line):
+        return "chapter"
+    if (match := _ROMAN_TITLE.match(line)) and _is_caps_title(match.group(2)):
+        return "chapter"
+    if _ROMAN_ALONE.match(line):
+        return "part"
+    if _is_caps_title(line) and not _ROMAN_ALONE.match(line.rstrip(".")):
+        return "title"
+    return None
+
+
+def _plain_headings(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """Headings of a plain-text book: isolated lines (blank before and after) that
+    look like chapter headings. A capitals line right after a chapter line is the
+    chapter's subtitle and joins it."""
+    lines: list[tuple[int, str]] = []
+    pos = start
+    indented: set[int] = set()
+    for raw in text[start:end].split("\n"):
+        if raw[:1].isspace():
+            indented.add(len(lines))
+        lines.append((pos, raw.strip()))
+        pos += len(raw) + 1
+    headings: list[tuple[int, int, str]] = []
+    in_chapter = False
+    i = 0
+    while i < len(lines):
+        pos, line = lines[i]
+        isolated = (
+            line
+            and (i == 0 or not lines[i - 1][1])
+            and (i + 1 == len(lines) or not lines[i + 1][1])
+        )
+        kind = _heading_kind(line.strip("[]_ ")) if isolated else None
+        if kind == "title" and i in indented:
+            kind = None  # centred capitals in a novel are verse titles, signs, letters
+        if kind is None:
+            i += 1
+            continue
+        title = line.strip("[]_ ")
+        if kind == "chapter":
+            j = i + 1
+            while j < len(lines) and not lines[j][1]:
+                j += 1
+            if (
+                j < len(lines)
+                and (j + 1 == len(lines) or not lines[j + 1][1])
+                and _heading_kind(lines[j][1]) == "title"
+            ):
+                title = f"{title.rstrip('.:')}: {lines[j][1]}"
+                i = j
+            in_chapter = True
+            headings.append((pos, 1, title))
+        elif kind == "part" and in_chapter:
+            headings.append((pos, 2, title))
+        else:
+            in_chapter = True
+            headings.append((pos, 1, title))
+        i += 1
+    return headings
+
+
+def _plain_sections(text: str, start: int, end: int) -> list[Section]:
+    return _build_sections(text, _plain_headings(text, start, end), start, end)
