@@ -1,0 +1,1 @@
+"""Entity extraction from chunks: structural rules here, models elsewhere."""

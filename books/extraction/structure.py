@@ -1,0 +1,407 @@
+"""Which chunk *defines* an entity, read from the book's structure alone.
+
+Reference books define each thing once, in a recognisable place: a spell under its
+own heading followed by a spell block, a monster with a stat block, an armour type as
+a row of the armour table, a god as a row of a pantheon table, a condition as a
+heading in the conditions appendix. Every other mention only references it.
+
+The rules here are data (a small table of heading keywords and the way each kind of
+heading lists its items) plus the block markers reference books print under an item's
+heading. No entity name is special-cased.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from books.chunking import ChunkDraft
+
+# The entity types a structural definition can have (srd_defines_dev.tsv's vocabulary).
+ENTITY_TYPES = ("spell", "monster", "magic_item", "equipment", "condition", "class", "other")
+
+
+@dataclass(frozen=True, slots=True)
+class DefinedEntity:
+    """An entity this chunk defines; ``chunk.text[start:end]`` is where it is named.
+
+    ``via`` says which structure gave it away (``block``, ``heading``, ``table_row``,
+    ``entry``, ``sentence``): stronger evidence wins when two chunks claim one name.
+    ``aliases`` are other faithful readings of the same label (``Staff (arcane focus)``
+    for the row ``~ Staff`` under ``*Arcane focus*``).
+    """
+
+    name: str
+    type: str
+    start: int
+    end: int
+    via: str = "heading"
+    aliases: tuple[str, ...] = ()
+
+
+# --- heading keywords ----------------------------------------------------------------
+
+# How a kind of heading lists the items it defines:
+#   block     each item is a sub-heading followed by the type's block marker
+#   children  each item is a direct sub-heading
+#   entries   each item is a bold-italic definition entry (***Name.***) in its body
+#   table     each item is the first cell of a table row anywhere below it
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    pattern: re.Pattern[str]
+    type: str
+    listing: frozenset[str]
+
+
+def _rule(pattern: str, type_: str, *listing: str) -> _Rule:
+    return _Rule(re.compile(rf"(?:{pattern})", re.I), type_, frozenset(listing))
+
+
+_GROUPS = "paths|colleges|domains|circles|archetypes|traditions|oaths|origins|patrons"
+
+HEADING_RULES: tuple[_Rule, ...] = (
+    _rule(r"spells|spell descriptions", "spell", "block"),
+    _rule(r"monsters|(?:miscellaneous )?creatures|nonplayer characters|npcs", "monster", "block"),
+    _rule(r"magic items|artifacts|sentient magic items", "magic_item", "block"),
+    _rule(r"conditions", "condition", "children"),
+    _rule(r"classes", "class", "children"),
+    _rule(rf"(?:[\w' -]+ )?(?:{_GROUPS})", "other", "children"),  # subclasses
+    _rule(r"races|feats", "other", "children"),
+    _rule(r"sample [\w' -]+", "other", "children", "entries"),  # sample traps, poisons
+    _rule(
+        r"armor|weapons|adventuring gear|gear|tools|mounts and vehicles|trade goods",
+        "equipment",
+        "table",
+    ),
+    _rule(r"pantheons|(?:the )?[\w' -]+ pantheon|deities", "other", "table"),
+)
+
+_PREFIX = re.compile(r"^(?:appendix|chapter|part|book)\s+[\w.-]+\s*[:.\-–—]\s*", re.I)
+_SUFFIX = re.compile(r"\s*\([^()]*\)$")  # "Spells (A)", "Creatures (A-C)"
+
+
+def heading_key(heading: str) -> str:
+    """A heading reduced to what the keyword table matches: no "Appendix PH-A:"
+    prefix, no "(A)" suffix, lower case."""
+    return _SUFFIX.sub("", _PREFIX.sub("", heading)).strip().casefold()
+
+
+def _heading_rule(heading: str) -> _Rule | None:
+    key = heading_key(heading)
+    for rule in HEADING_RULES:
+        if rule.pattern.fullmatch(key):
+            return rule
+    return None
+
+
+def _nearest_rule(heading_path: Sequence[str]) -> tuple[int, _Rule] | None:
+    for index in range(len(heading_path) - 1, -1, -1):
+        if rule := _heading_rule(heading_path[index]):
+            return index, rule
+    return None
+
+
+def chapter_type(heading_path: Sequence[str]) -> str | None:
+    """The entity type the nearest typed heading of this path stands for, if any."""
+    found = _nearest_rule(heading_path)
+    return found[1].type if found else None
+
+
+def type_from_headings(heading_path: Sequence[str]) -> str | None:
+    """The type of an item defined at this path: the chapter's type, else ``other``."""
+    if not heading_path:
+        return None
+    return chapter_type(heading_path) or "other"
+
+
+# --- block markers -------------------------------------------------------------------
+
+_SPELL_BLOCK = re.compile(
+    r"\*(?:\d+(?:st|nd|rd|th)-level [a-z]+(?: \(ritual\))?|[a-z]+ cantrip(?: \(ritual\))?)\*",
+    re.I,
+)
+_SIZES = "tiny|small|medium|large|huge|gargantuan"
+_STAT_BLOCK = re.compile(rf"\*?(?:{_SIZES})\b[^*\n]*,[^*\n]*\*?", re.I)
+_RARITY = r"common|uncommon|rare|very rare|legendary|artifact|rarity|varies"
+_ITEM_BLOCK = re.compile(
+    r"\*(?:wondrous item|armor|weapon|potion|ring|rod|scroll|staff|wand)\b"
+    rf"[^*\n]*\b(?:{_RARITY})\b[^*\n]*\*",
+    re.I,
+)
+
+
+def block_type(body: str) -> str | None:
+    """The type announced by the italic line that opens an item's body, if any."""
+    first = body.lstrip().split("\n", 1)[0].strip()
+    if _SPELL_BLOCK.fullmatch(first):
+        return "spell"
+    if _ITEM_BLOCK.fullmatch(first):
+        return "magic_item"
+    if _STAT_BLOCK.fullmatch(first) and "**Armor Class**" in body[:600]:
+        return "monster"
+    return None
+
+
+# --- names ---------------------------------------------------------------------------
+
+_PLURAL_EXCEPTIONS = ("ss", "us", "is", "ous")
+
+
+def is_item_name(name: str) -> bool:
+    """Whether a heading can name one item rather than a topic.
+
+    Topic headings in reference books are plural or generic ("Racial Traits",
+    "Class Features", "Actions", "Hit Points"); items are singular names.
+    """
+    words = re.findall(r"[\w'’-]+", name)
+    if not words or len(name) > 80 or _heading_rule(name):
+        return False
+    last = words[-1].lower()
+    return not (last.endswith("s") and not last.endswith(_PLURAL_EXCEPTIONS))
+
+
+def _head_noun(name: str) -> str:
+    """The word a name is about: the last word, or the one before "of"."""
+    words = re.findall(r"[\w'’-]+", name.split(" of ", 1)[0])
+    return words[-1].casefold() if words else ""
+
+
+def name_key(name: str) -> str:
+    """Case, apostrophes and spacing folded: how two claims to one name are compared."""
+    return re.sub(r"\s+", " ", name.replace("’", "'")).strip().casefold()
+
+
+# --- the chunk's own heading ---------------------------------------------------------
+
+
+def _split_heading(chunk: ChunkDraft) -> tuple[int, int, int]:
+    """(name start, name end, body start) when the chunk opens with its heading."""
+    newline = chunk.text.find("\n")
+    first_end = len(chunk.text) if newline < 0 else newline
+    name = chunk.heading_path[-1]
+    first = chunk.text[:first_end]
+    at = first.find(name)
+    if at < 0:
+        stripped = first.lstrip("# \t")
+        at, length = first_end - len(stripped), len(stripped.rstrip(" #"))
+    else:
+        length = len(name)
+    return at, at + length, first_end
+
+
+def _heading_item(chunk: ChunkDraft) -> tuple[str, str] | None:
+    """(type, via) when the chunk's heading names an item it defines."""
+    path = chunk.heading_path
+    name = path[-1]
+    _, _, body_start = _split_heading(chunk)
+    body = chunk.text[body_start:]
+    if marked := block_type(body):
+        return marked, "block"
+    if not is_item_name(name):
+        return None
+    found = _nearest_rule(path[:-1])
+    if found is not None:
+        index, rule = found
+        if "block" in rule.listing:
+            return None  # a typed chapter whose items carry markers: this is a topic
+        if "children" in rule.listing and index == len(path) - 2:
+            return rule.type, "heading"
+        # A sub-item names its parent item's head noun: "Hill Dwarf" under "Dwarf".
+        if (
+            "children" in rule.listing
+            and index == len(path) - 3
+            and is_item_name(path[-2])
+            and _head_noun(name) == _head_noun(path[-2])
+            and name_key(name) != name_key(path[-2])
+        ):
+            return rule.type, "heading"
+    if _opens_with_definition(body, name):
+        return type_from_headings(path) or "other", "sentence"
+    return None
+
+
+_COPULA = r"(?:is|are|was|were|refers to|means)\s+(?:a|an|the|one|any)\b"
+
+
+def _opens_with_definition(body: str, name: str) -> bool:
+    """The body's first sentence defines the heading: "The Material Plane is the ..."."""
+    first = body.lstrip()[:300]
+    pattern = rf"(?:(?:the|a|an)\s+)?{re.escape(name)}(?:\s+{_COPULA}|\s*:\s)"
+    return re.match(pattern, first, re.I) is not None
+
+
+# --- definition entries and tables ---------------------------------------------------
+
+_ENTRY = re.compile(
+    r"^>?[ \t]*\*\*\*(?P<label>[^*\n]+?)\.?\*\*\*\.?(?=\s)",
+    re.MULTILINE,
+)
+_QUALIFIER = re.compile(r"^(?P<name>.+?)\s*\((?P<qualifier>[^()]*)\)$")
+
+
+def _entries(chunk: ChunkDraft, type_: str) -> list[DefinedEntity]:
+    found = []
+    for match in _ENTRY.finditer(chunk.text):
+        label = match.group("label").strip()
+        name, aliases = label, ()
+        if qualified := _QUALIFIER.match(label):
+            # "Essence of Ether (Inhaled)": the qualifier is a property, not the name.
+            name, aliases = qualified.group("name"), (label,)
+        if not is_item_name(name):
+            continue
+        start = match.start("label")
+        found.append(DefinedEntity(name, type_, start, start + len(name), "entry", aliases))
+    return found
+
+
+_TABLE_ROW = re.compile(r"^[ \t]*\|(?P<cells>.*)\|?[ \t]*$", re.MULTILINE)
+_SEPARATOR = re.compile(r"^[\s|:]*-[\s|:\-]*$")
+# First-column headers of tables whose rows are not items ("Category", "Cost", "d6").
+_NON_ITEM_COLUMN = re.compile(r"category|type|cost|price|level|d\d+|\d+", re.I)
+_NOT_A_NAME = re.compile(
+    r"[\d\s.,;:+\-–—×x/%()]*"  # numbers, ranges, multipliers, dashes
+    r"|[\d,]+\s*(?:cp|sp|ep|gp|pp|lb\.?|lbs\.?|ft\.?|feet|miles?|mph|days?)"
+    r"|\d*d\d+(?:\s*[+\-]\s*\d+)?"  # dice
+    r"|(?:str|dex|con|int|wis|cha)\s+\d+",
+    re.I,
+)
+# "Tyr, god of courage and strategy": the appositive after the comma describes the name.
+_APPOSITIVE = re.compile(r"^(?P<name>[^,]+),\s+(?:[a-z]+\s+){1,3}of\b.*$")
+
+
+def _table_rows(chunk: ChunkDraft, type_: str, document_text: str | None) -> list[DefinedEntity]:
+    """The first cells of a table's body rows: in catalogue tables they name the items.
+
+    Header rows (the line above ``|---|``), bold category rows, blank cells and cells
+    that are numbers, costs, weights or dice are skipped. When a table continues from
+    the previous chunk, its earlier rows (read from ``document_text``) still say which
+    header and which ``*group*`` row the continued rows belong to.
+    """
+    prefix = _table_prefix(document_text, chunk.start) if document_text else ""
+    text = prefix + chunk.text
+    rows = list(_TABLE_ROW.finditer(text))
+    headers = {
+        rows[i].start()
+        for i in range(len(rows) - 1)
+        if _SEPARATOR.fullmatch(rows[i + 1].group("cells"))
+    }
+    found: list[DefinedEntity] = []
+    group = ""
+    skip_table = False
+    for row in rows:
+        cells = row.group("cells")
+        if row.start() in headers:
+            first_header = cells.split("|", 1)[0].strip().strip("*").strip()
+            skip_table = bool(_NON_ITEM_COLUMN.fullmatch(first_header))
+            continue
+        if skip_table or _SEPARATOR.fullmatch(cells):
+            continue
+        raw = cells.split("|", 1)[0]
+        offset = row.start("cells") + len(raw) - len(raw.lstrip())
+        cell = raw.strip()
+        sub_item = cell.startswith("~")
+        if sub_item:
+            offset += len(cell) - len(cell[1:].lstrip())
+            cell = cell[1:].strip()
+        else:
+            group = ""
+        if not cell or cell.startswith("**"):
+            continue
+        if cell.startswith("*") and cell.endswith("*") and len(cell) > 2:
+            group = cell.strip("*").strip()  # "*Arcane focus*" heads the "~" rows below
+            continue
+        cell = cell.rstrip("*").strip()  # footnote marks: "Backpack*"
+        if _NOT_A_NAME.fullmatch(cell) or sum(c.isalpha() for c in cell) < 2:
+            continue
+        name = cell
+        if appositive := _APPOSITIVE.match(cell):
+            name = appositive.group("name").strip()
+        aliases: tuple[str, ...] = ()
+        if sub_item and group:
+            aliases = (f"{name} ({group.lower()})",)
+            if " " not in group and " " not in name:
+                aliases += (f"{name} {group.lower()}",)  # "~ Riding" under "*Saddle*"
+        if offset >= len(prefix):
+            start = offset - len(prefix)
+            found.append(DefinedEntity(name, type_, start, start + len(name), "table_row", aliases))
+    return found
+
+
+def _table_prefix(document_text: str, start: int) -> str:
+    """The table lines right before ``start`` (the rows a split table began with)."""
+    before = document_text[:start]
+    head = before.rstrip(" \t\n")
+    if before[len(head) :].count("\n") != 1 or not head:
+        return ""  # the chunk does not continue a table line by line
+    lines = head.split("\n")
+    taken: list[str] = []
+    for line in reversed(lines):
+        if not line.lstrip().startswith("|"):
+            break
+        taken.append(line)
+    return "\n".join(reversed(taken)) + "\n" if taken else ""
+
+
+# --- public API ----------------------------------------------------------------------
+
+
+def defined_entities(chunk: ChunkDraft, *, document_text: str | None = None) -> list[DefinedEntity]:
+    """The entities this chunk defines (empty when it only references things).
+
+    Only the first chunk of a section can define the section's heading; table rows
+    and definition entries are defined by whichever chunk holds them. Pass the
+    document's text so a table split across chunks keeps its header and groups.
+    """
+    found: list[DefinedEntity] = []
+    path = chunk.heading_path
+    if path and chunk.part == 0 and (item := _heading_item(chunk)):
+        type_, via = item
+        start, end, _ = _split_heading(chunk)
+        found.append(DefinedEntity(path[-1], type_, start, end, via))
+    nearest = _nearest_rule(path)
+    if nearest is not None:
+        index, rule = nearest
+        if "entries" in rule.listing and index == len(path) - 1:
+            found.extend(_entries(chunk, rule.type))
+        if "table" in rule.listing:
+            found.extend(_table_rows(chunk, rule.type, document_text))
+    return _dedupe(found)
+
+
+def _dedupe(found: Iterable[DefinedEntity]) -> list[DefinedEntity]:
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for entity in found:
+        key = (name_key(entity.name), entity.type)
+        if key not in seen:
+            seen.add(key)
+            unique.append(entity)
+    return unique
+
+
+_STRENGTH = {"block": 0, "heading": 1, "table_row": 2, "entry": 3, "sentence": 4}
+
+
+def resolve_definitions(
+    per_chunk: Sequence[Sequence[DefinedEntity]],
+) -> list[list[DefinedEntity]]:
+    """Keep one defining chunk per (name, type) across a book or a shelf of books.
+
+    The strongest evidence wins (a stat block over a table row over a sentence), then
+    the earliest chunk: later claims become plain references. ``per_chunk`` is in
+    reading order, one list per chunk, as ``defined_entities`` returned them.
+    """
+    best: dict[tuple[str, str], tuple[int, int]] = {}
+    for index, entities in enumerate(per_chunk):
+        for entity in entities:
+            key = (name_key(entity.name), entity.type)
+            rank = (_STRENGTH.get(entity.via, len(_STRENGTH)), index)
+            if key not in best or rank < best[key]:
+                best[key] = rank
+    return [
+        [e for e in entities if best[(name_key(e.name), e.type)][1] == index]
+        for index, entities in enumerate(per_chunk)
+    ]
