@@ -230,6 +230,43 @@ def test_a_broken_index_does_not_stop_saving(alice, monkeypatch):
     assert fact_store(text="Alice lives in Rome.", subject=alice).action == "created"
 
 
+@pytest.fixture
+def fresh_index(settings, tmp_path):
+    """The real vector index (hashing embedder) in a directory of this test's own."""
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+
+
+def test_real_index_catches_a_reworded_copy_synchronously(
+    fresh_index, alice, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        first = store("Alice lives in Paris", alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        result = fact_store(text="alice lives in Paris.", subject=alice)
+        conflicting = fact_store(text="Alice lives in Lyon.", subject=alice)
+    assert (result.action, result.fact.pk, result.fact.confirmations) == (
+        "confirmed",
+        first.pk,
+        2,
+    )
+    assert conflicting.action == "created"
+    # ...and the background check found the conflict with the confirmed fact.
+    contradiction = Contradiction.objects.get()
+    assert (contradiction.fact_a_id, contradiction.fact_b_id) == (first.pk, conflicting.fact.pk)
+
+
+def test_real_index_finds_candidates_without_shared_entities(
+    fresh_index, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        first = store("Bob Marley was born in 1945.")
+    with django_capture_on_commit_callbacks(execute=True):
+        second = store("Bob Marley was born in 1947.")
+    contradiction = Contradiction.objects.get()
+    assert (contradiction.fact_a_id, contradiction.fact_b_id) == (first.pk, second.pk)
+    assert contradiction.kind == "date"
+
+
 # --- Resolution ----------------------------------------------------------------------
 
 
