@@ -75,7 +75,8 @@ def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
     if fmt == "pdf":
         text = _pdf_text(data)
         _require_text(text)
-        return ParsedDocument(text=text, sections=_plain_sections(text, 0, len(text)))
+        sections = _plain_sections(text, 0, len(text), page_text=True)
+        return ParsedDocument(text=text, sections=sections)
     raise InvalidInput(
         f"Unknown format {fmt!r}: expected one of {', '.join(FORMATS)}.", field="format"
     )
@@ -230,6 +231,7 @@ _CHAPTER_LINE = re.compile(
 )
 _ROMAN_TITLE = re.compile(rf"^({_ROMAN})\.\s+(\S.*)$")
 _ROMAN_ALONE = re.compile(rf"^{_ROMAN}\.?$")
+_SENTENCE_END = ".!?:;\"'”’)]"
 
 
 def gutenberg_body(text: str) -> tuple[int, int]:
@@ -269,10 +271,17 @@ def _heading_kind(line: str) -> str | None:
     return None
 
 
-def _plain_headings(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+def _plain_headings(
+    text: str, start: int, end: int, *, page_text: bool = False
+) -> list[tuple[int, int, str]]:
     """Headings of a plain-text book: isolated lines (blank before and after) that
     look like chapter headings. A capitals line right after a chapter line is the
-    chapter's subtitle and joins it."""
+    chapter's subtitle and joins it.
+
+    PDF text layers have no blank lines, so there a chapter line only needs to
+    follow a finished sentence (not "see\nChapter 3 of ..."), and lines in capitals,
+    which are mostly running page headers, are not taken as titles.
+    """
     lines: list[tuple[int, str]] = []
     pos = start
     indented: set[int] = set()
@@ -286,13 +295,13 @@ def _plain_headings(text: str, start: int, end: int) -> list[tuple[int, int, str
     i = 0
     while i < len(lines):
         pos, line = lines[i]
-        isolated = (
-            line
-            and (i == 0 or not lines[i - 1][1])
-            and (i + 1 == len(lines) or not lines[i + 1][1])
-        )
+        previous = lines[i - 1][1] if i else ""
+        if page_text:
+            isolated = bool(line) and (not previous or previous[-1] in _SENTENCE_END)
+        else:
+            isolated = bool(line) and not previous and (i + 1 == len(lines) or not lines[i + 1][1])
         kind = _heading_kind(line.strip("[]_ ")) if isolated else None
-        if kind == "title" and i in indented:
+        if kind == "title" and (page_text or i in indented):
             kind = None  # centred capitals in a novel are verse titles, signs, letters
         if kind is None:
             i += 1
@@ -320,5 +329,6 @@ def _plain_headings(text: str, start: int, end: int) -> list[tuple[int, int, str
     return headings
 
 
-def _plain_sections(text: str, start: int, end: int) -> list[Section]:
-    return _build_sections(text, _plain_headings(text, start, end), start, end)
+def _plain_sections(text: str, start: int, end: int, *, page_text: bool = False) -> list[Section]:
+    headings = _plain_headings(text, start, end, page_text=page_text)
+    return _build_sections(text, headings, start, end)
