@@ -1,0 +1,219 @@
+"""The offline extractor: gazetteer + book structure + spaCy for names not yet known.
+
+* Known names (stored entities, their aliases, and everything the book's structure
+  defines) are matched by the gazetteer in every chunk.
+* A chunk *defines* an entity when the structure says so (its heading names it, a
+  stat block or spell block follows, a catalogue table row, a definition entry, a
+  defining first sentence); every other chunk naming it *references* it.
+* spaCy NER proposes new names (people, places, organisations...) in chunks outside
+  typed reference chapters, where the structure already names every item and NER
+  only mistakes rules terms for organisations. A proposed name must occur in at
+  least ``min_ner_occurrences`` chunks of the book to become an entity.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from books.extraction.base import (
+    DEFINES,
+    REFERENCES,
+    BookLexicon,
+    ExtractionReport,
+    FoundMention,
+    Progress,
+)
+from books.extraction.structure import chapter_type
+from kgsite.text import clean_display, normalize
+
+if TYPE_CHECKING:
+    from books.chunking import ChunkDraft
+    from entities.extraction import DetectedEntity, GazetteerEntry
+
+BATCH = 64
+
+# What a name proposed by NER may not contain: Markdown, digits, line breaks.
+_NOT_A_NAME = re.compile(r"[\d*#|_\[\]{}<>=\n]")
+_LEADING_ARTICLE = re.compile(r"^the\s+")
+
+
+def _pick(
+    hit: DetectedEntity, defined_here: set[str], heading_type: str | None
+) -> GazetteerEntry | None:
+    """Resolve an ambiguous name: the entity this chunk defines, else the one of the
+    chapter's type; otherwise the mention is left out rather than guessed."""
+    candidates = hit.candidates
+    for candidate in candidates:
+        if candidate.entity_id in defined_here:
+            return candidate
+    if heading_type:
+        typed = [c for c in candidates if c.entity_type == heading_type]
+        if len(typed) == 1:
+            return typed[0]
+    return None
+
+
+def structural_mentions(
+    chunk: ChunkDraft, index: int, lexicon: BookLexicon
+) -> tuple[list[FoundMention], list[DetectedEntity]]:
+    """The chunk's gazetteer mentions, marked ``defines`` where the structure says so.
+
+    Returns the mentions and the raw gazetteer hits (NER skips their spans).
+    """
+    definitions = lexicon.definitions[index]
+    defined: dict[str, tuple[int, int]] = {}
+    for entity in definitions:
+        entity_id = lexicon.defined_ids.get((normalize(entity.name), entity.type))
+        if entity_id is not None and entity_id not in defined:
+            defined[entity_id] = (entity.start, entity.end)
+    heading_type = chapter_type(chunk.heading_path) if chunk.heading_path else None
+    hits = lexicon.gazetteer.find(chunk.text)
+    first: dict[str, tuple[GazetteerEntry | DetectedEntity, int, int]] = {}
+    counts: Counter[str] = Counter()
+    for hit in hits:
+        if hit.canonical_id is None:
+            entry = _pick(hit, set(defined), heading_type)
+            if entry is None:
+                continue
+            key, info = entry.entity_id, entry
+        else:
+            key, info = hit.canonical_id, hit
+        counts[key] += 1
+        if key not in first:
+            first[key] = (info, hit.start, hit.end)
+    found: list[FoundMention] = []
+    for entity_id, (start, end) in defined.items():
+        name, entity_type = lexicon.defined_names[entity_id]
+        found.append(
+            FoundMention(
+                name=name,
+                entity_type=entity_type,
+                mention_type=DEFINES,
+                start=start,
+                end=end,
+                entity_id=entity_id,
+                count=max(1, counts.get(entity_id, 0)),
+            )
+        )
+    for key, (info, start, end) in first.items():
+        if key in defined:
+            continue
+        name = info.canonical_name
+        entity_type = getattr(info, "entity_type", "")
+        found.append(
+            FoundMention(
+                name=name,
+                entity_type=entity_type,
+                mention_type=REFERENCES,
+                start=start,
+                end=end,
+                entity_id=key,
+                count=counts[key],
+            )
+        )
+    return found, hits
+
+
+class OfflineExtractor:
+    """Gazetteer, structure and spaCy; no network, deterministic."""
+
+    name = "offline"
+
+    def __init__(self, *, use_ner: bool = True, min_ner_occurrences: int = 2) -> None:
+        self.use_ner = use_ner
+        self.min_ner_occurrences = min_ner_occurrences
+
+    def extract(
+        self,
+        chunks: Sequence[ChunkDraft],
+        *,
+        lexicon: BookLexicon,
+        progress: Progress | None = None,
+    ) -> ExtractionReport:
+        mentions: list[list[FoundMention]] = []
+        hits_per_chunk: list[list[DetectedEntity]] = []
+        for index, chunk in enumerate(chunks):
+            found, hits = structural_mentions(chunk, index, lexicon)
+            mentions.append(found)
+            hits_per_chunk.append(hits)
+            if progress is not None and (index + 1) % BATCH == 0:
+                progress(index + 1)
+        if self.use_ner:
+            self._add_new_names(chunks, lexicon, mentions, hits_per_chunk)
+        if progress is not None:
+            progress(len(chunks))
+        return ExtractionReport(mentions=mentions)
+
+    def _add_new_names(
+        self,
+        chunks: Sequence[ChunkDraft],
+        lexicon: BookLexicon,
+        mentions: list[list[FoundMention]],
+        hits_per_chunk: list[list[DetectedEntity]],
+    ) -> None:
+        """Names spaCy finds outside typed chapters, kept when the book repeats them."""
+        from entities.extraction import SPACY_LABELS, spacy_nlp
+
+        targets = [
+            i
+            for i, chunk in enumerate(chunks)
+            if not (chunk.heading_path and chapter_type(chunk.heading_path))
+        ]
+        if not targets:
+            return
+        nlp = spacy_nlp()
+        longest = max(len(chunks[i].text) for i in targets)
+        if longest >= nlp.max_length:
+            nlp.max_length = longest + 1
+        gazetteer = lexicon.gazetteer
+        # (chunk index, norm, display, type, start, end)
+        proposals: list[tuple[int, str, str, str, int, int]] = []
+        texts = (chunks[i].text for i in targets)
+        for i, doc in zip(targets, nlp.pipe(texts, batch_size=32), strict=True):
+            spans = [(h.start, h.end) for h in hits_per_chunk[i]]
+            for ent in doc.ents:
+                entity_type = SPACY_LABELS.get(ent.label_)
+                if entity_type is None:
+                    continue
+                start, end = ent.start_char, ent.end_char
+                if any(s < end and start < e for s, e in spans):
+                    continue
+                display = _LEADING_ARTICLE.sub("", clean_display(ent.text))
+                if (
+                    len(display) < 2
+                    or _NOT_A_NAME.search(display)
+                    or not display[0].isupper()
+                    or display in gazetteer
+                ):
+                    continue
+                start = end - len(display) if ent.text.endswith(display) else start
+                proposals.append((i, normalize(display), display, entity_type, start, end))
+        chunk_sets: dict[str, set[int]] = defaultdict(set)
+        type_votes: dict[str, Counter[str]] = defaultdict(Counter)
+        shown: dict[str, str] = {}
+        for i, norm, display, entity_type, _s, _e in proposals:
+            chunk_sets[norm].add(i)
+            type_votes[norm][entity_type] += 1
+            shown.setdefault(norm, display)
+        kept = {
+            norm for norm, where in chunk_sets.items() if len(where) >= self.min_ner_occurrences
+        }
+        per_chunk: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
+        for i, norm, _d, _t, start, end in proposals:
+            if norm in kept:
+                per_chunk[(i, norm)].append((start, end))
+        for (i, norm), spans in sorted(per_chunk.items()):
+            start, end = spans[0]
+            mentions[i].append(
+                FoundMention(
+                    name=shown[norm],
+                    entity_type=type_votes[norm].most_common(1)[0][0],
+                    mention_type=REFERENCES,
+                    start=start,
+                    end=end,
+                    count=len(spans),
+                )
+            )

@@ -1,0 +1,44 @@
+"""Score the ``defines`` marks of the mention index against a dev set."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from books.selectors import defines_evaluate
+
+COLUMNS = ("entity_name", "entity_type", "defining_file", "defining_heading")
+
+
+class Command(BaseCommand):
+    help = (
+        "Print recall and precision of 'defines' mentions for rows of "
+        "entity_name, entity_type, defining_file, defining_heading (TSV), and the misses."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("tsv", help="a TSV file with a header row")
+
+    def handle(self, *args, **options) -> None:
+        path = Path(options["tsv"])
+        if not path.is_file():
+            raise CommandError(f"No such file: {path}")
+        with path.open(encoding="utf-8", newline="") as handle:
+            reader = csv.DictReader(handle, delimiter="\t")
+            missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+            if missing:
+                raise CommandError(f"{path}: missing column(s) {', '.join(missing)}")
+            rows = [r for r in reader if (r.get("entity_name") or "").strip()]
+        if not rows:
+            raise CommandError(f"{path}: no rows to evaluate")
+        result = defines_evaluate(rows=rows)
+        out = self.stdout
+        out.write(f"{'metric':<12}{'value':>10}")
+        out.write(f"{'rows':<12}{result.rows:>10}")
+        out.write(f"{'found':<12}{result.found:>10}")
+        out.write(f"{'recall':<12}{result.recall:>10.3f}")
+        out.write(f"{'precision':<12}{result.precision:>10.3f}")
+        for line in result.misses + result.extras:
+            out.write(line)

@@ -1,0 +1,272 @@
+"""Reads over books, chunks and the mention index."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.db.models import Case, Count, IntegerField, Min, QuerySet, Value, When
+
+from entities.models import Entity
+from kgsite.errors import InvalidInput, NotFound
+
+from .models import Book, Chunk, IngestJob, Mention
+
+# --- vector index source ---------------------------------------------------------------
+
+
+def chunk_rows(ids: Sequence[int] | None) -> Iterable[tuple[int, str]]:
+    """(id, text) pairs the semantic index embeds."""
+    qs = Chunk.objects.order_by("pk")
+    if ids is not None:
+        qs = qs.filter(pk__in=list(ids))
+    return qs.values_list("pk", "text").iterator(chunk_size=2000)
+
+
+def chunk_keys() -> Iterable[int]:
+    return Chunk.objects.order_by().values_list("pk", flat=True).iterator(chunk_size=10_000)
+
+
+def chunk_count() -> int:
+    return Chunk.objects.count()
+
+
+# --- books and jobs --------------------------------------------------------------------
+
+
+def book_list() -> QuerySet[Book]:
+    return Book.objects.all()
+
+
+def book_get(*, book_id: int) -> Book:
+    book = Book.objects.filter(pk=book_id).first()
+    if book is None:
+        raise NotFound(f"No book {book_id}.", field="book_id")
+    return book
+
+
+def job_get(*, job_id: int) -> IngestJob:
+    job = IngestJob.objects.filter(pk=job_id).first()
+    if job is None:
+        raise NotFound(f"No ingest job {job_id}.", field="job_id")
+    return job
+
+
+def job_list() -> QuerySet[IngestJob]:
+    return IngestJob.objects.all()
+
+
+def chunk_get(*, chunk_id: int) -> Chunk:
+    chunk = Chunk.objects.select_related("book").filter(pk=chunk_id).first()
+    if chunk is None:
+        raise NotFound(f"No chunk {chunk_id}.", field="chunk_id")
+    return chunk
+
+
+# --- the mention index -----------------------------------------------------------------
+
+_DEFINES_FIRST = Case(
+    When(mention_type=Mention.Type.DEFINES, then=Value(0)),
+    default=Value(1),
+    output_field=IntegerField(),
+)
+
+
+def entity_mentions(
+    *, entity: Entity, book_id: int | None = None, mention_type: str | None = None
+) -> QuerySet[Mention]:
+    """Every mention of ``entity``, defining chunks first, then by book and position."""
+    if mention_type is not None and mention_type not in Mention.Type.values:
+        raise InvalidInput(
+            f"mention_type must be one of {', '.join(Mention.Type.values)}",
+            field="mention_type",
+        )
+    qs = Mention.objects.filter(entity=entity)
+    if book_id is not None:
+        qs = qs.filter(book_id=book_id)
+    if mention_type is not None:
+        qs = qs.filter(mention_type=mention_type)
+    # "defines" < "references" alphabetically, so the index order already puts
+    # definitions first; the explicit CASE keeps that true whatever the labels.
+    return (
+        qs.select_related("book", "chunk")
+        .annotate(_rank=_DEFINES_FIRST)
+        .order_by("_rank", "book_id", "start", "pk")
+    )
+
+
+@dataclass(frozen=True)
+class BookMentions:
+    book: Book
+    mentions: int
+    defines: int
+    first_start: int
+
+
+def entity_books(*, entity: Entity) -> list[BookMentions]:
+    """The books that mention ``entity``: defining books first, then by mention count."""
+    rows = (
+        Mention.objects.filter(entity=entity)
+        .order_by()
+        .values("book_id")
+        .annotate(
+            n=Count("pk"),
+            d=Count(Case(When(mention_type=Mention.Type.DEFINES, then=Value(1)))),
+            first=Min("start"),
+        )
+    )
+    stats = {r["book_id"]: r for r in rows}
+    books = Book.objects.in_bulk(list(stats))
+    result = [
+        BookMentions(books[pk], r["n"], r["d"], r["first"])
+        for pk, r in stats.items()
+        if pk in books
+    ]
+    result.sort(key=lambda b: (-b.defines, -b.mentions, b.book.title_norm))
+    return result
+
+
+@dataclass(frozen=True)
+class RelatedChunk:
+    chunk: Chunk
+    score: float
+    shared: list[Entity]
+
+
+# Entities considered per source chunk: the most specific ones (fewest chunks).
+RELATED_ENTITY_LIMIT = 25
+
+
+def chunk_related(*, chunk: Chunk, limit: int = 10) -> list[RelatedChunk]:
+    """Chunks of other books that mention this chunk's entities, best first.
+
+    Each shared entity adds an IDF-like weight (rare entities say more than ones named
+    everywhere), doubled where the other chunk defines it; the cross-book hop of
+    multi-hop retrieval.
+    """
+    if limit < 1:
+        raise InvalidInput("limit must be positive", field="limit")
+    entity_ids = list(
+        Mention.objects.filter(chunk=chunk).values_list("entity_id", flat=True).distinct()
+    )
+    if not entity_ids:
+        return []
+    frequency = dict(
+        Mention.objects.filter(entity_id__in=entity_ids)
+        .order_by()
+        .values("entity_id")
+        .annotate(n=Count("pk"))
+        .values_list("entity_id", "n")
+    )
+    chosen = sorted(entity_ids, key=lambda e: (frequency.get(e, 0), e))[:RELATED_ENTITY_LIMIT]
+    scores: dict[int, float] = defaultdict(float)
+    shared: dict[int, list[str]] = defaultdict(list)
+    others = (
+        Mention.objects.filter(entity_id__in=chosen)
+        .exclude(book_id=chunk.book_id)
+        .values_list("chunk_id", "entity_id", "mention_type", "count")
+    )
+    for other_chunk, entity_id, mention_type, count in others.iterator(chunk_size=5000):
+        weight = 1.0 / math.log(2 + frequency.get(entity_id, 1))
+        if mention_type == Mention.Type.DEFINES:
+            weight *= 2
+        scores[other_chunk] += weight * (1 + math.log(max(1, count)) / 4)
+        shared[other_chunk].append(entity_id)
+    best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    chunks = Chunk.objects.select_related("book").in_bulk([pk for pk, _s in best])
+    entities = Entity.objects.in_bulk({e for pk, _s in best for e in shared[pk]})
+    return [
+        RelatedChunk(
+            chunk=chunks[pk],
+            score=round(score, 4),
+            shared=[entities[e] for e in shared[pk] if e in entities],
+        )
+        for pk, score in best
+        if pk in chunks
+    ]
+
+
+# --- evaluation ------------------------------------------------------------------------
+
+
+@dataclass
+class DefinesEvaluation:
+    rows: int
+    found: int  # the defining chunk is marked "defines"
+    claimed: int  # rows whose entity is marked "defines" somewhere
+    precise: int  # ... and only in the defining chunk(s)
+    misses: list[str]
+    extras: list[str]
+
+    @property
+    def recall(self) -> float:
+        return self.found / self.rows if self.rows else 0.0
+
+    @property
+    def precision(self) -> float:
+        return self.precise / self.claimed if self.claimed else 0.0
+
+
+def _where(mention: Mention) -> str:
+    return f"{mention.book.source_name} > {' > '.join(mention.chunk.heading_path[-2:])}"
+
+
+def defines_evaluate(*, rows: Iterable[dict[str, str]]) -> DefinesEvaluation:
+    """Score the mention index against rows of (entity_name, entity_type,
+    defining_file, defining_heading).
+
+    Recall: a chunk of a book ingested from ``defining_file``, under
+    ``defining_heading`` (the heading ends its path or is an ancestor: catalogue tables
+    sit in sub-sections), marks the entity (name or alias, of that type) ``defines``.
+    Precision: of the rows whose entity is marked ``defines`` anywhere, those marked
+    only in such chunks.
+    """
+    from entities.models import Alias
+    from entities.services import normalize_type
+    from kgsite.text import normalize
+
+    result = DefinesEvaluation(0, 0, 0, 0, [], [])
+    for row in rows:
+        result.rows += 1
+        name, entity_type = row["entity_name"], normalize_type(row["entity_type"])
+        norm = normalize(name)
+        heading = normalize(row["defining_heading"])
+        ids = set(
+            Entity.objects.filter(name_norm=norm, type=entity_type).values_list("pk", flat=True)
+        )
+        ids |= set(
+            Alias.objects.filter(alias_norm=norm, type=entity_type).values_list(
+                "entity_id", flat=True
+            )
+        )
+        defines = list(
+            Mention.objects.filter(entity_id__in=ids, mention_type=Mention.Type.DEFINES)
+            .select_related("book", "chunk")
+            .order_by("book_id", "start")
+        )
+        right = [
+            m
+            for m in defines
+            if m.book.source_name == row["defining_file"]
+            and heading in (normalize(h) for h in m.chunk.heading_path)
+        ]
+        label = f"{name!r} ({entity_type})"
+        if right:
+            result.found += 1
+        else:
+            where = "; ".join(_where(m) for m in defines) or "nowhere"
+            result.misses.append(
+                f"MISS {label}: expected in {row['defining_file']} under "
+                f"{row['defining_heading']!r}; defined {where}"
+            )
+        if defines:
+            result.claimed += 1
+            wrong = [m for m in defines if m not in right]
+            if right and not wrong:
+                result.precise += 1
+            elif wrong:
+                where = "; ".join(_where(m) for m in wrong)
+                result.extras.append(f"EXTRA {label}: also defined in {where}")
+    return result
