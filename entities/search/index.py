@@ -408,8 +408,10 @@ class VectorIndex:
             return
         with self._flocked():
             # Another process may have built it while we waited for the lock.
-            if not self._try_load(self._read_current()):
-                logger.warning("rebuilding vector index %s from the database", self.kind.name)
+            gen = self._read_current()
+            if not self._try_load(gen):
+                log = logger.info if gen is None else logger.warning
+                log("building vector index %s from the database", self.kind.name)
                 self._rebuild_locked(progress=None)
 
     def reconcile(self) -> dict[str, int]:

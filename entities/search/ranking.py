@@ -41,6 +41,9 @@ class QueryEntity:
     canonical_name: str | None = None
     entity_type: str | None = None
     candidates: list[dict[str, str]] = field(default_factory=list)
+    # Unknown to the graph: matched as words in the fact's text instead. False for a
+    # name the graph knows under other types than the ones asked for.
+    text_match: bool = True
 
     @property
     def key(self) -> str:
@@ -71,7 +74,7 @@ def query_entities_resolve(
     An ambiguous name keeps every candidate (any of them counts as a match); a name the
     graph does not know stays unresolved and is matched as text.
     """
-    from entities.extraction import AMBIGUOUS, extract_entities
+    from entities.extraction import AMBIGUOUS, extract_entities, gazetteer_get
 
     resolved: list[QueryEntity] = []
     for raw in names:
@@ -102,6 +105,7 @@ def query_entities_resolve(
                 canonical_name=single.canonical_name if single else None,
                 entity_type=single.entity_type if single else None,
                 candidates=candidates,
+                text_match=not ids and (types is None or name not in gazetteer_get()),
             )
         )
     return resolved
@@ -221,7 +225,7 @@ def search_by_entities(
                 if hit:
                     matched.append(q.canonical_name or names.get(next(iter(hit))) or q.name)
                     keys.add(q.key)
-            elif _mentions_text(rows[pk][1], normalize(q.name)):
+            elif q.text_match and _mentions_text(rows[pk][1], normalize(q.name)):
                 matched.append(q.name)
                 keys.add(q.key)
         if match_mode == "all" and len(matched) < len(query):
