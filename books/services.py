@@ -746,7 +746,7 @@ def _notify_failure(job: IngestJob, message: str) -> None:
             urgency="high",
             title=f"Ingesting {job.title or job.source_name} failed",
             payload={"job_id": job.pk, "error": message[:1000]},
-            link=f"/api/v1/jobs/{job.pk}",
+            link=f"/api/v1/jobs/{job.pk}/",
             key=f"ingest-job-failed:{job.pk}",
         )
     except Exception:
