@@ -10,4 +10,5 @@ urlpatterns = [
     path("", include("notifications.api_urls")),
     path("", include("integrity.api_urls")),
     path("", include("entities.extraction_urls")),
+    path("", include("books.api_urls")),
 ]
