@@ -1,0 +1,215 @@
+"""Book ingestion: chunks, defines vs references, re-ingest, delete and GC, PDF, jobs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from books.models import Book, Chunk, IngestJob, Mention
+from books.selectors import chunk_related, entity_books, entity_mentions
+from books.services import book_delete, book_ingest, ingest_job_create
+from entities.models import Entity
+from entities.services import alias_add, entity_store, fact_store
+from kgsite.errors import InvalidInput
+from notifications.models import Notification
+
+CONDITIONS = "15-appendix-ph-a-conditions.md"
+SPELLS = "srd-spells-excerpt.md"
+EQUIPMENT = "srd-equipment-excerpt.md"
+
+
+def entity(name: str, type_: str) -> Entity:
+    return Entity.objects.get(name_norm=name.casefold(), type=type_)
+
+
+def test_defining_chunk_marked_defines_and_other_books_reference(ingest):
+    ingest(CONDITIONS)
+    ingest(SPELLS)
+    blinded = entity("Blinded", "condition")
+    mentions = list(entity_mentions(entity=blinded))
+    assert mentions[0].mention_type == "defines"
+    assert mentions[0].chunk.heading_path[-1] == "Blinded"
+    assert mentions[0].book.source_name == CONDITIONS
+    assert [m for m in mentions if m.mention_type == "defines"] == [mentions[0]]
+    referring = {m.chunk.heading_path[-1] for m in mentions[1:]}
+    assert "Blindness/Deafness" in referring
+    assert all(m.mention_type == "references" for m in mentions[1:])
+    # Offsets point into the chunk's source text and the excerpt quotes the sentence.
+    m = next(m for m in mentions if m.chunk.heading_path[-1] == "Blindness/Deafness")
+    chunk_text = m.chunk.text
+    local = m.start - m.chunk.start
+    assert chunk_text[local : local + len(m.surface)].casefold() == "blinded"
+    assert m.surface.casefold() in m.context.casefold()
+
+
+def test_spell_headings_create_typed_entities(ingest):
+    result = ingest(SPELLS)
+    acid = entity("Acid Arrow", "spell")
+    defines = Mention.objects.get(entity=acid, mention_type="defines")
+    assert defines.chunk.heading_path[-1] == "Acid Arrow"
+    assert result.defines >= 40
+    assert Mention.objects.filter(entity=acid, mention_type="defines").count() == 1
+
+
+def test_same_name_two_types_stay_two_entities(ingest):
+    spell, _ = entity_store(name="Shield", type="spell")
+    ingest(EQUIPMENT)
+    shields = Entity.objects.filter(name_norm="shield")
+    assert {e.type for e in shields} == {"spell", "equipment"}
+    armour = shields.get(type="equipment")
+    assert Mention.objects.filter(entity=armour, mention_type="defines").count() == 1
+    # Inside the armour chapter the ambiguous "shield" goes to the armour, not the spell.
+    assert not Mention.objects.filter(entity=spell, mention_type="defines").exists()
+
+
+def test_reingest_unchanged_file_is_skipped(ingest):
+    first = ingest(CONDITIONS)
+    counts = (Chunk.objects.count(), Mention.objects.count(), Entity.objects.count())
+    again = ingest(CONDITIONS)
+    assert again.action == "unchanged"
+    assert again.book.pk == first.book.pk
+    assert (Chunk.objects.count(), Mention.objects.count(), Entity.objects.count()) == counts
+
+
+def test_reingest_changed_file_replaces_without_duplicates(ingest, book_path):
+    first = ingest(CONDITIONS)
+    counts = (Chunk.objects.count(), Mention.objects.count(), Entity.objects.count())
+    changed = book_path(CONDITIONS).read_bytes() + b"\n\nOne more closing sentence.\n"
+    second = book_ingest(data=changed, filename=CONDITIONS, extractor="offline")
+    assert second.action == "replaced"
+    assert second.book.pk == first.book.pk
+    assert Book.objects.count() == 1
+    assert (Chunk.objects.count(), Mention.objects.count(), Entity.objects.count()) == counts
+    assert Mention.objects.filter(mention_type="defines").count() == first.defines
+
+
+def test_delete_collects_only_orphaned_entities(ingest):
+    conditions = ingest(CONDITIONS).book
+    ingest(SPELLS)
+    blinded = entity("Blinded", "condition")  # also referenced by the spells book
+    charmed = entity("Charmed", "condition")
+    fact_store(text="Charmed creatures cannot attack the charmer.", subject=charmed)
+    frightened = entity("Frightened", "condition")
+    alias_add(entity=frightened, alias="Scared")
+    prone = entity("Prone", "condition")
+    prone.curated = True
+    prone.save()
+    protected = {blinded.pk, charmed.pk, frightened.pk, prone.pk}
+    only_here = set(
+        Mention.objects.filter(book=conditions).values_list("entity_id", flat=True)
+    ) - set(Mention.objects.exclude(book=conditions).values_list("entity_id", flat=True))
+    orphans = only_here - protected
+    assert orphans  # e.g. "Stunned", named by no other book
+
+    summary = book_delete(book=conditions, actor=None)
+
+    assert not Book.objects.filter(pk=conditions.pk).exists()
+    assert not Chunk.objects.filter(book_id=conditions.pk).exists()
+    assert not Mention.objects.filter(book_id=conditions.pk).exists()
+    assert not Entity.objects.filter(pk__in=orphans).exists()
+    assert set(Entity.objects.filter(pk__in=protected).values_list("pk", flat=True)) == protected
+    assert summary["entities_removed"] == len(orphans)
+    assert Mention.objects.filter(entity=blinded, mention_type="references").exists()
+    assert entity("Acid Arrow", "spell")  # the other book's entities are untouched
+
+
+def test_entity_books_and_related_chunks_cross_books(ingest):
+    ingest(CONDITIONS)
+    ingest(SPELLS)
+    blinded = entity("Blinded", "condition")
+    books = entity_books(entity=blinded)
+    assert [b.book.source_name for b in books][0] == CONDITIONS
+    assert {b.book.source_name for b in books} == {CONDITIONS, SPELLS}
+    spell_chunk = next(
+        c
+        for c in Chunk.objects.filter(book__source_name=SPELLS)
+        if c.heading_path[-1:] == ["Blindness/Deafness"]
+    )
+    related = chunk_related(chunk=spell_chunk, limit=3)
+    assert related and all(r.chunk.book.source_name == CONDITIONS for r in related)
+    headings = [r.chunk.heading_path[-1] for r in related]
+    assert "Blinded" in headings[:2]
+
+
+def _pdf(text: str) -> bytes:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    pdf.multi_cell(0, 6, text)
+    return bytes(pdf.output())
+
+
+def test_pdf_book_is_ingested(db):
+    entity_store(name="Sherlock Holmes", type="person")
+    text = (
+        "CHAPTER I\n\nSherlock Holmes took his bottle from the corner of the mantelpiece. "
+        "Watson watched him. Sherlock Holmes was silent for a long while.\n\n"
+        "CHAPTER II\n\nThe next morning Sherlock Holmes went out early."
+    )
+    result = book_ingest(data=_pdf(text), filename="holmes.pdf", title="Holmes PDF")
+    assert result.book.format == "pdf"
+    assert result.chunks >= 1
+    holmes = entity("Sherlock Holmes", "person")
+    found = Mention.objects.filter(entity=holmes, book=result.book)
+    assert found.exists()
+    assert all(m.mention_type == "references" for m in found)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"data": b"", "filename": "empty.md"}, "file"),
+        ({"data": b"   \n\n", "filename": "blank.txt"}, "file"),
+        ({"data": b"# Title\n\ntext", "filename": "book.docx"}, "format"),
+        ({"path": "/nonexistent/book.md"}, "path"),
+    ],
+)
+def test_bad_input_is_rejected_and_stores_nothing(db, kwargs, field):
+    with pytest.raises(InvalidInput) as caught:
+        book_ingest(**kwargs)
+    assert caught.value.field == field
+    assert not Book.objects.exists()
+
+
+def test_job_records_progress_and_result(db, book_path, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        job = ingest_job_create(
+            filename=CONDITIONS, data=book_path(CONDITIONS).read_bytes(), extractor="offline"
+        )
+    job.refresh_from_db()
+    assert job.status == IngestJob.Status.DONE
+    assert job.total > 0 and job.done == job.total
+    assert job.book is not None and job.book.chunk_count > 0
+    assert job.result["action"] == "created"
+    assert job.finished_at is not None
+
+
+def test_job_failure_is_recorded_and_notified(
+    db, book_path, monkeypatch, django_capture_on_commit_callbacks
+):
+    from books.extraction import offline
+
+    def boom(self, chunks, *, lexicon, progress=None):
+        raise RuntimeError("extractor crashed")
+
+    monkeypatch.setattr(offline.OfflineExtractor, "extract", boom)
+    with django_capture_on_commit_callbacks(execute=True):
+        job = ingest_job_create(
+            filename=CONDITIONS, data=book_path(CONDITIONS).read_bytes(), extractor="offline"
+        )
+    job.refresh_from_db()
+    assert job.status == IngestJob.Status.FAILED
+    assert "extractor crashed" in job.error
+    assert not Book.objects.exists()
+    note = Notification.objects.get(type="job_failed")
+    assert note.payload["job_id"] == job.pk
+
+
+def test_upload_is_kept_for_the_worker(db, book_path, settings, tmp_path):
+    settings.DATA_DIR = tmp_path
+    job = ingest_job_create(filename="c.md", data=book_path(CONDITIONS).read_bytes())
+    assert job.source_path.startswith(str(tmp_path))
+    assert Path(job.source_path).read_bytes() == book_path(CONDITIONS).read_bytes()
