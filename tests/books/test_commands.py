@@ -1,0 +1,89 @@
+"""ingest_book, delete_book and eval_defines: idempotent, one readable line on bad input."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from books.models import Book, IngestJob
+from entities.models import Entity
+
+CONDITIONS = "15-appendix-ph-a-conditions.md"
+
+
+def run(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+def test_ingest_sync_then_again_is_unchanged(db, book_path):
+    first = run("ingest_book", str(book_path(CONDITIONS)), "--sync", "--title", "Conditions")
+    assert first.startswith("created: book")
+    again = run("ingest_book", str(book_path(CONDITIONS)), "--sync", "--title", "Conditions")
+    assert again.startswith("unchanged: book")
+    assert Book.objects.get().title == "Conditions"
+
+
+def test_ingest_queued_runs_in_sync_queue(transactional_db, book_path):
+    out = run("ingest_book", str(book_path(CONDITIONS)), "--author", "WotC")
+    job = IngestJob.objects.get()
+    assert f"job {job.pk}" in out
+    assert job.status == IngestJob.Status.DONE
+    assert Book.objects.get().author == "WotC"
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        (None, None, "No such file"),
+        ("book.docx", b"# Title\n\nText.", "Unsupported file type (.docx)"),
+        ("empty.md", b"  \n", "empty"),
+    ],
+)
+@pytest.mark.parametrize("sync", [True, False])
+def test_bad_input_exits_with_one_line(db, tmp_path, name, content, message, sync):
+    path = tmp_path / (name or "missing.md")
+    if content is not None:
+        path.write_bytes(content)
+    args = ["ingest_book", str(path)] + (["--sync"] if sync else [])
+    with pytest.raises(CommandError) as caught:
+        call_command(*args)
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)
+    assert not Book.objects.exists()
+
+
+def test_delete_book_by_title_and_id(db, book_path):
+    run("ingest_book", str(book_path(CONDITIONS)), "--sync")
+    book = Book.objects.get()
+    assert Entity.objects.filter(type="condition").exists()
+    out = run("delete_book", book.title)
+    assert "entities removed" in out
+    assert not Book.objects.exists()
+    assert not Entity.objects.filter(type="condition").exists()
+    with pytest.raises(CommandError, match="No book"):
+        call_command("delete_book", str(book.pk))
+
+
+def test_eval_defines_reports_recall_precision_and_misses(db, book_path, tmp_path):
+    run("ingest_book", str(book_path(CONDITIONS)), "--sync")
+    tsv = tmp_path / "dev.tsv"
+    tsv.write_text(
+        "entity_name\tentity_type\tdefining_file\tdefining_heading\n"
+        f"Blinded\tcondition\t{CONDITIONS}\tBlinded\n"
+        f"Prone\tcondition\t{CONDITIONS}\tProne\n"
+        f"Fireball\tspell\t11-spells.md\tFireball\n",
+        encoding="utf-8",
+    )
+    out = run("eval_defines", str(tsv))
+    assert "recall           0.667" in out
+    assert "precision        1.000" in out
+    assert "MISS 'Fireball' (spell)" in out
+
+
+def test_eval_defines_rejects_missing_file(db):
+    with pytest.raises(CommandError, match="No such file"):
+        call_command("eval_defines", "/nonexistent.tsv")
