@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import sys
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -33,6 +34,10 @@ class Command(BaseCommand):
             rows = [r for r in reader if (r.get("entity_name") or "").strip()]
         if not rows:
             raise CommandError(f"{path}: no rows to evaluate")
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            rows = tqdm(rows, desc="evaluating", unit="row", leave=False)
         result = defines_evaluate(rows=rows)
         out = self.stdout
         out.write(f"{'metric':<12}{'value':>10}")
