@@ -190,7 +190,9 @@ class VectorIndex:
         if needed > capacity:
             self._hnsw.resize_index(max(needed, capacity * 2))
 
-    def _apply_add(self, items: list[tuple[Key, str, np.ndarray]]) -> list[dict]:
+    def _apply_add(
+        self, items: list[tuple[Key, str, np.ndarray]], *, threads: int = 1
+    ) -> list[dict]:
         """Add or replace vectors; returns the journal records describing the change."""
         if not items:
             return []
@@ -212,7 +214,7 @@ class VectorIndex:
             records.append({"op": "add", "key": key, "hash": digest, "vec": _encode_vec(vec)})
         matrix = np.stack([np.asarray(v, dtype=np.float32) for _k, _h, v in items])
         # Re-adding a label marked deleted un-deletes it and replaces its vector.
-        self._hnsw.add_items(matrix, np.asarray(labels, dtype=np.int64), num_threads=1)
+        self._hnsw.add_items(matrix, np.asarray(labels, dtype=np.int64), num_threads=threads)
         return records
 
     def _apply_delete(self, keys: Iterable[Key]) -> list[dict]:
@@ -478,7 +480,7 @@ class VectorIndex:
             nonlocal done
             vectors = self.embedder.encode([t for _k, t in batch])
             items = [(k, text_hash(t), v) for (k, t), v in zip(batch, vectors, strict=True)]
-            self._apply_add(_dedupe(items))
+            self._apply_add(_dedupe(items), threads=-1)  # every core: nothing else reads it
             done += len(batch)
             batch.clear()
             if progress is not None:
