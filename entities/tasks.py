@@ -39,6 +39,10 @@ def _enqueue(func: str, *args) -> None:
         logger.exception("could not enqueue %s%r", func, args)
 
 
+def vector_upsert_enqueue(kind: str, ids: list) -> None:
+    _enqueue("entities.tasks.vector_upsert_task", kind, list(ids))
+
+
 def fact_saved_enqueue(fact_id: int, action: str) -> None:
     """FACT_SAVED_HOOKS entry (runs on commit): index the fact as it now stands.
 

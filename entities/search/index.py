@@ -53,6 +53,8 @@ RowSource = Callable[[Sequence[Key] | None], Iterable[tuple[Key, str]]]
 Progress = Callable[[int, int], None]
 
 BATCH = 256
+# Rows missing from the index that a reconcile embeds on the spot; more go to the queue.
+RECONCILE_INLINE = 256
 MIN_CAPACITY = 1024
 
 
@@ -424,7 +426,14 @@ class VectorIndex:
         present = self.kind.all_keys()
         missing = sorted(present - indexed, key=str)
         gone = sorted(indexed - present, key=str)
-        if missing:
+        if len(missing) > RECONCILE_INLINE:
+            # A bulk import that bypassed the hooks: embedding it here would stall a web
+            # request for minutes, so the worker does it in batches.
+            from entities.tasks import vector_upsert_enqueue
+
+            for start in range(0, len(missing), 1000):
+                vector_upsert_enqueue(self.kind.name, missing[start : start + 1000])
+        elif missing:
             self.upsert(missing)
         if gone:
             self.delete(gone)

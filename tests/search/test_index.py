@@ -198,3 +198,13 @@ def test_rebuild_vectors_command(vector_dir):
     assert "facts: 1 items indexed" in out.getvalue()
     with pytest.raises(CommandError, match="unknown kind 'nope'"):
         call_command("rebuild_vectors", "--kind", "nope")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_added_behind_the_index_are_picked_up_after_a_restart(notes):
+    service.vector_rebuild("notes")
+    for i in range(100, 400):  # more than a request embeds inline: queued instead
+        notes[i] = f"bulk imported note {i} about lighthouse {i}"
+    restart()
+    assert ids(service.similar_items("notes", notes[350], 1)) == [350]
+    assert service.vector_index("notes").live_count == len(notes)
