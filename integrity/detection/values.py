@@ -7,6 +7,7 @@ and the same way in a management command, a task or a test. All vocabulary comes
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -717,8 +718,13 @@ def _preference_verbs(lang: str) -> list[str]:
     return list(lx.ATTRIBUTE_BY_NAME["preference"].phrases.get(lang, ())) or ["$^"]
 
 
+@functools.lru_cache(maxsize=4096)
 def analyze(text: str, lang: str | None = None) -> Statement:
-    """Extract subject, attribute and typed values from one sentence."""
+    """Extract subject, attribute and typed values from one sentence.
+
+    Cached: a background check compares one new fact with many candidates, and the
+    result is an immutable ``Statement``.
+    """
     lang = lang if lang in lx.LANGS else detect_language(text)
     clean = unicodedata.normalize("NFC", text).replace("’", "'")
     values, masked = _extract_dates(clean, lang)

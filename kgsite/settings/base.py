@@ -87,7 +87,13 @@ DATA_DIR = Path(env("KGSITE_DATA_DIR", str(BASE_DIR / "var")))
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 DATABASE_URL = env("DATABASE_URL", f"sqlite:///{DATA_DIR / 'kgsite.sqlite3'}")
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+# Persistent connections: django-q2 closes "old" connections on every enqueue, and with
+# a zero max age that reopens (and checkpoints) the database on each saved fact.
+DATABASES = {
+    "default": dj_database_url.parse(
+        DATABASE_URL, conn_max_age=env_int("KGSITE_CONN_MAX_AGE", 600), conn_health_checks=True
+    )
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers and one writer work together; IMMEDIATE takes the write lock at
     # BEGIN so two writers queue on the busy timeout instead of failing on upgrade.
