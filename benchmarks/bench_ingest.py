@@ -116,7 +116,7 @@ def run(quick: bool = False) -> list[dict]:
     spacy_nlp()
 
     srd = sorted((CORPUS / "srd").glob("*.md"))
-    novels = sorted((CORPUS / "gutenberg").glob("*.txt"))
+    novels = sorted((CORPUS / "gutenberg").glob("*_pg*.txt"))  # not SOURCES.txt
     if quick:
         srd = [p for p in srd if p.name[:2] in {"11", "15", "16"}]
         novels = novels[:1]
