@@ -78,24 +78,27 @@ def entity_lookup(*, name: object, type: str | None = None) -> LookupResult:  # 
     norm = normalize(validate_name(name))
     entity_type = normalize_type(type) if type else None
 
-    canonical = Entity.objects.filter(name_norm=norm)
-    via_alias = Entity.objects.filter(aliases__alias_norm=norm)
+    # One indexed query for both paths; canonical matches win over alias matches.
+    # (name_norm, type) is unique and an alias joins at most one entity per type, so
+    # no DISTINCT is needed.
+    alias_owners = Alias.objects.filter(alias_norm=norm).values("entity_id")
+    qs = Entity.objects.filter(Q(name_norm=norm) | Q(pk__in=alias_owners))
     if entity_type is not None:
-        canonical = canonical.filter(type=entity_type)
-        via_alias = via_alias.filter(type=entity_type)
-
-    for match, qs in (("canonical", canonical), ("alias", via_alias)):
-        found = list(qs.distinct()[:20])
-        if len(found) == 1:
-            entity = found[0]
+        qs = qs.filter(type=entity_type)
+    found = list(qs.order_by("type")[:40])
+    canonical = [e for e in found if e.name_norm == norm]
+    for match, group in (("canonical", canonical), ("alias", found)):
+        if len(group) == 1:
+            entity = group[0]
+            aliases = sorted(entity.aliases.values_list("alias_norm", "alias"))
             return LookupResult(
                 match=match,
                 entity=entity,
-                aliases=list(entity.aliases.order_by("alias_norm").values_list("alias", flat=True)),
+                aliases=[alias for _norm, alias in aliases],
                 facts=entity_facts(entity=entity),
             )
-        if len(found) > 1:
-            return LookupResult(match="ambiguous", candidates=found)
+        if len(group) > 1:
+            return LookupResult(match="ambiguous", candidates=group)
     return LookupResult(match="none", suggestions=entity_suggest(norm=norm, type=entity_type))
 
 
