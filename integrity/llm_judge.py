@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+from kgsite.llm import strip_code_fence
+
 if TYPE_CHECKING:
     from integrity.detection.classifier import Verdict
 
@@ -48,22 +50,12 @@ def client():
     )
 
 
-def _strip_fence(content: str) -> str:
-    """Accept a JSON object wrapped in one Markdown code fence, as many models send it."""
-    text = content.strip()
-    if text.startswith("```") and text.endswith("```") and len(text) >= 6:
-        text = text[3:-3].strip()
-        if text[:4].lower() == "json":
-            text = text[4:].strip()
-    return text
-
-
 def parse_answer(content: str) -> Verdict | None:
     """Validate the judge's answer; None unless it is exactly the expected object."""
     from integrity.detection.classifier import Verdict
 
     try:
-        data: Any = json.loads(_strip_fence(content))
+        data: Any = json.loads(strip_code_fence(content))
     except (TypeError, ValueError):
         return None
     if not isinstance(data, dict):

@@ -29,6 +29,7 @@ from books.extraction.base import (
     Progress,
 )
 from books.extraction.offline import structural_mentions
+from kgsite.llm import strip_code_fence
 from kgsite.text import MAX_NAME_LENGTH, clean_display, has_control_chars, normalize
 
 if TYPE_CHECKING:
@@ -55,15 +56,6 @@ class AnswerError(ValueError):
     """The model's answer is not the JSON array asked for."""
 
 
-def _strip_fence(content: str) -> str:
-    text = content.strip()
-    if text.startswith("```") and text.endswith("```") and len(text) >= 6:
-        text = text[3:-3].strip()
-        if text[:4].lower() == "json":
-            text = text[4:].strip()
-    return text
-
-
 def parse_answer(content: str) -> list[tuple[str, str, str]]:
     """(name, type, mention_type) triples from the answer; ``AnswerError`` if the whole
     answer is unusable. Individual invalid items are dropped."""
@@ -71,7 +63,7 @@ def parse_answer(content: str) -> list[tuple[str, str, str]]:
     from kgsite.errors import InvalidInput
 
     try:
-        data: Any = json.loads(_strip_fence(content or ""))
+        data: Any = json.loads(strip_code_fence(content or ""))
     except (TypeError, ValueError) as exc:
         raise AnswerError(f"not JSON: {exc}") from None
     if isinstance(data, dict):  # {"entities": [...]} is a common near-miss
