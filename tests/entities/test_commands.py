@@ -70,3 +70,9 @@ def test_seed_demo_creates_a_curator_and_sample_data():
     from django.contrib.auth.models import User
 
     assert User.objects.get(username="curator").has_perm("entities.curate")
+    from books.models import Book, Mention
+
+    assert Book.objects.count() == 2  # re-running skipped the unchanged books
+    blinded = Mention.objects.filter(entity__name_norm="blinded")
+    assert blinded.filter(mention_type="defines").count() == 1
+    assert blinded.filter(mention_type="references").exists()  # spells mention it

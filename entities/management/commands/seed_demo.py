@@ -22,6 +22,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--username", default="curator")
         parser.add_argument("--password", default="curator-demo")
+        parser.add_argument("--no-books", action="store_true", help="Skip the sample books.")
 
     def handle(self, *args, username: str, password: str, **options):
         with transaction.atomic():
@@ -55,6 +56,12 @@ class Command(BaseCommand):
                 )
                 stored += result.action == "created"
         self.stdout.write(f"{stored} sample facts stored")
+        if not options["no_books"]:
+            # Two SRD excerpts (CC-BY-4.0, see data/sample/books/LICENSE-and-SOURCE.md):
+            # spells that reference conditions defined in the other book.
+            books = sorted((SAMPLE_DIR / "books").glob("*.md"))
+            for book in (b for b in books if not b.name.startswith("LICENSE")):
+                call_command("ingest_book", str(book), "--sync", stdout=self.stdout)
         if created:
             self.stdout.write(f"Demo curator: username '{username}', password '{password}'")
         else:
