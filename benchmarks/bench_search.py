@@ -448,7 +448,7 @@ class CachedEmbedder:
         self.dim = self.real.dim
         self.signature = self.real.signature
 
-    def encode(self, texts, *, batch_size: int = 64) -> np.ndarray:
+    def encode(self, texts, *, batch_size: int | None = None) -> np.ndarray:
         missing = [t for t in texts if t not in self.TABLE]
         fresh = dict(zip(missing, self.real.encode(missing), strict=True)) if missing else {}
         return np.stack([self.TABLE[t] if t in self.TABLE else fresh[t] for t in texts])
