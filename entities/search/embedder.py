@@ -31,7 +31,7 @@ class Embedder(Protocol):
     # stores it and rebuilds itself when the configured embedder differs.
     signature: str
 
-    def encode(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray: ...
+    def encode(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray: ...
 
 
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:
@@ -39,6 +39,19 @@ def _unit_rows(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return matrix / norms
+
+
+# Long passages (book chunks) run faster in small batches: sentence-transformers sorts
+# by length, but the longest text of a batch still sets its padded width. Measured on
+# the SRD's 2,358 chunks: 65 chunks/s at 16 per batch, 57 at 64 (49 vs 42 when cut at
+# 256 word pieces); short fact-sized sentences are the other way round (270/s at 64,
+# 237/s at 16).
+LONG_TEXT_CHARS = 400
+
+
+def _batch_size_for(texts: Sequence[str]) -> int:
+    mean_chars = sum(len(t) for t in texts) / len(texts)
+    return 16 if mean_chars > LONG_TEXT_CHARS else 64
 
 
 class SentenceTransformerEmbedder:
@@ -70,8 +83,13 @@ class SentenceTransformerEmbedder:
         return str(configured or self.bundled_model_dir())
 
     @property
+    def max_tokens(self) -> int:
+        return int(getattr(settings, "KGSITE_EMBED_MAX_TOKENS", 128))
+
+    @property
     def signature(self) -> str:
-        return f"sentence-transformers:{os.path.basename(self.model_dir.rstrip('/'))}:{DIM}"
+        name = os.path.basename(self.model_dir.rstrip("/"))
+        return f"sentence-transformers:{name}:{DIM}:{self.max_tokens}"
 
     def _load(self):
         if self._model is None:
@@ -82,15 +100,18 @@ class SentenceTransformerEmbedder:
 
             self._threads = torch.get_num_threads()
             model = SentenceTransformer(self.model_dir, device="cpu", local_files_only=True)
+            model.max_seq_length = self.max_tokens
             model.eval()
             self._model = model
         return self._model
 
-    def encode(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+    def encode(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         import torch
 
+        if batch_size is None:
+            batch_size = _batch_size_for(texts)
         with self._lock:
             model = self._load()
             threads = 1 if len(texts) <= 4 else self._threads
@@ -139,7 +160,7 @@ class HashingEmbedder:
             vec[self._bucket("empty")[0]] = 1.0
         return vec
 
-    def encode(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
+    def encode(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return _unit_rows(np.stack([self._vector(t) for t in texts]))

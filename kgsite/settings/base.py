@@ -174,6 +174,11 @@ else:
 # Dotted paths name the implementations; heavy libraries are imported lazily behind them.
 KGSITE_EMBEDDER = env("KGSITE_EMBEDDER", "entities.search.embedder.SentenceTransformerEmbedder")
 KGSITE_EMBEDDING_MODEL_DIR = env("KGSITE_EMBEDDING_MODEL_DIR", "")  # empty: the bundled model
+# Word pieces embedded per text; longer texts (book chunks) are cut. all-MiniLM-L6-v2 was
+# trained on 128 (its config allows 256). Measured on 200 SRD chunks: 128 finds a chunk
+# from its opening words far better (recall@10 0.91 vs 0.63), 256 from words 150-190
+# (0.64 vs 0.38), and 128 embeds the whole SRD in half the time (31 s vs 62 s).
+KGSITE_EMBED_MAX_TOKENS = env_int("KGSITE_EMBED_MAX_TOKENS", 128)
 KGSITE_VECTOR_DIR = Path(env("KGSITE_VECTOR_DIR", str(DATA_DIR / "vectors")))
 KGSITE_HNSW_EF_SEARCH = env_int("KGSITE_HNSW_EF_SEARCH", 256)
 KGSITE_HNSW_M = env_int("KGSITE_HNSW_M", 16)

@@ -70,3 +70,24 @@ def test_real_model_understands_meaning_offline():
     # A batch gives the same vectors as one text at a time.
     alone = embedder.encode(["moving our Postgres tables"])[0]
     assert cos(alone, related) == pytest.approx(1.0, abs=1e-4)
+
+
+def test_changing_the_embedded_length_changes_the_signature(settings):
+    # The index stores the signature and rebuilds itself when it differs, so vectors cut
+    # at another length are never mixed with the stored ones.
+    settings.KGSITE_EMBED_MAX_TOKENS = 128
+    short = SentenceTransformerEmbedder().signature
+    settings.KGSITE_EMBED_MAX_TOKENS = 256
+    assert SentenceTransformerEmbedder().signature != short
+
+
+@pytest.mark.slow
+def test_long_texts_are_cut_at_the_configured_length(settings):
+    opening = "The wizard studies the ancient spellbook by candlelight. " * 20  # ~200 pieces
+    texts = [opening + "Dragons guard the mountain pass.", opening + "Bakers sell fresh bread."]
+    settings.KGSITE_EMBED_MAX_TOKENS = 128
+    a, b = SentenceTransformerEmbedder().encode(texts)
+    assert cos(a, b) == pytest.approx(1.0, abs=1e-5)  # the endings were never seen
+    settings.KGSITE_EMBED_MAX_TOKENS = 256
+    a, b = SentenceTransformerEmbedder().encode(texts)
+    assert cos(a, b) < 0.9999
