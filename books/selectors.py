@@ -210,18 +210,51 @@ class DefinesEvaluation:
 
 
 def _where(mention: Mention) -> str:
-    return f"{mention.book.source_name} > {' > '.join(mention.chunk.heading_path[-2:])}"
+    kind = mention.entity.type if mention.entity_id else ""
+    return f"{mention.book.source_name} > {' > '.join(mention.chunk.heading_path[-2:])}" + (
+        f" [{kind}]" if kind else ""
+    )
+
+
+def _heading_norm(heading: str) -> str:
+    from kgsite.text import normalize
+
+    return normalize(heading.replace("\u2019", "'"))
+
+
+def _is_expected_chunk(mention: Mention, *, defining_file: str, heading: str, name: str) -> bool:
+    """Whether a defines mark sits in the row's defining chunk.
+
+    The chunk's own heading (the last of its path) must equal the expected heading.
+    One allowance: when the expected heading is not the entity's own name it is a
+    catalogue section ("Armor", "Sample Poisons"), and a table or entry list of that
+    section may sit in one of its sub-sections ("Armor > Heavy Armor"), so a chunk
+    below that heading counts too. An item with its own heading ("Aboleth") must be
+    defined by exactly that heading's chunk, not by "Aboleth > Legendary Actions".
+    """
+    if mention.book.source_name != defining_file:
+        return False
+    path = [_heading_norm(h) for h in mention.chunk.heading_path]
+    if path and path[-1] == heading:
+        return True
+    return heading != _heading_norm(name) and heading in path[:-1]
 
 
 def defines_evaluate(*, rows: Iterable[dict[str, str]]) -> DefinesEvaluation:
     """Score the mention index against rows of (entity_name, entity_type,
     defining_file, defining_heading).
 
-    Recall: a chunk of a book ingested from ``defining_file``, under
-    ``defining_heading`` (the heading ends its path or is an ancestor: catalogue tables
-    sit in sub-sections), marks the entity (name or alias, of that type) ``defines``.
-    Precision: of the rows whose entity is marked ``defines`` anywhere, those marked
-    only in such chunks.
+    Recall: a chunk of the book ingested from ``defining_file`` whose own heading is
+    ``defining_heading`` (case and spacing aside; below it when that heading is a
+    catalogue section rather than the entity's name) marks the entity (its name or an
+    alias, of the row's type) ``defines``.
+
+    Precision, over the rows whose name is marked ``defines`` anywhere: the row is
+    precise when every such mark is in an expected chunk. Marks on entities of the
+    row's type count, and so do marks on a same-named entity of another type in the
+    same file: one chapter defines a name once, so a second type there is a mistyped
+    duplicate. A same-named entity of another type defined in another file is a
+    homonym (the Shield spell is not the Shield armour) and does not count.
     """
     from entities.models import Alias
     from entities.services import normalize_type
@@ -231,39 +264,40 @@ def defines_evaluate(*, rows: Iterable[dict[str, str]]) -> DefinesEvaluation:
     for row in rows:
         result.rows += 1
         name, entity_type = row["entity_name"], normalize_type(row["entity_type"])
+        defining_file = row["defining_file"]
         norm = normalize(name)
-        heading = normalize(row["defining_heading"])
-        ids = set(
-            Entity.objects.filter(name_norm=norm, type=entity_type).values_list("pk", flat=True)
-        )
-        ids |= set(
-            Alias.objects.filter(alias_norm=norm, type=entity_type).values_list(
-                "entity_id", flat=True
-            )
-        )
-        defines = list(
-            Mention.objects.filter(entity_id__in=ids, mention_type=Mention.Type.DEFINES)
-            .select_related("book", "chunk")
+        heading = _heading_norm(row["defining_heading"])
+        types = dict(Entity.objects.filter(name_norm=norm).values_list("pk", "type"))
+        types.update(Alias.objects.filter(alias_norm=norm).values_list("entity_id", "type"))
+        marks = list(
+            Mention.objects.filter(entity_id__in=list(types), mention_type=Mention.Type.DEFINES)
+            .select_related("book", "chunk", "entity")
             .order_by("book_id", "start")
         )
+        typed = [m for m in marks if types[m.entity_id] == entity_type]
+        homonyms = [
+            m
+            for m in marks
+            if types[m.entity_id] != entity_type and m.book.source_name == defining_file
+        ]
         right = [
             m
-            for m in defines
-            if m.book.source_name == row["defining_file"]
-            and heading in (normalize(h) for h in m.chunk.heading_path)
+            for m in typed
+            if _is_expected_chunk(m, defining_file=defining_file, heading=heading, name=name)
         ]
         label = f"{name!r} ({entity_type})"
         if right:
             result.found += 1
         else:
-            where = "; ".join(_where(m) for m in defines) or "nowhere"
+            where = "; ".join(_where(m) for m in typed) or "nowhere"
             result.misses.append(
-                f"MISS {label}: expected in {row['defining_file']} under "
+                f"MISS {label}: expected in {defining_file} under "
                 f"{row['defining_heading']!r}; defined {where}"
             )
-        if defines:
+        counted = typed + homonyms
+        if counted:
             result.claimed += 1
-            wrong = [m for m in defines if m not in right]
+            wrong = [m for m in counted if m not in right]
             if right and not wrong:
                 result.precise += 1
             elif wrong:

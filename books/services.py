@@ -140,13 +140,39 @@ def _new_id(norm: str, entity_type: str) -> str:
     return f"{NEW_PREFIX}{entity_type}:{norm}"
 
 
-def _lexicon(chunks: Sequence[ChunkDraft]) -> BookLexicon:
-    """Stored names plus what the book's structure defines, in one private gazetteer."""
+def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) -> BookLexicon:
+    """Stored names plus what the book's structure defines, in one private gazetteer.
+
+    The structure sees the whole document (a table split across chunks keeps its
+    header and group rows) and the stored names (a heading naming a known entity
+    defines it).
+    """
     from entities.extraction import Gazetteer, GazetteerEntry
 
-    from .extraction.structure import defined_entities, resolve_definitions
+    from .extraction.structure import KnownName, defined_entities, resolve_definitions
 
-    definitions = resolve_definitions([defined_entities(chunk) for chunk in chunks])
+    gazetteer = Gazetteer.from_db()
+    elsewhere = Mention.objects.filter(mention_type=Mention.Type.DEFINES).exclude(
+        book__title_norm=title_norm
+    )
+    memo: dict[str, list[KnownName]] = {}
+
+    def known(name: str) -> list[KnownName]:
+        if name not in memo:
+            entries = gazetteer.get(name)
+            defined = set(
+                elsewhere.filter(entity_id__in=[e.entity_id for e in entries]).values_list(
+                    "entity_id", flat=True
+                )
+                if entries
+                else ()
+            )
+            memo[name] = [KnownName(e.entity_type, e.entity_id in defined) for e in entries]
+        return memo[name]
+
+    definitions = resolve_definitions(
+        [defined_entities(c, document_text=document_text, known=known) for c in chunks]
+    )
     wanted: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
     for entities in definitions:
         for entity in entities:
@@ -156,10 +182,9 @@ def _lexicon(chunks: Sequence[ChunkDraft]) -> BookLexicon:
             except InvalidInput:
                 continue
             key = (normalize(display), entity_type)
-            known = wanted.get(key)
-            aliases = tuple(entity.aliases) + (known[1] if known else ())
-            wanted[key] = (known[0] if known else display, aliases)
-    gazetteer = Gazetteer.from_db()
+            seen = wanted.get(key)
+            aliases = tuple(entity.aliases) + (seen[1] if seen else ())
+            wanted[key] = (seen[0] if seen else display, aliases)
     norms = {norm for norm, _type in wanted}
     existing: dict[tuple[str, str], tuple[str, str]] = {}
     for start in range(0, len(norms), 500):
@@ -507,7 +532,7 @@ def book_ingest(
 
     t0 = time.perf_counter()
     report("extract", 0, len(chunks))
-    lexicon = _lexicon(chunks)
+    lexicon = _lexicon(chunks, document.text, normalize(display_title))
     extracted = chosen.extract(
         chunks, lexicon=lexicon, progress=lambda done: report("extract", done, len(chunks))
     )

@@ -13,7 +13,7 @@ heading. No entity name is special-cased.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from books.chunking import ChunkDraft
@@ -38,6 +38,38 @@ class DefinedEntity:
     end: int
     via: str = "heading"
     aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class KnownName:
+    """A stored entity a name (or alias) refers to, as the ingest's gazetteer knows it.
+
+    ``defined_elsewhere``: another book already has a chunk that defines it.
+    """
+
+    type: str
+    defined_elsewhere: bool = False
+
+
+# The stored entities a name may refer to; the ingest passes one backed by the
+# gazetteer, so a heading naming a known entity defines it.
+Known = Callable[[str], Sequence[KnownName]]
+
+
+def _known_type(name: str, known: Known | None, *, undefined: bool = False) -> str | None:
+    """The type of the one stored entity this name refers to (None if none or several).
+
+    ``undefined``: only if no other book defines it yet; a bare heading is weak
+    evidence next to another book's stat block or table row ("Hide", the combat
+    action, is not the armour the equipment chapter defines).
+    """
+    if known is None:
+        return None
+    entries = list(known(name))
+    types = {entry.type for entry in entries}
+    if len(types) != 1 or (undefined and any(e.defined_elsewhere for e in entries)):
+        return None
+    return types.pop()
 
 
 # --- heading keywords ----------------------------------------------------------------
@@ -192,7 +224,9 @@ def _split_heading(chunk: ChunkDraft) -> tuple[int, int, int]:
     return at, at + length, first_end
 
 
-def _heading_item(chunk: ChunkDraft) -> tuple[str, str] | None:
+def _heading_item(
+    chunk: ChunkDraft, known: Known | None = None, document_text: str | None = None
+) -> tuple[str, str] | None:
     """(type, via) when the chunk's heading names an item it defines."""
     path = chunk.heading_path
     name = path[-1]
@@ -200,13 +234,24 @@ def _heading_item(chunk: ChunkDraft) -> tuple[str, str] | None:
     body = chunk.text[body_start:]
     if marked := block_type(body):
         return marked, "block"
+    found = _nearest_rule(path[:-1])
+    if (
+        found is None
+        and not _heading_rule(name)
+        and (kind := _known_type(name, known, undefined=True))
+    ):
+        # An untyped section titled with a stored entity's name is about that entity.
+        return kind, "known"
     if not is_item_name(name):
         return None
-    found = _nearest_rule(path[:-1])
     if found is not None:
         index, rule = found
         if "block" in rule.listing:
-            return None  # a typed chapter whose items carry markers: this is a topic
+            # A typed chapter whose items carry markers: without one, the heading is a
+            # topic ("Size", "Telepathy") unless its body defines a proper name.
+            if _opens_with_definition(body, name) and _is_proper_name(name, document_text):
+                return rule.type, "sentence"
+            return None
         if "children" in rule.listing and index == len(path) - 2:
             return rule.type, "heading"
         # A sub-item names its parent item's head noun: "Hill Dwarf" under "Dwarf".
@@ -233,27 +278,145 @@ def _opens_with_definition(body: str, name: str) -> bool:
     return re.match(pattern, first, re.I) is not None
 
 
+# "Size and Strength", "Escaping a Grapple", "Rolling 1 or 20": run-in topic titles.
+_TOPIC = re.compile(r",|\b(?:and|or|a|an)\b|^\w+ing\s|\d", re.I)
+
+
+def _is_proper_name(name: str, text: str | None) -> bool:
+    """A name the book never writes in lower case ("Glimmerwyrm", not "Telepathy",
+    which the book also calls "telepathy") and not a topic title; without the text,
+    any capitalised name."""
+    if not name[:1].isupper() or name[-1] in "?!" or _TOPIC.search(name):
+        return False
+    if text is None:
+        return True
+    lowered = re.escape(name.casefold())
+    return re.search(rf"(?<![\w'’-]){lowered}(?![\w'’-])", text) is None
+
+
+# --- a defining first sentence without a matching heading ----------------------------
+
+# "Glimmerwyrm is a small dragon", "**The Weave** is the ...": a capitalised name, then
+# a singular copula and an article. Plural or past-tense openings ("Dragons are ...",
+# "Holmes was a ...") describe groups or narrate; they do not define.
+_NAME_WORD = r"[A-Z][\w'’-]*"
+_OPENING = re.compile(
+    r"(?P<emph>\*{1,3}|_{1,2})?(?P<article>(?:The|A|An)\s+)?"
+    rf"(?P<name>{_NAME_WORD}(?:(?:\s+(?:of|the|and|de|du|von|van))*\s+{_NAME_WORD}){{0,5}})"
+    r"(?P=emph)?\s+(?:is|refers to|means)\s+(?:a|an|the|one)\s"
+)
+# Capitalised only because they open the sentence: pronouns, determiners, quantifiers.
+_SENTENCE_OPENERS = frozenset(
+    {
+        *("this", "that", "these", "those", "it", "there", "here", "each", "every"),
+        *("your", "my", "our", "their", "his", "her", "its", "such", "any", "some"),
+        *("one", "what", "which", "who", "whoever", "anyone", "everyone", "nothing"),
+        *("everything", "something", "someone", "no", "none", "another", "other"),
+        *("if", "when", "while", "although", "because", "since", "as", "so", "but"),
+        *("and", "or", "then", "thus", "yet", "in", "on", "at", "for", "with", "by"),
+        *("a", "an", "the", "all", "both", "either", "neither", "much", "many", "most"),
+    }
+)
+
+
+def _opening_definition(
+    chunk: ChunkDraft, document_text: str | None, known: Known | None
+) -> DefinedEntity | None:
+    """The entity named by the defining sentence the chunk (after its heading) opens with.
+
+    The name must be a proper name: not a pronoun or determiner that is capitalised
+    only because it starts the sentence, and never written in lower case in the
+    document ("Magic is a ..." names no entity: the book also says "magic").
+    """
+    body_start = _split_heading(chunk)[2] if chunk.heading_path else 0
+    body = chunk.text[body_start:]
+    lead = len(body) - len(body.lstrip())
+    match = _OPENING.match(body, lead)
+    if match is None:
+        return None
+    name = match.group("name")
+    if name.split()[0].casefold() in _SENTENCE_OPENERS or not is_item_name(name):
+        return None
+    if chunk.heading_path and name_key(chunk.heading_path[-1]) in {
+        name_key(name),
+        name_key((match.group("article") or "") + name),
+    }:
+        return None  # the heading's own definition: the heading rules decide
+    if not _is_proper_name(name, document_text if document_text is not None else chunk.text):
+        return None
+    typed = chapter_type(chunk.heading_path) if chunk.heading_path else None
+    kind = typed or _known_type(name, known) or "other"
+    start = body_start + match.start("name")
+    return DefinedEntity(name, kind, start, start + len(name), "sentence")
+
+
 # --- definition entries and tables ---------------------------------------------------
 
+# "***Name.***" (bold italic, the period inside or out, or none) or "**Name.**" (bold,
+# with the period) opening a line, then the definition.
 _ENTRY = re.compile(
-    r"^>?[ \t]*\*\*\*(?P<label>[^*\n]+?)\.?\*\*\*\.?(?=\s)",
+    r"^>?[ \t]*(?:\*\*\*(?P<label>[^*\n]+?)\.?\*\*\*\.?"
+    r"|\*\*(?P<bold>[^*\n]+?)(?:\.\*\*|\*\*\.))(?=[ \t]+\S)",
     re.MULTILINE,
 )
 _QUALIFIER = re.compile(r"^(?P<name>.+?)\s*\((?P<qualifier>[^()]*)\)$")
 
 
-def _entries(chunk: ChunkDraft, type_: str) -> list[DefinedEntity]:
+def _entries(
+    chunk: ChunkDraft,
+    type_: str | None,
+    known: Known | None = None,
+    document_text: str | None = None,
+) -> list[DefinedEntity]:
+    """Definition entries of the chunk, of type ``type_``.
+
+    With ``type_`` None (outside typed chapters) an entry defines a stored entity it
+    names (with that entity's type) or a proper name (``other``); a common term such
+    as "***Fire.***" or "**Poor.**" is a run-in heading of the text, not an entity.
+    """
     found = []
     for match in _ENTRY.finditer(chunk.text):
-        label = match.group("label").strip()
+        group = "label" if match.group("label") is not None else "bold"
+        label = match.group(group).strip()
         name, aliases = label, ()
         if qualified := _QUALIFIER.match(label):
             # "Essence of Ether (Inhaled)": the qualifier is a property, not the name.
             name, aliases = qualified.group("name"), (label,)
         if not is_item_name(name):
             continue
-        start = match.start("label")
-        found.append(DefinedEntity(name, type_, start, start + len(name), "entry", aliases))
+        start = match.start(group) + (len(match.group(group)) - len(match.group(group).lstrip()))
+        kind = type_ or _known_type(name, known)
+        if kind is None:
+            if not _is_proper_name(name, document_text or chunk.text):
+                continue
+            kind = "other"
+        found.append(DefinedEntity(name, kind, start, start + len(name), "entry", aliases))
+    return found
+
+
+# A definition list: a term on its own line, then (maybe after a blank line) ": text".
+_DEFINITION_LIST = re.compile(
+    r"^(?P<term>[^\s:|#>*+\-`~\[(][^\n]{0,79}?)[ \t]*\n(?:[ \t]*\n)?:[ \t]+\S",
+    re.MULTILINE,
+)
+
+
+def _definition_list(chunk: ChunkDraft, known: Known | None) -> list[DefinedEntity]:
+    found = []
+    for match in _DEFINITION_LIST.finditer(chunk.text):
+        name = match.group("term").strip()
+        words = re.findall(r"[\w'’-]+", name)
+        if (
+            not words
+            or len(words) > 8
+            or name[-1] in ".,;:!?"
+            or _heading_rule(name)
+            or not any(c.isalpha() for c in name)
+        ):
+            continue
+        kind = _known_type(name, known) or "other"
+        start = match.start("term")
+        found.append(DefinedEntity(name, kind, start, start + len(name), "entry"))
     return found
 
 
@@ -348,19 +511,25 @@ def _table_prefix(document_text: str, start: int) -> str:
 # --- public API ----------------------------------------------------------------------
 
 
-def defined_entities(chunk: ChunkDraft, *, document_text: str | None = None) -> list[DefinedEntity]:
+def defined_entities(
+    chunk: ChunkDraft, *, document_text: str | None = None, known: Known | None = None
+) -> list[DefinedEntity]:
     """The entities this chunk defines (empty when it only references things).
 
-    Only the first chunk of a section can define the section's heading; table rows
-    and definition entries are defined by whichever chunk holds them. Pass the
-    document's text so a table split across chunks keeps its header and groups.
+    Only the first chunk of a section can define the section's heading or a name its
+    first sentence defines; table rows and definition entries are defined by whichever
+    chunk holds them. Pass the document's text so a table split across chunks keeps
+    its header and groups (and a name is checked against the whole book), and
+    ``known`` so a heading naming a stored entity outside typed chapters defines it.
     """
     found: list[DefinedEntity] = []
     path = chunk.heading_path
-    if path and chunk.part == 0 and (item := _heading_item(chunk)):
+    if path and chunk.part == 0 and (item := _heading_item(chunk, known, document_text)):
         type_, via = item
         start, end, _ = _split_heading(chunk)
         found.append(DefinedEntity(path[-1], type_, start, end, via))
+    if chunk.part == 0 and (opening := _opening_definition(chunk, document_text, known)):
+        found.append(opening)
     nearest = _nearest_rule(path)
     if nearest is not None:
         index, rule = nearest
@@ -368,6 +537,11 @@ def defined_entities(chunk: ChunkDraft, *, document_text: str | None = None) -> 
             found.extend(_entries(chunk, rule.type))
         if "table" in rule.listing:
             found.extend(_table_rows(chunk, rule.type, document_text))
+    else:
+        # Outside typed chapters a definition entry or list item defines its term;
+        # inside them entries are an item's traits and actions ("***Bite.***").
+        found.extend(_entries(chunk, None, known, document_text))
+        found.extend(_definition_list(chunk, known))
     return _dedupe(found)
 
 
@@ -382,7 +556,7 @@ def _dedupe(found: Iterable[DefinedEntity]) -> list[DefinedEntity]:
     return unique
 
 
-_STRENGTH = {"block": 0, "heading": 1, "table_row": 2, "entry": 3, "sentence": 4}
+_STRENGTH = {"block": 0, "heading": 1, "known": 1, "table_row": 2, "entry": 3, "sentence": 4}
 
 
 def resolve_definitions(

@@ -213,3 +213,33 @@ def test_upload_is_kept_for_the_worker(db, book_path, settings, tmp_path):
     job = ingest_job_create(filename="c.md", data=book_path(CONDITIONS).read_bytes())
     assert job.source_path.startswith(str(tmp_path))
     assert Path(job.source_path).read_bytes() == book_path(CONDITIONS).read_bytes()
+
+
+def test_split_catalogue_table_keeps_its_group_aliases(ingest, settings):
+    # At 250 characters the saddle table is cut into several chunks: the rows after
+    # the cut still belong to their "*Saddle*" group row.
+    settings.KGSITE_CHUNK_MAX_CHARS = 250
+    ingest(EQUIPMENT)
+    for name in ("Exotic", "Military", "Pack", "Riding"):
+        saddle = entity(name, "equipment")
+        assert saddle.aliases.filter(alias_norm=f"{name.casefold()} saddle").exists(), name
+
+
+def test_heading_naming_a_stored_entity_defines_it(db):
+    from entities.models import Alias
+
+    glimmerwyrm, _ = entity_store(name="Glimmerwyrm", type="monster")
+    text = (
+        "# Field Notes\n\n## Glimmerwyrm\n\nWe met one at dusk; it hoarded gems.\n\n"
+        "## Dusk\n\nThe Glimmerwyrm flew off.\n"
+    )
+    book_ingest(data=text.encode(), filename="notes.md", extractor="offline")
+    marks = list(entity_mentions(entity=glimmerwyrm))
+    assert [(m.mention_type, m.chunk.heading_path[-1]) for m in marks] == [
+        ("defines", "Glimmerwyrm"),
+        ("references", "Dusk"),
+    ]
+    assert not Alias.objects.filter(entity=glimmerwyrm).exists()
+    # A second book with the same heading only references it: the first defines it.
+    book_ingest(data=text.encode(), filename="more-notes.md", extractor="offline")
+    assert Mention.objects.filter(entity=glimmerwyrm, mention_type="defines").count() == 1

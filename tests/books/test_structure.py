@@ -248,3 +248,106 @@ def test_every_fixture_entity_points_at_its_name():
 
 def test_novels_have_no_structural_definitions():
     assert definitions("holmes-excerpt.txt") == []
+
+
+# --- general rules: known headings, defining sentences, definition entries -------------
+
+
+def known_as(**names: str):
+    """A ``known`` lookup over stored names: {name: type}; ``_defined`` suffix → defined
+    elsewhere."""
+    from books.extraction.structure import KnownName
+
+    def known(name: str) -> list[KnownName]:
+        out = []
+        for key, kind in names.items():
+            label = key.removesuffix("_defined").replace("_", " ")
+            if label.casefold() == name.casefold():
+                out.append(KnownName(kind, key.endswith("_defined")))
+        return out
+
+    return known
+
+
+def found_in(text: str, **kwargs) -> dict[str, tuple[str, str]]:
+    chunks = markdown_chunks(text)
+    doc = parse_document(text.encode(), fmt="markdown").text
+    return {
+        e.name: (e.type, e.via)
+        for c in chunks
+        for e in defined_entities(c, document_text=doc, **kwargs)
+    }
+
+
+NOTES = "# Field Notes\n\n## Glimmerwyrm\n\nWe met one at dusk; it hoarded gems.\n"
+
+
+def test_heading_naming_a_known_entity_in_an_untyped_section_defines_it():
+    assert found_in(NOTES) == {}
+    assert found_in(NOTES, known=known_as(Glimmerwyrm="monster")) == {
+        "Glimmerwyrm": ("monster", "known")
+    }
+    # Another book already defines it (a stat block, a table row): a bare heading
+    # does not claim it again; nor does an ambiguous name.
+    assert found_in(NOTES, known=known_as(Glimmerwyrm_defined="monster")) == {}
+    two = known_as(Glimmerwyrm="monster", glimmerwyrm="spell")
+    assert found_in(NOTES, known=two) == {}
+
+
+def test_defining_first_sentence_without_a_matching_heading():
+    text = (
+        "# Bestiary\n\n## Dragons\n\nGlimmerwyrm is a small dragon that hoards gems. "
+        "The Glimmerwyrm sleeps on its hoard.\n\n## Weather\n\nMagic is a force that "
+        "shapes the weather; magic is everywhere.\n\n## Lore\n\nThis is a story of old.\n"
+    )
+    assert found_in(text) == {"Glimmerwyrm": ("other", "sentence")}
+    # A known entity keeps its type; no heading at all still works.
+    assert found_in(text, known=known_as(Glimmerwyrm="monster"))["Glimmerwyrm"] == (
+        "monster",
+        "sentence",
+    )
+    assert found_in("Glimmerwyrm is a small dragon.\n") == {"Glimmerwyrm": ("other", "sentence")}
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "Holmes was a tall man who rarely spoke.",  # narration, not a definition
+        "Dragons are large winged reptiles.",  # a group
+        "Each dragon is a hoarder of gems.",  # capitalised only as the opener
+        "Size and Strength is a rule of thumb.",  # a topic title
+    ],
+)
+def test_openings_that_define_nothing(opening):
+    assert found_in(f"# Notes\n\n## Remarks\n\n{opening}\n") == {}
+
+
+def test_definition_entries_and_lists_outside_typed_chapters():
+    text = (
+        "# Glossary\n\n**Glimmerwyrm.** A small dragon that hoards gems.\n\n"
+        "***Moonwell.*** A pool of silver water.\n\n"
+        "***Fire.*** Flames burn; the fire spreads.\n\n"
+        "Starfall Pact\n: An oath sworn under falling stars.\n"
+    )
+    assert found_in(text) == {
+        "Glimmerwyrm": ("other", "entry"),
+        "Moonwell": ("other", "entry"),
+        "Starfall Pact": ("other", "entry"),
+    }
+    # "fire" is a common word of the text: "***Fire.***" is a run-in heading.
+    assert "Fire" not in found_in(text)
+    # A stored entity named by an entry keeps its type.
+    assert found_in(text, known=known_as(Moonwell="other", Glimmerwyrm="monster"))[
+        "Glimmerwyrm"
+    ] == ("monster", "entry")
+
+
+def test_typed_chapter_heading_with_a_defining_sentence_defines_it():
+    text = (
+        "# Monsters\n\n## Glimmerwyrm\n\nGlimmerwyrm is a small dragon that hoards gems."
+        "\n\n## Telepathy\n\nTelepathy is a magical ability; some monsters have "
+        "telepathy.\n\n## Cloudkin\n\nThey drift on the wind.\n"
+    )
+    assert found_in(text) == {"Glimmerwyrm": ("monster", "sentence")}
+    spells = "# Spells\n\n## Starfall\n\nStarfall is a spell that calls down stars.\n"
+    assert found_in(spells) == {"Starfall": ("spell", "sentence")}

@@ -15,8 +15,17 @@ COLUMNS = ("entity_name", "entity_type", "defining_file", "defining_heading")
 
 class Command(BaseCommand):
     help = (
-        "Print recall and precision of 'defines' mentions for rows of "
-        "entity_name, entity_type, defining_file, defining_heading (TSV), and the misses."
+        "Print recall and precision of 'defines' mentions for rows of entity_name, "
+        "entity_type, defining_file, defining_heading (TSV), and the misses. "
+        "Recall: the chunk of the book ingested from defining_file whose own heading is "
+        "defining_heading (case and spacing aside) marks the entity (name or alias, of "
+        "that type) 'defines'; when defining_heading is not the entity's own name it is "
+        "a catalogue section (a table or entry list), and its sub-sections count too. "
+        "Precision: of the rows whose name is marked 'defines' anywhere, those marked "
+        "only in such chunks. Marks on a same-named entity of another type count "
+        "against precision when they are in defining_file (one chapter defines a name "
+        "once: a second type there is a mistyped duplicate), not in other files (a "
+        "homonym: the Shield spell is not the Shield armour)."
     )
 
     def add_arguments(self, parser) -> None:
