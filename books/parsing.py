@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import codecs
 import io
+import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -74,7 +77,7 @@ def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
         return ParsedDocument(text=text, sections=_plain_sections(text, start, end))
     if fmt == "pdf":
         text = _pdf_text(data)
-        _require_text(text)
+        _require_pdf_text(text)
         sections = _plain_sections(text, 0, len(text), page_text=True)
         return ParsedDocument(text=text, sections=sections)
     raise InvalidInput(
@@ -85,6 +88,29 @@ def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
 def _require_text(text: str) -> None:
     if not text.strip():
         raise InvalidInput("The uploaded document is empty.", field="file")
+
+
+def _require_pdf_text(text: str) -> None:
+    if not text.strip():
+        raise InvalidInput(
+            "The PDF has no text layer (scanned pages need OCR first): nothing to ingest.",
+            field="file",
+        )
+
+
+def document_check(data: bytes, *, fmt: str) -> None:
+    """Raise ``InvalidInput`` now if ``parse_document`` would find nothing to ingest.
+
+    Cheap enough for a request: text formats are parsed (milliseconds), a PDF is read
+    only up to its first page with text.
+    """
+    if fmt != "pdf":
+        parse_document(data, fmt=fmt)
+        return
+    for page in _pdf_pages(data):
+        if page.strip():
+            return
+    _require_pdf_text("")
 
 
 # --- decoding ------------------------------------------------------------------------
@@ -107,17 +133,36 @@ def decode_text(data: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+@contextmanager
+def _quiet_pypdf() -> Iterator[None]:
+    """pypdf logs its repairs ("EOF marker not found") as warnings: the uploader gets
+    one error line from us instead."""
+    log = logging.getLogger("pypdf")
+    previous = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(previous)
+
+
+def _pdf_pages(data: bytes) -> Iterator[str]:
+    """The text layer of each page, in order; ``InvalidInput`` if the file is broken."""
+    from pypdf import PdfReader  # imported lazily: only PDF uploads need it
+
+    with _quiet_pypdf():
+        try:
+            reader = PdfReader(io.BytesIO(data))
+            for page in reader.pages:
+                yield page.extract_text() or ""
+        except Exception as exc:  # a broken file fails in many ways, all one answer
+            message = " ".join(str(exc).split()) or type(exc).__name__
+            raise InvalidInput(f"The PDF could not be read: {message}", field="file") from exc
+
+
 def _pdf_text(data: bytes) -> str:
     """The text layer, page by page; scanned PDFs without one come out empty."""
-    from pypdf import PdfReader  # imported lazily: only PDF uploads need it
-    from pypdf.errors import PdfReadError
-
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        pages = [page.extract_text() or "" for page in reader.pages]
-    except (PdfReadError, ValueError, KeyError, TypeError) as exc:
-        raise InvalidInput(f"The PDF could not be read: {exc}", field="file") from exc
-    text = "\n\n".join(page.strip("\n") for page in pages)
+    text = "\n\n".join(page.strip("\n") for page in _pdf_pages(data))
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 

@@ -41,7 +41,7 @@ from .extraction.base import (
     get_extractor,
 )
 from .models import Book, Chunk, IngestJob, Mention
-from .parsing import detect_format, parse_document
+from .parsing import ParsedDocument, detect_format, document_check, parse_document
 
 logger = logging.getLogger(__name__)
 
@@ -116,6 +116,25 @@ def _read_source(path: str | Path | None, data: bytes | None, filename: str) -> 
     if not source.is_file():
         raise InvalidInput(f"No such file: {source}", field="path")
     return source.read_bytes(), filename or source.name
+
+
+def _parse_chunks(raw: bytes, fmt: str) -> tuple[ParsedDocument, list[ChunkDraft]]:
+    document = parse_document(raw, fmt=fmt)
+    chunks = chunk_sections(document.sections, max_chars=int(settings.KGSITE_CHUNK_MAX_CHARS))
+    if not chunks:
+        raise InvalidInput("The uploaded document is empty.", field="file")
+    return document, chunks
+
+
+def _source_check(raw: bytes, fmt: str) -> None:
+    """Fail now, before a job is queued or recorded, if the file holds nothing to
+    ingest: an empty or marker-only text, a broken PDF, a PDF without a text layer.
+    Text formats are parsed and chunked (cheap); a PDF is read to its first text page.
+    """
+    if fmt == "pdf":
+        document_check(raw, fmt=fmt)
+    else:
+        _parse_chunks(raw, fmt)
 
 
 def title_from_filename(filename: str) -> str:
@@ -523,10 +542,7 @@ def book_ingest(
         return IngestResult(book=existing, action="unchanged", chunks=existing.chunk_count)
 
     report("parse", 0, 1)
-    document = parse_document(raw, fmt=fmt)
-    chunks = chunk_sections(document.sections, max_chars=int(settings.KGSITE_CHUNK_MAX_CHARS))
-    if not chunks:
-        raise InvalidInput("The uploaded document is empty.", field="file")
+    document, chunks = _parse_chunks(raw, fmt)
     report("parse", 1, 1)
     timings["parse"] = time.perf_counter() - started
 
@@ -694,12 +710,11 @@ def ingest_job_create(
     else:
         raw = data
         source = None
-    detect_format(filename)
-    if not raw.strip():
-        raise InvalidInput("The uploaded document is empty.", field="file")
+    fmt = detect_format(filename)
     chosen = get_extractor(extractor).name
     if title:
         _validate_title(title)
+    _source_check(raw, fmt)
     if source is None:
         digest = hashlib.sha256(raw).hexdigest()
         source = uploads_dir() / f"{digest}{Path(filename).suffix.lower()}"
@@ -781,12 +796,13 @@ def _notify_failure(job: IngestJob, message: str) -> None:
 def book_ingest_now(**kwargs) -> tuple[IngestJob, IngestResult]:
     """Ingest inline, still recording a job (for ``--sync`` and scripts)."""
     progress = kwargs.pop("progress", None)
-    # Bad input fails before a job row is written.
-    _raw, filename = _read_source(
-        kwargs.get("path"), kwargs.get("data"), kwargs.get("filename", "")
-    )
-    detect_format(filename)
+    # Bad input fails before a job row is written: an empty book leaves no failed job.
+    raw, filename = _read_source(kwargs.get("path"), kwargs.get("data"), kwargs.get("filename", ""))
+    fmt = detect_format(filename)
     get_extractor(kwargs.get("extractor"))
+    if kwargs.get("title"):
+        _validate_title(kwargs["title"])
+    _source_check(raw, fmt)
     job = IngestJob.objects.create(
         title=kwargs.get("title") or "",
         author=kwargs.get("author") or "",

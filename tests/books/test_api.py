@@ -119,3 +119,15 @@ def test_related_chunks_come_from_other_books(api, two_books):
 def test_job_not_found(api, db):
     response = api.get("/api/v1/jobs/12345/")
     assert response.status_code == 404
+
+
+def test_upload_with_nothing_to_ingest_is_400_and_queues_nothing(curator_api, unreadable_book):
+    from books.models import IngestJob
+
+    path, message = unreadable_book
+    response = upload(curator_api, path)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "file"
+    assert error["message"].startswith(message)
+    assert not IngestJob.objects.exists()

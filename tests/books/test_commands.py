@@ -87,3 +87,27 @@ def test_eval_defines_reports_recall_precision_and_misses(db, book_path, tmp_pat
 def test_eval_defines_rejects_missing_file(db):
     with pytest.raises(CommandError, match="No such file"):
         call_command("eval_defines", "/nonexistent.tsv")
+
+
+@pytest.mark.parametrize("sync", [True, False])
+def test_book_with_nothing_to_ingest_exits_with_one_line_and_no_job(
+    transactional_db, unreadable_book, sync, caplog
+):
+    path, message = unreadable_book
+    args = ["ingest_book", str(path)] + (["--sync"] if sync else [])
+    with caplog.at_level("WARNING"), pytest.raises(CommandError) as caught:
+        call_command(*args)
+    assert str(caught.value).startswith(message)
+    assert "\n" not in str(caught.value)
+    # Nothing queued, no failed job row, no book; pypdf's own repair warnings
+    # ("EOF marker not found") are not printed before our line.
+    assert not IngestJob.objects.exists()
+    assert not Book.objects.exists()
+    assert not [r for r in caplog.records if r.name.startswith("pypdf")]
+
+
+def test_unknown_extractor_exits_with_one_line(db, book_path):
+    with pytest.raises(CommandError) as caught:
+        call_command("ingest_book", str(book_path(CONDITIONS)), "--extractor", "magic")
+    assert str(caught.value) == "Unknown extractor 'magic': expected one of offline, llm."
+    assert not IngestJob.objects.exists()

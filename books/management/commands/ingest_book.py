@@ -45,7 +45,11 @@ class Command(BaseCommand):
         parser.add_argument("path")
         parser.add_argument("--title", default="", help="default: the file name")
         parser.add_argument("--author", default="")
-        parser.add_argument("--extractor", choices=EXTRACTORS, default=None)
+        # Checked by the service, not argparse: a bad value gets our one-line error
+        # rather than the usage text.
+        parser.add_argument(
+            "--extractor", default=None, help=f"one of {', '.join(EXTRACTORS)} (default: settings)"
+        )
         parser.add_argument("--sync", action="store_true", help="run here, not in a worker")
 
     def handle(self, *args, **options) -> None:
