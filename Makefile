@@ -14,7 +14,8 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	# The CPU build of torch first: an unpinned install would pull gigabytes of CUDA.
-	$(BIN)/pip install --quiet "torch==2.13.0"
+	# Where no CPU wheel is at hand, TORCH_INDEX=https://download.pytorch.org/whl/cpu
+	$(BIN)/pip install --quiet "torch==2.13.0" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
