@@ -121,6 +121,40 @@ def _sentence_ends(text: str, end: int) -> list[int]:
     return ends
 
 
+# Lines that stand alone whatever their punctuation: headings and table rows end at
+# the line's end; a list item or quote starts a new sentence.
+_LINE_BLOCK = re.compile(
+    r"^[ \t]*(?:(?P<whole>#{1,6}(?=[ \t\n])|\|)|[-*+][ \t]|\d+[.)][ \t]|>)", re.M
+)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of ``text``, trimmed of surrounding whitespace.
+
+    Sentences end at their final punctuation (not after "Mr." or an initial), at a
+    paragraph break, and at the end of the text; a heading line or a table row is a
+    sentence of its own, and a list item starts a new one.
+    """
+    cuts = set(_sentence_ends(text, len(text)))
+    cuts.update(m.end() for m in _PARAGRAPH.finditer(text))
+    for match in _LINE_BLOCK.finditer(text):
+        cuts.add(match.start())
+        if match.group("whole"):
+            line_end = text.find("\n", match.start())
+            cuts.add(len(text) if line_end < 0 else line_end)
+    cuts.add(len(text))
+    spans: list[tuple[int, int]] = []
+    previous = 0
+    for cut in sorted(cuts):
+        piece = text[previous:cut]
+        stripped = piece.strip()
+        if stripped:
+            lo = previous + len(piece) - len(piece.lstrip())
+            spans.append((lo, lo + len(stripped)))
+        previous = cut
+    return spans
+
+
 def _last_between(points: list[int], low: int, high: int) -> int | None:
     """The largest point p with low < p <= high, or None."""
     index = bisect.bisect_right(points, high) - 1

@@ -243,3 +243,54 @@ def test_heading_naming_a_stored_entity_defines_it(db):
     # A second book with the same heading only references it: the first defines it.
     book_ingest(data=text.encode(), filename="more-notes.md", extractor="offline")
     assert Mention.objects.filter(entity=glimmerwyrm, mention_type="defines").count() == 1
+
+
+# --- context excerpts -------------------------------------------------------------------
+
+
+def excerpt_of(text: str, surface: str) -> str:
+    from books.services import context_excerpt
+
+    at = text.index(surface)
+    return context_excerpt(text, at, at + len(surface))
+
+
+def test_context_keeps_abbreviations_inside_the_sentence():
+    text = "I rang the bell. It was Mr. Holmes himself who opened. He smiled at me. Then he left."
+    assert excerpt_of(text, "Holmes") == "It was Mr. Holmes himself who opened. He smiled at me."
+
+
+def test_context_of_the_last_sentence_and_of_a_heading():
+    text = (
+        "## Deafened\n\n- A deafened creature can't hear and fails any check that requires hearing"
+    )
+    # The heading is followed by the sentence under it; the text's end ends a sentence.
+    assert excerpt_of(text, "Deafened") == (
+        "Deafened — A deafened creature can't hear and fails any check that requires hearing"
+    )
+    assert excerpt_of(text, "deafened") == (
+        "A deafened creature can't hear and fails any check that requires hearing"
+    )
+
+
+def test_context_is_one_or_two_sentences_of_plain_text():
+    text = (
+        "***Armor Proficiency***. Anyone can put on a suit of armor. Only those "
+        "proficient in the armor's use know how to wear it effectively, however. Your "
+        "class gives you proficiency with certain types of armor."
+    )
+    assert (
+        excerpt_of(text, "Armor Proficiency")
+        == "Armor Proficiency. Anyone can put on a suit of armor."
+    )
+    row = "| Armor | Cost |\n|---|---|\n| Leather | 10 gp |\n| Padded | 5 gp |"
+    assert excerpt_of(row, "Leather") == "Leather | 10 gp"
+
+
+def test_stored_contexts_have_no_markdown_headings(ingest):
+    ingest(CONDITIONS)
+    contexts = list(Mention.objects.values_list("context", flat=True))
+    assert contexts and not [c for c in contexts if c.startswith("#") or "##" in c]
+    deafened = Mention.objects.get(entity=entity("Deafened", "condition"), mention_type="defines")
+    assert deafened.context.startswith("Deafened — ")
+    assert "can't hear" in deafened.context
