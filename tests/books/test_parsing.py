@@ -236,7 +236,7 @@ def test_unreadable_and_textless_pdfs_are_rejected(tmp_path):
     assert excinfo.value.field == "file"
 
     blank = _make_pdf(tmp_path / "blank.pdf", [[]])
-    with pytest.raises(InvalidInput, match="empty"):
+    with pytest.raises(InvalidInput, match="no text layer"):
         parse_document(blank, fmt="pdf")
 
 
