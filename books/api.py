@@ -136,6 +136,32 @@ class RelatedChunkSerializer(serializers.Serializer):
     shared = EntityRefSerializer(many=True)
 
 
+class ChunkSearchQuerySerializer(serializers.Serializer):
+    q = serializers.CharField(max_length=2000, help_text="What the passages should be about.")
+    k = serializers.IntegerField(min_value=1, max_value=50, default=10)
+    book = serializers.IntegerField(
+        required=False, min_value=1, help_text="Only chunks of this book (its id)."
+    )
+
+    def validate_book(self, value: int) -> int:
+        if not Book.objects.filter(pk=value).exists():
+            raise serializers.ValidationError(f"No book {value}.")
+        return value
+
+
+class ChunkHitSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="chunk.id")
+    book = BookRefSerializer(source="chunk.book")
+    ordinal = serializers.IntegerField(source="chunk.ordinal")
+    heading_path = serializers.ListField(child=serializers.CharField(), source="chunk.heading_path")
+    excerpt = serializers.CharField(help_text="The chunk's opening, as plain text.")
+    score = serializers.FloatField(help_text="Cosine similarity to q.")
+
+
+class ChunkSearchResponseSerializer(serializers.Serializer):
+    results = ChunkHitSerializer(many=True)
+
+
 class DeleteSummarySerializer(serializers.Serializer):
     book_id = serializers.IntegerField()
     title = serializers.CharField()
@@ -278,3 +304,21 @@ class ChunkRelatedView(GenericAPIView):
             raise InvalidInput("limit must be between 1 and 100", field="limit")
         related = selectors.chunk_related(chunk=selectors.chunk_get(chunk_id=chunk_id), limit=limit)
         return Response(RelatedChunkSerializer(related, many=True).data)
+
+
+class ChunkSearchView(GenericAPIView):
+    serializer_class = ChunkSearchResponseSerializer
+    pagination_class = None
+
+    @extend_schema(
+        operation_id="chunks_search",
+        parameters=[ChunkSearchQuerySerializer],
+        responses=ChunkSearchResponseSerializer,
+        summary="Book passages closest in meaning to a text (semantic search over chunks)",
+    )
+    def get(self, request):
+        serializer = ChunkSearchQuerySerializer(data=request.query_params)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        hits = selectors.chunk_search(q=data["q"], k=data["k"], book_id=data.get("book"))
+        return Response({"results": ChunkHitSerializer(hits, many=True).data})

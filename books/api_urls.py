@@ -15,5 +15,6 @@ urlpatterns = [
         name="entity-mentions",
     ),
     path("entities/<str:entity_id>/books", api.EntityBooksView.as_view(), name="entity-books"),
+    path("chunks/search", api.ChunkSearchView.as_view(), name="chunk-search"),
     path("chunks/<int:chunk_id>/related", api.ChunkRelatedView.as_view(), name="chunk-related"),
 ]

@@ -65,6 +65,47 @@ def chunk_get(*, chunk_id: int) -> Chunk:
     return chunk
 
 
+# --- semantic search over chunks ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChunkHit:
+    chunk: Chunk
+    score: float
+
+    @property
+    def excerpt(self) -> str:
+        from .excerpts import chunk_excerpt
+
+        return chunk_excerpt(self.chunk.text)
+
+
+def chunk_search(*, q: str, k: int = 10, book_id: int | None = None) -> list[ChunkHit]:
+    """Chunks closest in meaning to ``q`` (cosine, best first), optionally in one book.
+
+    Reads the "chunks" kind of the semantic index, which the ingest fills; an empty
+    store (or a book without chunks) gives no hits.
+    """
+    if not isinstance(q, str) or not q.strip():
+        raise InvalidInput("q must not be empty", field="q")
+    if k < 1:
+        raise InvalidInput("k must be positive", field="k")
+    filter_ids = None
+    if book_id is not None:
+        filter_ids = list(Chunk.objects.filter(book_id=book_id).values_list("pk", flat=True))
+        if not filter_ids:
+            return []
+    from entities.search.service import similar_items
+
+    hits = similar_items("chunks", q, k, filter_ids=filter_ids)
+    chunks = Chunk.objects.select_related("book").in_bulk([int(key) for key, _s in hits])
+    return [
+        ChunkHit(chunks[int(key)], round(float(score), 4))
+        for key, score in hits
+        if int(key) in chunks
+    ]
+
+
 # --- the mention index -----------------------------------------------------------------
 
 _DEFINES_FIRST = Case(

@@ -14,10 +14,8 @@ the previous version of the book (if any) as it was.
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import logging
-import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +32,7 @@ from kgsite.models import AuditEntry, audit
 from kgsite.text import clean_display, normalize
 
 from .chunking import ChunkDraft, chunk_sections, sentence_spans
+from .excerpts import context_excerpt
 from .extraction.base import (
     DEFINES,
     NEW_PREFIX,
@@ -42,13 +41,7 @@ from .extraction.base import (
     get_extractor,
 )
 from .models import Book, Chunk, IngestJob, Mention
-from .parsing import (
-    ParsedDocument,
-    clean_heading,
-    detect_format,
-    document_check,
-    parse_document,
-)
+from .parsing import ParsedDocument, detect_format, document_check, parse_document
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +50,6 @@ PhaseProgress = Callable[[str, int, int], None]
 
 WRITE_BATCH = 1000
 EMBED_BATCH = 256
-CONTEXT_CHARS = 300
 
 
 @dataclass
@@ -242,74 +234,6 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
         defined_names=defined_names,
         definitions=definitions,
     )
-
-
-# --- context excerpts ------------------------------------------------------------------
-
-_HEADING_MARKS = re.compile(r"^#{1,6}[ \t]+|[ \t]+#+$")
-_LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)]|>)[ \t]+")
-_TABLE_EDGES = re.compile(r"^\|\s*|\s*\|$")
-_CLOSED = tuple(".!?:;…\"'”’)]")
-SHORT_CONTEXT = 80
-
-
-def _plain_sentence(raw: str) -> str:
-    """A sentence as a reader sees it: no heading marks, bullets, table edges or
-    emphasis, whitespace collapsed."""
-    line = raw.strip()
-    if line.startswith("#"):
-        line = _HEADING_MARKS.sub("", line)
-    elif line.startswith("|"):
-        line = _TABLE_EDGES.sub("", line)
-    else:
-        line = _LIST_MARK.sub("", line)
-    return clean_heading(line)
-
-
-def context_excerpt(
-    text: str,
-    start: int,
-    end: int,
-    *,
-    limit: int = CONTEXT_CHARS,
-    spans: Sequence[tuple[int, int]] | None = None,
-) -> str:
-    """The sentence holding ``text[start:end]``, and the next one while the excerpt is
-    short (a heading is followed by the first sentence under it), as plain text.
-
-    ``spans`` are ``sentence_spans(text)``, passed by callers that excerpt one chunk
-    many times.
-    """
-    if spans is None:
-        spans = sentence_spans(text)
-    if not spans:
-        return ""
-    index = max(0, bisect.bisect_right([lo for lo, _hi in spans], start) - 1)
-    first = text[slice(*spans[index])]
-    parts = [_plain_sentence(first)]
-    # A heading is a title, not a sentence: the sentence under it follows. A table row
-    # stands alone (the next row is another item, not more about this one).
-    sentences = 0 if first.startswith("#") else 1
-    if not first.startswith("|"):
-        for lo, hi in spans[index + 1 :]:
-            if sentences >= 2 or (sentences and len(" ".join(parts)) >= SHORT_CONTEXT):
-                break
-            raw = text[lo:hi]
-            parts.append(_plain_sentence(raw))
-            sentences += not raw.startswith("#")
-    excerpt = ""
-    for part in parts:
-        if not part:
-            continue
-        if excerpt:
-            excerpt += " " if excerpt.endswith(_CLOSED) else " — "
-        excerpt += part
-    if len(excerpt) > limit:
-        # Centre the window on the mention.
-        local = len(_plain_sentence(text[spans[index][0] : max(spans[index][0], start)]))
-        cut = max(0, local - limit // 3)
-        excerpt = ("…" if cut else "") + excerpt[cut : cut + limit].strip() + "…"
-    return excerpt
 
 
 # --- writing ---------------------------------------------------------------------------

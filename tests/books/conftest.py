@@ -59,3 +59,14 @@ def unreadable_book(request, tmp_path) -> tuple[Path, str]:
     path = tmp_path / request.param
     path.write_bytes(content)
     return path, message
+
+
+@pytest.fixture
+def vector_dir(tmp_path, settings):
+    """A fresh, empty semantic index for the test (no in-memory index left over)."""
+    from entities.search import service
+
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+    service.vector_indexes_reset()
+    yield settings.KGSITE_VECTOR_DIR
+    service.vector_indexes_reset()

@@ -131,3 +131,60 @@ def test_upload_with_nothing_to_ingest_is_400_and_queues_nothing(curator_api, un
     assert error["field"] == "file"
     assert error["message"].startswith(message)
     assert not IngestJob.objects.exists()
+
+
+# --- semantic search over chunks ------------------------------------------------------
+
+
+def search(client, **params):
+    return client.get("/api/v1/chunks/search", params)
+
+
+def test_ingested_chunks_are_found_by_a_phrase_from_them(api, ingest, vector_dir):
+    from entities.search.service import vector_index
+
+    conditions = ingest(CONDITIONS).book
+    spells = ingest(SPELLS).book
+    # The ingest indexed every chunk.
+    assert vector_index("chunks").live_count == Chunk.objects.count()
+
+    phrase = "a blinded creature can't see and automatically fails any check that requires sight"
+    response = search(api, q=phrase, k=3)
+    assert response.status_code == 200
+    results = response.json()["results"]
+    assert len(results) == 3
+    best = results[0]
+    assert best["heading_path"][-1] == "Blinded"
+    assert best["book"]["id"] == conditions.pk
+    assert best["excerpt"].startswith("Blinded — A blinded creature can't see")
+    assert results[0]["score"] >= results[1]["score"] >= results[2]["score"]
+    chunk = Chunk.objects.get(pk=best["id"])
+    assert chunk.heading_path == best["heading_path"]
+
+    in_spells = search(api, q="requires sight", k=5, book=spells.pk).json()["results"]
+    assert in_spells and {r["book"]["id"] for r in in_spells} == {spells.pk}
+
+
+def test_chunk_search_on_an_empty_store_finds_nothing(api, db, vector_dir):
+    response = search(api, q="anything at all")
+    assert response.status_code == 200
+    assert response.json() == {"results": []}
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({}, "q"),
+        ({"q": "   "}, "q"),
+        ({"q": "x" * 2001}, "q"),
+        ({"q": "sight", "k": "0"}, "k"),
+        ({"q": "sight", "k": "51"}, "k"),
+        ({"q": "sight", "k": "many"}, "k"),
+        ({"q": "sight", "book": "first"}, "book"),
+        ({"q": "sight", "book": "999999"}, "book"),
+    ],
+)
+def test_chunk_search_bad_parameters_are_400_naming_the_field(api, db, vector_dir, params, field):
+    response = search(api, **params)
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == field
