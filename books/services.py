@@ -495,8 +495,8 @@ def book_ingest(
 ) -> IngestResult:
     """Ingest one book file; idempotent per title and content.
 
-    The same title with the same bytes is skipped ("unchanged"); with other bytes its
-    chunks and mentions are replaced in one transaction. Bad input (missing file,
+    The same title with the same bytes and the same extractor is skipped
+    ("unchanged"); otherwise its chunks and mentions are replaced in one transaction. Bad input (missing file,
     unknown format, empty book, unknown extractor) raises ``InvalidInput``.
     """
     timings: dict[str, float] = {}
@@ -511,6 +511,7 @@ def book_ingest(
     if (
         existing is not None
         and existing.content_hash == digest
+        and existing.extractor == chosen.name  # another extractor finds other mentions
         and existing.status == Book.Status.READY
     ):
         return IngestResult(book=existing, action="unchanged", chunks=existing.chunk_count)

@@ -165,3 +165,28 @@ def test_timeouts_fall_back_and_are_recorded(db, llm_server, settings):
     assert len(job.warnings) == result.chunks
     assert all("Timeout" in w["error"] for w in job.warnings)
     assert len(llm_server.requests) == 2 * result.chunks  # each chunk: a try and one retry
+
+
+def test_rate_limited_requests_are_retried(db, llm_server):
+    llm_server.answers = [(429, "", 0), (200, GOOD, 0)]
+    result = book_ingest(data=BOOK, filename="tales.md", extractor="llm")
+    assert not result.warnings
+    assert len(llm_server.requests) == result.chunks + 1  # the 429, then every chunk
+    assert Entity.objects.filter(canonical_name="Port Ashen", type="place").exists()
+
+
+def test_same_file_with_another_extractor_is_ingested_again(db, llm_server):
+    llm_server.answers = [(200, GOOD, 0)]
+    first = book_ingest(data=BOOK, filename="tales.md", extractor="offline")
+    assert first.action == "created" and not llm_server.requests
+    again = book_ingest(data=BOOK, filename="tales.md", extractor="llm")
+    assert again.action == "replaced"
+    assert again.book.pk == first.book.pk and again.book.extractor == "llm"
+    assert llm_server.requests
+    assert Mention.objects.filter(
+        entity__canonical_name="Port Ashen", mention_type="defines"
+    ).exists()
+    # Same bytes, same extractor: skipped.
+    asked = len(llm_server.requests)
+    assert book_ingest(data=BOOK, filename="tales.md", extractor="llm").action == "unchanged"
+    assert len(llm_server.requests) == asked
