@@ -5,14 +5,20 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Left
 
 from kgsite.models import TimeStampedModel, short_id
+from kgsite.text import MAX_NORM_LENGTH
+
+# Facts are found by their normalised text through an index on its first characters: a
+# whole text (up to 10,000 characters) does not fit in a PostgreSQL btree entry.
+FACT_TEXT_HEAD = 200
 
 
 class Entity(TimeStampedModel):
     id = models.CharField(primary_key=True, max_length=12, default=short_id, editable=False)
     canonical_name = models.CharField(max_length=512)
-    name_norm = models.CharField(max_length=512, editable=False)
+    name_norm = models.CharField(max_length=MAX_NORM_LENGTH, editable=False)
     type = models.CharField(max_length=64, blank=True, default="")
     description = models.TextField(blank=True, default="")
     # A curator touched it by hand: garbage collection after a book is deleted spares it.
@@ -35,7 +41,7 @@ class Entity(TimeStampedModel):
 class Alias(TimeStampedModel):
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="aliases")
     alias = models.CharField(max_length=512)
-    alias_norm = models.CharField(max_length=512, editable=False)
+    alias_norm = models.CharField(max_length=MAX_NORM_LENGTH, editable=False)
     # Copy of the entity's type: one normalised alias points to one entity per type.
     type = models.CharField(max_length=64, blank=True, default="", editable=False)
     # Added by a curator or API client (not discovered by extraction).
@@ -92,7 +98,7 @@ class Fact(TimeStampedModel):
             models.CheckConstraint(condition=~Q(text_norm=""), name="fact_text_not_empty"),
         ]
         indexes = [
-            models.Index(fields=["text_norm"], name="fact_text_norm_idx"),
+            models.Index(Left("text_norm", FACT_TEXT_HEAD), name="fact_text_head_idx"),
             models.Index(fields=["subject", "predicate"], name="fact_subject_predicate_idx"),
         ]
 

@@ -68,38 +68,45 @@ def entity_facts(*, entity: Entity, status: str | None = Fact.Status.ACTIVE) -> 
 
 
 def entity_lookup(*, name: object, type: str | None = None) -> LookupResult:  # noqa: A002
-    """Resolve a name through canonical names, then aliases; never guess.
+    """Resolve a name through canonical names and aliases; never guess.
 
-    Canonical matches win over alias matches. Several entities of different types are
-    "ambiguous" unless ``type`` narrows them. Near misses are only ever suggestions.
+    A name matching (as canonical name or alias) entities of several types is
+    "ambiguous" unless ``type`` narrows it: the candidates list canonical matches
+    first. Within one type a canonical match wins over an alias of another entity.
+    Near misses are only ever suggestions.
     """
     if name is None:
         raise InvalidInput("name is required", field="name")
     norm = normalize(validate_name(name))
     entity_type = normalize_type(type) if type else None
 
-    # One indexed query for both paths; canonical matches win over alias matches.
-    # (name_norm, type) is unique and an alias joins at most one entity per type, so
-    # no DISTINCT is needed.
+    # One indexed query for both paths. (name_norm, type) is unique and an alias joins
+    # at most one entity per type, so no DISTINCT is needed.
     alias_owners = Alias.objects.filter(alias_norm=norm).values("entity_id")
     qs = Entity.objects.filter(Q(name_norm=norm) | Q(pk__in=alias_owners))
     if entity_type is not None:
         qs = qs.filter(type=entity_type)
     found = list(qs.order_by("type")[:40])
+    if not found:
+        return LookupResult(match="none", suggestions=entity_suggest(norm=norm, type=entity_type))
     canonical = [e for e in found if e.name_norm == norm]
-    for match, group in (("canonical", canonical), ("alias", found)):
-        if len(group) == 1:
-            entity = group[0]
-            aliases = sorted(entity.aliases.values_list("alias_norm", "alias"))
-            return LookupResult(
-                match=match,
-                entity=entity,
-                aliases=[alias for _norm, alias in aliases],
-                facts=entity_facts(entity=entity),
-            )
-        if len(group) > 1:
-            return LookupResult(match="ambiguous", candidates=group)
-    return LookupResult(match="none", suggestions=entity_suggest(norm=norm, type=entity_type))
+    if len({e.type for e in found}) > 1:
+        by_alias = [e for e in found if e.name_norm != norm]
+        return LookupResult(match="ambiguous", candidates=canonical + by_alias)
+    # One type: at most one canonical match, and at most one alias owner.
+    if canonical:
+        match, entity = "canonical", canonical[0]
+    elif len(found) == 1:
+        match, entity = "alias", found[0]
+    else:  # pragma: no cover - excluded by the unique constraints
+        return LookupResult(match="ambiguous", candidates=found)
+    aliases = sorted(entity.aliases.values_list("alias_norm", "alias"))
+    return LookupResult(
+        match=match,
+        entity=entity,
+        aliases=[alias for _norm, alias in aliases],
+        facts=entity_facts(entity=entity),
+    )
 
 
 def _fold(text: str) -> str:

@@ -8,8 +8,16 @@ import unicodedata
 _WS = re.compile(r"\s+")
 # C0/C1 control characters other than ordinary whitespace.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Invisible characters that make two names look alike but compare different: zero-width
+# space, bidi marks, embeddings, overrides and isolates, the word joiner family and the
+# byte-order mark. The zero-width joiners U+200C/U+200D stay allowed: Persian, Indic
+# scripts and emoji sequences need them.
+_INVISIBLE = re.compile("[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 MAX_NAME_LENGTH = 512
+# str.casefold lengthens a character to at most three ("ﬃ" -> "ffi"): the normalised
+# columns hold a name of MAX_NAME_LENGTH characters however it folds.
+MAX_NORM_LENGTH = 3 * MAX_NAME_LENGTH
 
 
 def normalize(text: str) -> str:
@@ -30,3 +38,12 @@ def clean_display(text: str) -> str:
 
 def has_control_chars(text: str) -> bool:
     return bool(_CONTROL.search(text))
+
+
+def invisible_char(text: str) -> str | None:
+    """The first invisible formatting character of a name ("U+200B"), or None.
+
+    Only names are checked: running text (facts, books) may carry bidi marks legitimately.
+    """
+    found = _INVISIBLE.search(text)
+    return f"U+{ord(found.group()):04X}" if found else None

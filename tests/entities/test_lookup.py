@@ -101,3 +101,27 @@ def test_dev_set_resolves_every_query_through_the_api(api):
             failures.append((query["q"], query["expect"], got))
     assert failures == []
     assert len(data["queries"]) >= 14
+
+
+def test_a_name_matching_entities_of_several_types_is_ambiguous_even_via_alias():
+    language, _ = entity_store(name="Python", type="language")
+    troupe, _ = entity_store(name="Monty Python", type="comedy_group")
+    alias_add(entity=troupe, alias="Python")
+    result = entity_lookup(name="python")
+    assert result.match == "ambiguous" and result.entity is None
+    # Canonical matches come first among the candidates.
+    assert [e.id for e in result.candidates] == [language.id, troupe.id]
+    assert entity_lookup(name="python", type="language").entity.id == language.id
+    typed = entity_lookup(name="python", type="comedy_group")
+    assert (typed.match, typed.entity.id) == ("alias", troupe.id)
+    # A name only one type knows still resolves.
+    assert entity_lookup(name="monty python").entity.id == troupe.id
+
+
+def test_ambiguous_lookup_through_the_api_lists_candidates(api):
+    entity_store(name="Python", type="language")
+    troupe, _ = entity_store(name="Monty Python", type="comedy_group")
+    alias_add(entity=troupe, alias="Python")
+    body = api.get("/api/v1/entities/lookup", {"name": "PYTHON"}).json()
+    assert body["match"] == "ambiguous" and body["entity"] is None
+    assert [c["canonical_name"] for c in body["candidates"]] == ["Python", "Monty Python"]

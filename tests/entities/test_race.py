@@ -38,6 +38,7 @@ def run_together(target) -> tuple[list, list]:
 def test_eight_threads_storing_the_same_name_make_one_row():
     results, errors = run_together(lambda: entity_store(name="Tonegawa", type="person"))
     assert errors == []
+    assert len(results) == THREADS  # every thread came back (none hung past the join)
     assert len({entity.id for entity, _created in results}) == 1
     assert sum(created for _entity, created in results) == 1
     assert Entity.objects.filter(name_norm="tonegawa").count() == 1
@@ -48,6 +49,8 @@ def test_eight_threads_adding_the_same_alias_make_one_row():
     entity, _ = entity_store(name="Tonegawa", type="person")
     results, errors = run_together(lambda: alias_add(entity=entity, alias="S. Tonegawa"))
     assert errors == []
+    assert len(results) == THREADS
+    assert len({alias.id for alias, _created in results}) == 1
     assert Alias.objects.count() == 1
     assert sum(created for _alias, created in results) == 1
 

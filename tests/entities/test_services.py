@@ -1,9 +1,20 @@
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from entities.models import Alias, Entity, EntityFact, Fact
-from entities.services import alias_add, alias_remove, entity_store, fact_link, fact_store
+from entities.selectors import entity_lookup
+from entities.services import (
+    alias_add,
+    alias_remove,
+    entity_store,
+    entity_update,
+    fact_link,
+    fact_store,
+    fact_update,
+)
 from kgsite.errors import Conflict, InvalidInput, NotFound
 from kgsite.models import AuditEntry
 
@@ -160,3 +171,206 @@ def test_curator_writes_leave_an_audit_row(curator):
     alias_add(entity=pg, alias="pg", actor=curator)
     actions = list(AuditEntry.objects.order_by("id").values_list("action", "actor__username"))
     assert actions == [("entity.create", "curator"), ("alias.add", "curator")]
+
+
+# --- Edits: type changes, renames, Unicode limits ----------------------------------------
+
+
+def test_retyping_an_entity_whose_alias_is_taken_in_the_new_type_is_a_conflict(curator):
+    language, _ = entity_store(name="Python", type="language")
+    alias_add(entity=language, alias="Py")
+    snake, _ = entity_store(name="Python regius", type="animal")
+    alias_add(entity=snake, alias="py")
+    with pytest.raises(Conflict) as info:
+        entity_update(entity=snake, actor=curator, type="language")
+    assert info.value.field == "type" and "Py" in info.value.message
+    assert Entity.objects.get(pk=snake.pk).type == "animal"
+    assert Alias.objects.get(alias_norm="py", entity=snake).type == "animal"
+
+
+def test_retyping_carries_the_aliases_along(curator):
+    snake, _ = entity_store(name="Python regius", type="animal")
+    alias_add(entity=snake, alias="Ball python")
+    entity_update(entity=snake, actor=curator, type="reptile")
+    assert list(Alias.objects.values_list("type", flat=True)) == ["reptile"]
+    assert entity_lookup(name="ball python", type="reptile").entity.id == snake.id
+
+
+def test_retyping_onto_an_alias_equal_to_another_canonical_name_is_a_conflict(curator):
+    entity_store(name="Boa", type="animal")
+    snake, _ = entity_store(name="Boa constrictor", type="reptile")
+    alias_add(entity=snake, alias="Boa")
+    with pytest.raises(Conflict) as info:
+        entity_update(entity=snake, actor=curator, type="animal")
+    assert info.value.field == "type"
+
+
+def test_renaming_to_an_own_alias_drops_the_now_redundant_alias(curator):
+    pg, _ = entity_store(name="Postgres", type="database")
+    alias_add(entity=pg, alias="PostgreSQL")
+    alias_add(entity=pg, alias="pg")
+    entity_update(entity=pg, actor=curator, canonical_name="POSTGRESQL")
+    assert sorted(pg.aliases.values_list("alias", flat=True)) == ["pg"]
+    entry = AuditEntry.objects.get(action="entity.update")
+    assert entry.payload["removed_aliases"] == ["PostgreSQL"]
+    assert entry.payload["before"]["canonical_name"] == "Postgres"
+    assert entry.payload["after"]["canonical_name"] == "POSTGRESQL"
+
+
+def test_store_with_empty_type_reuses_the_one_typed_entity():
+    typed, _ = entity_store(name="Tonegawa", type="person")
+    for empty in ("", "  "):
+        again, created = entity_store(name="TONEGAWA", type=empty)
+        assert not created and again.id == typed.id
+    assert Entity.objects.filter(name_norm="tonegawa").count() == 1
+
+
+def test_store_with_empty_type_creates_an_untyped_entity_when_the_name_is_new():
+    entity, created = entity_store(name="Tonegawa", type="")
+    assert created and entity.type == ""
+
+
+@pytest.mark.parametrize(
+    "char", ["\u200b", "\u200e", "\u200f", "\u202a", "\u202e", "\u2066", "\u2069", "\ufeff"]
+)
+def test_invisible_formatting_characters_are_rejected_in_names(char):
+    with pytest.raises(InvalidInput) as info:
+        entity_store(name=f"Zero{char}Width", type="thing")
+    assert info.value.field == "name"
+    assert f"U+{ord(char):04X}" in info.value.message
+    pg, _ = entity_store(name="PostgreSQL", type="database")
+    with pytest.raises(InvalidInput) as info:
+        alias_add(entity=pg, alias=f"Post{char}gres")
+    assert info.value.field == "alias"
+    with pytest.raises(InvalidInput) as info:
+        entity_store(name="Thing", type=f"da{char}ta")
+    assert info.value.field == "type"
+    assert Entity.objects.count() == 1 and Alias.objects.count() == 0
+
+
+def test_joiners_stay_allowed_for_scripts_and_emoji():
+    persian, _ = entity_store(name="می\u200cخواهم", type="word")  # ZWNJ
+    family, _ = entity_store(name="\U0001f468\u200d\U0001f469\u200d\U0001f467", type="emoji")
+    assert entity_lookup(name="می\u200cخواهم").entity.id == persian.id
+    assert entity_lookup(name=family.canonical_name).entity.id == family.id
+
+
+def test_tabs_and_newlines_in_a_name_collapse_to_spaces():
+    entity, _ = entity_store(name="New\tYork\nCity", type="place")
+    assert entity.canonical_name == "New York City"
+
+
+@pytest.mark.parametrize(
+    ("name", "variant"),
+    [
+        ("ß" * 300, "ẞ" * 300),
+        ("ﬃ" * 512, "ﬃ" * 512),
+        ("ŉ" * 512, "ŉ" * 512),
+        # The most UTF-8 bytes a character folds to (5): the index entry still fits.
+        ("\u1ff7" * 512, "\u1ff7" * 512),
+    ],
+)
+def test_names_that_lengthen_when_case_folded_are_stored_and_found(name, variant):
+    # Each character folds to two or three ("ß" -> "ss", "ﬃ" -> "ffi"): the 512-character
+    # display limit holds, the normalised column must hold the longer folded form.
+    entity, created = entity_store(name=name, type="thing")
+    assert created and len(entity.name_norm) > 512
+    alias_add(entity=entity, alias=name[:-1])
+    assert entity_lookup(name=variant).entity.id == entity.id
+    assert entity_lookup(name=name[:-1]).match == "alias"
+    assert entity_store(name=variant, type="thing") == (entity, False)
+
+
+def test_a_long_fact_text_is_stored_and_confirmed():
+    words = [f"w{i}x{i * 7919 % 10007}" for i in range(1500)]
+    text = " ".join(words)[:9990]
+    assert fact_store(text=text).action == "created"
+    assert fact_store(text=text.upper()).action == "confirmed"
+    assert Fact.objects.get().confirmations == 2
+
+
+# --- Confirming a fact with new links ----------------------------------------------------
+
+
+def test_confirming_a_fact_links_the_entities_the_new_call_names():
+    ada, _ = entity_store(name="Ada Lovelace", type="person")
+    babbage, _ = entity_store(name="Charles Babbage", type="person")
+    engine, _ = entity_store(name="Analytical Engine", type="machine")
+    first = fact_store(text="Ada Lovelace worked with Charles Babbage.").fact
+    second = fact_store(
+        text="Ada Lovelace worked with Charles Babbage.",
+        subject=ada,
+        object_entity=babbage,
+        entities=[engine],
+    )
+    assert second.action == "confirmed" and second.fact.id == first.id
+    roles = dict(EntityFact.objects.filter(fact=first).values_list("entity_id", "role"))
+    assert roles == {ada.id: "subject", babbage.id: "object", engine.id: "mention"}
+    assert entity_lookup(name="Analytical Engine").facts == [first.id]
+
+
+# --- fact_update -------------------------------------------------------------------------
+
+
+def test_fact_update_edits_and_audits(curator):
+    fact = fact_store(text="Redis is single threaded.", source="blog", confidence=0.5).fact
+    updated = fact_update(
+        fact=fact,
+        actor=curator,
+        text="Redis runs commands on one thread.",
+        confidence=0.9,
+        status="superseded",
+        source="docs",
+    )
+    assert (updated.text, updated.confidence, updated.status, updated.source) == (
+        "Redis runs commands on one thread.",
+        0.9,
+        "superseded",
+        "docs",
+    )
+    assert updated.text_norm == "redis runs commands on one thread."
+    entry = AuditEntry.objects.get(action="fact.update")
+    assert entry.actor == curator
+    assert entry.payload["before"] == {
+        "text": "Redis is single threaded.",
+        "confidence": 0.5,
+        "status": "active",
+        "source": "blog",
+    }
+    assert entry.payload["after"]["text"] == "Redis runs commands on one thread."
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"text": "   "}, "text"),
+        ({"text": "bad\x00text"}, "text"),
+        ({"text": "x" * 10_001}, "text"),
+        ({"confidence": 1.2}, "confidence"),
+        ({"confidence": -0.1}, "confidence"),
+        ({"status": "deleted"}, "status"),
+        ({"valid_to": datetime(2019, 1, 1, tzinfo=UTC)}, "valid_to"),
+        ({"object_value": "Paris"}, "object_value"),
+        ({"subject": None}, "subject"),
+    ],
+)
+def test_fact_update_rejects_bad_edits_and_writes_nothing(curator, changes, field):
+    fact = fact_store(text="Alice lives in Lyon.", valid_from=datetime(2020, 1, 1, tzinfo=UTC)).fact
+    with pytest.raises(InvalidInput) as info:
+        fact_update(fact=fact, actor=curator, **changes)
+    assert info.value.field == field
+    fact.refresh_from_db()
+    assert (fact.text, fact.confidence, fact.status) == ("Alice lives in Lyon.", 1.0, "active")
+    assert not AuditEntry.objects.filter(action="fact.update").exists()
+
+
+def test_fact_update_may_not_repeat_another_active_fact(curator):
+    fact_store(text="Alice lives in Paris.")
+    other = fact_store(text="Alice lives in Lyon.").fact
+    with pytest.raises(Conflict) as info:
+        fact_update(fact=other, actor=curator, text="ALICE lives in Paris.")
+    assert info.value.field == "text"
+    # Once the first is retracted, the edit is fine.
+    first = Fact.objects.get(text="Alice lives in Paris.")
+    fact_update(fact=first, actor=curator, status="retracted")
+    assert fact_update(fact=other, actor=curator, text="Alice lives in Paris.").status == "active"
