@@ -21,6 +21,7 @@ from .serializers import (
     EntityWriteSerializer,
     FactSerializer,
     FactStoreResponseSerializer,
+    FactUpdateSerializer,
     FactWriteSerializer,
     LookupQuerySerializer,
     LookupResponseSerializer,
@@ -200,7 +201,21 @@ class FactListView(GenericAPIView):
 
 
 class FactDetailView(GenericAPIView):
+    """Read or edit one fact. There is no DELETE (405): facts are retracted
+    (``status: retracted``), never silently lost."""
+
     serializer_class = FactSerializer
 
     def get(self, request, fact_id: int):
         return Response(FactSerializer(selectors.fact_get(fact_id=fact_id)).data)
+
+    @extend_schema(
+        request=FactUpdateSerializer,
+        responses=FactSerializer,
+        summary="Edit a fact's text, literal, confidence, source, status or validity",
+    )
+    def patch(self, request, fact_id: int):
+        fact = selectors.fact_get(fact_id=fact_id)
+        data = _validated(FactUpdateSerializer, request.data)
+        fact = services.fact_update(fact=fact, actor=request.user, **data)
+        return Response(FactSerializer(selectors.fact_get(fact_id=fact.pk)).data)

@@ -10,7 +10,8 @@ urlpatterns = [
     path("entities/<str:entity_id>/", api.EntityDetailView.as_view(), name="entity-detail"),
     path("entities/<str:entity_id>/aliases/", api.AliasListView.as_view(), name="alias-list"),
     path(
-        "entities/<str:entity_id>/aliases/<str:alias>/",
+        # path: an alias may contain "/" ("TCP/IP").
+        "entities/<str:entity_id>/aliases/<path:alias>/",
         api.AliasDetailView.as_view(),
         name="alias-detail",
     ),

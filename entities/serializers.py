@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from .models import Alias, Entity, Fact
@@ -131,6 +132,31 @@ class FactWriteSerializer(serializers.Serializer):
     client = serializers.CharField(required=False, allow_blank=True, default="")
     valid_from = serializers.DateTimeField(required=False, allow_null=True, default=None)
     valid_to = serializers.DateTimeField(required=False, allow_null=True, default=None)
+
+
+# Named "PatchedFact" in the schema, so its status enum is the Fact's (FactStatusEnum).
+@extend_schema_serializer(component_name="Fact")
+class FactUpdateSerializer(serializers.Serializer):
+    """Editable fields of a fact; the entity links and triple ends are not edited here."""
+
+    text = serializers.CharField(required=False, trim_whitespace=False, allow_blank=True)
+    predicate = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    object_value = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    confidence = serializers.FloatField(required=False, min_value=0, max_value=1)
+    source = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    status = serializers.ChoiceField(
+        required=False,
+        choices=Fact.Status.choices,
+        help_text="Retract a fact instead of deleting it.",
+    )
+    valid_from = serializers.DateTimeField(required=False, allow_null=True)
+    valid_to = serializers.DateTimeField(required=False, allow_null=True)
+
+    def validate(self, attrs: dict) -> dict:
+        unknown = sorted(set(getattr(self, "initial_data", {})) - set(self.fields))
+        if unknown:
+            raise serializers.ValidationError({unknown[0]: "this field cannot be edited"})
+        return attrs
 
 
 class FactStoreResponseSerializer(serializers.Serializer):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from rest_framework import exceptions, permissions
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
@@ -72,3 +73,27 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
         code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
         response.data = error_body(str(code), str(detail))
     return response
+
+
+# --- Django's own error pages, for URLs no API view handles ------------------------------
+
+API_PREFIX = "/api/"
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler404: the JSON error shape under /api/, the HTML page elsewhere."""
+    if _is_api(request):
+        body = error_body("not_found", f"no API endpoint at {request.path}")
+        return JsonResponse(body, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """handler500: the JSON error shape under /api/, the HTML page elsewhere."""
+    if _is_api(request):
+        return JsonResponse(error_body("server_error", "internal server error"), status=500)
+    return defaults.server_error(request)

@@ -14,3 +14,7 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("api/v1/", include("kgsite.api_urls")),
 ]
+
+# Unmatched URLs and unhandled errors under /api/ answer the API's JSON error shape.
+handler404 = "kgsite.api.not_found"
+handler500 = "kgsite.api.server_error"

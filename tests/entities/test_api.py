@@ -189,3 +189,149 @@ def test_schema_and_offline_docs_are_served(api):
     assert docs.status_code == 200
     # The docs page loads Swagger UI from our own static files, not a CDN.
     assert b"cdn.jsdelivr" not in docs.content and b"drf_spectacular_sidecar" in docs.content
+
+
+def test_retype_clashing_with_an_alias_is_409_naming_the_field(curator_api):
+    language, _ = entity_store(name="Python", type="language")
+    alias_add(entity=language, alias="Py")
+    snake, _ = entity_store(name="Python regius", type="animal")
+    alias_add(entity=snake, alias="py")
+    response = curator_api.patch(f"/api/v1/entities/{snake.id}/", {"type": "language"})
+    assert response.status_code == 409
+    assert error(response)["field"] == "type"
+    assert Entity.objects.get(pk=snake.pk).type == "animal"
+
+
+def test_create_with_empty_type_reuses_the_typed_entity(curator_api):
+    typed, _ = entity_store(name="Tonegawa", type="person")
+    response = curator_api.post(
+        "/api/v1/entities/", {"canonical_name": "Tonegawa", "type": ""}, format="json"
+    )
+    assert response.status_code == 200 and response.json()["id"] == typed.id
+    assert Entity.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/nope/",
+        "/api/v1/nope",
+        "/api/v1/facts/abc/",
+        "/api/v1/facts/search/",
+        "/api/v1/entities/x/aliases/",
+        "/api/v2/",
+    ],
+)
+def test_unknown_api_urls_answer_the_json_error_shape(api, path):
+    response = api.get(path)
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("application/json")
+    assert error(response)["code"] == "not_found"
+
+
+def test_unknown_site_urls_keep_the_html_page(client):
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("text/html")
+
+
+def test_a_crash_under_api_answers_json_500(monkeypatch):
+    from entities import selectors
+
+    def boom(**kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(selectors, "entity_lookup", boom)
+    client = APIClient(raise_request_exception=False)
+    response = client.get("/api/v1/entities/lookup", {"name": "x"})
+    assert response.status_code == 500
+    assert response["Content-Type"].startswith("application/json")
+    assert error(response)["code"] == "server_error"
+    assert "boom" not in response.content.decode()
+
+
+def test_an_alias_with_a_slash_can_be_deleted(curator_api):
+    net, _ = entity_store(name="Internet protocol suite", type="protocol")
+    url = f"/api/v1/entities/{net.id}/aliases/"
+    assert curator_api.post(url, {"alias": "TCP/IP"}, format="json").status_code == 201
+    assert curator_api.delete(f"{url}tcp/ip/").status_code == 204
+    assert Alias.objects.count() == 0
+    assert curator_api.delete(f"{url}TCP%2FIP/").status_code == 404
+
+
+def test_confirming_a_fact_keeps_the_new_links(curator_api):
+    ada, _ = entity_store(name="Ada Lovelace", type="person")
+    engine, _ = entity_store(name="Analytical Engine", type="machine")
+    text = "Ada Lovelace wrote notes on the Analytical Engine."
+    first = curator_api.post("/api/v1/facts/", {"text": text}, format="json").json()
+    second = curator_api.post(
+        "/api/v1/facts/", {"text": text, "subject": ada.id, "entities": [engine.id]}, format="json"
+    )
+    assert second.status_code == 200 and second.json()["action"] == "confirmed"
+    links = {(e["id"], e["role"]) for e in second.json()["fact"]["entities"]}
+    assert links == {(ada.id, "subject"), (engine.id, "mention")}
+    listed = curator_api.get("/api/v1/facts/", {"entity": engine.id}).json()["results"]
+    assert [f["id"] for f in listed] == [first["fact"]["id"]]
+
+
+# --- PATCH /facts/<id>/ ------------------------------------------------------------------
+
+
+def test_fact_patch_edits_the_fact(curator_api):
+    fact = curator_api.post(
+        "/api/v1/facts/", {"text": "Redis is single threaded.", "source": "blog"}, format="json"
+    ).json()["fact"]
+    url = f"/api/v1/facts/{fact['id']}/"
+    response = curator_api.patch(
+        url,
+        {
+            "text": "Redis runs commands on one thread.",
+            "confidence": 0.8,
+            "status": "superseded",
+            "valid_from": "2020-01-01T00:00:00Z",
+            "valid_to": "2024-01-01T00:00:00Z",
+        },
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["text"] == "Redis runs commands on one thread."
+    assert (body["confidence"], body["status"], body["source"]) == (0.8, "superseded", "blog")
+    assert curator_api.get(url).json()["valid_to"].startswith("2024-01-01")
+    response = curator_api.patch(url, {"valid_to": None}, format="json")
+    assert response.status_code == 200 and response.json()["valid_to"] is None
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"text": ""}, "text"),
+        ({"confidence": 3}, "confidence"),
+        ({"status": "gone"}, "status"),
+        ({"valid_from": "2030-01-01T00:00:00Z", "valid_to": "2029-01-01T00:00:00Z"}, "valid_to"),
+        ({"subject": "abc"}, "subject"),
+    ],
+)
+def test_fact_patch_bad_input_is_400_naming_the_field(curator_api, payload, field):
+    fact_id = curator_api.post("/api/v1/facts/", {"text": "Kept."}, format="json").json()["fact"][
+        "id"
+    ]
+    response = curator_api.patch(f"/api/v1/facts/{fact_id}/", payload, format="json")
+    assert response.status_code == 400
+    assert error(response)["field"] == field
+    assert Fact.objects.get().text == "Kept."
+
+
+def test_fact_patch_needs_a_curator_and_delete_is_not_offered(api, reader, curator_api):
+    fact_id = curator_api.post("/api/v1/facts/", {"text": "Kept."}, format="json").json()["fact"][
+        "id"
+    ]
+    url = f"/api/v1/facts/{fact_id}/"
+    assert api.patch(url, {"text": "Changed."}, format="json").status_code in (401, 403)
+    api.force_authenticate(reader)
+    assert api.patch(url, {"text": "Changed."}, format="json").status_code == 403
+    response = curator_api.delete(url)
+    assert response.status_code == 405
+    assert error(response)["code"] == "method_not_allowed"
+    assert Fact.objects.get().text == "Kept."
+    assert curator_api.patch("/api/v1/facts/999999/", {}, format="json").status_code == 404
