@@ -1,33 +1,140 @@
+"""The admin goes through the same services as the API: forms check with the services'
+own rules (a clash is a form error, never a 500), saves and deletes call the services,
+so audit rows, alias types and the vector index stay right."""
+
 from __future__ import annotations
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.db import transaction
+from django.urls import reverse
+from django.utils.html import format_html
 
+from kgsite.errors import DomainError
 from kgsite.models import AuditEntry
 from kgsite.text import normalize
 
+from . import services, tasks
 from .models import Alias, Entity, EntityFact, Fact
+
+
+def _form_error(exc: DomainError, fields, field: str | None = None) -> ValidationError:
+    """A service's DomainError as a form error on the field it names (if the form has it)."""
+    name = field or exc.field
+    return ValidationError({name if name in fields else NON_FIELD_ERRORS: exc.message})
+
+
+# --- Entities ---------------------------------------------------------------------------
+
+
+class EntityAdminForm(forms.ModelForm):
+    class Meta:
+        model = Entity
+        fields = ["canonical_name", "type", "description"]
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        saved = self.instance.pk is not None and not self.instance._state.adding
+        stored = Entity.objects.get(pk=self.instance.pk) if saved else None
+        try:
+            # alias_norms=(): the alias formset checks the aliases as edited.
+            plan = services.entity_check(
+                entity=stored,
+                name=data.get("canonical_name"),
+                type=data.get("type") or "",
+                alias_norms=(),
+            )
+        except DomainError as exc:
+            raise _form_error(exc, self.fields) from None
+        data["canonical_name"], data["type"] = plan.display, plan.type
+        # Seen by the alias formset, which is validated after this form.
+        self.instance.name_norm = plan.norm
+        return data
+
+
+class AliasFormSet(forms.BaseInlineFormSet):
+    """Checks every alias as ``alias_add`` would, against the entity as edited."""
+
+    def clean(self):
+        super().clean()
+        entity = self.instance
+        saved = entity.pk is not None and not entity._state.adding
+        stored = Entity.objects.get(pk=entity.pk) if saved else None
+        try:
+            entity_type = services.normalize_type(entity.type)
+            name_norm = normalize(entity.canonical_name)
+        except DomainError:
+            return  # the entity form shows that error
+        kept: dict[str, forms.Form] = {}
+        for form in self.forms:
+            if not hasattr(form, "cleaned_data") or form in self.deleted_forms:
+                continue
+            text = form.cleaned_data.get("alias")
+            if not text:
+                continue
+            original = form.instance.alias_norm if form.instance.pk else None
+            if original is not None and normalize(text) == original == name_norm:
+                continue  # the new canonical name makes it redundant: entity_update drops it
+            try:
+                display, norm, _found = services.alias_check(
+                    entity=stored or entity,
+                    alias=text,
+                    entity_type=entity_type,
+                    name_norm=name_norm,
+                )
+            except DomainError as exc:
+                form.add_error("alias", exc.message)
+                continue
+            if norm in kept:
+                form.add_error("alias", f"'{display}' is listed twice")
+                continue
+            kept[norm] = form
+            form.cleaned_data["alias"] = display
+        self.alias_norms = set(kept)
 
 
 class AliasInline(admin.TabularInline):
     model = Alias
+    formset = AliasFormSet
     extra = 1
     fields = ["alias", "manual"]
 
 
 class EntityFactInline(admin.TabularInline):
+    """Linked facts, shown read-only: links are made through the API or fact_store."""
+
     model = EntityFact
     extra = 0
-    fields = ["fact", "role"]
-    raw_id_fields = ["fact"]
+    fields = ["fact_link", "role"]
+    readonly_fields = ["fact_link", "role"]
     verbose_name = "linked fact"
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.display(description="fact")
+    def fact_link(self, link: EntityFact) -> str:
+        url = reverse("admin:entities_fact_change", args=[link.fact_id])
+        return format_html('<a href="{}">#{}</a> {}', url, link.fact_id, link.fact)
 
 
 @admin.register(Entity)
 class EntityAdmin(admin.ModelAdmin):
+    form = EntityAdminForm
     list_display = ["canonical_name", "type", "id", "updated_at"]
     list_filter = ["type"]
     search_fields = ["name_norm", "aliases__alias_norm", "=id"]
-    readonly_fields = ["id", "name_norm", "created_at", "updated_at"]
+    readonly_fields = ["id", "name_norm", "curated", "created_at", "updated_at"]
     inlines = [AliasInline, EntityFactInline]
 
     def get_search_results(self, request, queryset, search_term):
@@ -35,36 +142,158 @@ class EntityAdmin(admin.ModelAdmin):
         return super().get_search_results(request, queryset, normalize(search_term))
 
     def save_model(self, request, obj, form, change):
-        from .services import normalize_type, validate_name
+        if change:
+            return  # save_related: alias removals first, then the entity, then additions
+        data = form.cleaned_data
+        entity = services.entity_create(
+            name=data["canonical_name"],
+            type=data["type"],
+            description=data.get("description", ""),
+            actor=request.user,
+        )
+        obj.pk, obj.name_norm, obj.curated = entity.pk, entity.name_norm, entity.curated
+        obj._state.adding = False
 
-        obj.canonical_name = validate_name(obj.canonical_name)
-        obj.name_norm = normalize(obj.canonical_name)
-        obj.type = normalize_type(obj.type)
-        obj.curated = True
-        super().save_model(request, obj, form, change)
+    def save_related(self, request, form, formsets, change):
+        for formset in formsets:  # what the admin's change message reads
+            formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+        alias_formset = next(f for f in formsets if isinstance(f, AliasFormSet))
+        entity = Entity.objects.get(pk=form.instance.pk)
+        removals: list[Alias] = []
+        additions: list[str] = []
+        for alias_form in alias_formset.forms:
+            if not getattr(alias_form, "cleaned_data", None):
+                continue
+            stored = alias_form.instance if alias_form.instance.pk else None
+            deleted = alias_form in alias_formset.deleted_forms
+            text = alias_form.cleaned_data.get("alias") or ""
+            if stored is not None and (deleted or normalize(text) != stored.alias_norm):
+                removals.append(stored)
+            if not deleted and text and (stored is None or normalize(text) != stored.alias_norm):
+                additions.append(text)
+        for alias in removals:
+            services.alias_remove(entity=entity, alias=alias.alias_norm, actor=request.user)
+        alias_formset.deleted_objects = removals
+        if change:
+            data = form.cleaned_data
+            entity = services.entity_update(
+                entity=entity,
+                actor=request.user,
+                canonical_name=data["canonical_name"],
+                type=data["type"],
+                description=data.get("description", ""),
+            )
+        for text in additions:
+            alias, created = services.alias_add(entity=entity, alias=text, actor=request.user)
+            if created:
+                alias_formset.new_objects.append(alias)
+        form.instance.curated = entity.curated
 
-    def save_formset(self, request, form, formset, change):
-        for alias in formset.save(commit=False):
-            if isinstance(alias, Alias):
-                alias.alias_norm = normalize(alias.alias)
-                alias.type = form.instance.type
-            alias.save()
-        for obj in formset.deleted_objects:
-            obj.delete()
-        formset.save_m2m()
+    def delete_model(self, request, obj):
+        services.entity_delete(entity=obj, actor=request.user)
+
+    def delete_queryset(self, request, queryset):
+        with tasks.vector_batch(), transaction.atomic():
+            for entity in queryset:
+                services.entity_delete(entity=entity, actor=request.user)
+
+
+# --- Facts ------------------------------------------------------------------------------
+
+
+class FactAdminForm(forms.ModelForm):
+    class Meta:
+        model = Fact
+        fields = [
+            "text",
+            "subject",
+            "predicate",
+            "object_entity",
+            "object_value",
+            "confidence",
+            "source",
+            "status",
+            "valid_from",
+            "valid_to",
+        ]
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            if self.instance.pk is None:
+                data["text"] = services.fact_check(
+                    text=data.get("text", ""),
+                    subject=data.get("subject"),
+                    object_entity=data.get("object_entity"),
+                    object_value=data.get("object_value", ""),
+                    confidence=data.get("confidence", 1.0),
+                    valid_from=data.get("valid_from"),
+                    valid_to=data.get("valid_to"),
+                )
+            else:
+                stored = Fact.objects.get(pk=self.instance.pk)
+                self.changes = services.fact_changes(
+                    fact=stored, **{k: data[k] for k in services.FACT_EDITABLE if k in data}
+                )
+        except DomainError as exc:
+            raise _form_error(exc, self.fields) from None
+        return data
 
 
 @admin.register(Fact)
 class FactAdmin(admin.ModelAdmin):
+    form = FactAdminForm
     list_display = ["text", "status", "confidence", "confirmations", "source", "created_at"]
     list_filter = ["status", "source"]
     search_fields = ["text_norm"]
-    raw_id_fields = ["subject", "object_entity", "created_by"]
-    readonly_fields = ["text_norm", "created_at", "updated_at"]
+    raw_id_fields = ["subject", "object_entity"]
+
+    def get_readonly_fields(self, request, obj=None):
+        fixed = ["text_norm", "confirmations", "client", "created_by", "created_at", "updated_at"]
+        # The triple's ends are set when a fact is stored; fact_update edits the rest.
+        return fixed if obj is None else ["subject", "object_entity", *fixed]
 
     def save_model(self, request, obj, form, change):
-        obj.text_norm = normalize(obj.text)
-        super().save_model(request, obj, form, change)
+        data = form.cleaned_data
+        if change:
+            fact = services.fact_update(
+                fact=obj,
+                actor=request.user,
+                **{k: data[k] for k in services.FACT_EDITABLE if k in data},
+            )
+        else:
+            result = services.fact_store(
+                text=data["text"],
+                subject=data.get("subject"),
+                predicate=data.get("predicate", ""),
+                object_entity=data.get("object_entity"),
+                object_value=data.get("object_value", ""),
+                confidence=data.get("confidence", 1.0),
+                source=data.get("source", ""),
+                valid_from=data.get("valid_from"),
+                valid_to=data.get("valid_to"),
+                actor=request.user,
+            )
+            fact = result.fact
+            if result.action == "confirmed":
+                messages.info(request, f"Fact #{fact.pk} already said this: it was confirmed.")
+            elif data.get("status") and data["status"] != fact.status:
+                fact = services.fact_update(fact=fact, actor=request.user, status=data["status"])
+        obj.pk, obj.text_norm = fact.pk, fact.text_norm
+        obj._state.adding = False
+
+    def save_related(self, request, form, formsets, change):
+        pass  # links are made by fact_store; Fact has no other related rows to save here
+
+    def delete_model(self, request, obj):
+        services.fact_delete(fact=obj, actor=request.user)
+
+    def delete_queryset(self, request, queryset):
+        with tasks.vector_batch(), transaction.atomic():
+            for fact in queryset:
+                services.fact_delete(fact=fact, actor=request.user)
 
 
 @admin.register(AuditEntry)
