@@ -76,3 +76,59 @@ def test_seed_demo_creates_a_curator_and_sample_data():
     blinded = Mention.objects.filter(entity__name_norm="blinded")
     assert blinded.filter(mention_type="defines").count() == 1
     assert blinded.filter(mention_type="references").exists()  # spells mention it
+
+
+def test_load_gazetteer_problems_are_one_readable_line(tmp_path):
+    with pytest.raises(CommandError, match="is a directory"):
+        run("load_gazetteer", str(tmp_path))
+    latin1 = tmp_path / "latin1.tsv"
+    latin1.write_bytes("Müller\tm1\tperson\nStraße\ts1\tplace\n".encode("latin-1"))
+    with pytest.raises(CommandError) as info:
+        run("load_gazetteer", str(latin1))
+    message = str(info.value)
+    assert "latin1.tsv:1: not UTF-8" in message and "\n" not in message
+    late = tmp_path / "late.tsv"
+    late.write_bytes(b"ok\tk1\tthing\nalso ok\tk2\tthing\nbad \xff\tk3\tthing\n")
+    with pytest.raises(CommandError, match=r"late\.tsv:3: not UTF-8"):
+        run("load_gazetteer", str(late))
+    assert Entity.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ("good\tg\tthing\n\tk\tthing\n", r"bad\.tsv:2: surface_form must not be empty"),
+        ("good\tg\tthing\nname\t\tthing\n", r"bad\.tsv:2: canonical_id is empty"),
+        ("good\tg\tthing\nbell\x07\tk\tthing\n", r"bad\.tsv:2: surface_form contains control"),
+        ("good\tg\tthing\nzero\u200bwidth\tk\tthing\n", r"bad\.tsv:2: .*U\+200B"),
+        ("Go\tgo\tlang\nGO\tgame\tlang\n", r"bad\.tsv:2: 'GO' already names 'go' \(line 1\)"),
+    ],
+)
+def test_load_gazetteer_names_the_bad_line_and_writes_nothing(tmp_path, rows, message):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text(rows, encoding="utf-8")
+    with pytest.raises(CommandError, match=message):
+        run("load_gazetteer", str(bad))
+    assert Entity.objects.count() == 0
+
+
+def test_load_gazetteer_accepts_a_bom_and_quotes(tmp_path):
+    file = tmp_path / "quotes.tsv"
+    file.write_text('\ufeffThe "Boss"\tb1\tperson\nBruce\tb1\tperson\n', encoding="utf-8")
+    run("load_gazetteer", str(file))
+    entity = Entity.objects.get()
+    assert entity.canonical_name == 'The "Boss"'
+    assert list(entity.aliases.values_list("alias", flat=True)) == ["Bruce"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_load_gazetteer_queues_one_index_job_for_the_whole_file(monkeypatch):
+    queued = []
+    monkeypatch.setattr(
+        "django_q.tasks.async_task", lambda func, *args, **kw: queued.append((func, args))
+    )
+    out = run("load_gazetteer", str(SAMPLE))
+    assert "entities created" in out
+    entity_jobs = [args for func, args in queued if args and args[0] == "entities"]
+    assert len(entity_jobs) == 1
+    assert set(entity_jobs[0][1]) == set(Entity.objects.values_list("pk", flat=True))

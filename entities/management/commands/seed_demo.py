@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import contextlib
 import csv
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 from django.conf import settings
@@ -11,6 +14,7 @@ from django.db import transaction
 
 from entities.models import Entity
 from entities.services import fact_store
+from entities.tasks import vector_batch
 from kgsite.text import normalize
 
 SAMPLE_DIR = Path(settings.BASE_DIR) / "data" / "sample"
@@ -25,6 +29,12 @@ class Command(BaseCommand):
         parser.add_argument("--no-books", action="store_true", help="Skip the sample books.")
 
     def handle(self, *args, username: str, password: str, **options):
+        # One vector-index job per kind for everything saved here, not one per row; the
+        # other per-fact jobs (integrity checks) are queued without a log line each.
+        with vector_batch(), _quiet_queue_log():
+            self._seed(username=username, password=password, books=not options["no_books"])
+
+    def _seed(self, *, username: str, password: str, books: bool) -> None:
         with transaction.atomic():
             user, created = User.objects.get_or_create(
                 username=username, defaults={"is_staff": True, "email": "curator@example.com"}
@@ -56,7 +66,7 @@ class Command(BaseCommand):
                 )
                 stored += result.action == "created"
         self.stdout.write(f"{stored} sample facts stored")
-        if not options["no_books"]:
+        if books:
             # Two SRD excerpts (CC-BY-4.0, see data/sample/books/LICENSE-and-SOURCE.md):
             # spells that reference conditions defined in the other book.
             books = sorted((SAMPLE_DIR / "books").glob("*.md"))
@@ -66,6 +76,18 @@ class Command(BaseCommand):
             self.stdout.write(f"Demo curator: username '{username}', password '{password}'")
         else:
             self.stdout.write(f"Demo curator '{username}' already exists (password unchanged)")
+
+
+@contextlib.contextmanager
+def _quiet_queue_log() -> Iterator[None]:
+    """django-q logs "Enqueued [kgsite] N" at INFO for every job."""
+    queue_log = logging.getLogger("django-q")
+    level = queue_log.level
+    queue_log.setLevel(max(level, logging.WARNING))
+    try:
+        yield
+    finally:
+        queue_log.setLevel(level)
 
 
 def _entity(name: str) -> Entity | None:
