@@ -11,17 +11,28 @@ Layout under ``settings.KGSITE_VECTOR_DIR/<kind>/``::
 Cross-process freshness (web and worker processes): **reload on change**. Every
 process keeps its own copy in memory. A writer (any process, under the flock) first
 catches up, then appends its changes to the journal — vectors included — instead of
-rewriting a large snapshot per fact. Before each search a process stats ``CURRENT`` and
-the journal and applies the lines it has not seen yet (a few microseconds when nothing
-changed); a new generation (after compaction or rebuild) makes it reload the snapshot.
-When the journal grows past ``max(500, live / 20)`` lines the writer folds it into a new
-snapshot (temp file + rename, then ``CURRENT``).
+rewriting a large snapshot per fact. Before each search a process reads ``CURRENT``
+(generation number and a random id) and applies the journal lines it has not seen yet
+(a few microseconds when nothing changed); another generation (after compaction or
+rebuild) makes it reload the snapshot. The id, not a file stat, says "same generation":
+stats can repeat (coarse timestamps, reused inodes) and a stat taken apart from the read
+let a reader settle on an old generation. When the journal grows past
+``max(500, live / 20)`` lines the writer folds it into a new snapshot (temp file +
+rename, then ``CURRENT``).
 
 The index is never the only copy of anything: the database is. A missing, unreadable
-or stale snapshot (another embedder or dimension) is rebuilt from the kind's row source.
-On the first load in a process the ids are reconciled with the database (rows missing
-from the index are embedded, ids gone from the database are marked deleted), and the
-search layer re-checks every hit against its row (see ``service.py``).
+or stale snapshot (another embedder or dimension) is rebuilt from the kind's row source:
+on the spot up to ``BUILD_INLINE`` rows; for a larger store an empty generation marked
+incomplete is published at once (searches answer from it and say so) and a rebuild goes
+to the task queue, like a large reconcile. A damaged journal (a writer killed mid-append,
+garbage, a vector of the wrong length) is never a crash: the readable lines are kept,
+a new generation retires the journal, and every row is re-checked against the database
+by text hash (missing or changed rows embedded, vanished ones dropped). A writer that
+finds the journal's last line unterminated ends it first, so its own line never glues
+onto a torn one. On the first load in a process the ids are reconciled with the
+database (rows missing from the index are embedded, ids gone from the database are
+marked deleted), and the search layer re-checks every hit against its row (see
+``service.py``).
 """
 
 from __future__ import annotations
@@ -35,6 +46,7 @@ import json
 import logging
 import os
 import threading
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +67,11 @@ Progress = Callable[[int, int], None]
 BATCH = 256
 # Rows missing from the index that a reconcile embeds on the spot; more go to the queue.
 RECONCILE_INLINE = 256
+# A missing index is built on the spot up to this many rows (a few seconds with the real
+# model); a larger store gets an empty, incomplete generation and a queued rebuild.
+BUILD_INLINE = 1000
+# Ids per queued upsert job.
+QUEUE_BATCH = 1000
 MIN_CAPACITY = 1024
 
 
@@ -137,6 +154,27 @@ class IndexUnavailable(Exception):
     """The snapshot on disk cannot be used (missing, corrupt or from another embedder)."""
 
 
+class JournalDamaged(IndexUnavailable):
+    """A complete journal line cannot be read back (torn append, garbage, bad vector)."""
+
+
+def _enqueue_rebuild(kind: str) -> None:
+    """Queue a full rebuild; a broken queue leaves the incomplete index in place."""
+    from django_q.tasks import async_task
+
+    try:
+        async_task("entities.tasks.vector_rebuild_task", kind, group="vectors")
+    except Exception:
+        logger.exception("could not enqueue a rebuild of vector index %s", kind)
+
+
+def _enqueue_upserts(kind: str, keys: Sequence[Key]) -> None:
+    from entities.tasks import vector_upsert_enqueue
+
+    for start in range(0, len(keys), QUEUE_BATCH):
+        vector_upsert_enqueue(kind, list(keys[start : start + QUEUE_BATCH]))
+
+
 class VectorIndex:
     """One kind's index in this process: search, upsert, delete, rebuild."""
 
@@ -150,12 +188,17 @@ class VectorIndex:
         self.ef_search = int(getattr(settings, "KGSITE_HNSW_EF_SEARCH", 128))
         self._lock = threading.RLock()
         self._reset_memory()
+        # The generation in memory: its number and the random id CURRENT names it by.
         self._gen: int | None = None
+        self._gen_id: str | None = None
         self._offset = 0
         self._journal_count = 0
         self._flock_depth = 0
-        self._current_stat: tuple[int, int] | None = None
         self._reconciled = False
+        # False while the generation is a placeholder waiting for a queued rebuild.
+        self._complete = True
+        # Work to do once the flock is released (queueing jobs that may run inline).
+        self._after_unlock: list[Callable[[], None]] = []
 
     # --- memory state -----------------------------------------------------------------
 
@@ -175,6 +218,11 @@ class VectorIndex:
     @property
     def live_count(self) -> int:
         return len(self._keys) - len(self._deleted)
+
+    @property
+    def complete(self) -> bool:
+        """False while a missing index is being rebuilt by the queue: results are partial."""
+        return self._complete
 
     def __contains__(self, key: Key) -> bool:
         label = self._labels.get(key)
@@ -230,15 +278,28 @@ class VectorIndex:
             records.append({"op": "del", "key": key})
         return records
 
-    def _apply_records(self, lines: Iterable[bytes]) -> None:
+    def _parse_record(self, line: bytes) -> tuple[str, Key, str, np.ndarray | None]:
+        """One journal line as (op, key, hash, vector); raises on anything malformed."""
+        record = json.loads(line)
+        op = record["op"]
+        key = self.kind.key_type(record["key"])
+        if op == "del":
+            return op, key, "", None
+        if op != "add":
+            raise ValueError(f"unknown op {op!r}")
+        digest = record["hash"]
+        if not isinstance(digest, str):
+            raise TypeError("hash is not a string")
+        vec = _decode_vec(record["vec"])
+        if vec.shape != (self.dim,) or not np.isfinite(vec).all():
+            raise ValueError(f"vector of {vec.size} values, not {self.dim}")
+        return op, key, digest, vec
+
+    def _apply_records(self, records: Iterable[tuple[str, Key, str, np.ndarray | None]]) -> None:
         adds: list[tuple[Key, str, np.ndarray]] = []
-        for line in lines:
-            if not line.strip():
-                continue
-            record = json.loads(line)
-            key = self.kind.key_type(record["key"])
-            if record["op"] == "add":
-                adds.append((key, record["hash"], _decode_vec(record["vec"])))
+        for op, key, digest, vec in records:
+            if op == "add":
+                adds.append((key, digest, vec))
             else:
                 self._apply_add(_dedupe(adds))
                 adds = []
@@ -250,11 +311,18 @@ class VectorIndex:
     def _path(self, gen: int, suffix: str) -> Path:
         return self.dir / f"gen-{gen}.{suffix}"
 
-    def _read_current(self) -> int | None:
+    def _read_current(self) -> tuple[int, str | None] | None:
+        """The live generation as (number, id); None when there is none (or garbage)."""
         try:
-            return int(json.loads((self.dir / "CURRENT").read_text())["gen"])
-        except (FileNotFoundError, ValueError, KeyError, TypeError):
+            current = json.loads((self.dir / "CURRENT").read_text())
+            gen_id = current.get("id")
+            return int(current["gen"]), (str(gen_id) if gen_id is not None else None)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
+
+    def _next_gen(self) -> int:
+        current = self._read_current()
+        return current[0] + 1 if current is not None else 0
 
     @contextlib.contextmanager
     def _flocked(self) -> Iterator[None]:
@@ -268,33 +336,46 @@ class VectorIndex:
                     self._flock_depth -= 1
                 return
             self.dir.mkdir(parents=True, exist_ok=True)
-            with open(self.dir / "lock", "a+b") as fh:
-                fcntl.flock(fh, fcntl.LOCK_EX)
-                self._flock_depth = 1
-                try:
-                    yield
-                finally:
-                    self._flock_depth = 0
-                    fcntl.flock(fh, fcntl.LOCK_UN)
+            try:
+                with open(self.dir / "lock", "a+b") as fh:
+                    fcntl.flock(fh, fcntl.LOCK_EX)
+                    self._flock_depth = 1
+                    try:
+                        yield
+                    finally:
+                        self._flock_depth = 0
+                        fcntl.flock(fh, fcntl.LOCK_UN)
+            finally:
+                # Jobs queued while holding the lock may run inline (sync queue): only now.
+                todo, self._after_unlock = self._after_unlock, []
+                for job in todo:
+                    job()
 
     @contextlib.contextmanager
     def _writer(self) -> Iterator[None]:
         """Hold both locks and catch up with other writers before changing anything."""
         with self._lock, self._flocked():
+            self._repair_tail()
             self._refresh_locked()
             yield
 
-    def _load_snapshot(self, gen: int) -> None:
+    def _load_snapshot(self, gen: int, gen_id: str | None) -> None:
         import hnswlib
 
         try:
             meta = json.loads(self._path(gen, "json").read_text())
-        except (OSError, ValueError) as exc:
+            if meta.get("signature") != self.embedder.signature or meta.get("dim") != self.dim:
+                raise IndexUnavailable("built by another embedder")
+            if meta.get("id") is not None and meta.get("id") != gen_id:
+                raise IndexUnavailable("metadata belongs to another generation")
+            keys = [self.kind.key_type(k) for k in meta["keys"]]
+            hashes = [str(h) for h in meta["hashes"]]
+            deleted = {int(label) for label in meta.get("deleted", [])}
+            complete = bool(meta.get("complete", True))
+        except IndexUnavailable:
+            raise
+        except Exception as exc:  # missing, truncated or hand-edited metadata
             raise IndexUnavailable(f"unreadable metadata: {exc}") from exc
-        if meta.get("signature") != self.embedder.signature or meta.get("dim") != self.dim:
-            raise IndexUnavailable("built by another embedder")
-        keys = [self.kind.key_type(k) for k in meta["keys"]]
-        hashes = list(meta["hashes"])
         if len(keys) != len(hashes):
             raise IndexUnavailable("metadata lists disagree")
         hnsw = hnswlib.Index(space="cosine", dim=self.dim)
@@ -309,32 +390,37 @@ class VectorIndex:
         self._keys = keys
         self._hashes = hashes
         self._labels = {k: i for i, k in enumerate(keys)}
-        self._deleted = set(meta.get("deleted", []))
+        self._deleted = deleted
+        self._complete = complete
         self._gen = gen
+        self._gen_id = gen_id
         self._offset = 0
         self._journal_count = 0
 
     def _write_snapshot(self, gen: int) -> None:
         """Save memory as generation ``gen`` and make it current (caller holds the flock)."""
         self.dir.mkdir(parents=True, exist_ok=True)
+        gen_id = uuid.uuid4().hex
         tmp = self.dir / f".gen-{gen}.hnsw.{os.getpid()}.tmp"
         self._hnsw.save_index(str(tmp))
         os.replace(tmp, self._path(gen, "hnsw"))
         meta = {
             "gen": gen,
+            "id": gen_id,
             "signature": self.embedder.signature,
             "dim": self.dim,
+            "complete": self._complete,
             "keys": self._keys,
             "hashes": self._hashes,
             "deleted": sorted(self._deleted),
         }
         _write_atomic(self._path(gen, "json"), json.dumps(meta).encode())
         _write_atomic(self._path(gen, "journal"), b"")
-        _write_atomic(self.dir / "CURRENT", json.dumps({"gen": gen}).encode())
+        _write_atomic(self.dir / "CURRENT", json.dumps({"gen": gen, "id": gen_id}).encode())
         self._gen = gen
+        self._gen_id = gen_id
         self._offset = 0
         self._journal_count = 0
-        self._current_stat = None
         # Keep the previous generation: a reader may be loading it right now.
         for path in self.dir.glob("gen-*.*"):
             try:
@@ -344,21 +430,64 @@ class VectorIndex:
             if old < gen - 1:
                 path.unlink(missing_ok=True)
 
-    def _read_journal(self) -> None:
-        """Apply complete journal lines written since the last read."""
+    def _read_journal(self, *, strict: bool = True) -> int:
+        """Apply complete journal lines written since the last read.
+
+        ``strict``: a line that cannot be read raises ``JournalDamaged`` before anything
+        is applied. Otherwise such lines are skipped; returns how many.
+        """
         path = self._path(self._gen, "journal")
         try:
             with open(path, "rb") as fh:
                 fh.seek(self._offset)
                 data = fh.read()
         except FileNotFoundError:
-            return
+            return 0
         end = data.rfind(b"\n") + 1  # a line still being written waits for next time
-        if end:
-            lines = data[:end].split(b"\n")
-            self._apply_records(lines)
-            self._offset += end
-            self._journal_count += len(lines) - 1
+        if not end:
+            return 0
+        records = []
+        damaged = 0
+        for number, line in enumerate(data[:end].split(b"\n")):
+            if not line.strip():
+                continue
+            try:
+                records.append(self._parse_record(line))
+            except Exception as exc:  # any malformed line: never a crash
+                if strict:
+                    raise JournalDamaged(
+                        f"journal of generation {self._gen}, line {number + 1} after byte "
+                        f"{self._offset}: {type(exc).__name__}: {exc}"
+                    ) from exc
+                damaged += 1
+        self._apply_records(records)
+        self._offset += end
+        self._journal_count += len(records)
+        return damaged
+
+    def _repair_tail(self) -> None:
+        """End a journal line left without its newline (caller holds the flock).
+
+        Appends happen under the flock, so such a line is a writer killed mid-write, not
+        one in progress. Ended, it reads as one damaged line (and triggers a repair)
+        instead of gluing onto the next record.
+        """
+        current = self._read_current()
+        if current is None:
+            return
+        try:
+            with open(self._path(current[0], "journal"), "r+b") as fh:
+                size = fh.seek(0, os.SEEK_END)
+                if not size:
+                    return
+                fh.seek(size - 1)
+                if fh.read(1) == b"\n":
+                    return
+                fh.seek(0, os.SEEK_END)
+                fh.write(b"\n")
+        except FileNotFoundError:
+            return
+        logger.warning("vector index %s: ended a torn journal line", self.kind.name)
 
     def _append_journal(self, records: list[dict]) -> None:
         if not records:
@@ -382,41 +511,100 @@ class VectorIndex:
             self._reconciled = True
             self.reconcile()
 
-    def _stat_current(self) -> tuple[int, int] | None:
-        try:
-            st = os.stat(self.dir / "CURRENT")
-        except FileNotFoundError:
-            return None
-        return (st.st_mtime_ns, st.st_ino)
+    def _follow_current(self) -> bool:
+        """Load the generation ``CURRENT`` names (if not in memory) and its new journal
+        lines; False when there is no usable snapshot. Raises ``JournalDamaged``.
 
-    def _try_load(self, gen: int | None) -> bool:
-        """Follow ``CURRENT``; False when there is no usable snapshot."""
-        stat = self._stat_current()
-        if gen is None:
+        ``CURRENT`` is read before anything is loaded, and memory remembers the id read:
+        a generation published meanwhile differs from it, so the next call reloads.
+        """
+        current = self._read_current()
+        if current is None:
             return False
-        if gen != self._gen:
+        if current != (self._gen, self._gen_id):
             try:
-                self._load_snapshot(gen)
-            except (IndexUnavailable, FileNotFoundError) as exc:
-                logger.warning("vector index %s gen %s unusable: %s", self.kind.name, gen, exc)
+                self._load_snapshot(*current)
+            except (IndexUnavailable, OSError) as exc:
+                logger.warning("vector index %s gen %s unusable: %s", self.kind.name, current, exc)
+                self._gen = self._gen_id = None
                 return False
-        self._current_stat = stat
         self._read_journal()
         return True
 
     def _refresh_locked(self) -> None:
-        if self._gen is not None and self._stat_current() == self._current_stat:
-            self._read_journal()  # the common case: at most a few new lines
-            return
-        if self._try_load(self._read_current()):
-            return
+        try:
+            if self._follow_current():
+                return  # the common case: at most a few new lines
+        except JournalDamaged as exc:
+            logger.warning("vector index %s: %s", self.kind.name, exc)
         with self._flocked():
-            # Another process may have built it while we waited for the lock.
-            gen = self._read_current()
-            if not self._try_load(gen):
-                log = logger.info if gen is None else logger.warning
-                log("building vector index %s from the database", self.kind.name)
-                self._rebuild_locked(progress=None)
+            # Another process may have built or repaired it while we waited for the lock.
+            try:
+                if self._follow_current():
+                    return
+            except JournalDamaged:
+                self._repair_locked()
+                return
+            self._build_missing_locked()
+
+    def _build_missing_locked(self) -> None:
+        """No usable snapshot: build it here if small, else publish an empty incomplete
+        generation and queue the rebuild (a web request must not embed for minutes)."""
+        total = self.kind.total()
+        if total is None or total <= BUILD_INLINE:
+            logger.info("building vector index %s from the database", self.kind.name)
+            self._rebuild_locked(progress=None)
+            return
+        logger.warning(
+            "vector index %s is missing; %d rows are too many to embed here: serving an "
+            "empty index and queueing a rebuild",
+            self.kind.name,
+            total,
+        )
+        gen = self._next_gen()
+        self._reset_memory()
+        self._complete = False
+        self._write_snapshot(gen)
+        self._reconciled = True  # the rebuild covers every row
+        self._after_unlock.append(lambda name=self.kind.name: _enqueue_rebuild(name))
+
+    def _repair_locked(self) -> None:
+        """The journal of the generation in memory is damaged (caller holds the flock):
+        keep its readable lines, retire it with a new generation, then re-check every
+        row against the database."""
+        damaged = self._read_journal(strict=False)
+        logger.warning(
+            "vector index %s: %d damaged journal line(s) in generation %s; writing a new "
+            "generation and re-checking every row against the database",
+            self.kind.name,
+            damaged,
+            self._gen,
+        )
+        self._write_snapshot(self._gen + 1)
+        self.resync()
+
+    def resync(self) -> dict[str, int]:
+        """Compare every row's text hash with the index: embed missing or changed rows
+        (queued beyond ``RECONCILE_INLINE``), drop ids gone from the database."""
+        present: set[Key] = set()
+        stale: list[Key] = []
+        with self._writer():
+            for key, text in self.kind.rows(None):
+                key = self.kind.key_type(key)
+                present.add(key)
+                if self.hash_of(key) != text_hash(text):
+                    stale.append(key)
+            gone = [
+                k for k, lb in self._labels.items() if lb not in self._deleted and k not in present
+            ]
+            self._append_journal(self._apply_delete(gone))
+            if len(stale) > RECONCILE_INLINE:
+                self._after_unlock.append(
+                    lambda name=self.kind.name, keys=stale: _enqueue_upserts(name, keys)
+                )
+            elif stale:
+                self.upsert(stale)
+        return {"stale": len(stale), "deleted": len(gone)}
 
     def reconcile(self) -> dict[str, int]:
         """Make the set of indexed ids equal the database's; returns what changed."""
@@ -429,10 +617,7 @@ class VectorIndex:
         if len(missing) > RECONCILE_INLINE:
             # A bulk import that bypassed the hooks: embedding it here would stall a web
             # request for minutes, so the worker does it in batches.
-            from entities.tasks import vector_upsert_enqueue
-
-            for start in range(0, len(missing), 1000):
-                vector_upsert_enqueue(self.kind.name, missing[start : start + 1000])
+            _enqueue_upserts(self.kind.name, missing)
         elif missing:
             self.upsert(missing)
         if gone:
@@ -456,7 +641,17 @@ class VectorIndex:
                 records += self._apply_delete(k for k in batch if k not in rows)
                 self._append_journal(records)
                 changed += len(records)
+                if records and not self._complete:
+                    self._complete_if_filled()
         return changed
+
+    def _complete_if_filled(self) -> None:
+        """An incomplete generation filled by queued upserts (its rebuild never ran) is
+        marked complete once it holds as many items as the database."""
+        total = self.kind.total()
+        if total is not None and self.live_count >= total:
+            self._complete = True
+            self._write_snapshot(self._gen + 1)
 
     def delete(self, keys: Sequence[Key]) -> int:
         keys = [self.kind.key_type(k) for k in keys]
@@ -476,11 +671,10 @@ class VectorIndex:
 
     def _rebuild_locked(self, progress: Progress | None) -> int:
         total = self.kind.total()
-        previous = self._read_current()
+        gen = self._next_gen()
         # Until the new snapshot is written, a failure must lead to a reload, not to
         # this half-built memory.
-        self._gen = None
-        self._current_stat = None
+        self._gen = self._gen_id = None
         self._reset_memory(capacity=total or MIN_CAPACITY)
         done = 0
         batch: list[tuple[Key, str]] = []
@@ -503,7 +697,8 @@ class VectorIndex:
             flush()
         if progress is not None and done == 0:
             progress(0, 0)
-        self._write_snapshot((previous if previous is not None else -1) + 1)
+        self._complete = True
+        self._write_snapshot(gen)
         self._reconciled = True
         return self.live_count
 
@@ -587,6 +782,7 @@ class VectorIndex:
         return {
             "kind": self.kind.name,
             "generation": self._gen,
+            "complete": self._complete,
             "live": self.live_count,
             "deleted": len(self._deleted),
             "ef_search": self.ef_search,

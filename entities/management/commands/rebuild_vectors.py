@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import sys
-
 from django.core.management.base import BaseCommand, CommandError
 
 from entities.search.index import KINDS
@@ -22,13 +20,15 @@ class Command(BaseCommand):
             raise CommandError(
                 f"unknown kind '{unknown[0]}'; known kinds: {', '.join(sorted(KINDS))}"
             )
-        show = not no_progress and sys.stderr.isatty()
+        # The command's own stderr (call_command may pass one); the bar only on a terminal.
+        stream = getattr(self.stderr, "_out", self.stderr)
+        show = not no_progress and self.stderr.isatty()
         for name in kinds:
             bar = None
             if show:
                 from tqdm import tqdm
 
-                bar = tqdm(desc=name, unit="item", file=sys.stderr)
+                bar = tqdm(desc=name, unit="item", file=stream)
 
             def progress(done: int, total: int, bar=bar) -> None:
                 if bar is not None:
