@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from kgsite.errors import InvalidInput
 
 from .extraction import extract_entities, group_by_type
+from .search_api import bad_request
 from .services import normalize_type
 
 MAX_TEXT_CHARS = 100_000
@@ -61,7 +62,10 @@ class ExtractEntitiesView(GenericAPIView):
 
     @extend_schema(
         request=ExtractRequestSerializer,
-        responses=ExtractResponseSerializer,
+        responses={
+            200: ExtractResponseSerializer,
+            400: bad_request("text", "text: This field is required."),
+        },
         operation_id="extract_entities",
         summary="Find the known (and optionally unknown) entities a text mentions",
     )

@@ -2,13 +2,46 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
+from kgsite.errors import InvalidInput
+
 from .models import Fact
 from .search import ranking
+from .services import normalize_type
+
+
+class ErrorDetailSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text='"invalid" for a bad parameter.')
+    message = serializers.CharField()
+    field = serializers.CharField(
+        allow_null=True, help_text="The offending parameter (list items as name.index)."
+    )
+
+
+class ErrorResponseSerializer(serializers.Serializer):
+    """The one error shape of the API (``kgsite.api.exception_handler``)."""
+
+    error = ErrorDetailSerializer()
+
+
+def bad_request(example_field: str, example_message: str) -> OpenApiResponse:
+    """The documented 400 answer: ``{"error": {"code", "message", "field"}}``."""
+    return OpenApiResponse(
+        response=ErrorResponseSerializer,
+        description="A parameter is missing, malformed or out of range; `field` names it.",
+        examples=[
+            OpenApiExample(
+                "out of range",
+                value={
+                    "error": {"code": "invalid", "message": example_message, "field": example_field}
+                },
+            )
+        ],
+    )
 
 
 class EntitySearchRequestSerializer(serializers.Serializer):
@@ -40,6 +73,18 @@ class EntitySearchRequestSerializer(serializers.Serializer):
         "proportionally less).",
     )
 
+    def validate_entityTypes(self, value: list[str]) -> list[str]:  # noqa: N802 - field name
+        try:
+            return [normalize_type(v) for v in value]
+        except InvalidInput as exc:
+            raise serializers.ValidationError(exc.message) from None
+
+
+INDEX_COMPLETE_HELP = (
+    "False while the vector index is being rebuilt in the background (it was missing and "
+    "the store is large): results come from the facts indexed so far."
+)
+
 
 class CandidateEntitySerializer(serializers.Serializer):
     id = serializers.CharField()
@@ -69,6 +114,7 @@ class EntitySearchResponseSerializer(serializers.Serializer):
     results = EntitySearchHitSerializer(many=True)
     detected_query_entities = QueryEntitySerializer(many=True)
     total_candidates = serializers.IntegerField()
+    index_complete = serializers.BooleanField(help_text=INDEX_COMPLETE_HELP)
     search_time_ms = serializers.FloatField()
 
 
@@ -101,6 +147,7 @@ class FactSearchHitSerializer(serializers.Serializer):
 
 class FactSearchResponseSerializer(serializers.Serializer):
     results = FactSearchHitSerializer(many=True)
+    index_complete = serializers.BooleanField(help_text=INDEX_COMPLETE_HELP)
     search_time_ms = serializers.FloatField()
 
 
@@ -113,7 +160,10 @@ class EntitySearchView(GenericAPIView):
     @extend_schema(
         operation_id="search_by_entities",
         request=EntitySearchRequestSerializer,
-        responses=EntitySearchResponseSerializer,
+        responses={
+            200: EntitySearchResponseSerializer,
+            400: bad_request("topK", "topK: Ensure this value is less than or equal to 50."),
+        },
         summary="Memories (facts) about these entities, ranked by meaning and entity overlap",
     )
     def post(self, request):
@@ -139,7 +189,10 @@ class FactSearchView(GenericAPIView):
     @extend_schema(
         operation_id="facts_search",
         parameters=[FactSearchQuerySerializer],
-        responses=FactSearchResponseSerializer,
+        responses={
+            200: FactSearchResponseSerializer,
+            400: bad_request("k", "k: Ensure this value is less than or equal to 50."),
+        },
         summary="Facts closest in meaning to a text (facts by topic)",
     )
     def get(self, request):

@@ -10,6 +10,9 @@ the candidate's text at query time, so newly known names count at once), and sco
 
 so a fact naming every query entity gets the full ``boost_exact_match``. Only active
 facts are searched.
+
+Both answers carry ``index_complete``: False while a missing index is being rebuilt by
+the task queue (results come from the part indexed so far).
 """
 
 from __future__ import annotations
@@ -164,7 +167,10 @@ def search_by_entities(
 
     from .service import embed_query, search_vector, vector_index, verify_hits
 
-    types = frozenset(normalize_type(t) for t in entity_types) if entity_types else None
+    try:
+        types = frozenset(normalize_type(t) for t in entity_types) if entity_types else None
+    except InvalidInput as exc:
+        raise InvalidInput(exc.message, field="entityTypes") from None
     query = query_entities_resolve(list(entities), types=types)
     result: dict[str, Any] = {
         "results": [],
@@ -174,6 +180,7 @@ def search_by_entities(
 
     vector = embed_query(", ".join(q.name for q in query))
     scored = dict(search_vector("facts", vector, max(top_k * OVERFETCH, MIN_CANDIDATES)))
+    result["index_complete"] = vector_index("facts").complete
     query_ids = frozenset().union(*(q.ids for q in query))
     if query_ids:
         # No join on the fact's status here: it made SQLite scan every link of a popular
@@ -273,6 +280,9 @@ def _finish(result: dict[str, Any], started: float) -> dict[str, Any]:
 # --- Facts by topic -------------------------------------------------------------------
 
 STATUS_ALL = "all"
+# A filtered fact search lists the matching ids from the database up to this many and
+# searches only among them; beyond, it over-fetches from the whole index and filters.
+FILTER_IDS = 100_000
 
 
 def fact_search(
@@ -288,7 +298,7 @@ def fact_search(
     of one status (``all`` for any) or from one source."""
     from entities.models import EntityFact, Fact
 
-    from .service import embed_query, search_vector, verify_hits
+    from .service import embed_query, search_vector, vector_index, verify_hits
 
     started = time.perf_counter()
     _check(isinstance(q, str) and bool(q.strip()), "q must not be empty", "q")
@@ -302,30 +312,48 @@ def fact_search(
         qs = qs.filter(status=status)
     if source:
         qs = qs.filter(source=source)
-    filter_ids = None
     if entity:
         qs = qs.filter(pk__in=EntityFact.objects.filter(entity_id=entity).values("fact_id"))
-    if entity or source:
-        # Selective filters: search only among the matching facts.
-        filter_ids = list(qs.values_list("pk", flat=True))
+    filtered = status != STATUS_ALL or bool(source) or bool(entity)
 
     vector = embed_query(q)
-    fetch = k * 4
-    results: list[tuple[int, float]] = []
-    while True:
-        hits = search_vector("facts", vector, fetch, filter_ids=filter_ids)
+
+    def ranked(hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """Hits re-checked against their rows, kept if they still pass the filters."""
         scored = dict(hits)
         texts = dict(Fact.objects.filter(pk__in=list(scored)).values_list("pk", "text"))
         scored = verify_hits("facts", vector, scored, texts)
         keep = set(qs.filter(pk__in=list(scored)).values_list("pk", flat=True))
-        results = sorted(
+        return sorted(
             ((pk, s) for pk, s in scored.items() if pk in keep and s >= min_score),
             key=lambda kv: (-kv[1], kv[0]),
         )
-        # Stop when enough passed the filters, or the index has nothing more to give.
-        if len(results) >= k or len(hits) < fetch or (hits and hits[-1][1] < min_score):
-            break
-        fetch *= 4
+
+    results: list[tuple[int, float]] = []
+    done = False
+    if filtered and not (entity or source):
+        # A status filter alone usually keeps most facts ("active"): one plain search.
+        hits = search_vector("facts", vector, k * 4)
+        results = ranked(hits)
+        # Enough matches among the best hits, or no more (better) facts to look at.
+        done = len(results) >= k or len(hits) < k * 4 or bool(hits and hits[-1][1] < min_score)
+    if filtered and not done:
+        # Selective filters: search only among the matching facts, their ids taken from
+        # the database (bounded), exactly or through hnswlib's filter.
+        ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
+        if len(ids) <= FILTER_IDS:
+            results = ranked(search_vector("facts", vector, k * 2, filter_ids=ids))
+            done = True
+    if not done:
+        # Unfiltered, or a filter matching too many facts to list: over-fetch and filter.
+        fetch = k * 4
+        while True:
+            hits = search_vector("facts", vector, fetch)
+            results = ranked(hits)
+            # Stop when enough passed the filters, or the index has nothing more to give.
+            if len(results) >= k or len(hits) < fetch or (hits and hits[-1][1] < min_score):
+                break
+            fetch *= 4
 
     facts = {
         f.pk: f
@@ -357,4 +385,8 @@ def fact_search(
                 ],
             }
         )
-    return {"results": items, "search_time_ms": round((time.perf_counter() - started) * 1000, 3)}
+    return {
+        "results": items,
+        "index_complete": vector_index("facts").complete,
+        "search_time_ms": round((time.perf_counter() - started) * 1000, 3),
+    }

@@ -168,6 +168,12 @@ def embed_query(text: str) -> np.ndarray:
     return vector
 
 
+def query_cache_clear() -> None:
+    """Forget the cached query vectors (benchmarks time the embedding of every query)."""
+    with _query_lock:
+        _query_cache.clear()
+
+
 def verify_hits(
     kind: str, vector: np.ndarray, scored: dict[Key, float], texts: dict[Key, str]
 ) -> dict[Key, float]:

@@ -3,8 +3,14 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from entities import services
+from entities import services, tasks
 from entities.models import Fact
+from entities.search import index as index_module
+from entities.search import ranking, service
+from kgsite.errors import InvalidInput
+from kgsite.text import normalize
+
+from .conftest import restart
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -127,12 +133,20 @@ def test_empty_store_answers_with_empty_results(client):
         ({"entities": ["Redis"], "minScore": -0.1}, "minScore"),
         ({"entities": ["Redis"], "matchMode": "some"}, "matchMode"),
         ({"entities": ["Redis"], "boostExactMatch": 0.5}, "boostExactMatch"),
+        ({"entities": ["Redis"], "entityTypes": ["x" * 65]}, "entityTypes"),
+        # 64 characters, but longer than 64 once normalised (camel case to snake case).
+        ({"entities": ["Redis"], "entityTypes": ["aB" * 32]}, "entityTypes"),
+        ({"entities": ["Redis"], "entityTypes": ["tech\x01nology"]}, "entityTypes"),
+        ({"entities": ["Redis"], "entityTypes": "technology"}, "entityTypes"),
     ],
 )
 def test_out_of_range_parameters_are_400_naming_the_field(client, body, field):
     response = client.post(URL, body, format="json")
     assert response.status_code == 400
-    assert response.json()["error"]["field"].split(".")[0] == field
+    error = response.json()["error"]
+    assert error["field"].split(".")[0] == field
+    # Caught by the request serializer, like every other field: "<field>: <problem>".
+    assert error["message"].startswith(f"{error['field']}: ")
 
 
 # --- GET /facts/search ----------------------------------------------------------------
@@ -187,3 +201,138 @@ def test_search_is_in_the_openapi_schema(client):
         pytest.skip("schema not served at /api/schema/")
     text = schema.content.decode()
     assert "search_by_entities" in text and "/api/v1/facts/search" in text
+
+
+def test_entity_types_are_normalised_like_stored_types(client, graph):
+    body = search(client, entities=["Redis"], entityTypes=["Technology"], matchMode="all")
+    assert {r["memory_id"] for r in body["results"]} == {graph["exact"], graph["both"]}
+
+
+def test_search_by_entities_rejects_bad_types_from_python_callers_naming_the_field(vector_dir):
+    with pytest.raises(InvalidInput) as error:
+        ranking.search_by_entities(entities=["Redis"], entity_types=["tech\x01nology"])
+    assert error.value.field == "entityTypes"
+
+
+def test_rebuild_gives_the_same_entity_search_results(client, graph):
+    queries = [
+        {"entities": ["Redis"], "minScore": 0},
+        {"entities": ["Redis", "Django"], "matchMode": "any", "minScore": 0},
+        {"entities": ["redis", "the django framework"], "matchMode": "all", "minScore": 0},
+    ]
+    before = [search(client, **q)["results"] for q in queries]
+    assert all(before)
+    assert service.vector_rebuild("facts") == 5
+    restart()
+    after = [search(client, **q)["results"] for q in queries]
+    for old, new in zip(before, after, strict=True):
+        assert [r["memory_id"] for r in new] == [r["memory_id"] for r in old]
+        assert [r["matched_entities"] for r in new] == [r["matched_entities"] for r in old]
+        for a, b in zip(old, new, strict=True):
+            assert b["score"] == pytest.approx(a["score"], abs=1e-5)
+
+
+def test_deleted_fact_disappears_from_entity_search_through_the_delete_task(client, graph):
+    assert graph["both"] in {r["memory_id"] for r in search(client, entities=["Redis"])["results"]}
+    Fact.objects.filter(pk=graph["both"]).delete()
+    # What the delete hook queues: the index itself drops it (not only the query-time check).
+    assert tasks.vector_delete_task("facts", [graph["both"]]) == 1
+    assert graph["both"] not in service.vector_index("facts")
+    for _ in range(2):
+        ids = {r["memory_id"] for r in search(client, entities=["Redis"], minScore=0)["results"]}
+        assert graph["both"] not in ids and graph["exact"] in ids
+        restart()
+
+
+# --- A missing index over a large store -------------------------------------------------
+
+
+def test_missing_index_over_a_large_store_answers_at_once_and_says_so(client, monkeypatch):
+    jobs = []
+    monkeypatch.setattr(index_module, "BUILD_INLINE", 10)
+    monkeypatch.setattr(index_module, "_enqueue_rebuild", jobs.append)
+    texts = [f"Redis node {i} in the cache cluster keeps sessions" for i in range(30)]
+    Fact.objects.bulk_create(Fact(text=t, text_norm=normalize(t)) for t in texts)  # no hooks
+    body = search(client, entities=["Redis"], minScore=0)
+    assert body["results"] == [] and body["index_complete"] is False
+    response = client.get("/api/v1/facts/search", {"q": "redis sessions"})
+    assert response.status_code == 200
+    assert response.json()["results"] == [] and response.json()["index_complete"] is False
+    assert jobs == ["facts"]
+    service.vector_rebuild("facts")  # the queued job, as the worker runs it
+    body = search(client, entities=["Redis"], minScore=0)
+    assert body["index_complete"] is True and len(body["results"]) == 10
+    response = client.get("/api/v1/facts/search", {"q": "redis sessions"})
+    assert response.json()["index_complete"] is True and len(response.json()["results"]) == 10
+
+
+# --- GET /facts/search with selective filters ----------------------------------------------
+
+
+def test_a_selective_status_filter_searches_only_the_matching_facts(client, monkeypatch):
+    for i in range(40):
+        services.fact_store(text=f"Sourdough starter number {i} needs feeding twice a day")
+    old = {
+        "close": "The old sourdough starter lived in the fridge",
+        "closer": "Sourdough starter feeding schedule, first draft",
+        "far": "The bakery closes on Mondays",
+    }
+    old_ids = {name: services.fact_store(text=text).fact.pk for name, text in old.items()}
+    Fact.objects.filter(pk__in=old_ids.values()).update(status=Fact.Status.SUPERSEDED)
+    live = service.vector_index("facts").live_count
+    fetched = []
+    search_vector = service.search_vector
+
+    def spy(kind, vector, k, *, filter_ids=None):
+        fetched.append(k if filter_ids is None else min(k, len(filter_ids)))
+        return search_vector(kind, vector, k, filter_ids=filter_ids)
+
+    monkeypatch.setattr(service, "search_vector", spy)
+    query = "sourdough starter feeding"
+    response = client.get("/api/v1/facts/search", {"q": query, "k": 2, "status": "superseded"})
+    assert response.status_code == 200
+    results = response.json()["results"]
+    # The two superseded facts closest to the query, by exact cosine, best first.
+    vectors = service.embed_texts([query, *old.values()])
+    cosines = dict(zip(old_ids.values(), vectors[1:] @ vectors[0], strict=True))
+    expected = sorted(cosines, key=lambda pk: -cosines[pk])[:2]
+    assert [r["id"] for r in results] == expected
+    assert all(r["status"] == "superseded" for r in results)
+    assert [r["score"] for r in results] == pytest.approx(
+        [cosines[pk] for pk in expected], abs=1e-5
+    )
+    # The index was never scanned whole to find three facts among forty-three.
+    assert max(fetched) < live
+
+
+def test_a_status_filter_matching_most_facts_still_ranks_by_meaning(client):
+    pks = [
+        services.fact_store(text=text).fact.pk
+        for text in ("Kafka topics are compacted", "Kafka brokers run on three hosts", "Tea")
+    ]
+    Fact.objects.filter(pk=pks[0]).update(status=Fact.Status.RETRACTED)
+    response = client.get("/api/v1/facts/search", {"q": "kafka brokers", "k": 5})
+    assert [r["id"] for r in response.json()["results"]][:1] == [pks[1]]
+    assert pks[0] not in {r["id"] for r in response.json()["results"]}
+
+
+# --- OpenAPI -------------------------------------------------------------------------------
+
+
+def test_search_and_extract_document_their_400_error(client):
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    operations = [
+        schema["paths"]["/api/v1/search/entities"]["post"],
+        schema["paths"]["/api/v1/facts/search"]["get"],
+        schema["paths"]["/api/v1/extract/entities"]["post"],
+    ]
+    for operation in operations:
+        error = operation["responses"]["400"]["content"]["application/json"]["schema"]
+        assert error == {"$ref": "#/components/schemas/ErrorResponse"}
+    shape = schema["components"]["schemas"]["ErrorResponse"]
+    detail = schema["components"]["schemas"]["ErrorDetail"]
+    assert shape["properties"]["error"]["$ref"] == "#/components/schemas/ErrorDetail"
+    assert {"code", "message", "field"} <= set(detail["properties"])
+    assert "index_complete" in schema["components"]["schemas"]["EntitySearchResponse"]["properties"]
