@@ -4,6 +4,11 @@ Level 1 compares typed values (dates, quantities in base units, names, statuses,
 of the same subject and attribute; level 2 falls back on lexical (or caller-supplied
 embedding) similarity. Only when both leave doubt is the optional ``judge`` (an LLM)
 asked. Nothing here resolves a conflict: it only describes it for a curator.
+
+A duplicate needs the wording to agree, not only the embedding: "Bob bought a house in
+Lyon" and "Bob sold a house in Lyon" embed almost alike, yet each has a word the other
+lacks, so they are never called duplicates. :func:`obvious_duplicate` is the stricter
+test ``fact_store`` uses before it confirms a fact instead of saving a new one.
 """
 
 from __future__ import annotations
@@ -32,21 +37,35 @@ COMPATIBLE = "compatible"
 LABELS = (CONTRADICTION, DUPLICATE, COMPATIBLE)
 KINDS = ("date", "number", "name", "preference", "status", "negation", "llm")
 
-# Below this confidence the optional judge is consulted.
-JUDGE_BELOW = 0.6
 # Two statements with no known attribute talk about the same thing above this overlap.
 SKELETON_MATCH = 0.5
 # Same names, same values and this much wording in common: the same fact reworded.
 REWORDING_OVERLAP = 0.5
-# Embedding cosine (when the caller supplies one) above which a reworded fact is a duplicate.
-DUPLICATE_SIMILARITY = 0.9
-# Embedding cosine below which two facts without shared values are simply unrelated.
-UNRELATED_SIMILARITY = 0.3
 # Relative tolerance when comparing amounts converted to base units (rounding: 5'8" ~ 173cm).
 QUANTITY_TOLERANCE = 0.01
 
 # Kinds of value whose presence on one side only adds precision, not a new fact.
 REFINEMENT_KINDS = frozenset({"time", "date"})
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The cut-offs a deployment tunes. ``integrity.services`` fills them from the
+    KGSITE_* settings; these defaults are the settings' own, so the classifier also runs
+    without Django (tests, notebooks).
+
+    ``judge_below``: the optional judge is asked below this confidence.
+    ``duplicate_similarity``: embedding cosine at or above which a new fact whose
+    wording says nothing the existing one lacks counts as a duplicate.
+    ``unrelated_similarity``: cosine below which facts sharing no value are unrelated.
+    """
+
+    judge_below: float = 0.6
+    duplicate_similarity: float = 0.9
+    unrelated_similarity: float = 0.3
+
+
+DEFAULT_THRESHOLDS = Thresholds()
 
 
 @dataclass(frozen=True)
@@ -79,11 +98,11 @@ def classify_pair(
     lang: str | None = None,
     similarity: float | None = None,
     judge: Judge | None = None,
-    judge_below: float = JUDGE_BELOW,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
 ) -> Verdict:
     """Classify ``new`` against ``existing``; ask ``judge`` only when the rules are unsure."""
-    verdict = _rule_verdict(existing, new, lang=lang, similarity=similarity)
-    if judge is not None and verdict.confidence < judge_below:
+    verdict = _rule_verdict(existing, new, lang=lang, similarity=similarity, t=thresholds)
+    if judge is not None and verdict.confidence < thresholds.judge_below:
         judged = judge(existing, new)
         if judged is not None:
             if judged.label != COMPATIBLE and judged.kind is None:
@@ -92,8 +111,42 @@ def classify_pair(
     return verdict
 
 
+def obvious_duplicate(
+    existing: str,
+    new: str,
+    *,
+    lang: str | None = None,
+    similarity: float | None = None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+) -> Verdict | None:
+    """A verdict when ``new`` is plainly ``existing`` again, so confirming it loses nothing.
+
+    Stricter than :func:`classify_pair`: the same text, or a duplicate verdict whose
+    wording agrees both ways (no word on either side the other lacks, beyond the words
+    naming one same attribute) and whose values are the existing ones, no more precise.
+    With a ``similarity`` it must also reach ``duplicate_similarity``. Anything doubtful
+    returns None: the fact is stored and the background check may flag it for a curator.
+    """
+    if _plain(existing) == _plain(new):
+        return Verdict(DUPLICATE, None, 0.99, "The two statements are identical.")
+    if similarity is not None and similarity < thresholds.duplicate_similarity:
+        return None
+    verdict = _rule_verdict(existing, new, lang=lang, similarity=similarity, t=thresholds)
+    if verdict.label != DUPLICATE:
+        return None
+    a, b = analyze(existing, lang), analyze(new, lang)
+    only_a, only_b = _unshared_words(a, b)
+    if only_a or only_b or a.negated != b.negated or b.additive:
+        return None
+    if not _name_subset(b.all_names, a.all_names):
+        return None
+    if not all(any(_value_within(y, x) for x in a.values) for y in b.values if y.kind != "name"):
+        return None
+    return verdict
+
+
 def _rule_verdict(
-    existing: str, new: str, *, lang: str | None, similarity: float | None
+    existing: str, new: str, *, lang: str | None, similarity: float | None, t: Thresholds
 ) -> Verdict:
     if _plain(existing) == _plain(new):
         return Verdict(DUPLICATE, None, 0.99, "The two statements are identical.")
@@ -106,21 +159,32 @@ def _rule_verdict(
             COMPATIBLE,
             None,
             0.85,
-            f"Different subjects: {_describe(a.subject)} vs {_describe(b.subject)}.",
+            f"Different subjects: {_describe(a)} vs {_describe(b)}.",
         )
+    penalty = 1.0 if same_subject else 0.85
 
     diet = _diet_conflict(a, b) or _diet_conflict(b, a)
     if diet is not None:
         return Verdict(CONTRADICTION, "negation", 0.8 if same_subject else 0.65, diet)
 
-    if _same_information(a, b, similarity):
-        names = ", ".join(b.all_names)
+    opinion = _opinion_conflict(a, b)
+    if opinion is not None:
+        kind, confidence, explanation = opinion
+        return Verdict(CONTRADICTION, kind, round(confidence * penalty, 2), explanation)
+    opening = _opening_verdict(a, b)
+    if opening is not None:
+        if opening.label == CONTRADICTION:
+            return replace(opening, confidence=round(opening.confidence * penalty, 2))
+        return opening
+
+    if _same_information(a, b, similarity, t):
+        names = ", ".join(b.written(b.all_names))
         return Verdict(DUPLICATE, None, 0.75, f"The same facts about {names} in other words.")
 
     same_attribute, reason = _same_attribute(a, b)
     if not same_attribute:
         confidence = 0.8 if a.attribute and b.attribute else 0.7
-        if similarity is not None and similarity < UNRELATED_SIMILARITY:
+        if similarity is not None and similarity < t.unrelated_similarity:
             confidence = 0.9
         return Verdict(COMPATIBLE, None, confidence, reason)
 
@@ -135,7 +199,6 @@ def _rule_verdict(
         )
 
     comparison = _compare(a, b, attribute)
-    penalty = 1.0 if same_subject else 0.85
     if comparison.conflicts:
         kind, confidence, explanation = max(comparison.conflicts, key=lambda c: c[1])
         return Verdict(CONTRADICTION, kind, round(confidence * penalty, 2), explanation)
@@ -169,11 +232,11 @@ def _rule_verdict(
     plain = not comparison.matches and not (a.values or b.values)
     if plain and not new_info and not a.additive and not b.additive:
         overlap = fuzzy_jaccard(a.content, b.content)
-        if (similarity is not None and similarity >= DUPLICATE_SIMILARITY) or overlap >= 0.8:
+        if (similarity is not None and similarity >= t.duplicate_similarity) or overlap >= 0.8:
             return Verdict(DUPLICATE, None, 0.65, f"Same statement about {attribute}.")
     if new_info:
         return Verdict(
-            COMPATIBLE, None, 0.7, f"The new statement adds {', '.join(sorted(new_info))}."
+            COMPATIBLE, None, 0.7, f"The new statement adds {', '.join(b.written(new_info))}."
         )
     return Verdict(COMPATIBLE, None, 0.55, f"No conflict found on {attribute}.")
 
@@ -185,8 +248,12 @@ def _plain(text: str) -> str:
     return " ".join(fold(unicodedata.normalize("NFC", text)).strip(" .!?").split())
 
 
-def _describe(subject: Subject | None) -> str:
-    return repr(str(subject)) if subject is not None else "unknown"
+def _describe(s: Statement) -> str:
+    subject: Subject | None = s.subject
+    if subject is None:
+        return "unknown"
+    words = [subject.head] if subject.named else subject.head.split()
+    return repr(str(replace(subject, head=" ".join(s.written(words)))))
 
 
 def _same_subject(a: Subject | None, b: Subject | None) -> bool | None:
@@ -203,6 +270,8 @@ def _same_subject(a: Subject | None, b: Subject | None) -> bool | None:
 
 
 def _same_attribute(a: Statement, b: Statement) -> tuple[bool, str]:
+    if _denied_things(a, b) or _denied_things(b, a):
+        return True, ""
     if a.attribute and b.attribute:
         if a.attribute == b.attribute:
             return True, ""
@@ -251,8 +320,8 @@ def _attribute_label(a: Statement, b: Statement) -> str:
     attribute = a.attribute or b.attribute
     if attribute:
         return attribute.replace("preference:", "favourite ")
-    words = sorted(a.content & b.content)
-    return " ".join(words) if words else "the same subject"
+    shared = [w for w in b.content if any(stems_match(w, z) for z in a.content)]
+    return " ".join(b.written(sorted(shared))) if shared else "the same subject"
 
 
 # --- comparing values -----------------------------------------------------------------
@@ -272,6 +341,17 @@ def _compare(a: Statement, b: Statement, attribute: str) -> _Comparison:
     _compare_preferences(a, b, attribute, result)
     _compare_colours(a, b, attribute, result)
     _compare_diets(a, b, attribute, result)
+    _compare_marital(a, b, result)
+    for negative, positive in ((a, b), (b, a)):
+        denied = _denied_things(negative, positive)
+        if denied:
+            result.conflicts.append(
+                (
+                    "negation",
+                    0.8,
+                    f"One statement denies the other: {negative.text!r} vs {positive.text!r}.",
+                )
+            )
 
     if a.names and b.names:
         if _name_subset(a.names, b.names) or _name_subset(b.names, a.names):
@@ -300,12 +380,12 @@ def _compare(a: Statement, b: Statement, attribute: str) -> _Comparison:
                 (
                     "name",
                     0.6,
-                    f"{attribute}: {' '.join(sorted(a.object_words))} vs "
-                    f"{' '.join(sorted(b.object_words))}",
+                    f"{attribute}: {' '.join(a.written(a.object_words))} vs "
+                    f"{' '.join(b.written(b.object_words))}",
                 )
             )
         elif fuzzy_jaccard(a.object_words, b.object_words) >= SKELETON_MATCH:
-            result.matches.append(" ".join(sorted(b.object_words)))
+            result.matches.append(" ".join(b.written(b.object_words)))
     return result
 
 
@@ -397,6 +477,7 @@ def _compare_quantities(a: Statement, b: Statement, attribute: str, result: _Com
             result.conflicts.append(
                 ("number", confidence, f"{attribute}: {xs[0].text} vs {ys[0].text}")
             )
+    _compare_zero_counts(qa, qb, attribute, result)
     if shared:
         return
     currencies_a = {k for k in keys_a if k and k.startswith("currency:")}
@@ -416,6 +497,49 @@ def _compare_quantities(a: Statement, b: Statement, attribute: str, result: _Com
             result.matches.append(f"{qa[0].text} = {qb[0].text}")
         else:
             result.conflicts.append(("number", 0.7, f"{attribute}: {qa[0].text} vs {qb[0].text}"))
+
+
+def _compare_zero_counts(
+    qa: list[Value], qb: list[Value], attribute: str, result: _Comparison
+) -> None:
+    """ "No children" against "two daughters": none of a kind, yet some of a narrower one."""
+    for x in qa:
+        for y in qb:
+            if x.key == y.key or not (x.key or "").startswith("count:"):
+                continue
+            if not (y.key or "").startswith("count:"):
+                continue
+            zero, some = (x, y) if _quantity(x).amount == 0 else (y, x)
+            if _quantity(zero).amount != 0 or _quantity(some).amount == 0:
+                continue
+            broad, narrow = (zero.key or "")[6:], (some.key or "")[6:]
+            if lx.COUNT_HYPERNYMS.get(narrow) == broad:
+                result.conflicts.append(("number", 0.85, f"{attribute}: {x.text} vs {y.text}"))
+
+
+def _denied_things(negative: Statement, positive: Statement) -> list[Value]:
+    """ "Has no car" against a statement that mentions the car without counting it."""
+    if positive.negated:
+        return []
+    counted = {v.key for v in positive.of_kind("quantity")}
+    words = positive.content | positive.attribute_words
+    denied = []
+    for v in negative.of_kind("quantity"):
+        if _quantity(v).amount != 0 or not (v.key or "").startswith("count:"):
+            continue
+        noun = (v.key or "")[6:]
+        if v.key not in counted and any(stems_match(noun, w) for w in words):
+            denied.append(v)
+    return denied
+
+
+def _compare_marital(a: Statement, b: Statement, result: _Comparison) -> None:
+    for x in a.of_kind("marital"):
+        for y in b.of_kind("marital"):
+            if x.payload == y.payload:
+                result.matches.append(y.text)
+            elif frozenset({x.payload, y.payload}) in lx.MARITAL_CONFLICTS:
+                result.conflicts.append(("status", 0.85, f"marital status: {x.text} vs {y.text}"))
 
 
 def _compare_statuses(a: Statement, b: Statement, attribute: str, result: _Comparison) -> None:
@@ -518,21 +642,101 @@ def _new_information(a: Statement, b: Statement) -> set[str]:
     return info
 
 
-def _same_information(a: Statement, b: Statement, similarity: float | None) -> bool:
-    """Same entities, same values, much the same wording: a reworded duplicate."""
+def _unshared_words(a: Statement, b: Statement) -> tuple[set[str], set[str]]:
+    """Words (stems) each statement has and the other lacks, names and values aside.
+
+    Words naming the attribute count only when the attributes differ: "born" and
+    "birthday" both name the birth date, "loves" and "is afraid of" do not agree.
+    """
+    same_attribute = a.attribute is not None and a.attribute == b.attribute
+    wa = a.content if same_attribute else a.content | a.attribute_words
+    wb = b.content if same_attribute else b.content | b.attribute_words
+    only_a = {w for w in wa if not any(stems_match(w, z) for z in wb)}
+    only_b = {w for w in wb if not any(stems_match(w, z) for z in wa)}
+    return only_a, only_b
+
+
+def _same_information(a: Statement, b: Statement, similarity: float | None, t: Thresholds) -> bool:
+    """Same entities, same values, much the same wording: a reworded duplicate.
+
+    A word swapped for another ("bought"/"sold", "dog"/"cat") is a different fact
+    however close the embeddings, and a new statement with words of its own says more.
+    Only when the existing statement merely has extra words may the embedding decide.
+    """
     if not a.all_names or not b.all_names or a.negated != b.negated or b.additive:
         return False
     if not (_name_subset(a.all_names, b.all_names) and _name_subset(b.all_names, a.all_names)):
         return False
     for x, y in ((a, b), (b, a)):
         for v in x.values:
-            if v.kind == "name":
+            if v.kind in ("name", "opinion"):
                 continue
             if not any(_value_equal(v, w) for w in y.values):
                 return False
-    if similarity is not None:
-        return similarity >= DUPLICATE_SIMILARITY
-    return fuzzy_jaccard(a.content, b.content) >= REWORDING_OVERLAP
+    only_a, only_b = _unshared_words(a, b)
+    if only_b:
+        return False
+    if not only_a:
+        return True
+    if similarity is not None and similarity >= t.duplicate_similarity:
+        return True
+    same_attribute = a.attribute is not None and a.attribute == b.attribute
+    wa = a.content if same_attribute else a.content | a.attribute_words
+    wb = b.content if same_attribute else b.content | b.attribute_words
+    return fuzzy_jaccard(wa, wb) >= REWORDING_OVERLAP
+
+
+def _value_within(new: Value, old: Value) -> bool:
+    """``new`` states ``old`` again, no more precisely (an ambiguous date only verbatim)."""
+    if new.kind != old.kind:
+        return False
+    if new.kind == "date":
+        x, y = _date(new), _date(old)
+        if x.ambiguous or y.ambiguous:
+            return x == y
+        return x.compatible(y, both_readings=False) and x.within(y)
+    return _value_equal(new, old)
+
+
+def _opinion_conflict(a: Statement, b: Statement) -> tuple[str, float, str] | None:
+    """Fondness against aversion or fear of the same thing ("loves sushi"/"hates sushi")."""
+    for x in a.of_kind("opinion"):
+        for y in b.of_kind("opinion"):
+            (px, ox), (py, oy) = x.payload, y.payload  # type: ignore[misc]
+            polarities = {px, py}
+            if len(polarities) == 1 or polarities == {"dislike", "fear"}:
+                continue
+            if not (_stem_subset(ox, oy) or _stem_subset(oy, ox)):
+                continue
+            confidence = 0.85 if polarities == {"like", "dislike"} else 0.65
+            return (
+                "preference",
+                confidence,
+                f"opinion: {a.attribute_text} {x.text} vs {b.attribute_text} {y.text}",
+            )
+    return None
+
+
+def _opening_verdict(a: Statement, b: Statement) -> Verdict | None:
+    """Open against closed: a contradiction on the same days ("opens on Mondays" / "is
+    closed on Mondays") or with no day or hour on either side ("the issue is open" /
+    "is closed"); a timetable on different days ("closed on Sundays")."""
+    xa, xb = a.of_kind("opening"), b.of_kind("opening")
+    states_a, states_b = {v.payload for v in xa}, {v.payload for v in xb}
+    if len(states_a) != 1 or len(states_b) != 1 or states_a == states_b:
+        return None
+    days_a = {int(v.payload) for v in a.of_kind("weekday")}  # type: ignore[call-overload]
+    days_b = {int(v.payload) for v in b.of_kind("weekday")}  # type: ignore[call-overload]
+    seen = f"{xa[0].text} vs {xb[0].text}"
+    if days_a and days_b:
+        days = days_a & days_b
+        if not days:
+            return Verdict(COMPATIBLE, None, 0.7, f"Open and closed on different days: {seen}.")
+        when = ", ".join(lx.WEEKDAY_NAMES[d] for d in sorted(days))
+        return Verdict(CONTRADICTION, "status", 0.8, f"open or closed on {when}: {seen}")
+    if days_a or days_b or any(s.of_kind(k) for s in (a, b) for k in ("time", "date")):
+        return None
+    return Verdict(CONTRADICTION, "status", 0.6, f"open or closed: {seen}")
 
 
 def _value_equal(x: Value, y: Value) -> bool:

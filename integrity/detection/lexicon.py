@@ -63,20 +63,21 @@ PREDICATE_MARKERS: dict[str, frozenset[str]] = {
         runs owns knows wants needs plays eats ate drinks drank costs weighs measures happens
         takes starts started ends ended moved got keeps hosts holds contains belongs earns
         built depends supports reads writes teaches studies studied visits visited goes went
-        follows attends meets leads manages resides""")
+        follows attends meets leads manages resides hates dislikes detests fears opens closes""")
     ),
     "it": frozenset(
         words("""è e' sono era erano fu sarà ha hanno aveva avevano sta stanno non mai lavora
         lavorava abita abitava vive viveva preferisce preferiva ama piace parla usa guida
         mangia beve costa pesa misura trova risiede inizia finisce scade segue studia insegna
-        legge scrive gioca possiede conosce vuole nacque adora avviene dirige gestisce""")
+        legge scrive gioca possiede conosce vuole nacque adora avviene dirige gestisce odia
+        detesta teme apre chiude""")
     ),
     "pt": frozenset(
         words("""é são era eram foi foram será está estão estava tem têm tinha fica ficam não nunca
         fala trabalha trabalhava trabalhou mora morava morou vive vivia viveu prefere
         preferia gosta ama usa dirige come comeu bebe custa pesa mede acontece nasceu começa
         termina vence segue estuda ensina lê escreve joga possui conhece quer adora curte
-        gerencia""")
+        gerencia odeia detesta teme abre fecha""")
     ),
 }
 
@@ -369,6 +370,34 @@ ATTRIBUTES: tuple[AttributeSpec, ...] = (
         },
     ),
     AttributeSpec(
+        "dislikes",
+        False,
+        False,
+        {
+            "en": (
+                "hates?",
+                "hated",
+                "dislikes?",
+                "disliked",
+                "detests?",
+                "loathes?",
+                "despises?",
+                "afraid of",
+                "scared of",
+                "terrified of",
+                "fears?",
+            ),
+            "it": ("odia", "odiano", "detesta", "detestano", "paura", "teme", "temono"),
+            "pt": ("odeia", "odeiam", "detesta", "detestam", "medo", "teme", "temem"),
+        },
+    ),
+    AttributeSpec(
+        "marital",
+        True,
+        False,
+        {},  # set from the marital words below, only after a copula
+    ),
+    AttributeSpec(
         "languages",
         False,
         False,
@@ -527,7 +556,17 @@ NUMBER_WORDS: dict[str, dict[str, int]] = {
             fourteen fifteen sixteen seventeen eighteen nineteen twenty""")
         )
     }
-    | {"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "dozen": 12},
+    | {
+        "thirty": 30,
+        "forty": 40,
+        "fifty": 50,
+        "sixty": 60,
+        "seventy": 70,
+        "eighty": 80,
+        "ninety": 90,
+        "hundred": 100,
+        "dozen": 12,
+    },
     "it": {
         w: i
         for i, w in enumerate(
@@ -535,7 +574,17 @@ NUMBER_WORDS: dict[str, dict[str, int]] = {
             quattordici quindici sedici diciassette diciotto diciannove venti""")
         )
     }
-    | {"trenta": 30, "quaranta": 40, "cinquanta": 50, "cento": 100, "dozzina": 12},
+    | {
+        "trenta": 30,
+        "quaranta": 40,
+        "cinquanta": 50,
+        "sessanta": 60,
+        "settanta": 70,
+        "ottanta": 80,
+        "novanta": 90,
+        "cento": 100,
+        "dozzina": 12,
+    },
     "pt": {
         w: i
         for i, w in enumerate(
@@ -553,12 +602,74 @@ NUMBER_WORDS: dict[str, dict[str, int]] = {
         "trinta": 30,
         "quarenta": 40,
         "cinquenta": 50,
+        "sessenta": 60,
+        "setenta": 70,
+        "oitenta": 80,
+        "noventa": 90,
         "cem": 100,
         "dúzia": 12,
     },
 }
 # Words that are numbers only sometimes: articles ("um", "uno") and homographs ("sei").
 AMBIGUOUS_NUMBER_WORDS: frozenset[str] = frozenset({"um", "uno", "zero"})
+# Tens that take a unit after them: "thirty-five", "trinta e cinco"; Italian writes the
+# compound as one word ("trentacinque", "ventotto": the tens lose their vowel before
+# "uno"/"otto") and elides before a vowel ("quarant'anni").
+NUMBER_JOINER_WORDS: dict[str, frozenset[str]] = {"pt": frozenset({"e"})}
+ITALIAN_UNITS: dict[str, int] = {
+    "uno": 1,
+    "un": 1,
+    "due": 2,
+    "tre": 3,
+    "tré": 3,
+    "quattro": 4,
+    "cinque": 5,
+    "sei": 6,
+    "sette": 7,
+    "otto": 8,
+    "nove": 9,
+}
+ITALIAN_ELIDED_TENS: dict[str, int] = {
+    "vent": 20,
+    "trent": 30,
+    "quarant": 40,
+    "cinquant": 50,
+    "sessant": 60,
+    "settant": 70,
+    "ottant": 80,
+    "novant": 90,
+}
+# "two hundred", "tre cento", "duzentos" is left alone.
+HUNDRED_WORDS: frozenset[str] = frozenset({"hundred", "cento"})
+# Unit words a number written in letters may take ("two kilograms", "tre ore"); the
+# one- and two-letter symbols and words that are mostly something else are left out.
+NUMBER_WORD_UNIT_EXCLUDED: frozenset[str] = frozenset(
+    {"m", "s", "g", "h", "t", "b", "mi", "gr", "real", "ora", "set"}
+)
+# Counted nouns that include others: "no children" excludes "two daughters".
+COUNT_HYPERNYMS: dict[str, str] = {
+    "daughter": "child",
+    "son": "child",
+    "kid": "child",
+    "figli": "figl",  # figlio/figlia/figlie (stems) are among the figli
+    "brother": "sibling",
+    "sister": "sibling",
+}
+# Phrases that say "none of": a zero count of the noun that follows.
+ZERO_COUNT_PATTERNS: dict[str, tuple[str, ...]] = {
+    "en": (
+        r"\b(?:has|have|had|with)\s+no\s+",
+        r"\b(?:does|do|did)(?:\s+not|n't)\s+have\s+(?:any\s+)?",
+    ),
+    "it": (
+        r"\bnon\s+(?:ha|hanno|aveva|avevano)\s+(?:nessun[oa]?\s+)?",
+        r"\bnessun[oa]?\s+",
+    ),
+    "pt": (
+        r"\bn[ãa]o\s+(?:tem|têm|tinha|possui)\s+(?:nenhuma?\s+)?",
+        r"\bnenhuma?\s+",
+    ),
+}
 
 
 def _unit_rows() -> dict[str, tuple[str, float]]:
@@ -619,6 +730,13 @@ CURRENCY_SYMBOLS: dict[str, str] = {
     "r$": "currency:BRL",
     "¥": "currency:JPY",
 }
+# One length written in two units: 5 ft 8 in, 5 feet 8 inches, 5'8".
+FEET_INCHES_PATTERN = (
+    r"(?<![\w.,])(?P<ft>\d{1,2})\s*(?:ft\.?|feet|foot|'|′)\s*"
+    r"(?P<in>\d{1,2}(?:[.,]\d+)?)(?![\d.,]*\d)\s*(?:in\b\.?|inch(?:es)?\b|\"|''|″)?"
+)
+FOOT_METRES = 0.3048
+INCH_METRES = 0.0254
 RATE_WORDS: frozenset[str] = frozenset(
     {"per", "por", "al", "alla", "every", "each", "ogni", "cada"}
 )
@@ -660,6 +778,73 @@ DIETS: dict[str, str] = {
     "veganos": "vegan",
     "veganas": "vegan",
 }
+# Opinions: the "likes" attribute is fondness, "dislikes" aversion; fear is a weaker
+# opposite of fondness (one can fear what one admires) and agrees with aversion.
+FEAR_WORDS: frozenset[str] = frozenset(
+    words("""afraid scared terrified fear fears paura teme temono medo temem""")
+)
+
+# Marital status, after a copula ("is married", "è single", "é casada").
+MARITAL: dict[str, str] = {}
+for _state, _row in (
+    ("married", "married sposato sposata sposati sposate casado casada casados casadas"),
+    ("single", "single unmarried nubile celibe solteiro solteira solteiros solteiras"),
+    ("divorced", "divorced divorziato divorziata divorziati divorziate divorciado divorciada"),
+    ("widowed", "widowed widow widower vedovo vedova viúvo viúva viuvo viuva"),
+):
+    for _w in _row.split():
+        MARITAL[_w] = _state
+MARITAL_CONFLICTS: frozenset[frozenset[str]] = frozenset(
+    frozenset(p)
+    for p in (
+        ("married", "single"),
+        ("married", "divorced"),
+        ("married", "widowed"),
+        ("married", "not_married"),
+        ("single", "not_single"),
+        ("divorced", "not_divorced"),
+        ("widowed", "not_widowed"),
+    )
+)
+COPULAS: frozenset[str] = frozenset(
+    words("""is are was were be been remains è e' sono era erano resta rimane é são está estão
+    foi era continua""")
+)
+# Words allowed between a copula and what it says ("is still single", "è ancora nubile").
+COPULA_FILLERS: frozenset[str] = frozenset(
+    words("""not still now happily no longer already non ancora ormai felicemente più não ainda
+    agora já mais""")
+)
+
+# Open or closed (a shop, an office, an issue): a state, not the "closes at 6" event.
+OPENING: dict[str, str] = {}
+for _state, _row in (
+    ("open", "open opens aperto aperta aperti aperte apre aprono aberto aberta abertos abertas"),
+    ("open", "abre abrem"),
+    ("closed", "closed chiuso chiusa chiusi chiuse fechado fechada fechados fechadas"),
+):
+    for _w in _row.split():
+        OPENING[_w] = _state
+
+# "è a Milano", "está em Lisboa": a copula, a place preposition and a name say where a
+# thing is. English "is in X" is left out: "Milan is in Italy" and "in Lombardy" both hold.
+COPULA_LOCATION: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "it": (frozenset({"è", "e'", "sono"}), frozenset({"a", "ad"})),
+    "pt": (frozenset({"está", "estão", "esta"}), frozenset({"em", "no", "na", "nos", "nas"})),
+}
+
+# A bare "05/05" is a date right after one of these words...
+DATE_CUES_BEFORE: frozenset[str] = frozenset(
+    words("""on by until till since from before after due il dal al entro fino prima dopo em
+    desde até antes depois""")
+)
+# ...or anywhere in a sentence about a birthday, a death or a deadline.
+DATE_CUE_WORDS: frozenset[str] = frozenset(
+    words("""born birthday birthdate anniversary died deadline due nato nata nati nate compleanno
+    anniversario morto morta scadenza scade nasceu nascido nascida aniversário aniversario
+    morreu prazo vence""")
+)
+
 # Food that a diet excludes. Singular forms; plurals are matched by stripping an "s".
 MEAT_WORDS: frozenset[str] = frozenset(
     words("""meat steak beef pork chicken ham bacon sausage burger hamburger lamb veal salami turkey

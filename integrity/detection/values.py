@@ -116,15 +116,38 @@ def detect_language(text: str) -> str:
 
 @dataclass(frozen=True)
 class DateValue:
-    """A possibly partial calendar date: any field may be unknown."""
+    """A possibly partial calendar date: any field may be unknown.
+
+    ``ambiguous``: written as digits that read both ways ("07/12/1990" in English is
+    7 December or July 12), so either reading may be the one meant.
+    """
 
     year: int | None = None
     month: int | None = None
     day: int | None = None
+    ambiguous: bool = False
 
-    def compatible(self, other: DateValue) -> bool:
+    def readings(self) -> tuple[DateValue, ...]:
+        if not self.ambiguous or self.day is None or self.month is None:
+            return (self,)
+        return (self, DateValue(self.year, self.day, self.month))
+
+    def compatible(self, other: DateValue, *, both_readings: bool = True) -> bool:
+        """Some reading of each agrees on every field both know."""
+        if not both_readings:
+            return self._agrees(other)
+        return any(x._agrees(y) for x in self.readings() for y in other.readings())
+
+    def _agrees(self, other: DateValue) -> bool:
         return all(
             x is None or y is None or x == y
+            for x, y in ((self.year, other.year), (self.month, other.month), (self.day, other.day))
+        )
+
+    def within(self, other: DateValue) -> bool:
+        """No field known here that ``other`` leaves open: this date adds no precision."""
+        return all(
+            x is None or y is not None
             for x, y in ((self.year, other.year), (self.month, other.month), (self.day, other.day))
         )
 
@@ -210,9 +233,22 @@ class Statement:
     content: frozenset[str]
     object_words: frozenset[str] = field(default_factory=frozenset)
     preference_context: frozenset[str] = field(default_factory=frozenset)
+    # Stems of the words that named the attribute ("born", "birthday", "loves").
+    attribute_words: frozenset[str] = frozenset()
+    attribute_text: str = ""
+    # Stem -> the word as written, so explanations quote the sentence, not its stems.
+    surface: tuple[tuple[str, str], ...] = ()
 
     def of_kind(self, kind: str) -> list[Value]:
         return [v for v in self.values if v.kind == kind]
+
+    def written(self, stems: Iterable[str]) -> list[str]:
+        """The words behind ``stems`` as the sentence wrote them, in the order given
+        (sets are sorted first, so explanations are stable)."""
+        if isinstance(stems, set | frozenset):
+            stems = sorted(stems)
+        table = dict(self.surface)
+        return list(dict.fromkeys(table.get(s, s) for s in stems))
 
     @property
     def spec(self) -> lx.AttributeSpec | None:
@@ -253,6 +289,8 @@ _YEAR = r"(?P<y>(?:1[5-9]|20|21)\d\d)"
 _DATE_PATTERNS = [
     re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
     re.compile(rf"\b(?P<a>\d{{1,2}})/(?P<b>\d{{1,2}})/{_YEAR}\b"),
+    # Day and month without a year: only where a cue says it is a date (not "24/7").
+    re.compile(r"(?<![\w/.,])(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![\w/%]|[.,]\d)"),
     re.compile(
         rf"\b{_DAY}(?:\s+(?:de|of|di))?\s+(?P<m>{_MONTH_ALT})\.?"
         rf"(?:,?\s+(?:de\s+|del\s+|of\s+)?{_YEAR})?\b",
@@ -299,6 +337,31 @@ def _month_number(word: str) -> int | None:
     return lx.MONTHS.get(w) or lx.MONTH_ABBREVIATIONS.get(w)
 
 
+_SLASHED, _SLASHED_NO_YEAR, _MONTH_ALONE = 1, 2, 6
+_WORDS = re.compile(r"[^\W\d_]+")
+
+
+def _has_date_cue(text: str, start: int) -> bool:
+    """A bare "05/05" is a date after "on", "il", "em"..., or in a sentence about a
+    birthday, a deadline...; otherwise it may be a ratio or a score ("4/5 stars")."""
+    before = _WORDS.findall(fold(text[:start]))
+    if before and before[-1] in lx.DATE_CUES_BEFORE:
+        return True
+    return any(w in lx.DATE_CUE_WORDS for w in _WORDS.findall(fold(text)))
+
+
+def _day_month(a: int, b: int, lang: str) -> tuple[int, int, bool]:
+    """Day, month and whether the order is a guess. Italian and Portuguese write the day
+    first; English writes both, so "07/12" could be either unless one part exceeds 12."""
+    if lang != "en":
+        return a, b, False
+    if a <= 12 < b:
+        return b, a, False
+    if b <= 12 < a:
+        return a, b, False
+    return a, b, a != b
+
+
 def _extract_dates(text: str, lang: str) -> tuple[list[Value], str]:
     values: list[Value] = []
     for index, pattern in enumerate(_DATE_PATTERNS):
@@ -307,9 +370,11 @@ def _extract_dates(text: str, lang: str) -> tuple[list[Value], str]:
             year = int(groups["y"]) if groups.get("y") else None
             month: int | None
             day: int | None
-            if index == 1:  # a/b/yyyy: day first except English with a plausible month
-                a, b = int(groups["a"]), int(groups["b"])
-                day, month = (b, a) if lang == "en" and a <= 12 < b else (a, b)
+            ambiguous = False
+            if index in (_SLASHED, _SLASHED_NO_YEAR):
+                if index == _SLASHED_NO_YEAR and not _has_date_cue(text, m.start()):
+                    continue
+                day, month, ambiguous = _day_month(int(groups["a"]), int(groups["b"]), lang)
             else:
                 month = (
                     int(groups["m"])
@@ -317,7 +382,7 @@ def _extract_dates(text: str, lang: str) -> tuple[list[Value], str]:
                     else (_month_number(groups["m"]) if groups.get("m") else None)
                 )
                 day = int(groups["d"]) if groups.get("d") else None
-            if index == 5:
+            if index == _MONTH_ALONE:
                 word = groups["m"]
                 if fold(word) in lx.AMBIGUOUS_MONTHS and not word[:1].isupper():
                     continue
@@ -330,7 +395,7 @@ def _extract_dates(text: str, lang: str) -> tuple[list[Value], str]:
             values.append(
                 Value(
                     "date",
-                    DateValue(year, month, day),
+                    DateValue(year, month, day, ambiguous),
                     m.group(0).strip(),
                     start=m.start(),
                     end=m.end(),
@@ -425,10 +490,127 @@ def _counted(text: str, end: int, lang: str) -> tuple[str | None, float, int]:
     return noun, 1.0, stop
 
 
+_FEET_INCHES = re.compile(lx.FEET_INCHES_PATTERN, re.IGNORECASE)
+_WORD_UNIT = re.compile(
+    r"(?:\s+|\s*'\s*|-)(?P<unit>"
+    + _alternation(u for u in lx.UNITS if len(u) > 1 and u not in lx.NUMBER_WORD_UNIT_EXCLUDED)
+    + r")(?![^\W\d_])",
+    re.IGNORECASE,
+)
+_LETTERS = re.compile(r"[^\W\d_]+")
+_ZERO_COUNT = {
+    lang: [re.compile(p, re.IGNORECASE) for p in patterns]
+    for lang, patterns in lx.ZERO_COUNT_PATTERNS.items()
+}
+
+
+def _measured(text: str, unit: str, end: int) -> tuple[str, float, int]:
+    """Dimension and factor to base units of ``unit``, per second when a rate follows."""
+    dimension, factor = lx.UNITS[unit]
+    if dimension != "percent" and not dimension.startswith("currency"):
+        rate = _RATE.match(text, end)
+        if rate and fold(rate.group("per")) in lx.RATE_WORDS:
+            per = lx.UNITS.get(fold(rate.group("w")))
+            if per and per[0] == "duration":
+                return f"{dimension}/s", factor / per[1], rate.end()
+    return dimension, factor, end
+
+
+def _quantity_value(text: str, start: int, end: int, number: float, lang: str) -> Value | None:
+    """The number at ``start:end`` with the unit or counted noun after it, if any."""
+    unit = _WORD_UNIT.match(text, end)
+    if unit:
+        dimension, factor, end = _measured(text, fold(unit.group("unit")), unit.end())
+    else:
+        noun, factor, end = _counted(text, end, lang)
+        if noun is None:
+            return None
+        dimension = f"count:{noun}"
+    return Value(
+        "quantity",
+        Quantity(dimension, number * factor, number),
+        text[start:end].strip(),
+        key=dimension,
+        start=start,
+        end=end,
+    )
+
+
+def _number_word(word: str, lang: str) -> int | None:
+    table = lx.NUMBER_WORDS.get(lang, {})
+    if word in lx.AMBIGUOUS_NUMBER_WORDS:
+        return None
+    if word in table:
+        return table[word]
+    if lang == "it":  # "trentacinque", "ventotto"
+        for tens_word, tens in table.items():
+            if not 20 <= tens < 100 or tens % 10:
+                continue
+            for prefix in (tens_word, tens_word[:-1]):
+                rest = word[len(prefix) :] if word.startswith(prefix) else ""
+                if rest in lx.ITALIAN_UNITS:
+                    return tens + lx.ITALIAN_UNITS[rest]
+    return None
+
+
+def _word_numbers(text: str, lang: str) -> list[tuple[int, int, int]]:
+    """Numbers written in letters as (start, end, value): "two", "thirty-five",
+    "trinta e cinco", "trentotto", "quarant'" (before "anni"), "two hundred"."""
+    found = []
+    words = list(_LETTERS.finditer(text))
+    joiners = lx.NUMBER_JOINER_WORDS.get(lang, frozenset())
+    i = 0
+    while i < len(words):
+        m = words[i]
+        word = fold(m.group(0))
+        value = _number_word(word, lang)
+        if value is None and lang == "it" and text.startswith("'", m.end()):
+            value = lx.ITALIAN_ELIDED_TENS.get(word)
+        if value is None:
+            i += 1
+            continue
+        end, j = m.end(), i + 1
+        if j < len(words):
+            nxt, gap = words[j], text[end : words[j].start()]
+            if joiners and fold(nxt.group(0)) in joiners and j + 1 < len(words):
+                # "trinta e cinco": the joiner is a word of its own.
+                after = words[j + 1]
+                if text[nxt.end() : after.start()] == " " and gap == " ":
+                    nxt, gap, j = after, "+", j + 1
+            following = _number_word(fold(nxt.group(0)), lang)
+            tens = value in range(20, 100, 10)
+            if gap in ("-", " ", "+") and following and tens and following < 10:
+                if gap == "+" or lang == "en":
+                    value, end, j = value + following, nxt.end(), j + 1
+            elif gap == " " and fold(nxt.group(0)) in lx.HUNDRED_WORDS and value < 10:
+                value, end, j = value * 100, nxt.end(), j + 1
+        found.append((m.start(), end, value))
+        i = j
+    return found
+
+
 def _extract_quantities(text: str, lang: str) -> tuple[list[Value], str]:
     values: list[Value] = []
-    matches = list(_QUANTITY.finditer(text))
-    for m in matches:
+    for m in _FEET_INCHES.finditer(text):
+        feet = int(m.group("ft"))
+        inches = parse_number(m.group("in"), lang)
+        if inches is None or inches >= 12:
+            continue
+        raw = m.group(0).strip()
+        metres = feet * lx.FOOT_METRES + inches * lx.INCH_METRES
+        values.append(
+            Value(
+                "quantity",
+                Quantity("length", metres, metres),
+                raw,
+                key="length",
+                start=m.start(),
+                end=m.start() + len(m.group(0).rstrip()),
+            )
+        )
+        text = _mask(text, m.start(), m.end())
+    digits: list[Value] = []
+    for m in _QUANTITY.finditer(text):
         number = parse_number(m.group("num"), lang)
         if number is None:
             continue
@@ -440,19 +622,12 @@ def _extract_quantities(text: str, lang: str) -> tuple[list[Value], str]:
             if unit and lx.UNITS.get(unit, ("", 0))[0].startswith("currency"):
                 dimension = lx.UNITS[unit][0]
         elif unit:
-            dimension, factor = lx.UNITS[unit]
-            if dimension != "percent" and not dimension.startswith("currency"):
-                rate = _RATE.match(text, end)
-                if rate and fold(rate.group("per")) in lx.RATE_WORDS:
-                    per = lx.UNITS.get(fold(rate.group("w")))
-                    if per and per[0] == "duration":
-                        dimension, factor = f"{dimension}/s", factor / per[1]
-                        end = rate.end()
+            dimension, factor, end = _measured(text, unit, end)
         else:
             noun, factor, end = _counted(text, end, lang)
             dimension = f"count:{noun}" if noun else "number"
         start = m.start("pre") if pre else m.start("num")
-        values.append(
+        digits.append(
             Value(
                 "quantity",
                 Quantity(dimension, number * factor, number),
@@ -462,28 +637,32 @@ def _extract_quantities(text: str, lang: str) -> tuple[list[Value], str]:
                 end=end,
             )
         )
-    for v in values:
+    for v in digits:
         text = _mask(text, v.start, v.end)
-    words = lx.NUMBER_WORDS.get(lang, {})
-    for m in re.finditer(r"\b[^\W\d_]+\b", text):
-        word = fold(m.group(0))
-        if word not in words or word in lx.AMBIGUOUS_NUMBER_WORDS:
-            continue
-        noun, factor, end = _counted(text, m.end(), lang)
-        if noun is None:
-            continue
-        dimension = f"count:{noun}"
-        values.append(
-            Value(
-                "quantity",
-                Quantity(dimension, words[word] * factor, float(words[word])),
-                text[m.start() : end].strip(),
-                key=dimension,
-                start=m.start(),
-                end=end,
+    values += digits
+    for start, end, number in _word_numbers(text, lang):
+        value = _quantity_value(text, start, end, float(number), lang)
+        if value is not None:
+            values.append(value)
+            text = _mask(text, value.start, value.end)
+    for pattern in _ZERO_COUNT.get(lang, ()):
+        for m in pattern.finditer(text):
+            noun, _factor, end = _counted(text, m.end(), lang)
+            if noun is None:
+                continue
+            dimension = f"count:{noun}"
+            noun_start = m.end() + len(text[m.end() : end]) - len(text[m.end() : end].lstrip())
+            values.append(
+                Value(
+                    "quantity",
+                    Quantity(dimension, 0.0, 0.0),
+                    " ".join(text[m.start() : end].split()),
+                    key=dimension,
+                    start=noun_start,
+                    end=end,
+                )
             )
-        )
-        text = _mask(text, m.start(), end)
+            text = _mask(text, noun_start, end)
     return values, text
 
 
@@ -739,9 +918,18 @@ def analyze(text: str, lang: str | None = None) -> Statement:
     negations = _negation_positions(tokens, lang)
     status_values, status_tokens, used_negations = _statuses(tokens, negations, lang)
     values += status_values
-    skip = in_value | status_tokens
+    marital_values, marital_tokens, marital_negations = _marital(tokens, negations, lang)
+    values += marital_values
+    used_negations |= marital_negations
+    values += _opening(tokens, negations)
+    skip = in_value | status_tokens | marital_tokens
 
     attribute, attribute_tokens = _attribute(tokens, skip, lang)
+    if attribute is None:
+        attribute_tokens = _copula_location(tokens, skip, lang)
+        attribute = "location" if attribute_tokens else None
+    if attribute is None and marital_values:
+        attribute = "marital"
     pred = _predicate_index(tokens, lang, in_value)
     pref_attribute, pref_value, pref_tokens = _preference(tokens, skip, lang)
     if pref_attribute is not None and pref_value is not None:
@@ -766,6 +954,10 @@ def analyze(text: str, lang: str | None = None) -> Statement:
 
     words = {t.norm for t in tokens}
     negated = any(n not in used_negations for n in negations)
+    if attribute in ("likes", "dislikes") and not negated:
+        opinion = _opinion(tokens, attribute, attribute_tokens, lang)
+        if opinion is not None:
+            values.append(opinion)
     additive = bool(words & lx.ADDITIVES.get(lang, frozenset()))
     past = bool(words & lx.PAST_MARKERS.get(lang, frozenset()))
 
@@ -811,6 +1003,17 @@ def analyze(text: str, lang: str | None = None) -> Statement:
             and t.norm not in ignore
             and t.text.isalpha()
         )
+    attribute_words = frozenset(
+        stem(tokens[i].norm)
+        for i in attribute_tokens
+        if tokens[i].text.isalpha() and tokens[i].norm not in ignore
+    )
+    surface: dict[str, str] = {}
+    for start, end, name in runs:
+        surface.setdefault(name, " ".join(t.text for t in tokens[start:end]))
+    for t in tokens:
+        if t.text.isalpha():
+            surface.setdefault(stem(t.norm), t.text)
     return Statement(
         text=text,
         lang=lang,
@@ -825,6 +1028,102 @@ def analyze(text: str, lang: str | None = None) -> Statement:
         content=content,
         object_words=object_words,
         preference_context=pref_context,
+        attribute_words=attribute_words,
+        attribute_text=" ".join(tokens[i].text for i in sorted(attribute_tokens)),
+        surface=tuple(surface.items()),
+    )
+
+
+def _after_copula(tokens: list[Token], i: int) -> bool:
+    """Token ``i`` follows a copula, perhaps through "not", "still"... ("is still single")."""
+    k = i - 1
+    while k >= 0 and tokens[k].norm in lx.COPULA_FILLERS:
+        k -= 1
+    return k >= 0 and tokens[k].norm in lx.COPULAS and i - k <= 3
+
+
+def _marital(
+    tokens: list[Token], negations: list[int], lang: str
+) -> tuple[list[Value], set[int], set[int]]:
+    """Marital status after a copula; "not married" is its own state."""
+    values, used, used_negations = [], set(), set()
+    for i, t in enumerate(tokens):
+        state = lx.MARITAL.get(t.norm)
+        if state is None or not _after_copula(tokens, i):
+            continue
+        if i + 1 < len(tokens) and tokens[i + 1].norm in {"on", "il", "em", "in"}:
+            continue  # "was married on 3 May": the wedding, an anniversary
+        negation = next((n for n in negations if 0 < i - n <= 3), None)
+        text = t.text
+        if negation is not None:
+            state = f"not_{state}"
+            used_negations.add(negation)
+            text = f"{tokens[negation].text} {t.text}"
+        used.add(i)
+        values.append(Value("marital", state, text, start=t.start, end=t.end))
+    return values, used, used_negations
+
+
+def _opening(tokens: list[Token], negations: list[int]) -> list[Value]:
+    """Open or closed; "not open" is closed and "not closed" open."""
+    values = []
+    for i, t in enumerate(tokens):
+        state = lx.OPENING.get(t.norm)
+        if state is None:
+            continue
+        if any(0 < i - n <= 3 for n in negations):
+            state = "closed" if state == "open" else "open"
+        values.append(Value("opening", state, t.text, start=t.start, end=t.end))
+    return values
+
+
+def _copula_location(tokens: list[Token], skip: set[int], lang: str) -> set[int]:
+    """ "Il server è a Milano": a copula and a place preposition before a name."""
+    copulas, prepositions = lx.COPULA_LOCATION.get(lang, (frozenset(), frozenset()))
+    for i in range(1, len(tokens) - 2):
+        place = tokens[i + 2]
+        if (
+            tokens[i].norm in copulas
+            and tokens[i + 1].norm in prepositions
+            and i + 2 not in skip
+            and place.text.isalpha()
+            and place.text[:1].isupper()
+            and place.norm not in lx.ALL_STOPWORDS
+        ):
+            return {i, i + 1}
+    return set()
+
+
+def _opinion(
+    tokens: list[Token], attribute: str, attribute_tokens: set[int], lang: str
+) -> Value | None:
+    """What a "likes"/"dislikes" statement is about, with its polarity."""
+    if not attribute_tokens:
+        return None
+    polarity = "like"
+    if attribute == "dislikes":
+        fear = any(tokens[i].norm in lx.FEAR_WORDS for i in attribute_tokens)
+        polarity = "fear" if fear else "dislike"
+    stop = lx.ALL_STOPWORDS | lx.NEGATIONS.get(lang, frozenset())
+    words: list[Token] = []
+    for j in range(max(attribute_tokens) + 1, len(tokens)):
+        tok = tokens[j]
+        if not tok.text.isalpha() or len(words) == 3:
+            break
+        if tok.norm in stop:
+            if words:
+                break
+            continue
+        words.append(tok)
+    if not words:
+        return None
+    payload = (polarity, frozenset(stem(w.norm) for w in words))
+    return Value(
+        "opinion",
+        payload,
+        " ".join(w.text for w in words),
+        start=words[0].start,
+        end=words[-1].end,
     )
 
 

@@ -12,8 +12,10 @@ from integrity.detection.classifier import (
     COMPATIBLE,
     CONTRADICTION,
     DUPLICATE,
+    Thresholds,
     Verdict,
     classify_pair,
+    obvious_duplicate,
 )
 from integrity.detection.evaluation import (
     Outcome,
@@ -211,10 +213,35 @@ def test_past_facts_do_not_compete_with_present_ones() -> None:
 
 def test_reworded_fact_with_same_entities_is_duplicate() -> None:
     check(
-        "Redis is the cache layer of the checkout service.",
-        "The checkout service caches its data in Redis.",
+        "Redis caches the sessions of the checkout service.",
+        "The checkout service's sessions are cached in Redis.",
         DUPLICATE,
     )
+    check("Bob bought a house in Lyon.", "In Lyon, Bob has bought a house.", DUPLICATE)
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Bob bought a house in Lyon.", "Bob sold a house in Lyon."),
+        ("Nina's dog is called Rex.", "Nina's cat is called Rex."),
+        ("Ugo ha comprato una casa a Torino.", "Ugo ha venduto una casa a Torino."),
+        ("O Rui alugou um carro em Faro.", "O Rui vendeu um carro em Faro."),
+        ("Sara is afraid of spiders.", "Sara loves spiders."),
+    ],
+)
+@pytest.mark.parametrize("similarity", [None, 0.97, 1.0])
+def test_a_swapped_word_is_never_a_duplicate(existing, new, similarity) -> None:
+    # The same names and values, embeddings almost alike: each still says something the
+    # other does not, so it must be stored, not folded into the other.
+    verdict = classify_pair(existing, new, similarity=similarity)
+    assert verdict.label != DUPLICATE, verdict
+    assert obvious_duplicate(existing, new, similarity=similarity) is None
+
+
+def test_a_new_statement_with_words_of_its_own_is_not_a_duplicate() -> None:
+    v = check("Bob bought a house in Lyon.", "Bob bought a big house in Lyon.", COMPATIBLE)
+    assert "big" in v.explanation
 
 
 def test_colour_of_the_same_object_conflicts() -> None:
@@ -299,9 +326,75 @@ def test_judge_returning_none_keeps_the_rule_verdict() -> None:
 
 
 def test_embedding_similarity_is_used_when_given() -> None:
-    pair = ("Kafka is the message bus of the ledger.", "The ledger publishes events on Kafka.")
+    # The new statement says less than the existing one: the embedding decides.
+    pair = (
+        "Kafka is the durable, replicated message bus of the ledger.",
+        "Kafka is the bus of the ledger.",
+    )
     assert classify_pair(*pair, similarity=0.95).label == DUPLICATE
     assert classify_pair(*pair, similarity=0.5).label != DUPLICATE
+    stricter = Thresholds(duplicate_similarity=0.97)
+    assert classify_pair(*pair, similarity=0.95, thresholds=stricter).label != DUPLICATE
+
+
+def test_similarity_never_outweighs_different_words() -> None:
+    pair = ("Kafka is the message bus of the ledger.", "The ledger publishes events on Kafka.")
+    assert classify_pair(*pair, similarity=0.99).label != DUPLICATE
+
+
+def test_judge_threshold_is_a_parameter() -> None:
+    calls: list[str] = []
+
+    def judge(existing: str, new: str) -> None:
+        calls.append(new)
+
+    classify_pair("Omar lives in Leeds.", "Omar lives in York.", judge=judge)
+    assert calls == []
+    classify_pair(
+        "Omar lives in Leeds.",
+        "Omar lives in York.",
+        judge=judge,
+        thresholds=Thresholds(judge_below=0.99),
+    )
+    assert calls == ["Omar lives in York."]
+
+
+# --- the synchronous duplicate test ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Alice lives in Paris", "alice lives in Paris."),
+        ("Alice is 172 cm tall.", "Alice is 1.72 m tall."),
+        ("Nina was born on 21 June 2001.", "Nina's birthday is June 21."),
+        ("Bob bought a house in Lyon.", "In Lyon, Bob bought a house."),
+    ],
+)
+def test_obvious_duplicates_are_confirmed(existing: str, new: str) -> None:
+    assert obvious_duplicate(existing, new, similarity=0.95) is not None
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        # The new fact is more precise: confirming would lose the year.
+        ("Nina's birthday is June 21.", "Nina was born on 21 June 2001."),
+        # The existing fact says more; the new one is a duplicate only in the background.
+        ("Kafka is the durable message bus of the ledger.", "Kafka is the bus of the ledger."),
+        # A date whose day and month may be swapped is confirmed only as written.
+        ("Mark was born on 12 July 1990.", "Mark was born on 07/12/1990."),
+        ("Alice lives in Paris.", "Alice lives in Lyon."),
+    ],
+)
+def test_doubtful_duplicates_are_left_to_the_background(existing: str, new: str) -> None:
+    assert obvious_duplicate(existing, new, similarity=0.95) is None
+
+
+def test_obvious_duplicate_needs_the_similarity_setting() -> None:
+    pair = ("Alice is 172 cm tall.", "Alice is 1.72 m tall.")
+    assert obvious_duplicate(*pair, similarity=0.95) is not None
+    assert obvious_duplicate(*pair, similarity=0.95, thresholds=Thresholds(0.6, 0.97)) is None
 
 
 # --- evaluation and command -----------------------------------------------------------
@@ -381,3 +474,141 @@ def test_command_rejects_missing_file_and_bad_json(tmp_path: Path) -> None:
     wrong = _write(tmp_path / "wrong.jsonl", [{"existing": "a", "new": "b", "label": "same"}])
     with pytest.raises(PairFileError, match="label 'same'"):
         load_pairs(wrong)
+
+
+# --- numbers in letters with units, feet and inches -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "amount"),
+    [
+        ("The parcel weighs two kilograms.", "mass", 2.0),
+        ("The trip takes three hours.", "duration", 3 * 3600.0),
+        ("Leo is thirty-five years old.", "duration", 35 * 31557600.0),
+        ("Il pacco pesa due chili.", "mass", 2.0),
+        ("Leo ha quarant'anni.", "duration", 40 * 31557600.0),
+        ("Leo ha trentotto anni.", "duration", 38 * 31557600.0),
+        ("O Leo tem trinta e cinco anos.", "duration", 35 * 31557600.0),
+        ("A viagem dura três horas.", "duration", 3 * 3600.0),
+        ("Ivo has twenty-one cousins.", "count:cousin", 21.0),
+    ],
+)
+def test_numbers_written_in_letters_take_their_unit(text: str, key: str, amount: float) -> None:
+    (quantity,) = analyze(text).of_kind("quantity")
+    assert quantity.key == key
+    assert quantity.payload.amount == pytest.approx(amount)
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "label"),
+    [
+        ("The parcel weighs two kilograms.", "The parcel weighs 5 kg.", CONTRADICTION),
+        ("The parcel weighs two kilograms.", "The parcel weighs 2000 g.", DUPLICATE),
+        ("Leo is thirty years old.", "Leo is 30 years old.", DUPLICATE),
+        ("Leo is thirty years old.", "Leo is 31 years old.", CONTRADICTION),
+        ("The trip takes three hours.", "The trip takes 5 hours.", CONTRADICTION),
+        ("Leo ha quarant'anni.", "Leo ha 40 anni.", DUPLICATE),
+        ("Leo ha quarant'anni.", "Leo ha 45 anni.", CONTRADICTION),
+        ("O Leo tem trinta anos.", "O Leo tem 30 anos.", DUPLICATE),
+        ("O Leo tem trinta anos.", "O Leo tem 33 anos.", CONTRADICTION),
+    ],
+)
+def test_numbers_in_letters_compare_with_digits(existing: str, new: str, label: str) -> None:
+    check(existing, new, label)
+
+
+@pytest.mark.parametrize(
+    "height", ["5 ft 8 in", "5 feet 8 inches", "5'8\"", "5′8″", "5 ft 8"]
+)
+def test_feet_and_inches_are_one_length(height: str) -> None:
+    (quantity,) = analyze(f"Mark is {height} tall.").of_kind("quantity")
+    assert quantity.payload.amount == pytest.approx(1.7272)
+    check(f"Mark is {height} tall.", "Mark is 173 cm tall.", DUPLICATE)
+    check(f"Mark is {height} tall.", "Mark is 180 cm tall.", CONTRADICTION, "number")
+
+
+# --- ambiguous and partial numeric dates ------------------------------------------------
+
+
+def test_an_ambiguous_english_date_matches_either_reading() -> None:
+    check("Mark was born on 07/12/1990.", "Mark was born on 12 July 1990.", DUPLICATE)
+    check("Mark was born on 07/12/1990.", "Mark was born on 7 December 1990.", DUPLICATE)
+    v = check("Mark was born on 07/12/1990.", "Mark was born on 3 March 1990.", CONTRADICTION)
+    assert "07/12/1990" in v.explanation
+    # Where a part exceeds 12 there is one reading only.
+    check("Mark was born on 07/13/1990.", "Mark was born on 7 July 1990.", CONTRADICTION)
+    # Italian and Portuguese write the day first: no second reading.
+    check("Marco è nato il 07/12/1990.", "Marco è nato il 12 luglio 1990.", CONTRADICTION)
+
+
+def test_day_and_month_without_a_year() -> None:
+    assert [v.payload for v in analyze("Mark's birthday is 05/05.").of_kind("date")] == [
+        DateValue(None, 5, 5)
+    ]
+    check("Mark's birthday is 05/05.", "Mark was born on 5 May 1990.", DUPLICATE)
+    check("Mark's birthday is 05/05.", "Mark's birthday is 9 June.", CONTRADICTION, "date")
+    check("O prazo vence em 20/06.", "O prazo vence em 20 de junho.", DUPLICATE)
+    # Without a cue it is no date: a rating, a ratio, "24/7".
+    assert analyze("The hotel's rating is 4/5.").of_kind("date") == []
+    assert analyze("Support is available 24/7.").of_kind("date") == []
+
+
+# --- explanations quote the sentence --------------------------------------------------
+
+
+def test_explanations_use_the_words_as_written() -> None:
+    v = classify_pair("Bob bought a house in Lyon.", "Bob bought a big house in Lyon.")
+    assert "big" in v.explanation
+    v = classify_pair(
+        "A reunião semanal é na terça-feira.", "A reunião semanal é na quarta-feira."
+    )
+    assert "reunião semanal" in v.explanation
+    v = classify_pair("The user adds storage.", "The user adds storage weekly.")
+    assert "weekly" in v.explanation and "weekl " not in v.explanation + " "
+    v = classify_pair("La riunione è il lunedì.", "La riunione è il martedì.", lang="it")
+    assert "riunione" in v.explanation
+
+
+# --- more kinds of conflict -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "kind"),
+    [
+        ("Paolo has no children.", "Paolo has two daughters.", "number"),
+        ("Paolo has no children.", "Paolo has a child.", "negation"),
+        ("Paolo non ha figli.", "Paolo ha due figlie.", "number"),
+        ("O Paulo não tem filhos.", "O Paulo tem duas filhas.", "number"),
+        ("Marta is married.", "Marta is single.", "status"),
+        ("Marta è sposata.", "Marta è single.", "status"),
+        ("A Marta é casada.", "A Marta é divorciada.", "status"),
+        ("Marta is married.", "Marta is not married.", "status"),
+        ("Il server è a Milano.", "Il server si trova a Francoforte.", "name"),
+        ("O servidor está em Lisboa.", "O servidor fica em Madrid.", "name"),
+        ("Tom loves sushi.", "Tom hates sushi.", "preference"),
+        ("Tom ama il sushi.", "Tom odia il sushi.", "preference"),
+        ("O Tom adora sushi.", "O Tom detesta sushi.", "preference"),
+        ("Sara is afraid of spiders.", "Sara loves spiders.", "preference"),
+        ("The shop opens on Mondays.", "The shop is closed on Mondays.", "status"),
+        ("Il negozio è aperto il lunedì.", "Il negozio è chiuso il lunedì.", "status"),
+    ],
+)
+def test_more_conflicts(existing: str, new: str, kind: str) -> None:
+    check(existing, new, CONTRADICTION, kind)
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Paolo has no children.", "Paolo has two cats."),
+        ("Paolo has two daughters.", "Paolo has three children."),
+        ("Marta is single.", "Marta is divorced."),
+        ("Marta is married.", "Marta lives in Rome."),
+        ("Tom loves sushi.", "Tom hates pizza."),
+        ("Tom hates spiders.", "Tom is afraid of spiders."),
+        ("The shop opens on Mondays.", "The shop is closed on Sundays."),
+        ("The shop opens at 9am.", "The shop is closed."),
+    ],
+)
+def test_near_misses_stay_compatible(existing: str, new: str) -> None:
+    assert classify_pair(existing, new).label != CONTRADICTION
