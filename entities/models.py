@@ -98,7 +98,10 @@ class Fact(TimeStampedModel):
             models.CheckConstraint(condition=~Q(text_norm=""), name="fact_text_not_empty"),
         ]
         indexes = [
-            models.Index(Left("text_norm", FACT_TEXT_HEAD), name="fact_text_head_idx"),
+            # With status: SQLite then prefers it to the status index for duplicate checks.
+            models.Index(
+                Left("text_norm", FACT_TEXT_HEAD), "status", name="fact_text_head_status_idx"
+            ),
             models.Index(fields=["subject", "predicate"], name="fact_subject_predicate_idx"),
         ]
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import IntegrityError, transaction
-from django.db.models.functions import Left
+from django.db import IntegrityError, connection, transaction
+from django.db.models.expressions import RawSQL
 
 from kgsite.errors import Conflict, InvalidInput, NotFound
 from kgsite.models import audit
@@ -505,15 +505,25 @@ def fact_check(
 DuplicateFinder = Callable[[str, str], Fact | None]
 
 
-def _same_text(text_norm: str):
-    """Facts whose normalised text is ``text_norm``, through the index on its head."""
-    return Fact.objects.alias(head=Left("text_norm", FACT_TEXT_HEAD)).filter(
-        head=text_norm[:FACT_TEXT_HEAD], text_norm=text_norm
+def _same_text(text_norm: str, *, status: str | None = None) -> list[Fact]:
+    """Facts whose normalised text is ``text_norm``, found through the index on its head.
+
+    The head is written out as in the index (literal length, bare column name): SQLite
+    only uses an expression index for the very same expression, and not at all when the
+    whole column is compared too, so the full text is compared here.
+    """
+    sql = "LEFT(text_norm, %d)" if connection.vendor == "postgresql" else "SUBSTR(text_norm, 1, %d)"
+    qs = Fact.objects.alias(head=RawSQL(sql % FACT_TEXT_HEAD, [])).filter(
+        head=text_norm[:FACT_TEXT_HEAD]
     )
+    if status is not None:
+        qs = qs.filter(status=status)
+    return [fact for fact in qs.order_by("-created_at", "-id") if fact.text_norm == text_norm]
 
 
 def _exact_duplicate(text: str, text_norm: str) -> Fact | None:
-    return _same_text(text_norm).filter(status=Fact.Status.ACTIVE).first()
+    found = _same_text(text_norm, status=Fact.Status.ACTIVE)
+    return found[0] if found else None
 
 
 DUPLICATE_FINDERS: list[DuplicateFinder] = [_exact_duplicate]
@@ -651,8 +661,8 @@ def fact_changes(*, fact: Fact, **fields: Any) -> dict[str, Any]:
     text_norm = changed.get("text_norm", fact.text_norm)
     status = changed.get("status", fact.status)
     if ("text_norm" in changed or "status" in changed) and status == Fact.Status.ACTIVE:
-        twin = _same_text(text_norm).filter(status=Fact.Status.ACTIVE).exclude(pk=fact.pk)
-        twin = twin.first()
+        twins = [f for f in _same_text(text_norm, status=Fact.Status.ACTIVE) if f.pk != fact.pk]
+        twin = twins[0] if twins else None
         if twin is not None:
             raise Conflict(
                 f"fact {twin.pk} already says this; confirm or retract it instead",

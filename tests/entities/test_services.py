@@ -3,6 +3,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from entities.models import Alias, Entity, EntityFact, Fact
 from entities.selectors import entity_lookup
@@ -374,3 +376,20 @@ def test_fact_update_may_not_repeat_another_active_fact(curator):
     first = Fact.objects.get(text="Alice lives in Paris.")
     fact_update(fact=first, actor=curator, status="retracted")
     assert fact_update(fact=other, actor=curator, text="Alice lives in Paris.").status == "active"
+
+
+def test_the_duplicate_check_uses_the_text_head_index():
+    for i in range(50):
+        fact_store(text=f"Fact number {i} about things.")
+    with CaptureQueriesContext(connection) as ctx:
+        assert fact_store(text="FACT number 7 about things.").action == "confirmed"
+    check = next(
+        q["sql"]
+        for q in ctx.captured_queries
+        if "text_norm, 1" in q["sql"] or "LEFT(text_norm" in q["sql"]
+    )
+    explain = "EXPLAIN QUERY PLAN " if connection.vendor == "sqlite" else "EXPLAIN "
+    with connection.cursor() as cursor:
+        cursor.execute(explain + check)
+        plan = " ".join(str(row) for row in cursor.fetchall())
+    assert "fact_text_head_status_idx" in plan, plan
