@@ -15,9 +15,12 @@ from kgsite.models import TimeStampedModel
 
 class Book(TimeStampedModel):
     class Status(models.TextChoices):
+        # A book row exists only once its first version is written, so it is "ready";
+        # while a new version of it is ingested it shows "ingesting" (its chunks are
+        # still the previous version's). A failure is recorded on the job, and the
+        # book is "ready" again with its previous version intact.
         INGESTING = "ingesting"
         READY = "ready"
-        FAILED = "failed"
 
     class Format(models.TextChoices):
         MARKDOWN = "markdown"
@@ -32,7 +35,7 @@ class Book(TimeStampedModel):
     content_hash = models.CharField(max_length=64, blank=True, default="")
     format = models.CharField(max_length=16, choices=Format.choices)
     status = models.CharField(
-        max_length=16, choices=Status.choices, default=Status.INGESTING, db_index=True
+        max_length=16, choices=Status.choices, default=Status.READY, db_index=True
     )
     extractor = models.CharField(max_length=32, blank=True, default="")
     char_count = models.PositiveIntegerField(default=0)

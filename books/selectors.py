@@ -147,26 +147,26 @@ class BookMentions:
 
 
 def entity_books(*, entity: Entity) -> list[BookMentions]:
-    """The books that mention ``entity``: defining books first, then by mention count."""
-    rows = (
-        Mention.objects.filter(entity=entity)
-        .order_by()
-        .values("book_id")
+    """The books that mention ``entity``: defining books first, then by mention count.
+
+    One query: the books joined to the entity's mentions (the ``(entity, book)`` index),
+    grouped per book.
+    """
+    books = (
+        Book.objects.filter(mentions__entity=entity)
         .annotate(
-            n=Count("pk"),
-            d=Count(Case(When(mention_type=Mention.Type.DEFINES, then=Value(1)))),
-            first=Min("start"),
+            n_mentions=Count("mentions"),
+            n_defines=Count(Case(When(mentions__mention_type=Mention.Type.DEFINES, then=Value(1)))),
+            first_start=Min("mentions__start"),
         )
+        .order_by("-n_defines", "-n_mentions", "title_norm", "pk")
     )
-    stats = {r["book_id"]: r for r in rows}
-    books = Book.objects.in_bulk(list(stats))
-    result = [
-        BookMentions(books[pk], r["n"], r["d"], r["first"])
-        for pk, r in stats.items()
-        if pk in books
-    ]
-    result.sort(key=lambda b: (-b.defines, -b.mentions, b.book.title_norm))
-    return result
+    return [BookMentions(b, b.n_mentions, b.n_defines, b.first_start) for b in books]
+
+
+def book_mentions(*, book_id: int) -> QuerySet[Mention]:
+    """Every mention in one book, in reading order (the ``(book, entity)`` index)."""
+    return Mention.objects.filter(book_id=book_id).order_by("start", "pk")
 
 
 @dataclass(frozen=True)

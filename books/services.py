@@ -37,6 +37,7 @@ from .extraction.base import (
     DEFINES,
     NEW_PREFIX,
     BookLexicon,
+    Extractor,
     FoundMention,
     get_extractor,
 )
@@ -496,10 +497,10 @@ def book_ingest(
     """Ingest one book file; idempotent per title and content.
 
     The same title with the same bytes and the same extractor is skipped
-    ("unchanged"); otherwise its chunks and mentions are replaced in one transaction. Bad input (missing file,
-    unknown format, empty book, unknown extractor) raises ``InvalidInput``.
+    ("unchanged"); otherwise its chunks and mentions are replaced in one transaction.
+    Bad input (missing file, unknown format, empty book, unknown extractor) raises
+    ``InvalidInput``.
     """
-    timings: dict[str, float] = {}
     report = _Reporter(job, progress)
     started = time.perf_counter()
     raw, filename = _read_source(path, data, filename)
@@ -516,6 +517,47 @@ def book_ingest(
     ):
         return IngestResult(book=existing, action="unchanged", chunks=existing.chunk_count)
 
+    if existing is not None:
+        # Readers see a new version is on its way; its chunks stay until it commits.
+        Book.objects.filter(pk=existing.pk).update(
+            status=Book.Status.INGESTING, updated_at=timezone.now()
+        )
+    try:
+        return _book_ingest(
+            raw=raw,
+            filename=filename,
+            fmt=fmt,
+            chosen=chosen,
+            display_title=display_title,
+            digest=digest,
+            author=author,
+            report=report,
+            embed=embed,
+            started=started,
+        )
+    except BaseException:
+        if existing is not None:  # the previous version is intact: ready again
+            try:
+                Book.objects.filter(pk=existing.pk).update(status=Book.Status.READY)
+            except Exception:  # a broken connection must not hide the first error
+                logger.exception("could not mark book %s ready again", existing.pk)
+        raise
+
+
+def _book_ingest(
+    *,
+    raw: bytes,
+    filename: str,
+    fmt: str,
+    chosen: Extractor,
+    display_title: str,
+    digest: str,
+    author: str,
+    report: _Reporter,
+    embed: bool,
+    started: float,
+) -> IngestResult:
+    timings: dict[str, float] = {}
     report("parse", 0, 1)
     document, chunks = _parse_chunks(raw, fmt)
     report("parse", 1, 1)
@@ -626,8 +668,10 @@ def entity_gc(*, entity_ids: Iterable[str]) -> list[str]:
 @transaction.atomic
 def book_delete(*, book: Book, actor=None) -> dict:
     """Remove a book, its chunks and mentions, then entities only it was holding."""
+    from .selectors import book_mentions
+
     book = Book.objects.select_for_update().get(pk=book.pk)
-    entity_ids = set(Mention.objects.filter(book=book).values_list("entity_id", flat=True))
+    entity_ids = set(book_mentions(book_id=book.pk).values_list("entity_id", flat=True))
     chunk_ids = list(Chunk.objects.filter(book=book).values_list("pk", flat=True))
     Mention.objects.filter(book=book).delete()  # no cascades: one DELETE
     Chunk.objects.filter(book=book).delete()

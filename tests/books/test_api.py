@@ -188,3 +188,18 @@ def test_chunk_search_bad_parameters_are_400_naming_the_field(api, db, vector_di
     response = search(api, **params)
     assert response.status_code == 400
     assert response.json()["error"]["field"] == field
+
+
+def test_read_routes_answer_with_or_without_trailing_slash(api, two_books, vector_dir):
+    blinded = two_books
+    chunk = Chunk.objects.filter(book__source_name=SPELLS).first()
+    for route in (
+        f"/api/v1/entities/{blinded.pk}/mentions",
+        f"/api/v1/entities/{blinded.pk}/books",
+        f"/api/v1/chunks/{chunk.pk}/related",
+        "/api/v1/chunks/search?q=blinded",
+    ):
+        bare = api.get(route)
+        slashed = api.get(route.replace("?", "/?") if "?" in route else route + "/")
+        assert bare.status_code == slashed.status_code == 200, route
+        assert bare.json() == slashed.json(), route

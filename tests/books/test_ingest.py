@@ -294,3 +294,129 @@ def test_stored_contexts_have_no_markdown_headings(ingest):
     deafened = Mention.objects.get(entity=entity("Deafened", "condition"), mention_type="defines")
     assert deafened.context.startswith("Deafened — ")
     assert "can't hear" in deafened.context
+
+
+# --- novels, failures, garbage collection, progress --------------------------------------
+
+
+def test_novel_aliases_resolve_to_one_entity_that_is_only_referenced(ingest):
+    # What a curator does before feeding the novel: one person, the names used for him.
+    holmes, _ = entity_store(name="Sherlock Holmes", type="person")
+    alias_add(entity=holmes, alias="Holmes")
+    alias_add(entity=holmes, alias="Mr. Holmes")
+    book = ingest("holmes-excerpt.txt").book
+
+    assert list(Entity.objects.filter(name_norm__contains="holmes")) == [holmes]
+    mentions = Mention.objects.filter(entity=holmes, book=book)
+    assert mentions.count() > 20
+    assert set(mentions.values_list("mention_type", flat=True)) == {"references"}
+    surfaces = {" ".join(s.split()) for s in mentions.values_list("surface", flat=True)}
+    assert {"Holmes", "Mr. Holmes", "Sherlock Holmes"} <= surfaces
+    # Every occurrence is counted on the one entity, whichever name the text uses.
+    text = book_path_text("holmes-excerpt.txt")
+    assert sum(mentions.values_list("count", flat=True)) == text.casefold().count("holmes")
+    mr = mentions.filter(surface="Mr. Holmes").first()
+    assert mr is not None and "Mr. Holmes" in mr.context
+
+
+def book_path_text(name: str) -> str:
+    from tests.books.conftest import DATA
+
+    return " ".join((DATA / name).read_text(encoding="utf-8").split())
+
+
+def test_failed_write_of_a_reingest_keeps_the_previous_version(ingest, book_path, monkeypatch):
+    from books import services
+
+    first = ingest(CONDITIONS).book
+    before = (
+        list(Chunk.objects.filter(book=first).values_list("pk", "ordinal", "text")),
+        list(Mention.objects.filter(book=first).values_list("pk", "entity_id", "mention_type")),
+    )
+    entities = set(Entity.objects.values_list("pk", flat=True))
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    # Fails in the middle of the write step: old rows deleted, new chunks inserted.
+    monkeypatch.setattr(services, "context_excerpt", broken)
+    changed = book_path(CONDITIONS).read_bytes() + b"\n\n## Dazed\n\nA dazed creature sways.\n"
+    with pytest.raises(RuntimeError, match="disk full"):
+        book_ingest(data=changed, filename=CONDITIONS, extractor="offline")
+
+    book = Book.objects.get()
+    assert book.pk == first.pk and book.content_hash == first.content_hash
+    assert book.status == Book.Status.READY
+    after = (
+        list(Chunk.objects.filter(book=book).values_list("pk", "ordinal", "text")),
+        list(Mention.objects.filter(book=book).values_list("pk", "entity_id", "mention_type")),
+    )
+    assert after == before
+    assert set(Entity.objects.values_list("pk", flat=True)) == entities
+
+
+def test_gc_spares_entities_a_curator_touched(ingest):
+    from kgsite.models import audit
+
+    conditions = ingest(CONDITIONS).book
+    # An audit row alone (no curated flag) marks a curator's edit...
+    stunned = entity("Stunned", "condition")
+    audit(actor=None, action="entity.update", target=stunned, payload={"note": "checked"})
+    assert not Entity.objects.get(pk=stunned.pk).curated
+    # ...and so does an edit through the entity service (flag and audit row).
+    from entities.services import entity_update
+
+    petrified = entity_update(
+        entity=entity("Petrified", "condition"), actor=None, description="Stone."
+    )
+    untouched = entity("Paralyzed", "condition")
+
+    book_delete(book=conditions, actor=None)
+
+    assert Entity.objects.filter(pk__in=[stunned.pk, petrified.pk]).count() == 2
+    assert not Entity.objects.filter(pk=untouched.pk).exists()
+
+
+def test_job_progress_is_visible_while_it_runs(
+    db, book_path, monkeypatch, django_capture_on_commit_callbacks
+):
+    from books.extraction import offline
+
+    seen: list[tuple[str, str, int, int, str]] = []
+    original = offline.OfflineExtractor.extract
+    monkeypatch.setattr(offline, "BATCH", 1)  # report after every chunk
+
+    def watched(self, chunks, *, lexicon, progress=None):
+        def spy(done: int) -> None:
+            progress(done)
+            job = IngestJob.objects.latest("pk")  # what GET /api/v1/jobs/<id>/ reads
+            book = Book.objects.first()
+            seen.append((job.status, job.phase, job.done, job.total, book and book.status))
+
+        return original(self, chunks, lexicon=lexicon, progress=spy)
+
+    monkeypatch.setattr(offline.OfflineExtractor, "extract", watched)
+    first = ingest_now(book_path(CONDITIONS), django_capture_on_commit_callbacks)
+    assert first.status == IngestJob.Status.DONE
+    total = first.book.chunk_count
+    done = [s[2] for s in seen]
+    assert done == sorted(done) and set(done) == set(range(1, total + 1))  # chunk by chunk
+    assert {s[:2] for s in seen} == {("running", "extract")}
+    assert {s[3] for s in seen} == {total}
+
+    # Re-ingesting a changed file: meanwhile the stored book shows "ingesting".
+    seen.clear()
+    changed = book_path(CONDITIONS).read_bytes() + b"\n\nOne more closing sentence.\n"
+    with django_capture_on_commit_callbacks(execute=True):
+        job = ingest_job_create(filename=CONDITIONS, data=changed, extractor="offline")
+    job.refresh_from_db()
+    assert job.status == IngestJob.Status.DONE
+    assert seen and {s[4] for s in seen} == {Book.Status.INGESTING}
+    assert Book.objects.get().status == Book.Status.READY
+
+
+def ingest_now(path: Path, capture) -> IngestJob:
+    with capture(execute=True):
+        job = ingest_job_create(filename=path.name, data=path.read_bytes(), extractor="offline")
+    job.refresh_from_db()
+    return job
