@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from entities import services, tasks
@@ -336,3 +337,16 @@ def test_search_and_extract_document_their_400_error(client):
     assert shape["properties"]["error"]["$ref"] == "#/components/schemas/ErrorDetail"
     assert {"code", "message", "field"} <= set(detail["properties"])
     assert "index_complete" in schema["components"]["schemas"]["EntitySearchResponse"]["properties"]
+
+
+def test_fact_deleted_through_the_service_disappears_from_entity_search(client, graph):
+    # A plain user as the actor: a transactional test on PostgreSQL starts without the
+    # migration-made "curators" group.
+    actor = User.objects.create_user("admin-user")
+    services.fact_delete(fact=Fact.objects.get(pk=graph["both"]), actor=actor)
+    # The delete hook's job has run (the test queue is synchronous): the index dropped it.
+    assert graph["both"] not in service.vector_index("facts")
+    restart()
+    assert graph["both"] not in service.vector_index("facts")
+    ids = {r["memory_id"] for r in search(client, entities=["Redis"], minScore=0)["results"]}
+    assert graph["both"] not in ids and graph["exact"] in ids
