@@ -421,13 +421,14 @@ class VectorIndex:
         self._gen_id = gen_id
         self._offset = 0
         self._journal_count = 0
-        # Keep the previous generation: a reader may be loading it right now.
+        # Keep the previous generation: a reader may be loading it right now. Higher
+        # numbers are leftovers from before a lost CURRENT (numbering restarted).
         for path in self.dir.glob("gen-*.*"):
             try:
                 old = int(path.name.split(".")[0].removeprefix("gen-"))
             except ValueError:
                 continue
-            if old < gen - 1:
+            if old not in (gen, gen - 1):
                 path.unlink(missing_ok=True)
 
     def _read_journal(self, *, strict: bool = True) -> int:

@@ -482,3 +482,13 @@ def test_rebuild_vectors_rejects_an_unknown_kind_in_one_line(capsys):
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1
     assert "unknown kind 'nope'" in lines[0] and "facts" in lines[0]
+
+
+def test_a_garbage_current_file_is_rebuilt_and_old_generations_cleared(notes, vector_dir):
+    for _ in range(3):
+        service.vector_rebuild("notes")
+    (vector_dir / "notes" / "CURRENT").write_text("{not json")
+    restart()
+    assert ids(service.similar_items("notes", "redis session cache", 1)) == [2]
+    gens = {p.name.split(".")[0] for p in (vector_dir / "notes").glob("gen-*.*")}
+    assert gens == {"gen-0"}
