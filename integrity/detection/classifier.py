@@ -138,7 +138,7 @@ def obvious_duplicate(
     only_a, only_b = _unshared_words(a, b)
     if only_a or only_b or a.negated != b.negated or b.additive:
         return None
-    if not _name_subset(b.all_names, a.all_names):
+    if not all(any(_name_within(x, y) for y in a.all_names) for x in b.all_names):
         return None
     if not all(any(_value_within(y, x) for x in a.values) for y in b.values if y.kind != "name"):
         return None
@@ -684,6 +684,12 @@ def _same_information(a: Statement, b: Statement, similarity: float | None, t: T
     wa = a.content if same_attribute else a.content | a.attribute_words
     wb = b.content if same_attribute else b.content | b.attribute_words
     return fuzzy_jaccard(wa, wb) >= REWORDING_OVERLAP
+
+
+def _name_within(new: str, old: str) -> bool:
+    """``new`` names what ``old`` names, adding no word ("Paris" in "Paris", not in
+    "Paris, France"); spelling variants ("Postgres"/"PostgreSQL") count."""
+    return all(any(stems_match(x, y) for y in old.split()) for x in new.split())
 
 
 def _value_within(new: Value, old: Value) -> bool:

@@ -714,8 +714,16 @@ def _find_phrases(
 # --- the analyser ---------------------------------------------------------------------
 
 
-def _name_runs(tokens: list[Token], skip: set[int], lang: str) -> list[tuple[int, int, str]]:
-    """Runs of capitalised tokens, titles and inner connectors ("Dr. Rossi", "São Paulo")."""
+_RUN_BREAK = re.compile(r"[,;:()\[\]!?\"]")
+
+
+def _name_runs(
+    tokens: list[Token], skip: set[int], lang: str, breaks: frozenset[int] = frozenset()
+) -> list[tuple[int, int, str]]:
+    """Runs of capitalised tokens, titles and inner connectors ("Dr. Rossi", "São Paulo").
+
+    A run never crosses a comma or a bracket (``breaks``: "In Lyon, Bob ..." names two).
+    """
     stop = lx.ALL_STOPWORDS | lx.USER_WORDS.get(lang, frozenset()) | lx.USER_NOUNS
     runs = []
     i = 0
@@ -751,12 +759,13 @@ def _name_runs(tokens: list[Token], skip: set[int], lang: str) -> list[tuple[int
     while i < len(tokens):
         if is_name(i) or (tokens[i].norm in lx.TITLES and i + 1 < len(tokens) and is_name(i + 1)):
             j = i + 1
-            while j < len(tokens):
+            while j < len(tokens) and j not in breaks:
                 if is_name(j):
                     j += 1
                 elif (
                     tokens[j].norm in lx.NAME_CONNECTORS
                     and j + 1 < len(tokens)
+                    and j + 1 not in breaks
                     and is_name(j + 1)
                     and j > i
                 ):
@@ -816,6 +825,7 @@ def _subject(
     runs: list[tuple[int, int, str]],
     attribute_tokens: set[int],
     lang: str,
+    breaks: frozenset[int] = frozenset(),
 ) -> Subject | None:
     users = lx.USER_WORDS.get(lang, frozenset()) | lx.USER_NOUNS
     relations = frozenset(lx.KINSHIP[t.norm] for t in tokens[:head_end] if t.norm in lx.KINSHIP)
@@ -823,6 +833,10 @@ def _subject(
         (i, "user") for i in range(head_end) if tokens[i].norm in users
     ]
     candidates += [(start, name) for start, _end, name in runs if start < head_end]
+    # A fronted phrase ("In Lyon, Bob bought ..."): the subject follows its comma.
+    clause = max((j for j in breaks if j < head_end), default=0)
+    if any(i >= clause for i, _ in candidates):
+        candidates = [c for c in candidates if c[0] >= clause]
     if candidates:
         return Subject(min(candidates)[1], relations)
     words = [
@@ -939,8 +953,13 @@ def analyze(text: str, lang: str | None = None) -> Statement:
     if attribute is None and status_values:
         attribute = "status"
 
-    runs = _name_runs(tokens, skip, lang)
-    subject = _subject(tokens, pred, runs, attribute_tokens, lang)
+    breaks = frozenset(
+        j
+        for j in range(1, len(tokens))
+        if _RUN_BREAK.search(clean, tokens[j - 1].end, tokens[j].start)
+    )
+    runs = _name_runs(tokens, skip, lang, breaks)
+    subject = _subject(tokens, pred, runs, attribute_tokens, lang, breaks)
     head_names = {name for start, _e, name in runs if start < pred}
     value_names = tuple(name for start, _e, name in runs if start >= pred)
     name_tokens = {k for s, e, _n in runs for k in range(s, e)}
