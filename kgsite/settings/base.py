@@ -201,6 +201,18 @@ KGSITE_LLM_MAX_RETRIES = env_int("KGSITE_LLM_MAX_RETRIES", 3)
 
 # Integrity.
 KGSITE_DUPLICATE_SIMILARITY = env_float("KGSITE_DUPLICATE_SIMILARITY", 0.9)
+# Below this classifier confidence the optional LLM judge is asked.
+KGSITE_JUDGE_BELOW = env_float("KGSITE_JUDGE_BELOW", 0.6)
+# Embedding cosine below which two facts without shared values are simply unrelated.
+KGSITE_UNRELATED_SIMILARITY = env_float("KGSITE_UNRELATED_SIMILARITY", 0.3)
+# Index neighbours of a new fact tried by the synchronous duplicate check.
+KGSITE_NEAR_DUPLICATE_K = env_int("KGSITE_NEAR_DUPLICATE_K", 5)
+# Facts about the same subject, and facts sharing any entity when the index has nothing,
+# compared with a new fact (newest first) unless KGSITE_CANDIDATE_EXHAUSTIVE.
+KGSITE_CANDIDATE_SUBJECT_LIMIT = env_int("KGSITE_CANDIDATE_SUBJECT_LIMIT", 200)
+KGSITE_CANDIDATE_FALLBACK_LIMIT = env_int("KGSITE_CANDIDATE_FALLBACK_LIMIT", 200)
+# Contradictions from this confidence up (and below the notify threshold) are MEDIUM.
+KGSITE_CONTRADICTION_MEDIUM_THRESHOLD = env_float("KGSITE_CONTRADICTION_MEDIUM_THRESHOLD", 0.5)
 KGSITE_CANDIDATE_SIMILARITY = env_float("KGSITE_CANDIDATE_SIMILARITY", 0.7)
 KGSITE_CANDIDATE_TOP_N = env_int("KGSITE_CANDIDATE_TOP_N", 10)
 KGSITE_CANDIDATE_EXHAUSTIVE = env_bool("KGSITE_CANDIDATE_EXHAUSTIVE", False)
