@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from .models import Contradiction
+from .models import Contradiction, PendingFactCheck
 
 
 @admin.register(Contradiction)
@@ -32,3 +32,15 @@ class ContradictionAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False  # contradictions are found by the check, not typed in
+
+
+@admin.register(PendingFactCheck)
+class PendingFactCheckAdmin(admin.ModelAdmin):
+    """Facts waiting for a check the broker refused; ``check_pending_facts`` runs them."""
+
+    list_display = ["id", "fact", "created_at"]
+    raw_id_fields = ["fact"]
+    readonly_fields = ["fact", "error", "created_at"]
+
+    def has_add_permission(self, request) -> bool:
+        return False

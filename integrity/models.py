@@ -72,3 +72,21 @@ class Contradiction(TimeStampedModel):
 
     def __str__(self) -> str:
         return f"#{self.fact_a_id} vs #{self.fact_b_id} ({self.kind})"
+
+
+class PendingFactCheck(models.Model):
+    """A new fact whose background check could not be queued (the broker refused it).
+
+    The fact itself is saved; the next background check that runs, or
+    ``manage.py check_pending_facts``, checks it and deletes this row.
+    """
+
+    fact = models.OneToOneField(Fact, on_delete=models.CASCADE, related_name="+")
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"check of fact #{self.fact_id} pending"

@@ -22,26 +22,34 @@ from entities.models import EntityFact, Fact
 from kgsite.errors import Conflict, InvalidInput
 from kgsite.models import AuditEntry, audit
 from notifications.models import Notification
-from notifications.services import notification_create, notification_mark_read_by_key
+from notifications.services import (
+    notification_create,
+    notification_mark_read_by_key,
+    notification_mark_unread_by_key,
+)
 
-from .models import Contradiction
+from .models import Contradiction, PendingFactCheck
 
 if TYPE_CHECKING:
-    from integrity.detection.classifier import Verdict
+    from integrity.detection.classifier import Thresholds, Verdict
 
 logger = logging.getLogger(__name__)
-
-# Facts about the same subject compared with a new fact (newest first), and facts
-# sharing any entity when the vector index has nothing to offer.
-SUBJECT_CANDIDATE_LIMIT = 200
-FALLBACK_CANDIDATE_LIMIT = 200
-NEAR_DUPLICATE_K = 5
-MEDIUM_CONFIDENCE = 0.5
 
 Judge = Callable[[str, str], "Verdict | None"]
 
 
 # --- Adapters to the classifier, the vector index and the LLM judge ------------------
+
+
+def classifier_thresholds() -> Thresholds:
+    """The classifier's cut-offs as the KGSITE_* settings have them now."""
+    from integrity.detection.classifier import Thresholds
+
+    return Thresholds(
+        judge_below=settings.KGSITE_JUDGE_BELOW,
+        duplicate_similarity=settings.KGSITE_DUPLICATE_SIMILARITY,
+        unrelated_similarity=settings.KGSITE_UNRELATED_SIMILARITY,
+    )
 
 
 def classify(
@@ -56,7 +64,14 @@ def classify(
     from integrity.detection.classifier import classify_pair
 
     judge = judge_or_none() if use_judge else None
-    return classify_pair(existing, new, lang=lang, similarity=similarity, judge=judge)
+    return classify_pair(
+        existing,
+        new,
+        lang=lang,
+        similarity=similarity,
+        judge=judge,
+        thresholds=classifier_thresholds(),
+    )
 
 
 def judge_or_none() -> Judge | None:
@@ -84,25 +99,30 @@ def similar(text: str, *, k: int, min_score: float) -> list[tuple[int, float]]:
 
 
 def fact_find_near_duplicate(text: str, text_norm: str) -> Fact | None:
-    """An active fact saying the same thing in other words, so fact_store confirms it.
+    """An active fact that plainly says the same thing, so fact_store confirms it.
 
-    Only index neighbours at or above ``KGSITE_DUPLICATE_SIMILARITY`` whose values the
-    classifier finds compatible ("duplicate") count; the LLM judge is never consulted
-    here, so saving a fact does not wait on it.
+    Conservative on purpose, because a confirmed fact is not stored: an index
+    neighbour at or above ``KGSITE_DUPLICATE_SIMILARITY`` counts only if the classifier
+    finds the same values and wording that agrees both ways (``obvious_duplicate``).
+    "Bob bought a house" is not confirmed by "Bob sold a house", however close their
+    embeddings. Doubtful pairs are stored; the background check may then raise a LOW
+    "possible duplicate" notification. The LLM judge is never consulted here.
     """
+    from integrity.detection.classifier import obvious_duplicate
+
     threshold = settings.KGSITE_DUPLICATE_SIMILARITY
-    hits = similar(text, k=NEAR_DUPLICATE_K, min_score=threshold)
+    hits = similar(text, k=settings.KGSITE_NEAR_DUPLICATE_K, min_score=threshold)
     hits = [(fid, score) for fid, score in hits if score >= threshold]
     if not hits:
         return None
     facts = Fact.objects.filter(pk__in=[fid for fid, _ in hits], status=Fact.Status.ACTIVE)
     by_id = {f.pk: f for f in facts}
+    thresholds = classifier_thresholds()
     for fact_id, score in sorted(hits, key=lambda h: (-h[1], h[0])):
         fact = by_id.get(fact_id)
         if fact is None:
             continue
-        verdict = classify(existing=fact.text, new=text, similarity=score, use_judge=False)
-        if verdict.label == "duplicate":
+        if obvious_duplicate(fact.text, text, similarity=score, thresholds=thresholds):
             return fact
     return None
 
@@ -110,13 +130,86 @@ def fact_find_near_duplicate(text: str, text_norm: str) -> Fact | None:
 # --- Background check ----------------------------------------------------------------
 
 
+# Pending checks a background check also runs, so a backlog drains in small steps.
+PENDING_BATCH = 100
+_QUEUE_NOTICE = "fact_check_queue:"
+
+
 def fact_check_enqueue(fact_id: int, action: str) -> None:
-    """FACT_SAVED_HOOKS entry: check a newly created fact in the background."""
+    """FACT_SAVED_HOOKS entry: check a newly created fact in the background.
+
+    Runs after the fact has committed, so a broker that refuses the job must not turn
+    the save into an error: the fact is remembered as pending instead.
+    """
     if action != "created":
         return
-    from django_q.tasks import async_task
+    try:
+        from django_q.tasks import async_task
 
-    async_task("integrity.tasks.fact_check_task", fact_id, group="integrity")
+        async_task("integrity.tasks.fact_check_task", fact_id, group="integrity")
+    except Exception as exc:
+        logger.exception("could not queue the background check of fact %s", fact_id)
+        fact_check_defer(fact_id=fact_id, error=exc)
+
+
+def fact_check_defer(*, fact_id: int, error: object) -> None:
+    """Remember a fact whose check could not be queued, and tell curators once per
+    outage (one unread job_failed notification). Never raises: it runs after commit."""
+    try:
+        if not Fact.objects.filter(pk=fact_id).exists():
+            return  # deleted before its hook ran: nothing left to check
+        with transaction.atomic():
+            pending, _created = PendingFactCheck.objects.get_or_create(
+                fact_id=fact_id, defaults={"error": str(error)[:2000]}
+            )
+            unread = Notification.objects.filter(key__startswith=_QUEUE_NOTICE, read=False)
+            if not unread.exists():
+                notification_create(
+                    type=Notification.Type.JOB_FAILED,
+                    urgency=Notification.Urgency.MEDIUM,
+                    title="Contradiction checks could not be queued; they will run later",
+                    payload={
+                        "task": "integrity.tasks.fact_check_task",
+                        "fact": fact_id,
+                        "error": str(error)[:500],
+                        "retry": "with the next background check, or manage.py check_pending_facts",
+                    },
+                    link=f"/api/v1/facts/{fact_id}/",
+                    key=f"{_QUEUE_NOTICE}{pending.pk}",
+                )
+    except Exception:
+        logger.exception("could not record the pending check of fact %s", fact_id)
+
+
+def fact_checks_pending_run(*, limit: int | None = None) -> int:
+    """Check facts whose check could not be queued; returns how many were checked.
+
+    Each row goes only once its check has run, so a failure leaves it for next time.
+    When none is left, the job_failed notification about them is marked read.
+    """
+    done = 0
+    rows = PendingFactCheck.objects.order_by("id")
+    for row in list(rows[:limit] if limit is not None else rows):
+        try:
+            fact_check(fact_id=row.fact_id)
+        except Exception:
+            logger.exception("pending check of fact %s failed; kept for later", row.fact_id)
+            continue
+        PendingFactCheck.objects.filter(pk=row.pk).delete()
+        done += 1
+    if not PendingFactCheck.objects.exists():
+        Notification.objects.filter(key__startswith=_QUEUE_NOTICE, read=False).update(
+            read=True, read_at=timezone.now()
+        )
+    return done
+
+
+def fact_check_run(*, fact_id: int) -> dict:
+    """The background task's work: check this fact, then a batch of pending ones."""
+    result = fact_check(fact_id=fact_id).as_dict()
+    if PendingFactCheck.objects.exists():
+        result["pending_checked"] = fact_checks_pending_run(limit=PENDING_BATCH)
+    return result
 
 
 def fact_candidates(*, fact: Fact) -> dict[int, float | None]:
@@ -144,7 +237,7 @@ def fact_candidates(*, fact: Fact) -> dict[int, float | None]:
         )
         ids = same_subject.order_by("-id").values_list("id", flat=True).distinct()
         if not settings.KGSITE_CANDIDATE_EXHAUSTIVE:
-            ids = ids[:SUBJECT_CANDIDATE_LIMIT]
+            ids = ids[: settings.KGSITE_CANDIDATE_SUBJECT_LIMIT]
         for fact_id in ids:
             found.setdefault(fact_id, None)
 
@@ -158,7 +251,7 @@ def fact_candidates(*, fact: Fact) -> dict[int, float | None]:
                 .distinct()
             )
             if not settings.KGSITE_CANDIDATE_EXHAUSTIVE:
-                ids = ids[:FALLBACK_CANDIDATE_LIMIT]
+                ids = ids[: settings.KGSITE_CANDIDATE_FALLBACK_LIMIT]
             for fact_id in ids:
                 found.setdefault(fact_id, None)
     return found
@@ -177,10 +270,10 @@ class FactCheckResult:
 
 
 def contradiction_urgency(confidence: float) -> str:
-    """HIGH at or above the notify threshold, MEDIUM from 0.5, LOW below."""
+    """HIGH at or above the notify threshold, MEDIUM from the medium one, LOW below."""
     if confidence >= settings.KGSITE_CONTRADICTION_NOTIFY_THRESHOLD:
         return Notification.Urgency.HIGH
-    if confidence >= MEDIUM_CONFIDENCE:
+    if confidence >= settings.KGSITE_CONTRADICTION_MEDIUM_THRESHOLD:
         return Notification.Urgency.MEDIUM
     return Notification.Urgency.LOW
 
@@ -437,4 +530,6 @@ def contradiction_undo(*, contradiction: Contradiction, actor) -> Contradiction:
     contradiction.resolved_at = None
     contradiction.save()
     audit(actor=actor, action=_AUDIT_UNDO, target=contradiction, payload=undone)
+    # Open again, so it is news again: curators see it among the unread.
+    notification_mark_unread_by_key(key=f"contradiction:{contradiction.pk}")
     return contradiction

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .services import fact_check
+from .services import fact_check_run
 
 
 def fact_check_task(fact_id: int) -> dict:
-    return fact_check(fact_id=fact_id).as_dict()
+    return fact_check_run(fact_id=fact_id)

@@ -104,3 +104,9 @@ def notification_mark_read_by_key(*, key: str) -> int:
     return Notification.objects.filter(key=key, read=False).update(
         read=True, read_at=timezone.now()
     )
+
+
+@transaction.atomic
+def notification_mark_unread_by_key(*, key: str) -> int:
+    """Raise the notification about something again (an undone resolution reopens it)."""
+    return Notification.objects.filter(key=key, read=True).update(read=False, read_at=None)

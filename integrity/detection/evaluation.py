@@ -7,12 +7,15 @@ can call, and so a benchmark runner can reuse them.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .classifier import LABELS, classify_pair
+from .classifier import DEFAULT_THRESHOLDS, LABELS, Thresholds, classify_pair
 from .values import detect_language
+
+# Embedding cosine of (existing, new), or None when no embedder is at hand.
+Similarity = Callable[[str, str], "float | None"]
 
 
 class PairFileError(ValueError):
@@ -93,14 +96,38 @@ def load_pairs(path: str | Path) -> list[Pair]:
     return pairs
 
 
-def run_pairs(pairs: Iterable[Pair], *, detect_lang: bool = False) -> list[Outcome]:
-    """Classify every pair; with ``detect_lang`` the file's language hint is ignored."""
+def run_pairs(
+    pairs: Iterable[Pair],
+    *,
+    detect_lang: bool = False,
+    similarity: Similarity | None = None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+) -> list[Outcome]:
+    """Classify every pair; with ``detect_lang`` the file's language hint is ignored.
+
+    Texts are stripped as the check endpoint strips them; with ``similarity`` each pair
+    also gets the embedding cosine the endpoint would pass (None: the offline path).
+    """
     outcomes = []
     for pair in pairs:
-        lang = detect_language(pair.existing) if detect_lang else pair.lang
-        verdict = classify_pair(pair.existing, pair.new, lang=lang)
+        existing, new = pair.existing.strip(), pair.new.strip()
+        lang = detect_language(existing) if detect_lang else (pair.lang or None)
+        score = similarity(existing, new) if similarity is not None else None
+        verdict = classify_pair(existing, new, lang=lang, similarity=score, thresholds=thresholds)
         outcomes.append(Outcome(pair.id, pair.label, verdict.label, verdict.explanation))
     return outcomes
+
+
+def format_comparison(offline: Report, with_similarity: Report, changed: list[str]) -> str:
+    """One line per figure for the two paths, and the pairs they label differently."""
+    lines = [
+        f"macro-F1 offline (no similarity):          {offline.macro_f1:.3f}",
+        f"macro-F1 with similarity (check endpoint): {with_similarity.macro_f1:.3f}",
+        f"accuracy offline / with similarity:        "
+        f"{offline.accuracy:.3f} / {with_similarity.accuracy:.3f}",
+        f"labelled differently: {', '.join(changed) if changed else 'none'}",
+    ]
+    return "\n".join(lines)
 
 
 def evaluate(outcomes: Iterable[Outcome], labels: tuple[str, ...] = LABELS) -> Report:

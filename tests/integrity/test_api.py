@@ -124,6 +124,9 @@ def test_resolve_keep_second_then_undo(curator_api, curator, contradiction):
     assert response.status_code == 200
     body = response.json()
     assert (body["status"], body["resolution"]) == ("open", "")
+    # Open again: its HIGH notification is back in the digest.
+    high = curator_api.get("/api/v1/notifications/digest").json()["high"]
+    assert [n["link"] for n in high] == [f"/api/v1/integrity/contradictions/{contradiction.pk}/"]
     assert body["fact_a"] == {
         "id": contradiction.fact_a_id,
         "text": "Alice was born in 1990.",
@@ -222,3 +225,133 @@ def test_a_conflicting_fact_posted_by_a_client_shows_up_in_the_digest(
     assert "Globex" in shown["payload"]["explanation"]
     detail = curator_api.get(shown["link"]).json()
     assert detail["fact_b"]["id"] == second.json()["fact"]["id"]
+
+
+def test_a_refused_background_check_still_answers_201(
+    curator_api, monkeypatch, django_capture_on_commit_callbacks
+):
+    import django_q.tasks
+
+    from integrity.models import PendingFactCheck
+
+    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [])
+
+    def refuse(*args, **kwargs):
+        raise ConnectionError("broker unreachable")
+
+    monkeypatch.setattr(django_q.tasks, "async_task", refuse)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = curator_api.post("/api/v1/facts/", {"text": "Carla lives in Oslo."})
+    assert response.status_code == 201
+    assert response.json()["action"] == "created"
+    fact_id = response.json()["fact"]["id"]
+    assert PendingFactCheck.objects.get().fact_id == fact_id
+    medium = curator_api.get("/api/v1/notifications/digest").json()["medium"]
+    assert medium["count"] == 1
+
+
+# --- The check endpoint and the evaluation command agree -----------------------------
+
+PAIRS = [
+    {
+        "id": "p1",
+        "lang": "en",
+        "existing": "Kafka is the durable, replicated message bus of the ledger.",
+        "new": "Kafka is the bus of the ledger.",
+        "label": "duplicate",
+    },
+    {
+        "id": "p2",
+        "lang": "en",
+        "existing": "Bob bought a house in Lyon.",
+        "new": "Bob sold a house in Lyon.",
+        "label": "compatible",
+    },
+    {
+        "id": "p3",
+        "lang": "it",
+        "existing": "Leo ha quarant'anni.",
+        "new": "Leo ha 45 anni.",
+        "label": "contradiction",
+    },
+    {
+        "id": "p4",
+        "lang": None,
+        "existing": " Alice lives in Paris ",
+        "new": "Alice lives in Paris, France.",
+        "label": "compatible",
+    },
+]
+
+
+def _pairs_file(tmp_path):
+    import json
+
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("\n".join(json.dumps(p) for p in PAIRS) + "\n", encoding="utf-8")
+    return path
+
+
+def test_model_similarity_in_the_command_is_the_endpoints(api, settings):
+    from integrity.detection.evaluation import Pair, run_pairs
+    from integrity.selectors import pair_similarity
+
+    # A low setting makes the similarity decide p1, so the two paths differ.
+    settings.KGSITE_DUPLICATE_SIMILARITY = 0.1
+    pairs = [Pair(p["id"], p["lang"], p["existing"], p["new"], p["label"]) for p in PAIRS]
+    thresholds = services.classifier_thresholds()
+    outcomes = run_pairs(pairs, similarity=pair_similarity, thresholds=thresholds)
+    for pair, outcome in zip(PAIRS, outcomes, strict=True):
+        body = {"existing": pair["existing"], "new": pair["new"]}
+        if pair["lang"]:
+            body["lang"] = pair["lang"]
+        answer = api.post("/api/v1/integrity/check", body, format="json").json()
+        assert (pair["id"], answer["label"]) == (pair["id"], outcome.got)
+        assert answer["explanation"] == outcome.explanation
+    assert outcomes[0].got == "duplicate"
+    assert run_pairs(pairs, thresholds=thresholds)[0].got != "duplicate"
+
+
+def test_command_reports_both_paths(tmp_path, settings, capsys):
+    from django.core.management import call_command
+
+    settings.KGSITE_DUPLICATE_SIMILARITY = 0.1
+    call_command("eval_contradictions", str(_pairs_file(tmp_path)), "--similarity", "model")
+    out = capsys.readouterr().out
+    assert "== offline (rules only, no similarity) ==" in out
+    assert "== with embedding similarity (as the check endpoint) ==" in out
+    assert "macro-F1 offline (no similarity):          0.600" in out
+    assert "macro-F1 with similarity (check endpoint): 1.000" in out
+    assert "labelled differently: p1 (compatible -> duplicate)" in out
+    # Without the option: the offline table only.
+    call_command("eval_contradictions", str(_pairs_file(tmp_path)))
+    out = capsys.readouterr().out
+    assert "with embedding similarity" not in out and "p1: expected duplicate" in out
+
+
+def test_command_says_when_no_similarity_could_be_computed(tmp_path, monkeypatch, capsys):
+    from django.core.management import call_command
+
+    from integrity.management.commands import eval_contradictions
+
+    monkeypatch.setattr(eval_contradictions, "pair_similarity", lambda a, b: None)
+    call_command("eval_contradictions", str(_pairs_file(tmp_path)), "--similarity", "model")
+    captured = capsys.readouterr()
+    assert "labelled differently: none" in captured.out
+    assert "no embedding similarity for 4 pairs" in captured.err
+
+
+@pytest.mark.slow
+def test_check_endpoint_with_the_real_model(api, settings):
+    # The endpoint passes the real embedding similarity; near-identical embeddings of
+    # different facts must not make them duplicates.
+    settings.KGSITE_EMBEDDER = "entities.search.embedder.SentenceTransformerEmbedder"
+
+    def label(existing: str, new: str) -> str:
+        body = {"existing": existing, "new": new}
+        return api.post("/api/v1/integrity/check", body, format="json").json()["label"]
+
+    assert label("Bob bought a house in Lyon.", "Bob sold a house in Lyon.") != "duplicate"
+    assert label("Nina's dog is called Rex.", "Nina's cat is called Rex.") != "duplicate"
+    assert label("Bob bought a house in Lyon.", "In Lyon, Bob bought a house.") == "duplicate"
+    assert label("Tom loves sushi.", "Tom hates sushi.") == "contradiction"

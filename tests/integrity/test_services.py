@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import importlib.util
+import io
 import sys
 import types
 from datetime import timedelta
@@ -12,7 +13,7 @@ from entities.models import Fact
 from entities.services import entity_store, fact_store
 from integrity import services
 from integrity.detection.classifier import Verdict
-from integrity.models import Contradiction
+from integrity.models import Contradiction, PendingFactCheck
 from integrity.services import (
     contradiction_resolve,
     contradiction_undo,
@@ -180,6 +181,51 @@ def test_a_doubtful_contradiction_is_a_medium_notification(alice, no_index, monk
     assert Notification.objects.get().urgency == "medium"
 
 
+def test_the_medium_threshold_is_a_setting(settings):
+    assert contradiction_urgency(0.55) == "medium"
+    settings.KGSITE_CONTRADICTION_MEDIUM_THRESHOLD = 0.6
+    assert contradiction_urgency(0.55) == "low"
+
+
+def test_subject_candidates_are_limited_by_a_setting(alice, no_index, settings):
+    older = [store(f"Alice visited museum number {n}.", alice) for n in range(3)]
+    new = store("Alice lives in Paris.", alice)
+    settings.KGSITE_CANDIDATE_SUBJECT_LIMIT = 2
+    settings.KGSITE_CANDIDATE_FALLBACK_LIMIT = 2
+    assert set(services.fact_candidates(fact=new)) == {older[1].pk, older[2].pk}
+    settings.KGSITE_CANDIDATE_SUBJECT_LIMIT = 200
+    assert set(services.fact_candidates(fact=new)) == {f.pk for f in older}
+    settings.KGSITE_CANDIDATE_SUBJECT_LIMIT = 1
+    settings.KGSITE_CANDIDATE_FALLBACK_LIMIT = 200
+    assert set(services.fact_candidates(fact=new)) == {f.pk for f in older}
+
+
+def test_judge_threshold_is_a_setting(monkeypatch, settings):
+    asked: list[str] = []
+
+    def judge(existing, new):
+        asked.append(new)
+        return None
+
+    monkeypatch.setattr(services, "judge_or_none", lambda: judge)
+    services.classify(existing="Omar lives in Leeds.", new="Omar lives in York.")
+    assert asked == []  # sure enough (0.85)
+    settings.KGSITE_JUDGE_BELOW = 0.9
+    services.classify(existing="Omar lives in Leeds.", new="Omar lives in York.")
+    assert asked == ["Omar lives in York."]
+
+
+def test_duplicate_similarity_setting_reaches_the_classifier(settings):
+    # The new fact says less than the existing one: the similarity decides.
+    pair = {
+        "existing": "Kafka is the durable, replicated message bus of the ledger.",
+        "new": "Kafka is the bus of the ledger.",
+    }
+    assert services.classify(**pair, similarity=0.93).label == "duplicate"
+    settings.KGSITE_DUPLICATE_SIMILARITY = 0.95
+    assert services.classify(**pair, similarity=0.93).label != "duplicate"
+
+
 def test_the_threshold_is_a_setting(alice, no_index, settings):
     settings.KGSITE_CONTRADICTION_NOTIFY_THRESHOLD = 0.95
     store("Alice lives in Paris.", alice)
@@ -215,6 +261,43 @@ def test_neighbours_below_the_duplicate_setting_are_not_confirmed(alice, monkeyp
     first = store("Alice lives in Paris", alice)
     monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [(first.pk, 0.97)])
     assert fact_store(text="Alice lives in Paris.", subject=alice).action == "created"
+
+
+def test_a_more_precise_fact_is_stored_not_confirmed(alice, monkeypatch):
+    # Confirming it would lose the year.
+    first = store("Alice's birthday is June 21.", alice)
+    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [(first.pk, 0.95)])
+    result = fact_store(text="Alice was born on 21 June 2001.", subject=alice)
+    assert result.action == "created"
+    assert first.pk != result.fact.pk
+
+
+def test_a_swapped_word_is_stored_however_similar(alice, monkeypatch):
+    first = store("Alice bought a house in Lyon.", alice)
+    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [(first.pk, 0.99)])
+    result = fact_store(text="Alice sold a house in Lyon.", subject=alice)
+    assert result.action == "created"
+    assert Fact.objects.filter(status="active").count() == 2
+
+
+def test_a_less_precise_reworded_fact_is_confirmed(alice, monkeypatch):
+    first = store("Alice was born on 21 June 2001.", alice)
+    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [(first.pk, 0.95)])
+    result = fact_store(text="Alice's birthday is June 21.", subject=alice)
+    assert (result.action, result.fact.pk) == ("confirmed", first.pk)
+
+
+def test_near_duplicate_k_is_a_setting(alice, monkeypatch, settings):
+    asked: list[int] = []
+
+    def similar(text, *, k, min_score):
+        asked.append(k)
+        return []
+
+    monkeypatch.setattr(services, "similar", similar)
+    settings.KGSITE_NEAR_DUPLICATE_K = 7
+    store("Alice lives in Paris.", alice)
+    assert asked == [7]
 
 
 def test_a_broken_index_does_not_stop_saving(alice, monkeypatch):
@@ -349,6 +432,9 @@ def test_undo_restores_both_facts_and_reopens(pair, curator, resolution):
     assert (b.status, b.valid_to) == ("active", None)
     undo = AuditEntry.objects.get(action="contradiction.undo")
     assert undo.actor == curator and undo.payload["resolution"] == resolution
+    # Open again, so curators are alerted again.
+    notification = Notification.objects.get(key=f"contradiction:{pair.pk}")
+    assert (notification.read, notification.read_at) == (False, None)
     # Undone, it can be resolved again differently.
     contradiction_resolve(contradiction=pair, resolution="keep_second", actor=curator)
     assert Fact.objects.get(pk=pair.fact_a_id).status == "superseded"
@@ -368,3 +454,127 @@ def test_undo_refuses_when_a_fact_changed_since(pair, curator):
     assert info.value.code == "changed_since"
     pair.refresh_from_db()
     assert pair.status == "resolved"
+
+
+# --- A broker that refuses the job ----------------------------------------------------
+
+
+@pytest.fixture
+def broken_broker(monkeypatch):
+    import django_q.tasks
+
+    def refuse(*args, **kwargs):
+        raise ConnectionError("broker unreachable")
+
+    monkeypatch.setattr(django_q.tasks, "async_task", refuse)
+    return monkeypatch
+
+
+def test_a_refused_check_is_kept_and_run_by_the_next_check(
+    alice, no_index, broken_broker, django_capture_on_commit_callbacks
+):
+    import django_q.tasks
+
+    with django_capture_on_commit_callbacks(execute=True):
+        first = store("Alice lives in Paris.", alice)
+        second = store("Alice lives in Lyon.", alice)  # no exception reaches the caller
+    assert {p.fact_id for p in PendingFactCheck.objects.all()} == {first.pk, second.pk}
+    assert not Contradiction.objects.exists()
+    notice = Notification.objects.get()  # one per outage, not one per fact
+    assert (notice.type, notice.urgency, notice.read) == ("job_failed", "medium", False)
+    assert "broker unreachable" in notice.payload["error"]
+
+    broken_broker.undo()
+    assert django_q.tasks.async_task is not None
+    with django_capture_on_commit_callbacks(execute=True):
+        store("Alice speaks French.", alice)
+    # The next background check ran the pending ones too: the conflict is found.
+    contradiction = Contradiction.objects.get()
+    assert (contradiction.fact_a_id, contradiction.fact_b_id) == (first.pk, second.pk)
+    assert not PendingFactCheck.objects.exists()
+    notice.refresh_from_db()
+    assert notice.read
+
+
+def test_pending_checks_command(alice, no_index, broken_broker, django_capture_on_commit_callbacks):
+    from django.core.management import call_command
+
+    with django_capture_on_commit_callbacks(execute=True):
+        store("Alice lives in Paris.", alice)
+        store("Alice lives in Lyon.", alice)
+    out = io.StringIO()
+    call_command("check_pending_facts", stdout=out)
+    assert "checked 2 of 2 pending facts; 0 left" in out.getvalue()
+    assert Contradiction.objects.count() == 1
+    assert Notification.objects.get(type="job_failed").read
+
+
+def test_a_failing_pending_check_stays_pending(alice, no_index, broken_broker, monkeypatch):
+    fact = store("Alice lives in Paris.", alice)
+    services.fact_check_defer(fact_id=fact.pk, error="down")
+
+    def explode(*, fact_id):
+        raise RuntimeError("database hiccup")
+
+    monkeypatch.setattr(services, "fact_check", explode)
+    assert services.fact_checks_pending_run() == 0
+    assert PendingFactCheck.objects.filter(fact=fact).exists()
+    assert not Notification.objects.get(type="job_failed").read
+
+
+def test_recording_a_refused_check_never_raises(alice, monkeypatch, caplog):
+    # The fact vanished before the hook ran: nothing to remember.
+    services.fact_check_defer(fact_id=10**9, error="down")
+    assert not PendingFactCheck.objects.exists()
+    # The database refuses too: logged, not raised (the fact has committed already).
+    fact = store("Alice lives in Paris.", alice)
+
+    def refuse(**kwargs):
+        raise RuntimeError("database is locked")
+
+    monkeypatch.setattr(PendingFactCheck.objects, "get_or_create", refuse)
+    services.fact_check_defer(fact_id=fact.pk, error="down")
+    assert "could not record the pending check" in caplog.text
+
+
+# --- The real model -------------------------------------------------------------------
+
+
+@pytest.fixture
+def real_index(settings, tmp_path):
+    """The bundled all-MiniLM-L6-v2 behind the vector index, in a directory of its own."""
+    settings.KGSITE_EMBEDDER = "entities.search.embedder.SentenceTransformerEmbedder"
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        ("Bob bought a house in Lyon.", "Bob sold a house in Lyon."),
+        ("Nina's dog is called Rex.", "Nina's cat is called Rex."),
+    ],
+)
+def test_real_model_keeps_a_different_fact_that_reads_alike(
+    real_index, existing, new, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        first = store(existing)
+    with django_capture_on_commit_callbacks(execute=True):
+        result = fact_store(text=new)
+    assert result.action == "created"
+    assert result.fact.text == new and result.fact.pk != first.pk
+    first.refresh_from_db()
+    assert first.confirmations == 1
+    # Nor does the background check call them duplicates.
+    assert not Notification.objects.filter(type="duplicate").exists()
+
+
+@pytest.mark.slow
+def test_real_model_confirms_a_reworded_copy(real_index, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        first = store("Bob bought a house in Lyon.")
+    with django_capture_on_commit_callbacks(execute=True):
+        result = fact_store(text="In Lyon, Bob bought a house.")
+    assert (result.action, result.fact.pk, result.fact.confirmations) == ("confirmed", first.pk, 2)
+    assert Fact.objects.count() == 1

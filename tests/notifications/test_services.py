@@ -10,7 +10,12 @@ from notifications.selectors import (
     notification_pending,
     notification_unread_count,
 )
-from notifications.services import notification_create, notification_mark_read
+from notifications.services import (
+    notification_create,
+    notification_mark_read,
+    notification_mark_read_by_key,
+    notification_mark_unread_by_key,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -129,3 +134,19 @@ def test_digest_question_is_singular_or_empty():
     assert notification_digest().question == ""
     make("medium")
     assert notification_digest().question == "I have 1 notification; show it?"
+
+
+def test_a_notification_read_by_key_can_be_raised_again():
+    n = make("high", key="contradiction:7")
+    other = make("high", key="contradiction:8")
+    assert notification_mark_read_by_key(key="contradiction:7") == 1
+    assert notification_unread_count(user=None)["total"] == 1
+    assert notification_mark_unread_by_key(key="contradiction:7") == 1
+    n.refresh_from_db()
+    assert (n.read, n.read_at) == (False, None)
+    assert notification_unread_count(user=None)["total"] == 2
+    # Unread already, or unknown: nothing changes.
+    assert notification_mark_unread_by_key(key="contradiction:7") == 0
+    assert notification_mark_unread_by_key(key="contradiction:9") == 0
+    other.refresh_from_db()
+    assert other.read is False
