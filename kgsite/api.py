@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponsePermanentRedirect,
+    JsonResponse,
+)
+from django.urls import Resolver404, resolve
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, permissions
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
@@ -90,6 +99,30 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
         body = error_body("not_found", f"no API endpoint at {request.path}")
         return JsonResponse(body, status=404)
     return defaults.page_not_found(request, exception)
+
+
+API_NOT_FOUND = "api-not-found"
+
+
+@csrf_exempt
+def api_not_found(request: HttpRequest) -> HttpResponse:
+    """The last /api/ route: an unknown API URL answers the JSON 404 even with DEBUG on
+    (where Django's debug page would replace handler404). A GET missing only its
+    trailing slash is still redirected, as APPEND_SLASH would."""
+    path = request.path_info
+    if not path.endswith("/") and settings.APPEND_SLASH:
+        try:
+            match = resolve(f"{path}/", getattr(request, "urlconf", None))
+        except Resolver404:  # pragma: no cover - the catch-all matches every /api/ path
+            match = None
+        if match is not None and match.url_name != API_NOT_FOUND:
+            if request.method in ("GET", "HEAD"):
+                return HttpResponsePermanentRedirect(request.get_full_path(force_append_slash=True))
+            body = error_body(
+                "not_found", f"no API endpoint at {request.path}; did you mean {request.path}/?"
+            )
+            return JsonResponse(body, status=404)
+    return not_found(request)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from kgsite import views
+from kgsite import api, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -13,6 +13,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("api/v1/", include("kgsite.api_urls")),
+    # Last: any other /api/ URL answers the JSON error shape, with DEBUG on too.
+    re_path(r"^api/", api.api_not_found, name=api.API_NOT_FOUND),
 ]
 
 # Unmatched URLs and unhandled errors under /api/ answer the API's JSON error shape.

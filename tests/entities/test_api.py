@@ -222,11 +222,23 @@ def test_create_with_empty_type_reuses_the_typed_entity(curator_api):
         "/api/v2/",
     ],
 )
-def test_unknown_api_urls_answer_the_json_error_shape(api, path):
+@pytest.mark.parametrize("debug", [False, True])
+def test_unknown_api_urls_answer_the_json_error_shape(api, settings, path, debug):
+    settings.DEBUG = debug  # the demo runs with DEBUG on: its 404 page must not take over
     response = api.get(path)
     assert response.status_code == 404
     assert response["Content-Type"].startswith("application/json")
     assert error(response)["code"] == "not_found"
+
+
+def test_an_api_url_missing_its_trailing_slash_still_redirects(api, curator_api):
+    response = api.get("/api/v1/entities", {"type": "database"})
+    assert response.status_code == 301
+    assert response["Location"] == "/api/v1/entities/?type=database"
+    response = curator_api.post("/api/v1/facts", {"text": "x"}, format="json")
+    assert response.status_code == 404
+    assert "did you mean /api/v1/facts/?" in error(response)["message"]
+    assert not Fact.objects.exists()
 
 
 def test_unknown_site_urls_keep_the_html_page(client):
