@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from entities.models import Alias, Entity
+from entities.models import Alias, Entity, Fact
 from entities.selectors import entity_lookup
 from entities.services import alias_add, entity_store, fact_link, fact_store
 from kgsite.models import AuditEntry
@@ -274,3 +274,21 @@ def test_fact_admin_edit_goes_through_fact_update(admin_client):
         "docs",
     )
     assert AuditEntry.objects.get(action="fact.update").actor.username == "admin"
+
+
+def test_fact_admin_add_stores_or_confirms_through_fact_store(admin_client):
+    assert admin_client.get("/admin/entities/fact/add/").status_code == 200
+    assert admin_client.get("/admin/entities/entity/add/").status_code == 200
+    data = {"text": "Redis keeps data in memory.", "confidence": "0.6", "status": "active"}
+    data.update({"predicate": "", "object_value": "", "source": "notes"})
+    response = admin_client.post("/admin/entities/fact/add/", data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    fact = Fact.objects.get()
+    assert (fact.created_by.username, fact.source, fact.confidence) == ("admin", "notes", 0.6)
+    response = admin_client.post("/admin/entities/fact/add/", data, follow=True)
+    assert "was confirmed" in response.content.decode()
+    fact.refresh_from_db()
+    assert Fact.objects.count() == 1 and fact.confirmations == 2
+    data.update({"text": "x", "object_value": "orphan"})
+    assert_form_error(admin_client.post("/admin/entities/fact/add/", data), "needs a subject")
+    assert Fact.objects.count() == 1
