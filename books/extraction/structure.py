@@ -12,6 +12,7 @@ heading. No entity name is special-cased.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -290,8 +291,17 @@ def _is_proper_name(name: str, text: str | None) -> bool:
         return False
     if text is None:
         return True
+    words = re.findall(r"[\w'’-]+", name.casefold())
+    if not words or not set(words) <= _lower_case_words(text):
+        return True  # a word of it never appears in lower case: nor does the name
     lowered = re.escape(name.casefold())
     return re.search(rf"(?<![\w'’-]){lowered}(?![\w'’-])", text) is None
+
+
+@functools.lru_cache(maxsize=4)
+def _lower_case_words(text: str) -> frozenset[str]:
+    """Every word the text writes in lower case (one pass per document, then cached)."""
+    return frozenset(w.casefold() for w in set(re.findall(r"[\w'’-]+", text)) if w.islower())
 
 
 # --- a defining first sentence without a matching heading ----------------------------
