@@ -21,10 +21,11 @@ let a reader settle on an old generation. When the journal grows past
 rename, then ``CURRENT``).
 
 The index is never the only copy of anything: the database is. A missing, unreadable
-or stale snapshot (another embedder or dimension) is rebuilt from the kind's row source:
-on the spot up to ``BUILD_INLINE`` rows; for a larger store an empty generation marked
-incomplete is published at once (searches answer from it and say so) and a rebuild goes
-to the task queue, like a large reconcile. A damaged journal (a writer killed mid-append,
+or stale snapshot (another embedder or dimension) is rebuilt from the kind's row source.
+A write (worker task, command) rebuilds it on the spot; so does a search up to
+``BUILD_INLINE`` rows. For a larger store a search publishes an empty generation marked
+incomplete at once (searches answer from it and say so) and queues the rebuild, like a
+large reconcile. A damaged journal (a writer killed mid-append,
 garbage, a vector of the wrong length) is never a crash: the readable lines are kept,
 a new generation retires the journal, and every row is re-checked against the database
 by text hash (missing or changed rows embedded, vanished ones dropped). A writer that
@@ -67,8 +68,9 @@ Progress = Callable[[int, int], None]
 BATCH = 256
 # Rows missing from the index that a reconcile embeds on the spot; more go to the queue.
 RECONCILE_INLINE = 256
-# A missing index is built on the spot up to this many rows (a few seconds with the real
-# model); a larger store gets an empty, incomplete generation and a queued rebuild.
+# A search that finds the index missing builds it on the spot up to this many rows (a few
+# seconds with the real model); a larger store gets an empty, incomplete generation and a
+# queued rebuild. Writes (worker, commands) always build it on the spot.
 BUILD_INLINE = 1000
 # Ids per queued upsert job.
 QUEUE_BATCH = 1000
@@ -356,7 +358,9 @@ class VectorIndex:
         """Hold both locks and catch up with other writers before changing anything."""
         with self._lock, self._flocked():
             self._repair_tail()
-            self._refresh_locked()
+            # Writes run in the worker or a command (web requests queue them): a missing
+            # index is rebuilt right here, whatever its size.
+            self._refresh_locked(build_inline=True)
             yield
 
     def _load_snapshot(self, gen: int, gen_id: str | None) -> None:
@@ -532,7 +536,7 @@ class VectorIndex:
         self._read_journal()
         return True
 
-    def _refresh_locked(self) -> None:
+    def _refresh_locked(self, *, build_inline: bool = False) -> None:
         try:
             if self._follow_current():
                 return  # the common case: at most a few new lines
@@ -546,12 +550,13 @@ class VectorIndex:
             except JournalDamaged:
                 self._repair_locked()
                 return
-            self._build_missing_locked()
+            self._build_missing_locked(inline=build_inline)
 
-    def _build_missing_locked(self) -> None:
-        """No usable snapshot: build it here if small, else publish an empty incomplete
-        generation and queue the rebuild (a web request must not embed for minutes)."""
-        total = self.kind.total()
+    def _build_missing_locked(self, *, inline: bool) -> None:
+        """No usable snapshot: build it here if small (or ``inline``: a write in the
+        worker), else publish an empty incomplete generation and queue the rebuild (a
+        search in a web request must not embed for minutes)."""
+        total = None if inline else self.kind.total()
         if total is None or total <= BUILD_INLINE:
             logger.info("building vector index %s from the database", self.kind.name)
             self._rebuild_locked(progress=None)

@@ -492,3 +492,15 @@ def test_a_garbage_current_file_is_rebuilt_and_old_generations_cleared(notes, ve
     assert ids(service.similar_items("notes", "redis session cache", 1)) == [2]
     gens = {p.name.split(".")[0] for p in (vector_dir / "notes").glob("gen-*.*")}
     assert gens == {"gen-0"}
+
+
+def test_a_write_in_the_worker_rebuilds_a_missing_large_index_at_once(
+    counted_notes, queued, monkeypatch, vector_dir
+):
+    monkeypatch.setattr(index_module, "BUILD_INLINE", 10)
+    counted_notes[200] = "a new note about tide tables"
+    assert service.vector_upsert("notes", [200]) == 0  # the rebuild already indexed it
+    index = service.vector_index("notes")
+    assert index.complete is True and index.live_count == len(counted_notes)
+    assert queued == []
+    assert ids(service.similar_items("notes", "tide tables", 1)) == [200]
