@@ -528,7 +528,9 @@ def _denied_things(negative: Statement, positive: Statement) -> list[Value]:
         if _quantity(v).amount != 0 or not (v.key or "").startswith("count:"):
             continue
         noun = (v.key or "")[6:]
-        if v.key not in counted and any(stems_match(noun, w) for w in words):
+        if v.key in counted:
+            continue
+        if any(stems_match(noun, w) or lx.COUNT_HYPERNYMS.get(w) == noun for w in words):
             denied.append(v)
     return denied
 

@@ -63,21 +63,22 @@ PREDICATE_MARKERS: dict[str, frozenset[str]] = {
         runs owns knows wants needs plays eats ate drinks drank costs weighs measures happens
         takes starts started ends ended moved got keeps hosts holds contains belongs earns
         built depends supports reads writes teaches studies studied visits visited goes went
-        follows attends meets leads manages resides hates dislikes detests fears opens closes""")
+        follows attends meets leads manages resides hates dislikes detests fears opens closes lasts
+        lasted""")
     ),
     "it": frozenset(
         words("""è e' sono era erano fu sarà ha hanno aveva avevano sta stanno non mai lavora
         lavorava abita abitava vive viveva preferisce preferiva ama piace parla usa guida
         mangia beve costa pesa misura trova risiede inizia finisce scade segue studia insegna
         legge scrive gioca possiede conosce vuole nacque adora avviene dirige gestisce odia
-        detesta teme apre chiude""")
+        detesta teme apre chiude dura durano durava""")
     ),
     "pt": frozenset(
         words("""é são era eram foi foram será está estão estava tem têm tinha fica ficam não nunca
         fala trabalha trabalhava trabalhou mora morava morou vive vivia viveu prefere
         preferia gosta ama usa dirige come comeu bebe custa pesa mede acontece nasceu começa
         termina vence segue estuda ensina lê escreve joga possui conhece quer adora curte
-        gerencia odeia detesta teme abre fecha""")
+        gerencia odeia detesta teme abre fecha dura duram durava""")
     ),
 }
 
@@ -825,6 +826,8 @@ for _state, _row in (
 ):
     for _w in _row.split():
         OPENING[_w] = _state
+# Forms that say it without a copula ("the shop opens on Mondays").
+OPENING_VERBS: frozenset[str] = frozenset(words("""opens apre aprono abre abrem"""))
 
 # "è a Milano", "está em Lisboa": a copula, a place preposition and a name say where a
 # thing is. English "is in X" is left out: "Milan is in Italy" and "in Lombardy" both hold.

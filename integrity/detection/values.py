@@ -1084,15 +1084,21 @@ def _marital(
 
 
 def _opening(tokens: list[Token], negations: list[int]) -> list[Value]:
-    """Open or closed; "not open" is closed and "not closed" open."""
+    """Open or closed, said of the subject ("is open", "opens"), not of a noun ("open
+    source", "a closed door"); "not open" is closed and "not closed" open."""
     values = []
     for i, t in enumerate(tokens):
         state = lx.OPENING.get(t.norm)
         if state is None:
             continue
-        if any(0 < i - n <= 3 for n in negations):
+        if t.norm not in lx.OPENING_VERBS and not _after_copula(tokens, i):
+            continue
+        text = t.text
+        negation = next((n for n in negations if 0 < i - n <= 3), None)
+        if negation is not None:
             state = "closed" if state == "open" else "open"
-        values.append(Value("opening", state, t.text, start=t.start, end=t.end))
+            text = " ".join(x.text for x in tokens[negation : i + 1])
+        values.append(Value("opening", state, text, start=t.start, end=t.end))
     return values
 
 

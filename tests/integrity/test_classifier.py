@@ -575,6 +575,7 @@ def test_explanations_use_the_words_as_written() -> None:
     [
         ("Paolo has no children.", "Paolo has two daughters.", "number"),
         ("Paolo has no children.", "Paolo has a child.", "negation"),
+        ("Karl has no siblings.", "Karl has a brother named Hans.", "negation"),
         ("Paolo non ha figli.", "Paolo ha due figlie.", "number"),
         ("O Paulo não tem filhos.", "O Paulo tem duas filhas.", "number"),
         ("Marta is married.", "Marta is single.", "status"),
@@ -610,3 +611,14 @@ def test_more_conflicts(existing: str, new: str, kind: str) -> None:
 )
 def test_near_misses_stay_compatible(existing: str, new: str) -> None:
     assert classify_pair(existing, new).label != CONTRADICTION
+
+
+def test_open_and_closed_only_of_the_subject() -> None:
+    v = check("Il negozio non è aperto il lunedì.", "Il negozio è aperto il lunedì.", CONTRADICTION)
+    assert "non è aperto" in v.explanation
+    # Adjectives on a noun are not opening hours.
+    for existing, new in [
+        ("The user likes open source.", "The user dislikes closed source."),
+        ("The team works in an open office.", "The team works in a closed office."),
+    ]:
+        assert classify_pair(existing, new).kind != "status"
