@@ -275,14 +275,14 @@ def _same_attribute(a: Statement, b: Statement) -> tuple[bool, str]:
     if a.attribute and b.attribute:
         if a.attribute == b.attribute:
             return True, ""
-        return False, f"Different attributes: {a.attribute} vs {b.attribute}."
+        return False, f"Different attributes: {_named(a)} vs {_named(b)}."
     if a.attribute or b.attribute:
         known = a if a.attribute else b
         if _shared_keys(a, b) and (known.attribute != "status" or _kinds(a) & _kinds(b)):
             return True, ""
         return (
             False,
-            f"Different attributes: {a.attribute or 'unstated'} vs {b.attribute or 'unstated'}.",
+            f"Different attributes: {_named(a)} vs {_named(b)}.",
         )
     overlap = fuzzy_jaccard(a.content, b.content)
     if overlap >= SKELETON_MATCH or _same_described_object(a, b):
@@ -316,10 +316,18 @@ def _shared_keys(a: Statement, b: Statement) -> bool:
     return bool(keys(a) & keys(b))
 
 
+def _named(s: Statement) -> str:
+    """The attribute as a curator reads it: "favourite colore", not "preference:color"."""
+    if s.attribute is None:
+        return "unstated"
+    if s.attribute.startswith("preference:"):
+        return f"favourite {' '.join(s.written([s.attribute.split(':', 1)[1]]))}"
+    return s.attribute
+
+
 def _attribute_label(a: Statement, b: Statement) -> str:
-    attribute = a.attribute or b.attribute
-    if attribute:
-        return attribute.replace("preference:", "favourite ")
+    if a.attribute or b.attribute:
+        return _named(a if a.attribute else b)
     shared = [w for w in b.content if any(stems_match(w, z) for z in a.content)]
     return " ".join(b.written(sorted(shared))) if shared else "the same subject"
 

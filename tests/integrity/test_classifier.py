@@ -565,6 +565,10 @@ def test_explanations_use_the_words_as_written() -> None:
     assert "weekly" in v.explanation and "weekl " not in v.explanation + " "
     v = classify_pair("La riunione è il lunedì.", "La riunione è il martedì.", lang="it")
     assert "riunione" in v.explanation
+    v = classify_pair(
+        "Il colore preferito di Ada è il blu.", "Il colore preferito di Ada è il rosso."
+    )
+    assert v.explanation.startswith("favourite colore:"), v
 
 
 # --- more kinds of conflict -----------------------------------------------------------
