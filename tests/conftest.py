@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import Group, Permission, User
 from rest_framework.test import APIClient
+
+
+def curators_group() -> Group:
+    """The group migration 0002 creates; a transactional test's flush removes it (the
+    permission comes back with post_migrate), so recreate it the same way."""
+    group, _ = Group.objects.get_or_create(name="curators")
+    group.permissions.add(
+        Permission.objects.get(codename="curate", content_type__app_label="entities")
+    )
+    return group
 
 
 @pytest.fixture
 def curator(db) -> User:
     user = User.objects.create_user("curator", password="curator-pass")
-    user.groups.add(Group.objects.get(name="curators"))
+    user.groups.add(curators_group())
     return user
 
 
