@@ -8,9 +8,9 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from kgsite.errors import InvalidInput
+from kgsite.schema import bad_request
 
 from .extraction import extract_entities, group_by_type
-from .search_api import bad_request
 from .services import normalize_type
 
 MAX_TEXT_CHARS = 100_000

@@ -2,46 +2,17 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from kgsite.errors import InvalidInput
+from kgsite.schema import bad_request
 
 from .models import Fact
 from .search import ranking
 from .services import normalize_type
-
-
-class ErrorDetailSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text='"invalid" for a bad parameter.')
-    message = serializers.CharField()
-    field = serializers.CharField(
-        allow_null=True, help_text="The offending parameter (list items as name.index)."
-    )
-
-
-class ErrorResponseSerializer(serializers.Serializer):
-    """The one error shape of the API (``kgsite.api.exception_handler``)."""
-
-    error = ErrorDetailSerializer()
-
-
-def bad_request(example_field: str, example_message: str) -> OpenApiResponse:
-    """The documented 400 answer: ``{"error": {"code", "message", "field"}}``."""
-    return OpenApiResponse(
-        response=ErrorResponseSerializer,
-        description="A parameter is missing, malformed or out of range; `field` names it.",
-        examples=[
-            OpenApiExample(
-                "out of range",
-                value={
-                    "error": {"code": "invalid", "message": example_message, "field": example_field}
-                },
-            )
-        ],
-    )
 
 
 class EntitySearchRequestSerializer(serializers.Serializer):

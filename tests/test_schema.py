@@ -20,3 +20,31 @@ def test_openapi_schema_validates_without_warnings(tmp_path):
     )
     text = out.read_text()
     assert "/api/v1/entities/lookup" in text and "/api/v1/facts/" in text
+
+
+def _schema() -> dict:
+    from drf_spectacular.generators import SchemaGenerator
+
+    return SchemaGenerator().get_schema(request=None, public=True)
+
+
+def _error_ref(response: dict) -> str:
+    return response["content"]["application/json"]["schema"]["$ref"]
+
+
+@pytest.mark.django_db
+def test_every_operation_documents_the_one_error_shape_it_can_answer():
+    paths = _schema()["paths"]
+    lookup = paths["/api/v1/entities/lookup"]["get"]["responses"]
+    assert _error_ref(lookup["400"]) == "#/components/schemas/ErrorResponse"
+    assert "401" not in lookup  # reads are open
+
+    patch = paths["/api/v1/entities/{entity_id}/"]["patch"]["responses"]
+    for code in ("400", "401", "403", "404", "409"):
+        assert _error_ref(patch[code]) == "#/components/schemas/ErrorResponse", code
+
+    # Open POST endpoints (a search) answer 400 but never ask for credentials.
+    search = paths["/api/v1/search/entities"]["post"]["responses"]
+    assert "400" in search and "401" not in search and "403" not in search
+    # A view's own documented answer (with its example) is kept.
+    assert search["400"]["content"]["application/json"]["examples"]

@@ -130,7 +130,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["kgsite.api.CuratorWriteOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "kgsite.api.Pagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "kgsite.schema.AutoSchema",
     "EXCEPTION_HANDLER": "kgsite.api.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",

@@ -1,0 +1,83 @@
+"""OpenAPI: the one error shape, documented on every operation that can answer it.
+
+``kgsite.api.exception_handler`` turns every error into ``{"error": {"code", "message",
+"field"}}``; this schema class says so in the OpenAPI document, once, instead of each
+view listing its 400/401/403/404/409 answers. A view that documents one of those codes
+itself (with an example, say) keeps its own.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse
+from rest_framework import permissions, serializers
+
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+class ErrorDetailSerializer(serializers.Serializer):
+    code = serializers.CharField(
+        help_text='Machine-readable: "invalid", "not_found", "conflict", "ambiguous", ...'
+    )
+    message = serializers.CharField(help_text="One readable sentence.")
+    field = serializers.CharField(
+        allow_null=True, help_text="The offending field or parameter (list items as name.index)."
+    )
+
+
+class ErrorResponseSerializer(serializers.Serializer):
+    """The one error shape of the API (``kgsite.api.exception_handler``)."""
+
+    error = ErrorDetailSerializer()
+
+
+def bad_request(example_field: str, example_message: str) -> OpenApiResponse:
+    """A documented 400 answer with an example naming the field."""
+    return OpenApiResponse(
+        response=ErrorResponseSerializer,
+        description="A parameter is missing, malformed or out of range; `field` names it.",
+        examples=[
+            OpenApiExample(
+                "out of range",
+                value={
+                    "error": {"code": "invalid", "message": example_message, "field": example_field}
+                },
+            )
+        ],
+    )
+
+
+def _error_codes(method: str, operation: dict, *, open_to_all: bool) -> dict[str, str]:
+    """The error answers an operation can give, by what it takes and who may call it."""
+    params = operation.get("parameters", [])
+    codes: dict[str, str] = {}
+    if "requestBody" in operation or any(p.get("in") == "query" for p in params):
+        codes["400"] = "Bad input: a field or parameter is missing, malformed or out of range."
+    if method in WRITE_METHODS and not open_to_all:
+        codes["401"] = "No credentials, or a bad token."
+        codes["403"] = "Authenticated, but without the curator permission."
+    if any(p.get("in") == "path" for p in params):
+        codes["404"] = "No such object."
+    if method in {"POST", "PUT", "PATCH"}:
+        codes["409"] = "A conflict: the name or alias is taken, the item is already resolved, ..."
+    return codes
+
+
+class AutoSchema(SpectacularAutoSchema):
+    def get_operation(self, path, path_regex, path_prefix, method, registry):
+        operation = super().get_operation(path, path_regex, path_prefix, method, registry)
+        if operation is None:
+            return None
+        error_ref = self.resolve_serializer(ErrorResponseSerializer, "response").ref
+        responses = operation.setdefault("responses", {})
+        classes = getattr(self.view, "permission_classes", [])
+        open_to_all = bool(classes) and all(p is permissions.AllowAny for p in classes)
+        for code, description in _error_codes(method, operation, open_to_all=open_to_all).items():
+            responses.setdefault(
+                code,
+                {
+                    "content": {"application/json": {"schema": error_ref}},
+                    "description": description,
+                },
+            )
+        return operation
