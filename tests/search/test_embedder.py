@@ -91,3 +91,32 @@ def test_long_texts_are_cut_at_the_configured_length(settings):
     settings.KGSITE_EMBED_MAX_TOKENS = 256
     a, b = SentenceTransformerEmbedder().encode(texts)
     assert cos(a, b) < 0.9999
+
+
+@pytest.mark.slow
+def test_bfloat16_inference_gives_the_float32_vectors(settings):
+    # bfloat16 is a speed choice only: vectors must stay comparable with stored float32
+    # ones (the index signature does not change with it).
+    texts = [
+        "PostgreSQL database migration",
+        "A deafened creature can't hear and automatically fails any ability check "
+        "that requires hearing.",
+    ]
+    settings.KGSITE_EMBED_BF16 = "0"
+    plain = SentenceTransformerEmbedder()
+    settings.KGSITE_EMBED_BF16 = "1"
+    fast = SentenceTransformerEmbedder()
+    assert (plain.bf16, fast.bf16) == (False, True)
+    assert plain.signature == fast.signature
+    for a, b in zip(plain.encode(texts), fast.encode(texts), strict=True):
+        assert cos(a, b) > 0.999
+
+
+def test_bfloat16_auto_follows_the_cpu(settings, monkeypatch):
+    from entities.search import embedder as module
+
+    settings.KGSITE_EMBED_BF16 = "auto"
+    monkeypatch.setattr(module, "cpu_has_native_bf16", lambda: False)
+    assert SentenceTransformerEmbedder().bf16 is False
+    monkeypatch.setattr(module, "cpu_has_native_bf16", lambda: True)
+    assert SentenceTransformerEmbedder().bf16 is True
