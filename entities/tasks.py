@@ -22,6 +22,8 @@ def vector_upsert_task(kind: str, ids: list) -> int:
 
 
 def vector_delete_task(kind: str, ids: list) -> int:
+    """Mark ids deleted. Nothing here queues it any more (an upsert drops vanished ids);
+    it stays for jobs already waiting in a queue."""
     from entities.search.service import vector_delete
 
     return vector_delete(kind, ids)
@@ -42,6 +44,19 @@ def _enqueue(func: str, *args) -> None:
         async_task(func, *args, group=VECTOR_GROUP)
     except Exception:
         logger.exception("could not enqueue %s%r", func, args)
+
+
+def vector_upsert_enqueue(kind: str, ids: list) -> None:
+    """Queue upserts of these ids (added, edited or deleted rows), ``BATCH_TASK_SIZE``
+    ids per job."""
+    ids = list(ids)
+    for start in range(0, len(ids), BATCH_TASK_SIZE):
+        _enqueue("entities.tasks.vector_upsert_task", kind, ids[start : start + BATCH_TASK_SIZE])
+
+
+def vector_rebuild_enqueue(kind: str) -> None:
+    """Queue a full rebuild of ``kind``'s index."""
+    _enqueue("entities.tasks.vector_rebuild_task", kind)
 
 
 # --- Batching -------------------------------------------------------------------------
@@ -69,45 +84,17 @@ def vector_batch() -> Iterator[None]:
     finally:
         _state.pending = None
     for kind, ids in pending.items():
-        _enqueue_current(kind, list(dict.fromkeys(ids)))
+        vector_upsert_enqueue(kind, list(dict.fromkeys(ids)))
 
 
-def _enqueue_current(kind: str, ids: list) -> None:
-    """Queue the index update of rows that may have been edited or deleted: an upsert
-    for those still in the database, a delete for the others."""
-    from .models import Entity, Fact
-
-    model = {"entities": Entity, "facts": Fact}[kind]
-    present: set = set()
-    for start in range(0, len(ids), BATCH_TASK_SIZE):
-        chunk = ids[start : start + BATCH_TASK_SIZE]
-        present.update(model.objects.filter(pk__in=chunk).values_list("pk", flat=True))
-    upserts = [i for i in ids if i in present]
-    deletes = [i for i in ids if i not in present]
-    for start in range(0, len(upserts), BATCH_TASK_SIZE):
-        _enqueue(
-            "entities.tasks.vector_upsert_task", kind, upserts[start : start + BATCH_TASK_SIZE]
-        )
-    for start in range(0, len(deletes), BATCH_TASK_SIZE):
-        _enqueue(
-            "entities.tasks.vector_delete_task", kind, deletes[start : start + BATCH_TASK_SIZE]
-        )
-
-
-def _index_changed(kind: str, key, *, deleted: bool | None = None) -> None:
-    """Queue the index update of one row (``deleted`` None: look it up)."""
+def _index_changed(kind: str, key) -> None:
+    """Queue the index update of one row: the upsert embeds it, or drops it if the row
+    is gone."""
     pending = getattr(_state, "pending", None)
     if pending is not None:
         pending.setdefault(kind, []).append(key)
-    elif deleted is None:
-        _enqueue_current(kind, [key])
     else:
-        task = "vector_delete_task" if deleted else "vector_upsert_task"
-        _enqueue(f"entities.tasks.{task}", kind, [key])
-
-
-def vector_upsert_enqueue(kind: str, ids: list) -> None:
-    _enqueue("entities.tasks.vector_upsert_task", kind, list(ids))
+        vector_upsert_enqueue(kind, [key])
 
 
 # --- Hooks (registered in apps.py; they run on commit) ----------------------------------
@@ -118,7 +105,7 @@ def fact_saved_enqueue(fact_id: int, action: str) -> None:
     or drop it ("deleted"). A "confirmed" save leaves the text alone."""
     if action == "confirmed":
         return
-    _index_changed("facts", fact_id, deleted=action == "deleted")
+    _index_changed("facts", fact_id)
 
 
 def entity_saved_enqueue(entity_id: str) -> None:

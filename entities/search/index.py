@@ -56,6 +56,8 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 
+from entities import tasks
+
 from .embedder import Embedder, get_embedder
 
 logger = logging.getLogger(__name__)
@@ -72,8 +74,6 @@ RECONCILE_INLINE = 256
 # seconds with the real model); a larger store gets an empty, incomplete generation and a
 # queued rebuild. Writes (worker, commands) always build it on the spot.
 BUILD_INLINE = 1000
-# Ids per queued upsert job.
-QUEUE_BATCH = 1000
 MIN_CAPACITY = 1024
 
 
@@ -158,23 +158,6 @@ class IndexUnavailable(Exception):
 
 class JournalDamaged(IndexUnavailable):
     """A complete journal line cannot be read back (torn append, garbage, bad vector)."""
-
-
-def _enqueue_rebuild(kind: str) -> None:
-    """Queue a full rebuild; a broken queue leaves the incomplete index in place."""
-    from django_q.tasks import async_task
-
-    try:
-        async_task("entities.tasks.vector_rebuild_task", kind, group="vectors")
-    except Exception:
-        logger.exception("could not enqueue a rebuild of vector index %s", kind)
-
-
-def _enqueue_upserts(kind: str, keys: Sequence[Key]) -> None:
-    from entities.tasks import vector_upsert_enqueue
-
-    for start in range(0, len(keys), QUEUE_BATCH):
-        vector_upsert_enqueue(kind, list(keys[start : start + QUEUE_BATCH]))
 
 
 class VectorIndex:
@@ -572,7 +555,7 @@ class VectorIndex:
         self._complete = False
         self._write_snapshot(gen)
         self._reconciled = True  # the rebuild covers every row
-        self._after_unlock.append(lambda name=self.kind.name: _enqueue_rebuild(name))
+        self._after_unlock.append(lambda name=self.kind.name: tasks.vector_rebuild_enqueue(name))
 
     def _repair_locked(self) -> None:
         """The journal of the generation in memory is damaged (caller holds the flock):
@@ -606,7 +589,7 @@ class VectorIndex:
             self._append_journal(self._apply_delete(gone))
             if len(stale) > RECONCILE_INLINE:
                 self._after_unlock.append(
-                    lambda name=self.kind.name, keys=stale: _enqueue_upserts(name, keys)
+                    lambda name=self.kind.name, keys=stale: tasks.vector_upsert_enqueue(name, keys)
                 )
             elif stale:
                 self.upsert(stale)
@@ -623,7 +606,7 @@ class VectorIndex:
         if len(missing) > RECONCILE_INLINE:
             # A bulk import that bypassed the hooks: embedding it here would stall a web
             # request for minutes, so the worker does it in batches.
-            _enqueue_upserts(self.kind.name, missing)
+            tasks.vector_upsert_enqueue(self.kind.name, missing)
         elif missing:
             self.upsert(missing)
         if gone:

@@ -375,7 +375,7 @@ def queued(monkeypatch):
     """Record the jobs the index queues instead of running them (no worker running)."""
     jobs: list[tuple] = []
     monkeypatch.setattr(
-        index_module, "_enqueue_rebuild", lambda kind: jobs.append(("rebuild", kind))
+        "entities.tasks.vector_rebuild_enqueue", lambda kind: jobs.append(("rebuild", kind))
     )
     monkeypatch.setattr(
         "entities.tasks.vector_upsert_enqueue", lambda kind, ids: jobs.append(("upsert", kind, ids))
