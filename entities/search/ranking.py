@@ -329,14 +329,22 @@ def fact_search(
             key=lambda kv: (-kv[1], kv[0]),
         )
 
+    def over_fetch(fetch: int) -> tuple[list[tuple[int, float]], bool]:
+        """The ranked matches among the ``fetch`` nearest facts, and whether that is
+        final: enough passed the filters, or the index has nothing more (or better)."""
+        hits = search_vector("facts", vector, fetch)
+        results = ranked(hits)
+        done = len(results) >= k or len(hits) < fetch or bool(hits and hits[-1][1] < min_score)
+        return results, done
+
     results: list[tuple[int, float]] = []
     done = False
+    fetch = k * 4
     if filtered and not (entity or source):
-        # A status filter alone usually keeps most facts ("active"): one plain search.
-        hits = search_vector("facts", vector, k * 4)
-        results = ranked(hits)
-        # Enough matches among the best hits, or no more (better) facts to look at.
-        done = len(results) >= k or len(hits) < k * 4 or bool(hits and hits[-1][1] < min_score)
+        # A status filter alone usually keeps most facts ("active"): one plain search,
+        # the over-fetch's first round (a later over-fetch goes on from the next size).
+        results, done = over_fetch(fetch)
+        fetch *= 4
     if filtered and not done:
         # Selective filters: search only among the matching facts, their ids taken from
         # the database (bounded), exactly or through hnswlib's filter.
@@ -344,16 +352,10 @@ def fact_search(
         if len(ids) <= FILTER_IDS:
             results = ranked(search_vector("facts", vector, k * 2, filter_ids=ids))
             done = True
-    if not done:
-        # Unfiltered, or a filter matching too many facts to list: over-fetch and filter.
-        fetch = k * 4
-        while True:
-            hits = search_vector("facts", vector, fetch)
-            results = ranked(hits)
-            # Stop when enough passed the filters, or the index has nothing more to give.
-            if len(results) >= k or len(hits) < fetch or (hits and hits[-1][1] < min_score):
-                break
-            fetch *= 4
+    # Unfiltered, or a filter matching too many facts to list: over-fetch and filter.
+    while not done:
+        results, done = over_fetch(fetch)
+        fetch *= 4
 
     facts = {
         f.pk: f

@@ -306,6 +306,38 @@ def test_a_selective_status_filter_searches_only_the_matching_facts(client, monk
     assert max(fetched) < live
 
 
+def test_a_status_filter_too_broad_to_list_never_repeats_a_search(client, monkeypatch):
+    for i in range(40):
+        services.fact_store(text=f"Sourdough starter number {i} needs feeding twice a day")
+    old = {
+        "close": "The old sourdough starter lived in the fridge",
+        "closer": "Sourdough starter feeding schedule, first draft",
+        "far": "The bakery closes on Mondays",
+    }
+    old_ids = {name: services.fact_store(text=text).fact.pk for name, text in old.items()}
+    Fact.objects.filter(pk__in=old_ids.values()).update(status=Fact.Status.SUPERSEDED)
+    # Three superseded facts are "too many to list": the search over-fetches instead.
+    monkeypatch.setattr(ranking, "FILTER_IDS", 2)
+    fetched = []
+    search_vector = service.search_vector
+
+    def spy(kind, vector, k, *, filter_ids=None):
+        assert filter_ids is None
+        fetched.append(k)
+        return search_vector(kind, vector, k, filter_ids=filter_ids)
+
+    monkeypatch.setattr(service, "search_vector", spy)
+    query = "sourdough starter feeding"
+    response = client.get("/api/v1/facts/search", {"q": query, "k": 2, "status": "superseded"})
+    assert response.status_code == 200
+    vectors = service.embed_texts([query, *old.values()])
+    cosines = dict(zip(old_ids.values(), vectors[1:] @ vectors[0], strict=True))
+    expected = sorted(cosines, key=lambda pk: -cosines[pk])[:2]
+    assert [r["id"] for r in response.json()["results"]] == expected
+    # The status-only search was the over-fetch's first round; each round looks further.
+    assert len(fetched) > 1 and fetched == sorted(set(fetched))
+
+
 def test_a_status_filter_matching_most_facts_still_ranks_by_meaning(client):
     pks = [
         services.fact_store(text=text).fact.pk
