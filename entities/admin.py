@@ -50,8 +50,6 @@ class EntityAdminForm(forms.ModelForm):
         except DomainError as exc:
             raise _form_error(exc, self.fields) from None
         data["canonical_name"], data["type"] = plan.display, plan.type
-        # Seen by the alias formset, which is validated after this form.
-        self.instance.name_norm = plan.norm
         return data
 
 
@@ -93,7 +91,6 @@ class AliasFormSet(forms.BaseInlineFormSet):
                 continue
             kept[norm] = form
             form.cleaned_data["alias"] = display
-        self.alias_norms = set(kept)
 
 
 class AliasInline(admin.TabularInline):
@@ -234,7 +231,8 @@ class FactAdminForm(forms.ModelForm):
                 )
             else:
                 stored = Fact.objects.get(pk=self.instance.pk)
-                self.changes = services.fact_changes(
+                # Only its checks: save_model hands the same values to fact_update.
+                services.fact_changes(
                     fact=stored, **{k: data[k] for k in services.FACT_EDITABLE if k in data}
                 )
         except DomainError as exc:
