@@ -171,22 +171,22 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
     from .extraction.structure import KnownName, defined_entities, resolve_definitions
 
     gazetteer = Gazetteer.from_db()
-    elsewhere = Mention.objects.filter(mention_type=Mention.Type.DEFINES).exclude(
-        book__title_norm=title_norm
+    # Entities another book defines: one query, then a set lookup per name.
+    defined_elsewhere = set(
+        Mention.objects.filter(mention_type=Mention.Type.DEFINES)
+        .exclude(book__title_norm=title_norm)
+        .order_by()
+        .values_list("entity_id", flat=True)
+        .distinct()
     )
     memo: dict[str, list[KnownName]] = {}
 
     def known(name: str) -> list[KnownName]:
         if name not in memo:
-            entries = gazetteer.get(name)
-            defined = set(
-                elsewhere.filter(entity_id__in=[e.entity_id for e in entries]).values_list(
-                    "entity_id", flat=True
-                )
-                if entries
-                else ()
-            )
-            memo[name] = [KnownName(e.entity_type, e.entity_id in defined) for e in entries]
+            memo[name] = [
+                KnownName(e.entity_type, e.entity_id in defined_elsewhere)
+                for e in gazetteer.get(name)
+            ]
         return memo[name]
 
     definitions = resolve_definitions(
@@ -332,6 +332,13 @@ def _entities_saved(entity_ids: list[str]) -> None:
     transaction.on_commit(run)
 
 
+def _book_entity_ids(book: Book) -> set[str]:
+    """The entities a book mentions (no ordering: only the set is wanted)."""
+    return set(
+        Mention.objects.filter(book=book).order_by().values_list("entity_id", flat=True).distinct()
+    )
+
+
 @transaction.atomic
 def _book_write(
     *,
@@ -354,9 +361,7 @@ def _book_write(
     if book is None:
         book = Book.objects.create(title=title, title_norm=title_norm, format=fmt)
     else:
-        previous = set(
-            Mention.objects.filter(book=book).values_list("entity_id", flat=True).distinct()
-        )
+        previous = _book_entity_ids(book)
         old_chunks = list(Chunk.objects.filter(book=book).values_list("pk", flat=True))
         Mention.objects.filter(book=book).delete()  # no cascades: one DELETE
         Chunk.objects.filter(book=book).delete()
@@ -668,10 +673,8 @@ def entity_gc(*, entity_ids: Iterable[str]) -> list[str]:
 @transaction.atomic
 def book_delete(*, book: Book, actor=None) -> dict:
     """Remove a book, its chunks and mentions, then entities only it was holding."""
-    from .selectors import book_mentions
-
     book = Book.objects.select_for_update().get(pk=book.pk)
-    entity_ids = set(book_mentions(book_id=book.pk).values_list("entity_id", flat=True))
+    entity_ids = _book_entity_ids(book)
     chunk_ids = list(Chunk.objects.filter(book=book).values_list("pk", flat=True))
     Mention.objects.filter(book=book).delete()  # no cascades: one DELETE
     Chunk.objects.filter(book=book).delete()

@@ -245,6 +245,34 @@ def test_heading_naming_a_stored_entity_defines_it(db):
     assert Mention.objects.filter(entity=glimmerwyrm, mention_type="defines").count() == 1
 
 
+def _lexicon_queries(names: list[str]) -> int:
+    """Queries the lexicon phase runs for a book whose headings name ``names``."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from books.services import _lexicon, _parse_chunks
+
+    text = "# Field Notes\n\n" + "".join(f"## {n}\n\nWe met one at dusk.\n\n" for n in names)
+    document, chunks = _parse_chunks(text.encode(), "markdown")
+    with CaptureQueriesContext(connection) as queries:
+        _lexicon(chunks, document.text, "field notes")
+    return len(queries)
+
+
+def test_lexicon_queries_do_not_grow_with_the_names_a_book_defines(db):
+    names = [f"Glimmerwyrm {i}" for i in range(12)]
+    for name in names:
+        entity_store(name=name, type="monster")
+    # Another book defines some of them, so each heading asks "defined elsewhere?".
+    book_ingest(
+        data="".join(f"## {n}\n\nA shy beast.\n\n" for n in names[:6]).encode(),
+        filename="bestiary.md",
+        extractor="offline",
+    )
+    # Two headings (one defined elsewhere, one not) cost what twelve cost.
+    assert _lexicon_queries(names[5:7]) == _lexicon_queries(names)
+
+
 # --- context excerpts -------------------------------------------------------------------
 
 
