@@ -102,9 +102,9 @@ def test_bfloat16_inference_gives_the_float32_vectors(settings):
         "A deafened creature can't hear and automatically fails any ability check "
         "that requires hearing.",
     ]
-    settings.KGSITE_EMBED_BF16 = "0"
+    settings.KGSITE_EMBED_BF16 = False
     plain = SentenceTransformerEmbedder()
-    settings.KGSITE_EMBED_BF16 = "1"
+    settings.KGSITE_EMBED_BF16 = True
     fast = SentenceTransformerEmbedder()
     assert (plain.bf16, fast.bf16) == (False, True)
     assert plain.signature == fast.signature
@@ -115,8 +115,24 @@ def test_bfloat16_inference_gives_the_float32_vectors(settings):
 def test_bfloat16_auto_follows_the_cpu(settings, monkeypatch):
     from entities.search import embedder as module
 
-    settings.KGSITE_EMBED_BF16 = "auto"
+    settings.KGSITE_EMBED_BF16 = None
     monkeypatch.setattr(module, "cpu_has_native_bf16", lambda: False)
     assert SentenceTransformerEmbedder().bf16 is False
     monkeypatch.setattr(module, "cpu_has_native_bf16", lambda: True)
     assert SentenceTransformerEmbedder().bf16 is True
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(None, None), ("auto", None), (" Auto ", None), ("1", True), ("yes", True), ("0", False)],
+)
+def test_the_bfloat16_setting_reads_auto_or_a_boolean(monkeypatch, value, expected):
+    import runpy
+
+    import kgsite.settings.base as base
+
+    if value is None:
+        monkeypatch.delenv("KGSITE_EMBED_BF16", raising=False)
+    else:
+        monkeypatch.setenv("KGSITE_EMBED_BF16", value)
+    assert runpy.run_path(base.__file__)["KGSITE_EMBED_BF16"] is expected
