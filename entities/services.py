@@ -480,6 +480,12 @@ def _limited(value: object, field: str, limit: int) -> str:
     return value
 
 
+def _fact_column(value: object, field: str) -> str:
+    """A fact's short text field, checked against its column: too long is an error,
+    never cut."""
+    return _limited(value, field, Fact._meta.get_field(field).max_length)
+
+
 def fact_check(
     *,
     text: str,
@@ -571,6 +577,8 @@ def fact_store(
     """Store a proposition, or confirm the existing one that says the same thing.
 
     A confirmation also links the entities this call names to the existing fact.
+    Raises InvalidInput naming the field, a value too long for its column included
+    (never cut), before anything is written.
     """
     display = fact_check(
         text=text,
@@ -581,6 +589,10 @@ def fact_store(
         valid_from=valid_from,
         valid_to=valid_to,
     )
+    predicate = _fact_column(predicate, "predicate")
+    object_value = _fact_column(object_value, "object_value")
+    source = _fact_column(source, "source")
+    client = _fact_column(client, "client")
     norm = normalize(display)
     for finder in DUPLICATE_FINDERS:
         duplicate = finder(display, norm)
@@ -592,12 +604,12 @@ def fact_store(
         text=display,
         text_norm=norm,
         subject=subject,
-        predicate=predicate.strip()[:128],
+        predicate=predicate,
         object_entity=object_entity,
-        object_value=object_value.strip()[:1024],
+        object_value=object_value,
         confidence=float(confidence),
-        source=source.strip()[:255],
-        client=client.strip()[:128],
+        source=source,
+        client=client,
         created_by=actor if getattr(actor, "is_authenticated", False) else None,
         valid_from=valid_from,
         valid_to=valid_to,
@@ -635,12 +647,9 @@ def fact_changes(*, fact: Fact, **fields: Any) -> dict[str, Any]:
     if "text" in given:
         new["text"] = _validate_fact_text(given["text"])
         new["text_norm"] = normalize(new["text"])
-    if "predicate" in given:
-        new["predicate"] = _limited(given["predicate"], "predicate", 128)
-    if "object_value" in given:
-        new["object_value"] = _limited(given["object_value"], "object_value", 1024)
-    if "source" in given:
-        new["source"] = _limited(given["source"], "source", 255)
+    for field in ("predicate", "object_value", "source"):
+        if field in given:
+            new[field] = _fact_column(given[field], field)
     if "confidence" in given:
         new["confidence"] = _validate_confidence(given["confidence"])
     if "status" in given:

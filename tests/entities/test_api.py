@@ -167,6 +167,10 @@ def test_fact_create_with_links_then_confirm(curator_api):
         ({}, "text"),
         ({"text": "x", "confidence": 2}, "confidence"),
         ({"text": "x", "subject": "missing-id"}, "subject"),
+        # Too long for its column: an error, never silently cut.
+        ({"text": "x", "predicate": "p" * 300}, "predicate"),
+        ({"text": "x", "source": "s" * 256}, "source"),
+        ({"text": "x", "client": "c" * 129}, "client"),
     ],
 )
 def test_fact_bad_input_is_400_naming_the_field(curator_api, payload, field):

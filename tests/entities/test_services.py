@@ -291,6 +291,37 @@ def test_a_long_fact_text_is_stored_and_confirmed():
     assert Fact.objects.get().confirmations == 2
 
 
+@pytest.mark.parametrize(
+    ("field", "limit"),
+    [("predicate", 128), ("object_value", 1024), ("source", 255), ("client", 128)],
+)
+def test_fact_store_rejects_a_value_too_long_for_its_column(field, limit):
+    subject, _ = entity_store(name="Ada Lovelace", type="person")
+    with pytest.raises(InvalidInput, match=f"longer than {limit}") as caught:
+        fact_store(
+            text="Ada wrote the first program", subject=subject, **{field: "x" * (limit + 1)}
+        )
+    assert caught.value.field == field
+    assert Fact.objects.count() == 0
+    # Nor does a repeat of a stored fact confirm it with a value that would be cut.
+    fact_store(text="Ada wrote the first program", subject=subject)
+    with pytest.raises(InvalidInput):
+        fact_store(
+            text="Ada wrote the first program", subject=subject, **{field: "x" * (limit + 1)}
+        )
+    assert Fact.objects.get().confirmations == 1
+    # Up to the limit the value is kept whole.
+    stored = fact_store(text="Ada met Babbage", subject=subject, **{field: " " + "y" * limit}).fact
+    assert getattr(Fact.objects.get(pk=stored.pk), field) == "y" * limit
+
+
+def test_fact_store_rejects_a_300_character_predicate():
+    with pytest.raises(InvalidInput, match="predicate is longer than 128") as caught:
+        fact_store(text="Deploys happen on Tuesdays", predicate="p" * 300)
+    assert caught.value.field == "predicate"
+    assert Fact.objects.count() == 0
+
+
 # --- Confirming a fact with new links ----------------------------------------------------
 
 
