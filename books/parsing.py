@@ -98,15 +98,13 @@ def _require_pdf_text(text: str) -> None:
         )
 
 
-def document_check(data: bytes, *, fmt: str) -> None:
-    """Raise ``InvalidInput`` now if ``parse_document`` would find nothing to ingest.
+def pdf_check(data: bytes) -> None:
+    """Raise ``InvalidInput`` now if ``parse_document`` would find nothing in this PDF
+    (a broken file, no text layer).
 
-    Cheap enough for a request: text formats are parsed (milliseconds), a PDF is read
-    only up to its first page with text.
+    Cheap enough for a request: the PDF is read only up to its first page with text.
+    Text formats need no such check: parsing them is the check (milliseconds).
     """
-    if fmt != "pdf":
-        parse_document(data, fmt=fmt)
-        return
     for page in _pdf_pages(data):
         if page.strip():
             return

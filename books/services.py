@@ -42,7 +42,7 @@ from .extraction.base import (
     get_extractor,
 )
 from .models import Book, Chunk, IngestJob, Mention
-from .parsing import ParsedDocument, detect_format, document_check, parse_document
+from .parsing import ParsedDocument, detect_format, parse_document, pdf_check
 
 logger = logging.getLogger(__name__)
 
@@ -126,15 +126,37 @@ def _parse_chunks(raw: bytes, fmt: str) -> tuple[ParsedDocument, list[ChunkDraft
     return document, chunks
 
 
-def _source_check(raw: bytes, fmt: str) -> None:
-    """Fail now, before a job is queued or recorded, if the file holds nothing to
-    ingest: an empty or marker-only text, a broken PDF, a PDF without a text layer.
+@dataclass(frozen=True)
+class _Checked:
+    """What ``_ingest_check`` learnt; a text format's parse is kept for an inline ingest."""
+
+    fmt: str
+    extractor: Extractor
+    parsed: tuple[ParsedDocument, list[ChunkDraft]] | None = None
+    parse_seconds: float = 0.0
+
+
+def _ingest_check(
+    *, raw: bytes, filename: str, title: str | None, extractor: str | None
+) -> _Checked:
+    """Fail now, before a job is queued or recorded, on what the ingest would refuse:
+    an unknown format or extractor, a bad title, or a file holding nothing to ingest
+    (an empty or marker-only text, a broken PDF, a PDF without a text layer).
+
     Text formats are parsed and chunked (cheap); a PDF is read to its first text page.
     """
+    fmt = detect_format(filename)
+    chosen = get_extractor(extractor)
+    if title:
+        _validate_title(title)
     if fmt == "pdf":
-        document_check(raw, fmt=fmt)
-    else:
-        _parse_chunks(raw, fmt)
+        pdf_check(raw)
+        return _Checked(fmt=fmt, extractor=chosen)
+    started = time.perf_counter()
+    parsed = _parse_chunks(raw, fmt)
+    return _Checked(
+        fmt=fmt, extractor=chosen, parsed=parsed, parse_seconds=time.perf_counter() - started
+    )
 
 
 def title_from_filename(filename: str) -> str:
@@ -506,11 +528,38 @@ def book_ingest(
     Bad input (missing file, unknown format, empty book, unknown extractor) raises
     ``InvalidInput``.
     """
-    report = _Reporter(job, progress)
     started = time.perf_counter()
     raw, filename = _read_source(path, data, filename)
-    fmt = detect_format(filename)
-    chosen = get_extractor(extractor)
+    checked = _Checked(fmt=detect_format(filename), extractor=get_extractor(extractor))
+    return _book_ingest_bytes(
+        raw=raw,
+        filename=filename,
+        checked=checked,
+        title=title,
+        author=author,
+        job=job,
+        progress=progress,
+        embed=embed,
+        started=started,
+    )
+
+
+def _book_ingest_bytes(
+    *,
+    raw: bytes,
+    filename: str,
+    checked: _Checked,
+    title: str | None,
+    author: str,
+    job: IngestJob | None,
+    progress: PhaseProgress | None,
+    embed: bool,
+    started: float,
+) -> IngestResult:
+    """``book_ingest`` once the file is read, its format and extractor known (and, after
+    ``_ingest_check``, a text format parsed)."""
+    report = _Reporter(job, progress)
+    chosen = checked.extractor
     display_title = _validate_title(title if title else title_from_filename(filename))
     digest = hashlib.sha256(raw).hexdigest()
     existing = Book.objects.filter(title_norm=normalize(display_title)).first()
@@ -531,8 +580,7 @@ def book_ingest(
         return _book_ingest(
             raw=raw,
             filename=filename,
-            fmt=fmt,
-            chosen=chosen,
+            checked=checked,
             display_title=display_title,
             digest=digest,
             author=author,
@@ -553,8 +601,7 @@ def _book_ingest(
     *,
     raw: bytes,
     filename: str,
-    fmt: str,
-    chosen: Extractor,
+    checked: _Checked,
     display_title: str,
     digest: str,
     author: str,
@@ -563,10 +610,15 @@ def _book_ingest(
     started: float,
 ) -> IngestResult:
     timings: dict[str, float] = {}
+    fmt, chosen = checked.fmt, checked.extractor
     report("parse", 0, 1)
-    document, chunks = _parse_chunks(raw, fmt)
+    if checked.parsed is not None:  # parsed by _ingest_check already
+        document, chunks = checked.parsed
+        timings["parse"] = checked.parse_seconds
+    else:
+        document, chunks = _parse_chunks(raw, fmt)
+        timings["parse"] = time.perf_counter() - started
     report("parse", 1, 1)
-    timings["parse"] = time.perf_counter() - started
 
     t0 = time.perf_counter()
     report("extract", 0, len(chunks))
@@ -732,11 +784,7 @@ def ingest_job_create(
     else:
         raw = data
         source = None
-    fmt = detect_format(filename)
-    chosen = get_extractor(extractor).name
-    if title:
-        _validate_title(title)
-    _source_check(raw, fmt)
+    checked = _ingest_check(raw=raw, filename=filename, title=title, extractor=extractor)
     if source is None:
         digest = hashlib.sha256(raw).hexdigest()
         source = uploads_dir() / f"{digest}{Path(filename).suffix.lower()}"
@@ -747,7 +795,7 @@ def ingest_job_create(
         author=author,
         source_name=filename[:512],
         source_path=str(source),
-        extractor=chosen,
+        extractor=checked.extractor.name,
     )
     transaction.on_commit(lambda: _enqueue(job.pk))
     return job
@@ -815,27 +863,47 @@ def _notify_failure(job: IngestJob, message: str) -> None:
         logger.exception("could not record the job_failed notification")
 
 
-def book_ingest_now(**kwargs) -> tuple[IngestJob, IngestResult]:
-    """Ingest inline, still recording a job (for ``--sync`` and scripts)."""
-    progress = kwargs.pop("progress", None)
+def book_ingest_now(
+    *,
+    path: str | Path | None = None,
+    data: bytes | None = None,
+    filename: str = "",
+    title: str | None = None,
+    author: str = "",
+    extractor: str | None = None,
+    progress: PhaseProgress | None = None,
+    embed: bool = True,
+) -> tuple[IngestJob, IngestResult]:
+    """Ingest inline, still recording a job (for ``--sync`` and scripts).
+
+    The file is read once, and a text format is parsed once: the check's parse is the
+    ingest's.
+    """
+    started = time.perf_counter()
     # Bad input fails before a job row is written: an empty book leaves no failed job.
-    raw, filename = _read_source(kwargs.get("path"), kwargs.get("data"), kwargs.get("filename", ""))
-    fmt = detect_format(filename)
-    get_extractor(kwargs.get("extractor"))
-    if kwargs.get("title"):
-        _validate_title(kwargs["title"])
-    _source_check(raw, fmt)
+    raw, filename = _read_source(path, data, filename)
+    checked = _ingest_check(raw=raw, filename=filename, title=title, extractor=extractor)
     job = IngestJob.objects.create(
-        title=kwargs.get("title") or "",
-        author=kwargs.get("author") or "",
+        title=title or "",
+        author=author or "",
         source_name=filename,
-        source_path=str(kwargs.get("path") or ""),
-        extractor=kwargs.get("extractor") or "",
+        source_path=str(path or ""),
+        extractor=extractor or "",
         status=IngestJob.Status.RUNNING,
         started_at=timezone.now(),
     )
     try:
-        result = book_ingest(job=job, progress=progress, **kwargs)
+        result = _book_ingest_bytes(
+            raw=raw,
+            filename=filename,
+            checked=checked,
+            title=title,
+            author=author,
+            job=job,
+            progress=progress,
+            embed=embed,
+            started=started,
+        )
     except Exception as exc:
         message = exc.message if isinstance(exc, DomainError) else f"{type(exc).__name__}: {exc}"
         IngestJob.objects.filter(pk=job.pk).update(

@@ -27,6 +27,25 @@ def test_ingest_sync_then_again_is_unchanged(db, book_path):
     assert Book.objects.get().title == "Conditions"
 
 
+def test_ingest_sync_parses_the_file_once(db, book_path, monkeypatch):
+    from books import services
+
+    parses = []
+    real_parse = services.parse_document
+
+    def counted(data, *, fmt):
+        parses.append(fmt)
+        return real_parse(data, fmt=fmt)
+
+    monkeypatch.setattr(services, "parse_document", counted)
+    out = run("ingest_book", str(book_path(CONDITIONS)), "--sync")
+    assert out.startswith("created: book")
+    assert parses == ["markdown"]
+    job = IngestJob.objects.get()
+    assert job.status == IngestJob.Status.DONE
+    assert job.result["chunks"] == Book.objects.get().chunk_count > 0
+
+
 def test_ingest_queued_runs_in_sync_queue(transactional_db, book_path):
     out = run("ingest_book", str(book_path(CONDITIONS)), "--author", "WotC")
     job = IngestJob.objects.get()
