@@ -126,11 +126,16 @@ class EntityRefSerializer(serializers.Serializer):
     type = serializers.CharField()
 
 
-class RelatedChunkSerializer(serializers.Serializer):
+# Where a scored chunk sits (an object with a ``chunk``): the fields both result shapes
+# open with. A comment, not a docstring: subclasses would show it as their description.
+class _ChunkPlaceSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="chunk.id")
     book = BookRefSerializer(source="chunk.book")
     ordinal = serializers.IntegerField(source="chunk.ordinal")
     heading_path = serializers.ListField(child=serializers.CharField(), source="chunk.heading_path")
+
+
+class RelatedChunkSerializer(_ChunkPlaceSerializer):
     text = serializers.CharField(source="chunk.text")
     score = serializers.FloatField()
     shared = EntityRefSerializer(many=True)
@@ -149,11 +154,7 @@ class ChunkSearchQuerySerializer(serializers.Serializer):
         return value
 
 
-class ChunkHitSerializer(serializers.Serializer):
-    id = serializers.IntegerField(source="chunk.id")
-    book = BookRefSerializer(source="chunk.book")
-    ordinal = serializers.IntegerField(source="chunk.ordinal")
-    heading_path = serializers.ListField(child=serializers.CharField(), source="chunk.heading_path")
+class ChunkHitSerializer(_ChunkPlaceSerializer):
     excerpt = serializers.CharField(help_text="The chunk's opening, as plain text.")
     score = serializers.FloatField(help_text="Cosine similarity to q.")
 
