@@ -78,6 +78,9 @@ def names_match(a: str, b: str) -> bool:
     return stems_match(a.replace(" ", ""), b.replace(" ", ""))
 
 
+# A run of letters: no digits, no underscores.
+_WORDS = re.compile(r"[^\W\d_]+")
+
 # --- language -------------------------------------------------------------------------
 
 _LANG_HINTS = {
@@ -98,7 +101,7 @@ _LANG_HINTS = {
 
 def detect_language(text: str) -> str:
     """Guess en/it/pt from function words and telltale letters; English when unsure."""
-    words = re.findall(r"[^\W\d_]+", fold(text))
+    words = _WORDS.findall(fold(text))
     scores = {lang: sum(w in hints for w in words) for lang, hints in _LANG_HINTS.items()}
     folded = fold(text)
     scores["pt"] += 2 * sum(folded.count(c) for c in "ãõçê")
@@ -338,7 +341,6 @@ def _month_number(word: str) -> int | None:
 
 
 _SLASHED, _SLASHED_NO_YEAR, _MONTH_ALONE = 1, 2, 6
-_WORDS = re.compile(r"[^\W\d_]+")
 
 
 def _has_date_cue(text: str, start: int) -> bool:
@@ -497,7 +499,6 @@ _WORD_UNIT = re.compile(
     + r")(?![^\W\d_])",
     re.IGNORECASE,
 )
-_LETTERS = re.compile(r"[^\W\d_]+")
 _ZERO_COUNT = {
     lang: [re.compile(p, re.IGNORECASE) for p in patterns]
     for lang, patterns in lx.ZERO_COUNT_PATTERNS.items()
@@ -516,6 +517,13 @@ def _measured(text: str, unit: str, end: int) -> tuple[str, float, int]:
     return dimension, factor, end
 
 
+def _quantity(dimension: str, amount: float, raw: float, text: str, start: int, end: int) -> Value:
+    """A quantity value, comparable with others of its dimension (its key)."""
+    return Value(
+        "quantity", Quantity(dimension, amount, raw), text, key=dimension, start=start, end=end
+    )
+
+
 def _quantity_value(text: str, start: int, end: int, number: float, lang: str) -> Value | None:
     """The number at ``start:end`` with the unit or counted noun after it, if any."""
     unit = _WORD_UNIT.match(text, end)
@@ -526,14 +534,7 @@ def _quantity_value(text: str, start: int, end: int, number: float, lang: str) -
         if noun is None:
             return None
         dimension = f"count:{noun}"
-    return Value(
-        "quantity",
-        Quantity(dimension, number * factor, number),
-        text[start:end].strip(),
-        key=dimension,
-        start=start,
-        end=end,
-    )
+    return _quantity(dimension, number * factor, number, text[start:end].strip(), start, end)
 
 
 def _number_word(word: str, lang: str) -> int | None:
@@ -557,7 +558,7 @@ def _word_numbers(text: str, lang: str) -> list[tuple[int, int, int]]:
     """Numbers written in letters as (start, end, value): "two", "thirty-five",
     "trinta e cinco", "trentotto", "quarant'" (before "anni"), "two hundred"."""
     found = []
-    words = list(_LETTERS.finditer(text))
+    words = list(_WORDS.finditer(text))
     joiners = lx.NUMBER_JOINER_WORDS.get(lang, frozenset())
     i = 0
     while i < len(words):
@@ -598,16 +599,8 @@ def _extract_quantities(text: str, lang: str) -> tuple[list[Value], str]:
             continue
         raw = m.group(0).strip()
         metres = feet * lx.FOOT_METRES + inches * lx.INCH_METRES
-        values.append(
-            Value(
-                "quantity",
-                Quantity("length", metres, metres),
-                raw,
-                key="length",
-                start=m.start(),
-                end=m.start() + len(m.group(0).rstrip()),
-            )
-        )
+        end = m.start() + len(m.group(0).rstrip())
+        values.append(_quantity("length", metres, metres, raw, m.start(), end))
         text = _mask(text, m.start(), m.end())
     digits: list[Value] = []
     for m in _QUANTITY.finditer(text):
@@ -628,14 +621,7 @@ def _extract_quantities(text: str, lang: str) -> tuple[list[Value], str]:
             dimension = f"count:{noun}" if noun else "number"
         start = m.start("pre") if pre else m.start("num")
         digits.append(
-            Value(
-                "quantity",
-                Quantity(dimension, number * factor, number),
-                text[start:end].strip(),
-                key=dimension,
-                start=start,
-                end=end,
-            )
+            _quantity(dimension, number * factor, number, text[start:end].strip(), start, end)
         )
     for v in digits:
         text = _mask(text, v.start, v.end)
@@ -652,16 +638,8 @@ def _extract_quantities(text: str, lang: str) -> tuple[list[Value], str]:
                 continue
             dimension = f"count:{noun}"
             noun_start = m.end() + len(text[m.end() : end]) - len(text[m.end() : end].lstrip())
-            values.append(
-                Value(
-                    "quantity",
-                    Quantity(dimension, 0.0, 0.0),
-                    " ".join(text[m.start() : end].split()),
-                    key=dimension,
-                    start=noun_start,
-                    end=end,
-                )
-            )
+            surface = " ".join(text[m.start() : end].split())
+            values.append(_quantity(dimension, 0.0, 0.0, surface, noun_start, end))
             text = _mask(text, noun_start, end)
     return values, text
 
@@ -785,13 +763,18 @@ def _negation_positions(tokens: list[Token], lang: str) -> list[int]:
     return [i for i, t in enumerate(tokens) if t.norm in negs]
 
 
+def _negation_before(negations: list[int], i: int, window: int) -> int | None:
+    """The first negation at most ``window`` tokens before token ``i``, if any."""
+    return next((n for n in negations if 0 < i - n <= window), None)
+
+
 def _statuses(
     tokens: list[Token], negations: list[int], lang: str
 ) -> tuple[list[Value], set[int], set[int]]:
     """Status values; returns them with the token positions and negations they used."""
     values, used, used_negations = [], set(), set()
     for start, end, status in _find_phrases(tokens, _STATUS_PHRASES):
-        negation = next((n for n in negations if 0 < start - n <= 4), None)
+        negation = _negation_before(negations, start, 4)
         state: str | None = status
         if negation is not None:
             state = lx.NEGATED_STATUS[status]
@@ -1072,7 +1055,7 @@ def _marital(
             continue
         if i + 1 < len(tokens) and tokens[i + 1].norm in {"on", "il", "em", "in"}:
             continue  # "was married on 3 May": the wedding, an anniversary
-        negation = next((n for n in negations if 0 < i - n <= 3), None)
+        negation = _negation_before(negations, i, 3)
         text = t.text
         if negation is not None:
             state = f"not_{state}"
@@ -1094,7 +1077,7 @@ def _opening(tokens: list[Token], negations: list[int]) -> list[Value]:
         if t.norm not in lx.OPENING_VERBS and not _after_copula(tokens, i):
             continue
         text = t.text
-        negation = next((n for n in negations if 0 < i - n <= 3), None)
+        negation = _negation_before(negations, i, 3)
         if negation is not None:
             state = "closed" if state == "open" else "open"
             text = " ".join(x.text for x in tokens[negation : i + 1])
@@ -1184,7 +1167,7 @@ def _diets(tokens: list[Token], negations: list[int], skip: set[int], lang: str)
     """Diet claims ("is vegetarian") and food eaten ("had a steak"), with polarity."""
     values = []
     for i, t in enumerate(tokens):
-        negated = any(0 < i - n <= 4 for n in negations)
+        negated = _negation_before(negations, i, 4) is not None
         diet = lx.DIETS.get(t.norm)
         if diet is not None:
             values.append(Value("diet", (diet, not negated), t.text, start=t.start, end=t.end))
