@@ -652,15 +652,20 @@ def _new_information(a: Statement, b: Statement) -> set[str]:
     return info
 
 
-def _unshared_words(a: Statement, b: Statement) -> tuple[set[str], set[str]]:
-    """Words (stems) each statement has and the other lacks, names and values aside.
+def _compared_words(a: Statement, b: Statement) -> tuple[frozenset[str], frozenset[str]]:
+    """The words (stems) two statements are compared on, names and values aside.
 
     Words naming the attribute count only when the attributes differ: "born" and
     "birthday" both name the birth date, "loves" and "is afraid of" do not agree.
     """
-    same_attribute = a.attribute is not None and a.attribute == b.attribute
-    wa = a.content if same_attribute else a.content | a.attribute_words
-    wb = b.content if same_attribute else b.content | b.attribute_words
+    if a.attribute is not None and a.attribute == b.attribute:
+        return a.content, b.content
+    return a.content | a.attribute_words, b.content | b.attribute_words
+
+
+def _unshared_words(a: Statement, b: Statement) -> tuple[set[str], set[str]]:
+    """Words (stems) each statement has and the other lacks (see ``_compared_words``)."""
+    wa, wb = _compared_words(a, b)
     only_a = {w for w in wa if not any(stems_match(w, z) for z in wb)}
     only_b = {w for w in wb if not any(stems_match(w, z) for z in wa)}
     return only_a, only_b
@@ -690,10 +695,7 @@ def _same_information(a: Statement, b: Statement, similarity: float | None, t: T
         return True
     if similarity is not None and similarity >= t.duplicate_similarity:
         return True
-    same_attribute = a.attribute is not None and a.attribute == b.attribute
-    wa = a.content if same_attribute else a.content | a.attribute_words
-    wb = b.content if same_attribute else b.content | b.attribute_words
-    return fuzzy_jaccard(wa, wb) >= REWORDING_OVERLAP
+    return fuzzy_jaccard(*_compared_words(a, b)) >= REWORDING_OVERLAP
 
 
 def _name_within(new: str, old: str) -> bool:
