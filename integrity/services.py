@@ -162,21 +162,20 @@ def fact_check_defer(*, fact_id: int, error: object) -> None:
             pending, _created = PendingFactCheck.objects.get_or_create(
                 fact_id=fact_id, defaults={"error": str(error)[:2000]}
             )
-            unread = Notification.objects.filter(key__startswith=_QUEUE_NOTICE, read=False)
-            if not unread.exists():
-                notification_create(
-                    type=Notification.Type.JOB_FAILED,
-                    urgency=Notification.Urgency.MEDIUM,
-                    title="Contradiction checks could not be queued; they will run later",
-                    payload={
-                        "task": "integrity.tasks.fact_check_task",
-                        "fact": fact_id,
-                        "error": str(error)[:500],
-                        "retry": "with the next background check, or manage.py check_pending_facts",
-                    },
-                    link=f"/api/v1/facts/{fact_id}/",
-                    key=f"{_QUEUE_NOTICE}{pending.pk}",
-                )
+            notification_create(  # a no-op while the outage's notice is unread
+                type=Notification.Type.JOB_FAILED,
+                urgency=Notification.Urgency.MEDIUM,
+                title="Contradiction checks could not be queued; they will run later",
+                payload={
+                    "task": "integrity.tasks.fact_check_task",
+                    "fact": fact_id,
+                    "error": str(error)[:500],
+                    "retry": "with the next background check, or manage.py check_pending_facts",
+                },
+                link=f"/api/v1/facts/{fact_id}/",
+                key=f"{_QUEUE_NOTICE}{pending.pk}",
+                series=_QUEUE_NOTICE,
+            )
     except Exception:
         logger.exception("could not record the pending check of fact %s", fact_id)
 
@@ -198,9 +197,7 @@ def fact_checks_pending_run(*, limit: int | None = None) -> int:
         PendingFactCheck.objects.filter(pk=row.pk).delete()
         done += 1
     if not PendingFactCheck.objects.exists():
-        Notification.objects.filter(key__startswith=_QUEUE_NOTICE, read=False).update(
-            read=True, read_at=timezone.now()
-        )
+        notification_mark_read_by_key(key=_QUEUE_NOTICE, prefix=True)
     return done
 
 

@@ -29,9 +29,12 @@ def notification_create(
     link: str = "",
     recipient=None,
     key: str = "",
+    series: str = "",
 ) -> Notification:
     """Record a notification; with a ``key``, a second call returns the first row.
 
+    With a ``series`` (a prefix of ``key``), a call while a notification of the series
+    is still unread returns that one instead: one notice per outage, not one per event.
     Other apps call this (books: ``type="job_failed"``); ``recipient=None`` addresses
     every curator.
     """
@@ -42,6 +45,12 @@ def notification_create(
     if payload is not None and not isinstance(payload, dict):
         raise InvalidInput("payload must be an object", field="payload")
     key = key[:128]
+    if series:
+        if not key.startswith(series):
+            raise InvalidInput("key must start with its series", field="key")
+        unread = Notification.objects.filter(key__startswith=series, read=False).first()
+        if unread is not None:
+            return unread
     if key:
         existing = Notification.objects.filter(key=key).first()
         if existing is not None:
@@ -99,11 +108,13 @@ def notification_mark_read(
 
 
 @transaction.atomic
-def notification_mark_read_by_key(*, key: str) -> int:
-    """Close the notification about something that has been dealt with (a resolution)."""
-    return Notification.objects.filter(key=key, read=False).update(
-        read=True, read_at=timezone.now()
-    )
+def notification_mark_read_by_key(*, key: str, prefix: bool = False) -> int:
+    """Close the notification about something that has been dealt with (a resolution);
+    with ``prefix``, every unread one whose key starts with ``key`` (a whole series)."""
+    if prefix and not key:
+        raise InvalidInput("a key prefix must not be empty", field="key")
+    match = Q(key__startswith=key) if prefix else Q(key=key)
+    return Notification.objects.filter(match, read=False).update(read=True, read_at=timezone.now())
 
 
 @transaction.atomic

@@ -150,3 +150,42 @@ def test_a_notification_read_by_key_can_be_raised_again():
     assert notification_mark_unread_by_key(key="contradiction:9") == 0
     other.refresh_from_db()
     assert other.read is False
+
+
+def test_a_series_notifies_once_while_its_notice_is_unread():
+    first = make("medium", key="queue:1", series="queue:")
+    again = make("medium", key="queue:2", series="queue:")
+    assert again.pk == first.pk
+    assert Notification.objects.count() == 1
+    make("medium", key="other:1")  # another series or none: not held back
+    assert Notification.objects.count() == 2
+    # Once the notice has been read, the next event of the series notifies again.
+    assert notification_mark_read_by_key(key="queue:1") == 1
+    third = make("medium", key="queue:3", series="queue:")
+    assert third.pk != first.pk
+    assert Notification.objects.filter(key__startswith="queue:", read=False).count() == 1
+
+
+def test_a_series_key_must_start_with_the_series():
+    with pytest.raises(InvalidInput) as info:
+        make("low", key="other:1", series="queue:")
+    assert info.value.field == "key"
+    assert not Notification.objects.exists()
+
+
+def test_mark_read_by_key_prefix_closes_the_whole_series():
+    series = [make("low", key=f"queue:{i}") for i in range(3)]
+    other = make("low", key="queuer:1")
+    notification_mark_read_by_key(key="queue:0")
+    assert notification_mark_read_by_key(key="queue:", prefix=True) == 2
+    for n in series:
+        n.refresh_from_db()
+        assert n.read and n.read_at is not None
+    other.refresh_from_db()
+    assert other.read is False
+    # Without prefix the key must match whole; an empty prefix would match everything.
+    assert notification_mark_read_by_key(key="queuer") == 0
+    with pytest.raises(InvalidInput):
+        notification_mark_read_by_key(key="", prefix=True)
+    other.refresh_from_db()
+    assert other.read is False
