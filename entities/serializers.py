@@ -110,6 +110,11 @@ class FactSerializer(serializers.ModelSerializer):
         ]
 
 
+def _fact_limit(field: str) -> int:
+    """The column length, documented in the schema (the service enforces it too)."""
+    return Fact._meta.get_field(field).max_length
+
+
 class FactWriteSerializer(serializers.Serializer):
     text = serializers.CharField(trim_whitespace=False, allow_blank=True)
     subject = serializers.CharField(
@@ -118,9 +123,13 @@ class FactWriteSerializer(serializers.Serializer):
         default=None,
         help_text="Entity id of the triple's subject.",
     )
-    predicate = serializers.CharField(required=False, allow_blank=True, default="")
+    predicate = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=_fact_limit("predicate")
+    )
     object_entity = serializers.CharField(required=False, allow_null=True, default=None)
-    object_value = serializers.CharField(required=False, allow_blank=True, default="")
+    object_value = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=_fact_limit("object_value")
+    )
     entities = serializers.ListField(
         child=serializers.CharField(),
         required=False,
@@ -128,8 +137,12 @@ class FactWriteSerializer(serializers.Serializer):
         help_text="Entity ids the fact mentions.",
     )
     confidence = serializers.FloatField(required=False, default=1.0, min_value=0, max_value=1)
-    source = serializers.CharField(required=False, allow_blank=True, default="")
-    client = serializers.CharField(required=False, allow_blank=True, default="")
+    source = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=_fact_limit("source")
+    )
+    client = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=_fact_limit("client")
+    )
     valid_from = serializers.DateTimeField(required=False, allow_null=True, default=None)
     valid_to = serializers.DateTimeField(required=False, allow_null=True, default=None)
 
