@@ -69,13 +69,28 @@ def fuzzy_jaccard(a: Iterable[str], b: Iterable[str]) -> float:
 
 
 def names_match(a: str, b: str) -> bool:
-    """Two normalised names refer to the same thing ("rossi"/"mario rossi", "postgres"/...)."""
+    """Two normalised names refer to the same thing ("rossi"/"mario rossi", "postgres"/...).
+
+    Names of several words are compared word by word when they have as many words: an
+    initial stands for any word it begins ("m rossi"/"mario rossi"), and two different
+    initials are two people ("ada b bauer" is not "ada c bauer", though the strings
+    differ by one letter).
+    """
     if a == b:
         return True
-    ta, tb = set(a.split()), set(b.split())
-    if ta and tb and (ta <= tb or tb <= ta):
+    ta, tb = a.split(), b.split()
+    sa, sb = set(ta), set(tb)
+    if sa and sb and (sa <= sb or sb <= sa):
         return True
+    if len(ta) == len(tb) > 1:
+        return all(_name_words_match(x, y) for x, y in zip(ta, tb, strict=True))
     return stems_match(a.replace(" ", ""), b.replace(" ", ""))
+
+
+def _name_words_match(x: str, y: str) -> bool:
+    if len(x) == 1 or len(y) == 1:
+        return x[0] == y[0]
+    return stems_match(x, y)
 
 
 # A run of letters: no digits, no underscores.

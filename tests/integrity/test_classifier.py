@@ -626,3 +626,18 @@ def test_open_and_closed_only_of_the_subject() -> None:
         ("The team works in an open office.", "The team works in a closed office."),
     ]:
         assert classify_pair(existing, new).kind != "status"
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "label"),
+    [
+        # One letter apart as strings, but two different people: no HIGH notification.
+        ("Ada B. Bauer lives in Milan.", "Ada C. Bauer lives in Rome.", "compatible"),
+        ("Ada B. Bauer is 34 years old.", "Ada C. Bauer is 40 years old.", "compatible"),
+        # An initial still stands for the name it begins, and a surname for the person.
+        ("Mario Rossi lives in Milan.", "M. Rossi lives in Rome.", "contradiction"),
+        ("Mario Rossi lives in Milan.", "Rossi lives in Rome.", "contradiction"),
+    ],
+)
+def test_middle_initials_tell_people_apart(existing, new, label):
+    assert classify_pair(existing, new).label == label
