@@ -222,36 +222,52 @@ def fact_candidates(*, fact: Fact) -> dict[int, float | None]:
         if fact_id != fact.pk and score >= settings.KGSITE_CANDIDATE_SIMILARITY:
             found[fact_id] = float(score)
 
-    active = Fact.objects.filter(status=Fact.Status.ACTIVE).exclude(pk=fact.pk)
     links = EntityFact.objects.filter(fact=fact)
     subjects = set(links.filter(role=EntityFact.Role.SUBJECT).values_list("entity_id", flat=True))
     if fact.subject_id:
         subjects.add(fact.subject_id)
+    exhaustive = settings.KGSITE_CANDIDATE_EXHAUSTIVE
     if subjects:
-        same_subject = active.filter(
-            Q(subject_id__in=subjects)
-            | Q(entity_facts__entity_id__in=subjects, entity_facts__role=EntityFact.Role.SUBJECT)
+        # Two indexed lookups rather than one OR across a join, which PostgreSQL answers
+        # by scanning every fact.
+        as_subject = Fact.objects.filter(subject_id__in=subjects, status=Fact.Status.ACTIVE)
+        newest = _newest_ids(
+            [
+                as_subject.exclude(pk=fact.pk).order_by("-id").values_list("id", flat=True),
+                _linked_fact_ids(fact=fact, entity_ids=subjects, role=EntityFact.Role.SUBJECT),
+            ],
+            limit=None if exhaustive else settings.KGSITE_CANDIDATE_SUBJECT_LIMIT,
         )
-        ids = same_subject.order_by("-id").values_list("id", flat=True).distinct()
-        if not settings.KGSITE_CANDIDATE_EXHAUSTIVE:
-            ids = ids[: settings.KGSITE_CANDIDATE_SUBJECT_LIMIT]
-        for fact_id in ids:
+        for fact_id in newest:
             found.setdefault(fact_id, None)
 
-    if settings.KGSITE_CANDIDATE_EXHAUSTIVE or not hits:
+    if exhaustive or not hits:
         linked = set(links.values_list("entity_id", flat=True))
         if linked:
-            ids = (
-                active.filter(entity_facts__entity_id__in=linked)
-                .order_by("-id")
-                .values_list("id", flat=True)
-                .distinct()
+            newest = _newest_ids(
+                [_linked_fact_ids(fact=fact, entity_ids=linked).distinct()],
+                limit=None if exhaustive else settings.KGSITE_CANDIDATE_FALLBACK_LIMIT,
             )
-            if not settings.KGSITE_CANDIDATE_EXHAUSTIVE:
-                ids = ids[: settings.KGSITE_CANDIDATE_FALLBACK_LIMIT]
-            for fact_id in ids:
+            for fact_id in newest:
                 found.setdefault(fact_id, None)
     return found
+
+
+def _linked_fact_ids(*, fact: Fact, entity_ids: set[str], role: str | None = None):
+    """Ids of the other active facts linked to these entities, newest first."""
+    links = EntityFact.objects.filter(entity_id__in=entity_ids, fact__status=Fact.Status.ACTIVE)
+    if role is not None:
+        links = links.filter(role=role)
+    return links.exclude(fact_id=fact.pk).order_by("-fact_id").values_list("fact_id", flat=True)
+
+
+def _newest_ids(id_querysets: list, *, limit: int | None) -> list[int]:
+    """The newest ids across querysets that each list ids newest first."""
+    ids: set[int] = set()
+    for queryset in id_querysets:
+        ids.update(queryset if limit is None else queryset[:limit])
+    newest = sorted(ids, reverse=True)
+    return newest if limit is None else newest[:limit]
 
 
 @dataclass
