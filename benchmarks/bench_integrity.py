@@ -139,6 +139,13 @@ def run(quick: bool = False) -> list[dict]:
         pass
     else:
         vector_rebuild("facts")
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        # Fresh statistics, as autovacuum keeps them in production: right after a bulk
+        # load the planner believes the tables are empty and picks nested scans.
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
     seed_s = time.perf_counter() - seed_start
     n_stored = Fact.objects.count()
 
