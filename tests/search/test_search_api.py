@@ -270,16 +270,32 @@ def test_missing_index_over_a_large_store_answers_at_once_and_says_so(client, mo
 # --- GET /facts/search with selective filters ----------------------------------------------
 
 
-def test_a_selective_status_filter_searches_only_the_matching_facts(client, monkeypatch):
+SUPERSEDED = {
+    "close": "The old sourdough starter lived in the fridge",
+    "closer": "Sourdough starter feeding schedule, first draft",
+    "far": "The bakery closes on Mondays",
+}
+
+
+@pytest.fixture
+def superseded_ids() -> list[int]:
+    """Forty live facts about sourdough, then three superseded ones (ids in SUPERSEDED order)."""
     for i in range(40):
         services.fact_store(text=f"Sourdough starter number {i} needs feeding twice a day")
-    old = {
-        "close": "The old sourdough starter lived in the fridge",
-        "closer": "Sourdough starter feeding schedule, first draft",
-        "far": "The bakery closes on Mondays",
-    }
-    old_ids = {name: services.fact_store(text=text).fact.pk for name, text in old.items()}
-    Fact.objects.filter(pk__in=old_ids.values()).update(status=Fact.Status.SUPERSEDED)
+    ids = [services.fact_store(text=text).fact.pk for text in SUPERSEDED.values()]
+    Fact.objects.filter(pk__in=ids).update(status=Fact.Status.SUPERSEDED)
+    return ids
+
+
+def _closest_two(query: str, ids: list[int]) -> tuple[list[int], dict[int, float]]:
+    vectors = service.embed_texts([query, *SUPERSEDED.values()])
+    cosines = dict(zip(ids, vectors[1:] @ vectors[0], strict=True))
+    return sorted(cosines, key=lambda pk: -cosines[pk])[:2], cosines
+
+
+def test_a_selective_status_filter_searches_only_the_matching_facts(
+    client, monkeypatch, superseded_ids
+):
     live = service.vector_index("facts").live_count
     fetched = []
     search_vector = service.search_vector
@@ -294,9 +310,7 @@ def test_a_selective_status_filter_searches_only_the_matching_facts(client, monk
     assert response.status_code == 200
     results = response.json()["results"]
     # The two superseded facts closest to the query, by exact cosine, best first.
-    vectors = service.embed_texts([query, *old.values()])
-    cosines = dict(zip(old_ids.values(), vectors[1:] @ vectors[0], strict=True))
-    expected = sorted(cosines, key=lambda pk: -cosines[pk])[:2]
+    expected, cosines = _closest_two(query, superseded_ids)
     assert [r["id"] for r in results] == expected
     assert all(r["status"] == "superseded" for r in results)
     assert [r["score"] for r in results] == pytest.approx(
@@ -306,16 +320,9 @@ def test_a_selective_status_filter_searches_only_the_matching_facts(client, monk
     assert max(fetched) < live
 
 
-def test_a_status_filter_too_broad_to_list_never_repeats_a_search(client, monkeypatch):
-    for i in range(40):
-        services.fact_store(text=f"Sourdough starter number {i} needs feeding twice a day")
-    old = {
-        "close": "The old sourdough starter lived in the fridge",
-        "closer": "Sourdough starter feeding schedule, first draft",
-        "far": "The bakery closes on Mondays",
-    }
-    old_ids = {name: services.fact_store(text=text).fact.pk for name, text in old.items()}
-    Fact.objects.filter(pk__in=old_ids.values()).update(status=Fact.Status.SUPERSEDED)
+def test_a_status_filter_too_broad_to_list_never_repeats_a_search(
+    client, monkeypatch, superseded_ids
+):
     # Three superseded facts are "too many to list": the search over-fetches instead.
     monkeypatch.setattr(ranking, "FILTER_IDS", 2)
     fetched = []
@@ -330,9 +337,7 @@ def test_a_status_filter_too_broad_to_list_never_repeats_a_search(client, monkey
     query = "sourdough starter feeding"
     response = client.get("/api/v1/facts/search", {"q": query, "k": 2, "status": "superseded"})
     assert response.status_code == 200
-    vectors = service.embed_texts([query, *old.values()])
-    cosines = dict(zip(old_ids.values(), vectors[1:] @ vectors[0], strict=True))
-    expected = sorted(cosines, key=lambda pk: -cosines[pk])[:2]
+    expected, _ = _closest_two(query, superseded_ids)
     assert [r["id"] for r in response.json()["results"]] == expected
     # The status-only search was the over-fetch's first round; each round looks further.
     assert len(fetched) > 1 and fetched == sorted(set(fetched))
