@@ -108,7 +108,7 @@ def _rows(name: str, stats: dict, goal: float | None) -> list[dict]:
 def run(quick: bool = False) -> list[dict]:
     setup("ingest")
     from books.selectors import defines_evaluate
-    from entities.search.embedder import get_embedder
+    from kgsite.vectors.embedder import get_embedder
 
     get_embedder().encode(["warm up"])  # model load is paid once per worker, not per book
     from entities.extraction import spacy_nlp

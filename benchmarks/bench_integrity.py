@@ -19,7 +19,7 @@ stop dropped) and unrelated novelties, and measures:
   connection on each enqueue when ``CONN_MAX_AGE`` is 0, and SQLite checkpoints its WAL
   on that close).
 
-The embedder is the hashing one by default (``entities.search.embedder.HashingEmbedder``)
+The embedder is the hashing one by default (``kgsite.vectors.embedder.HashingEmbedder``)
 so the figure is about integrity, not model inference; set ``KGSITE_EMBEDDER`` to the
 sentence-transformers class to measure with the real model. The row "vector index"
 says whether candidates came from the index or only from shared entities.
@@ -94,7 +94,7 @@ def _new_fact(name: str, stored: list[str], sort: str, rng: random.Random) -> st
 
 
 def run(quick: bool = False) -> list[dict]:
-    os.environ.setdefault("KGSITE_EMBEDDER", "entities.search.embedder.HashingEmbedder")
+    os.environ.setdefault("KGSITE_EMBEDDER", "kgsite.vectors.embedder.HashingEmbedder")
     setup("integrity")
 
     from django.conf import settings
@@ -134,7 +134,7 @@ def run(quick: bool = False) -> list[dict]:
             links.append(EntityFact(entity_id=fact.subject_id, fact=fact, role="subject"))
         EntityFact.objects.bulk_create(links, batch_size=1000)
     try:
-        from entities.search.service import vector_rebuild
+        from kgsite.vectors.service import vector_rebuild
     except ImportError:
         pass
     else:

@@ -415,7 +415,7 @@ def real_vectors(
     """Real-model vectors for ``texts``, from the cache when present; also how long
     embedding the first ``n`` texts took for each checkpoint ``n`` (measured when the
     cache was filled, kept beside it; None for a cache from before that bookkeeping)."""
-    from entities.search.embedder import get_embedder
+    from kgsite.vectors.embedder import get_embedder
 
     embedder = get_embedder().real  # the CachedEmbedder's model: loaded once
     path = _cache_path(texts, embedder.signature)
@@ -489,7 +489,7 @@ class CachedEmbedder:
     TABLE: dict[str, np.ndarray] = {}
 
     def __init__(self) -> None:
-        from entities.search.embedder import SentenceTransformerEmbedder
+        from kgsite.vectors.embedder import SentenceTransformerEmbedder
 
         self.real = SentenceTransformerEmbedder()
         self.dim = self.real.dim
@@ -554,8 +554,8 @@ def _latency(queries: list[list[str]]) -> tuple[dict[str, float], float]:
     from rest_framework.test import APIClient
 
     from benchmarks._django import percentiles
-    from entities.search.embedder import get_embedder
-    from entities.search.service import query_cache_clear
+    from kgsite.vectors.embedder import get_embedder
+    from kgsite.vectors.service import query_cache_clear
 
     client = APIClient()
     # Every timed query pays its embedding: nothing cached from a warm-up or earlier round.
@@ -577,7 +577,7 @@ def _latency(queries: list[list[str]]) -> tuple[dict[str, float], float]:
 
 
 def _recall(queries: list[list[str]], k: int = 10) -> float:
-    from entities.search.service import embed_query, vector_index
+    from kgsite.vectors.service import embed_query, vector_index
 
     index = vector_index("facts")
     keys, matrix = index.vectors()
@@ -598,7 +598,7 @@ def run(quick: bool = False) -> list[dict]:
     setup("search")
     from django.conf import settings
 
-    from entities.search.service import embed_texts, vector_index, vector_rebuild
+    from kgsite.vectors.service import embed_texts, vector_index, vector_rebuild
 
     sizes = [2_000] if quick else [10_000, 100_000]
     goals = {10_000: 100.0, 100_000: 50.0}

@@ -13,7 +13,7 @@ from entities.selectors import entity_get
 from kgsite.errors import InvalidInput
 
 from . import selectors, services
-from .extraction.base import EXTRACTORS
+from .extraction.registry import EXTRACTORS
 from .models import Book, Chunk, IngestJob, Mention
 
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024

@@ -7,11 +7,11 @@ class BooksConfig(AppConfig):
     name = "books"
 
     def ready(self) -> None:
-        """Chunks are a kind of the semantic index, like facts and entities."""
-        try:
-            from entities.search.index import register_kind
-        except ImportError:  # pragma: no cover - search not installed
-            return
+        """Chunks are a kind of the vectors room, like facts and entities; mentions hold
+        on to their entities when the entity graph collects garbage."""
+        from entities import hooks
+        from kgsite.vectors.index import register_kind
+
         from . import selectors
 
         register_kind(
@@ -21,3 +21,4 @@ class BooksConfig(AppConfig):
             count=selectors.chunk_count,
             key_type=int,
         )
+        hooks.entity_referrers(selectors.entities_mentioned)

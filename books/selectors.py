@@ -9,10 +9,28 @@ from dataclasses import dataclass
 
 from django.db.models import Case, Count, IntegerField, Min, QuerySet, Value, When
 
-from entities.models import Entity
+from entities.models import Alias, Entity
+from entities.names import normalize_type
 from kgsite.errors import InvalidInput, NotFound
+from kgsite.text import normalize
+from kgsite.vectors.service import similar_items
 
+from .excerpts import chunk_excerpt
 from .models import Book, Chunk, IngestJob, Mention
+
+# --- what other rooms ask of books ------------------------------------------------------
+
+
+def entities_mentioned(entity_ids: list[str]) -> set[str]:
+    """The ids among ``entity_ids`` that some chunk mentions (an ``entity_referrers``
+    hook: garbage collection keeps them)."""
+    return set(
+        Mention.objects.filter(entity_id__in=entity_ids)
+        .order_by()
+        .values_list("entity_id", flat=True)
+        .distinct()
+    )
+
 
 # --- vector index source ---------------------------------------------------------------
 
@@ -75,8 +93,6 @@ class ChunkHit:
 
     @property
     def excerpt(self) -> str:
-        from .excerpts import chunk_excerpt
-
         return chunk_excerpt(self.chunk.text)
 
 
@@ -95,8 +111,6 @@ def chunk_search(*, q: str, k: int = 10, book_id: int | None = None) -> list[Chu
         filter_ids = list(Chunk.objects.filter(book_id=book_id).values_list("pk", flat=True))
         if not filter_ids:
             return []
-    from entities.search.service import similar_items
-
     hits = similar_items("chunks", q, k, filter_ids=filter_ids)
     chunks = Chunk.objects.select_related("book").in_bulk([int(key) for key, _s in hits])
     return [
@@ -258,8 +272,6 @@ def _where(mention: Mention) -> str:
 
 
 def _heading_norm(heading: str) -> str:
-    from kgsite.text import normalize
-
     return normalize(heading.replace("\u2019", "'"))
 
 
@@ -297,10 +309,6 @@ def defines_evaluate(*, rows: Iterable[dict[str, str]]) -> DefinesEvaluation:
     duplicate. A same-named entity of another type defined in another file is a
     homonym (the Shield spell is not the Shield armour) and does not count.
     """
-    from entities.models import Alias
-    from entities.services import normalize_type
-    from kgsite.text import normalize
-
     result = DefinesEvaluation(0, 0, 0, 0, [], [])
     for row in rows:
         result.rows += 1

@@ -24,12 +24,18 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django_q import tasks as queue
 
-from entities.models import Alias, Entity, EntityFact, Fact
-from entities.services import normalize_type, validate_name
+from entities.extraction import Gazetteer, GazetteerEntry
+from entities.models import Alias, Entity
+from entities.names import normalize_type, validate_name
+from entities.services import EntityDraft, entities_ensure, entity_gc
 from kgsite.errors import DomainError, InvalidInput, NotFound
-from kgsite.models import AuditEntry, audit
+from kgsite.models import audit
 from kgsite.text import clean_display, normalize
+from kgsite.vectors.index import KINDS
+from kgsite.vectors.service import vector_delete, vector_upsert
+from notifications.services import notification_create
 
 from .chunking import ChunkDraft, chunk_sections, sentence_spans
 from .excerpts import context_excerpt
@@ -39,8 +45,9 @@ from .extraction.base import (
     BookLexicon,
     Extractor,
     FoundMention,
-    get_extractor,
 )
+from .extraction.registry import get_extractor
+from .extraction.structure import KnownName, defined_entities, resolve_definitions
 from .models import Book, Chunk, IngestJob, Mention
 from .parsing import ParsedDocument, detect_format, parse_document, pdf_check
 
@@ -188,10 +195,6 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
     header and group rows) and the stored names (a heading naming a known entity
     defines it).
     """
-    from entities.extraction import Gazetteer, GazetteerEntry
-
-    from .extraction.structure import KnownName, defined_entities, resolve_definitions
-
     gazetteer = Gazetteer.from_db()
     # Entities another book defines: one query, then a set lookup per name.
     defined_elsewhere = set(
@@ -262,12 +265,18 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
 # --- writing ---------------------------------------------------------------------------
 
 
-def _entities_for(
-    found: Iterable[FoundMention], lexicon: BookLexicon
-) -> tuple[dict[tuple[str, str], str], list[str]]:
-    """Map every new (norm, type) a mention needs to a stored entity id, creating the
-    missing entities in bulk. Returns the map and the ids created."""
-    wanted: dict[tuple[str, str], str] = {}
+def _entities_for(found: Iterable[FoundMention], lexicon: BookLexicon, *, source: str):
+    """Ask the entity graph for the entities the new mentions name (created in bulk when
+    missing, with the aliases the structure read for their definitions)."""
+    aliases: dict[tuple[str, str], tuple[str, ...]] = {}
+    for entities in lexicon.definitions:
+        for entity in entities:
+            try:
+                key = (normalize(validate_name(entity.name)), normalize_type(entity.type))
+            except InvalidInput:
+                continue
+            aliases[key] = aliases.get(key, ()) + tuple(entity.aliases)
+    drafts: dict[tuple[str, str], EntityDraft] = {}
     for mention in found:
         if mention.entity_id and not mention.entity_id.startswith(NEW_PREFIX):
             continue
@@ -276,82 +285,10 @@ def _entities_for(
             entity_type = normalize_type(mention.entity_type)
         except InvalidInput:
             continue
-        wanted.setdefault((normalize(display), entity_type), display)
-    if not wanted:
-        return {}, []
-    ids: dict[tuple[str, str], str] = {}
-    norms = list({norm for norm, _t in wanted})
-    for start in range(0, len(norms), 500):
-        rows = Entity.objects.filter(name_norm__in=norms[start : start + 500]).values_list(
-            "pk", "name_norm", "type"
-        )
-        for pk, norm, entity_type in rows:
-            if (norm, entity_type) in wanted:
-                ids[(norm, entity_type)] = pk
-    missing = [key for key in wanted if key not in ids]
-    Entity.objects.bulk_create(
-        [Entity(canonical_name=wanted[key], name_norm=key[0], type=key[1]) for key in missing],
-        batch_size=WRITE_BATCH,
-        ignore_conflicts=True,  # another writer created it meanwhile: re-selected below
-    )
-    created: list[str] = []
-    if missing:
-        wanted_missing = set(missing)
-        missing_norms = list({norm for norm, _t in missing})
-        for start in range(0, len(missing_norms), 500):
-            rows = Entity.objects.filter(
-                name_norm__in=missing_norms[start : start + 500]
-            ).values_list("pk", "name_norm", "type")
-            for pk, norm, entity_type in rows:
-                if (norm, entity_type) in wanted_missing and (norm, entity_type) not in ids:
-                    ids[(norm, entity_type)] = pk
-                    created.append(pk)
-    # Aliases the structure reads for new definitions ("Staff (arcane focus)").
-    aliases: list[Alias] = []
-    seen: set[tuple[str, str]] = set(
-        Alias.objects.filter(entity_id__in=created).values_list("alias_norm", "type")
-    )
-    for entities in lexicon.definitions:
-        for entity in entities:
-            key = (normalize(entity.name), normalize_type(entity.type))
-            entity_id = ids.get(key)
-            if entity_id is None or entity_id not in created:
-                continue
-            for alias in entity.aliases:
-                norm = normalize(alias)
-                if not norm or norm == key[0] or (norm, key[1]) in seen:
-                    continue
-                seen.add((norm, key[1]))
-                aliases.append(
-                    Alias(
-                        entity_id=entity_id,
-                        alias=clean_display(alias)[:512],
-                        alias_norm=norm[:512],
-                        type=key[1],
-                        manual=False,
-                    )
-                )
-    Alias.objects.bulk_create(aliases, batch_size=WRITE_BATCH, ignore_conflicts=True)
-    return ids, created
-
-
-def _entities_saved(entity_ids: list[str]) -> None:
-    """On commit: one batched index update instead of one hook call per entity."""
-    if not entity_ids:
-        return
-
-    def run() -> None:
-        from entities.extraction import gazetteer_invalidate
-
-        gazetteer_invalidate()
-        try:
-            from django_q.tasks import async_task
-
-            async_task("entities.tasks.vector_upsert_task", "entities", list(entity_ids))
-        except Exception:  # a broken queue must not fail the ingest; rebuild restores
-            logger.exception("could not enqueue the entity index update")
-
-    transaction.on_commit(run)
+        key = (normalize(display), entity_type)
+        if key not in drafts:
+            drafts[key] = EntityDraft(display, entity_type, aliases.get(key, ()))
+    return entities_ensure(drafts=drafts.values(), source=source)
 
 
 def _book_entity_ids(book: Book) -> set[str]:
@@ -420,7 +357,8 @@ def _book_write(
         for r in rows:
             r.pk = ids[r.ordinal]
 
-    new_ids, created = _entities_for((m for ms in found for m in ms), lexicon)
+    ensured = _entities_for((m for ms in found for m in ms), lexicon, source=f"book:{book.pk}")
+    new_ids, created = ensured.ids, ensured.created
     mentions: list[Mention] = []
     defines = 0
     for index, (chunk, row) in enumerate(zip(chunks, rows, strict=True)):
@@ -457,9 +395,8 @@ def _book_write(
             report("write", index + 1, len(chunks))
     Mention.objects.bulk_create(mentions, batch_size=WRITE_BATCH)
     report("write", len(chunks), len(chunks))
-    _entities_saved(created)
     stale = previous - {m.entity_id for m in mentions}
-    removed = entity_gc(entity_ids=stale) if stale else []
+    removed = entity_gc(entity_ids=stale, source=f"book:{book.pk}") if stale else []
     stats = {
         "mentions": len(mentions),
         "defines": defines,
@@ -474,10 +411,6 @@ def _book_write(
 
 
 def _search_available() -> bool:
-    try:
-        from entities.search.index import KINDS
-    except ImportError:  # pragma: no cover - the search app is optional
-        return False
     return "chunks" in KINDS
 
 
@@ -485,8 +418,6 @@ def chunks_embed(*, chunk_ids: Sequence[int], progress: Callable[[int], None] | 
     """Index chunks for semantic search in batches (the embedder batches within)."""
     if not chunk_ids or not _search_available():
         return 0
-    from entities.search.service import vector_upsert
-
     changed = 0
     for start in range(0, len(chunk_ids), EMBED_BATCH):
         changed += vector_upsert("chunks", list(chunk_ids[start : start + EMBED_BATCH]))
@@ -499,8 +430,6 @@ def _chunks_unindex(chunk_ids: Sequence[int]) -> None:
     if not chunk_ids or not _search_available():
         return
     try:
-        from entities.search.service import vector_delete
-
         vector_delete("chunks", list(chunk_ids))
     except Exception:  # search drops vanished rows itself; this only frees slots sooner
         logger.exception("could not remove chunks from the vector index")
@@ -668,60 +597,6 @@ def _book_ingest(
     )
 
 
-def entity_gc(*, entity_ids: Iterable[str]) -> list[str]:
-    """Delete the given entities that nothing else holds on to; return their ids.
-
-    An entity stays if it has any mention, any fact (linked, as subject or object), an
-    alias added by hand, the ``curated`` flag, or an audit row (a curator created or
-    edited it).
-    """
-    candidates = list(set(entity_ids))
-    removed: list[str] = []
-    for start in range(0, len(candidates), 500):
-        batch = candidates[start : start + 500]
-        kept = set(Mention.objects.filter(entity_id__in=batch).values_list("entity_id", flat=True))
-        kept |= set(
-            EntityFact.objects.filter(entity_id__in=batch).values_list("entity_id", flat=True)
-        )
-        kept |= set(Fact.objects.filter(subject_id__in=batch).values_list("subject_id", flat=True))
-        kept |= set(
-            Fact.objects.filter(object_entity_id__in=batch).values_list(
-                "object_entity_id", flat=True
-            )
-        )
-        kept |= set(
-            Alias.objects.filter(entity_id__in=batch, manual=True).values_list(
-                "entity_id", flat=True
-            )
-        )
-        kept |= set(Entity.objects.filter(pk__in=batch, curated=True).values_list("pk", flat=True))
-        kept |= set(
-            AuditEntry.objects.filter(
-                target_type=Entity._meta.label_lower, target_id__in=batch
-            ).values_list("target_id", flat=True)
-        )
-        doomed = [pk for pk in batch if pk not in kept]
-        if doomed:
-            Entity.objects.filter(pk__in=doomed).delete()
-            removed.extend(doomed)
-    if removed:
-
-        def run(ids: list[str] = removed) -> None:
-            from entities.extraction import gazetteer_invalidate
-
-            gazetteer_invalidate()
-            if _search_available():
-                try:
-                    from entities.search.service import vector_delete
-
-                    vector_delete("entities", ids)
-                except Exception:
-                    logger.exception("could not remove entities from the vector index")
-
-        transaction.on_commit(run)
-    return removed
-
-
 @transaction.atomic
 def book_delete(*, book: Book, actor=None) -> dict:
     """Remove a book, its chunks and mentions, then entities only it was holding."""
@@ -733,7 +608,7 @@ def book_delete(*, book: Book, actor=None) -> dict:
     summary = {"book_id": book.pk, "title": book.title, "chunks": len(chunk_ids)}
     audit(actor=actor, action="book.delete", target=book, payload=summary)
     book.delete()
-    removed = entity_gc(entity_ids=entity_ids)
+    removed = entity_gc(entity_ids=entity_ids, source=f"book:{summary['book_id']}", actor=actor)
     summary["entities_removed"] = len(removed)
     summary["entities_kept"] = len(entity_ids) - len(removed)
     transaction.on_commit(lambda: _chunks_unindex(chunk_ids))
@@ -801,10 +676,14 @@ def ingest_job_create(
     return job
 
 
-def _enqueue(job_id: int) -> None:
-    from django_q.tasks import async_task
+# The job function lives in books/tasks.py, which imports this module: the queue takes
+# its dotted path (tests/test_architecture.py checks that it resolves).
+INGEST_JOB_TASK = "books.tasks.ingest_job_task"
+BOOKS_GROUP = "books"
 
-    async_task("books.tasks.ingest_job_task", job_id, group="books")
+
+def _enqueue(job_id: int) -> None:
+    queue.async_task(INGEST_JOB_TASK, job_id, group=BOOKS_GROUP)
 
 
 def ingest_job_run(*, job_id: int, progress: PhaseProgress | None = None) -> IngestJob:
@@ -846,10 +725,6 @@ def ingest_job_run(*, job_id: int, progress: PhaseProgress | None = None) -> Ing
 
 
 def _notify_failure(job: IngestJob, message: str) -> None:
-    try:
-        from notifications.services import notification_create
-    except ImportError:  # pragma: no cover
-        return
     try:
         notification_create(
             type="job_failed",
@@ -933,7 +808,6 @@ __all__ = [
     "book_resolve",
     "chunks_embed",
     "context_excerpt",
-    "entity_gc",
     "ingest_job_create",
     "ingest_job_run",
 ]

@@ -6,24 +6,19 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 from django.urls import reverse
 from django.utils.html import format_html
 
 from kgsite.errors import DomainError
 from kgsite.models import AuditEntry
+from kgsite.pages import form_error
 from kgsite.text import normalize
+from kgsite.vectors.service import vector_batch
 
-from . import services, tasks
+from . import services
 from .models import Alias, Entity, EntityFact, Fact
-
-
-def _form_error(exc: DomainError, fields, field: str | None = None) -> ValidationError:
-    """A service's DomainError as a form error on the field it names (if the form has it)."""
-    name = field or exc.field
-    return ValidationError({name if name in fields else NON_FIELD_ERRORS: exc.message})
-
+from .names import normalize_type
 
 # --- Entities ---------------------------------------------------------------------------
 
@@ -48,7 +43,7 @@ class EntityAdminForm(forms.ModelForm):
                 alias_norms=(),
             )
         except DomainError as exc:
-            raise _form_error(exc, self.fields) from None
+            raise form_error(exc, self.fields) from None
         data["canonical_name"], data["type"] = plan.display, plan.type
         return data
 
@@ -62,7 +57,7 @@ class AliasFormSet(forms.BaseInlineFormSet):
         saved = entity.pk is not None and not entity._state.adding
         stored = Entity.objects.get(pk=entity.pk) if saved else None
         try:
-            entity_type = services.normalize_type(entity.type)
+            entity_type = normalize_type(entity.type)
             name_norm = normalize(entity.canonical_name)
         except DomainError:
             return  # the entity form shows that error
@@ -190,7 +185,7 @@ class EntityAdmin(admin.ModelAdmin):
         services.entity_delete(entity=obj, actor=request.user)
 
     def delete_queryset(self, request, queryset):
-        with tasks.vector_batch(), transaction.atomic():
+        with vector_batch(), transaction.atomic():
             for entity in queryset:
                 services.entity_delete(entity=entity, actor=request.user)
 
@@ -236,7 +231,7 @@ class FactAdminForm(forms.ModelForm):
                     fact=stored, **{k: data[k] for k in services.FACT_EDITABLE if k in data}
                 )
         except DomainError as exc:
-            raise _form_error(exc, self.fields) from None
+            raise form_error(exc, self.fields) from None
         return data
 
 
@@ -289,7 +284,7 @@ class FactAdmin(admin.ModelAdmin):
         services.fact_delete(fact=obj, actor=request.user)
 
     def delete_queryset(self, request, queryset):
-        with tasks.vector_batch(), transaction.atomic():
+        with vector_batch(), transaction.atomic():
             for fact in queryset:
                 services.fact_delete(fact=fact, actor=request.user)
 

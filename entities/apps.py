@@ -7,10 +7,14 @@ class EntitiesConfig(AppConfig):
     name = "entities"
 
     def ready(self) -> None:
-        """Keep the vector indexes in step with saved facts and entities."""
-        from . import services, tasks
+        """Register the fact and entity kinds of the vectors room, and keep them and the
+        cached gazetteer in step with writes (see ``entities.hooks``)."""
+        from kgsite.pages import dashboard_panel
 
-        if tasks.fact_saved_enqueue not in services.FACT_SAVED_HOOKS:
-            services.FACT_SAVED_HOOKS.append(tasks.fact_saved_enqueue)
-        if tasks.entity_saved_enqueue not in services.ENTITY_SAVED_HOOKS:
-            services.ENTITY_SAVED_HOOKS.append(tasks.entity_saved_enqueue)
+        from . import hooks, views
+        from .extraction import gazetteer
+        from .search import kinds
+
+        kinds.kinds_register()
+        hooks.on_entity_saved(gazetteer.gazetteer_invalidate)
+        dashboard_panel(views.HOME_PANEL)

@@ -11,7 +11,7 @@ from kgsite.errors import InvalidInput, NotFound
 from kgsite.text import normalize
 
 from .models import Alias, Entity, EntityFact, Fact
-from .services import normalize_type, validate_name
+from .names import normalize_type, validate_name
 
 SUGGESTION_LIMIT = 5
 SUGGESTION_MIN_SCORE = 0.6

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -12,79 +11,16 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models.expressions import RawSQL
 
 from kgsite.errors import Conflict, InvalidInput, NotFound
-from kgsite.models import audit
-from kgsite.text import (
-    MAX_NAME_LENGTH,
-    clean_display,
-    has_control_chars,
-    invisible_char,
-    normalize,
-)
+from kgsite.models import AuditEntry, audit, audit_many
+from kgsite.text import clean_display, has_control_chars, normalize
 
+from . import hooks
 from .models import FACT_TEXT_HEAD, Alias, Entity, EntityFact, Fact
-
-# Hooks other apps register (vector index, integrity checks) so this app stays free of
-# imports from them. Each receives the fact id and runs after commit.
-FACT_SAVED_HOOKS: list[Callable[[int, str], None]] = []
-ENTITY_SAVED_HOOKS: list[Callable[[str], None]] = []
-
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-
-
-def validate_name(value: object, *, field: str = "name") -> str:
-    """Reject empty, over-long and control-character names with a clear error."""
-    if not isinstance(value, str):
-        raise InvalidInput(f"{field} must be a string", field=field)
-    if has_control_chars(value):
-        raise InvalidInput(f"{field} contains control characters", field=field)
-    invisible = invisible_char(value)
-    if invisible:
-        raise InvalidInput(
-            f"{field} contains an invisible formatting character ({invisible})", field=field
-        )
-    display = clean_display(value)
-    if not display:
-        raise InvalidInput(f"{field} must not be empty", field=field)
-    if len(display) > MAX_NAME_LENGTH:
-        raise InvalidInput(f"{field} is longer than {MAX_NAME_LENGTH} characters", field=field)
-    return display
-
-
-def normalize_type(value: str | None) -> str:
-    """Types are case-free tags: "ProgrammingLanguage" becomes "programming_language"."""
-    if not value:
-        return ""
-    if not isinstance(value, str):
-        raise InvalidInput("type must be a string", field="type")
-    if has_control_chars(value):
-        raise InvalidInput("type contains control characters", field="type")
-    invisible = invisible_char(value)
-    if invisible:
-        raise InvalidInput(
-            f"type contains an invisible formatting character ({invisible})", field="type"
-        )
-    snake = _CAMEL.sub("_", clean_display(value))
-    result = normalize(snake).replace(" ", "_").replace("-", "_")
-    if len(result) > 64:
-        raise InvalidInput("type is longer than 64 characters", field="type")
-    return result
+from .names import normalize_type, validate_name
 
 
 def _candidates_payload(entities: Iterable[Entity]) -> list[dict]:
     return [{"id": e.id, "canonical_name": e.canonical_name, "type": e.type} for e in entities]
-
-
-def _on_entity_saved(entity_id: str) -> None:
-    """Hooks run on commit for an entity created, edited (names, aliases, type,
-    description) or deleted."""
-    for hook in ENTITY_SAVED_HOOKS:
-        transaction.on_commit(lambda h=hook: h(entity_id))
-
-
-def _on_fact_saved(fact_id: int, action: str) -> None:
-    """Hooks run on commit; ``action`` is "created", "confirmed", "updated" or "deleted"."""
-    for hook in FACT_SAVED_HOOKS:
-        transaction.on_commit(lambda h=hook: h(fact_id, action))
 
 
 def _chunks(values: list, size: int = 500) -> Iterable[list]:
@@ -235,7 +171,7 @@ def entity_store(
             continue  # another writer won the race: re-select
         if actor is not None:
             audit(actor=actor, action="entity.create", target=entity, payload={"name": display})
-        _on_entity_saved(entity.id)
+        hooks.entity_saved_fire(entity.id)
         return entity, True
     raise Conflict(f"could not store '{display}'", field="name")  # pragma: no cover
 
@@ -270,7 +206,7 @@ def entity_create(
         target=entity,
         payload={"name": plan.display, "type": plan.type},
     )
-    _on_entity_saved(entity.id)
+    hooks.entity_saved_fire(entity.id)
     return entity
 
 
@@ -320,7 +256,7 @@ def entity_update(
     if plan.redundant_aliases:
         payload["removed_aliases"] = plan.redundant_aliases
     audit(actor=actor, action="entity.update", target=entity, payload=payload)
-    _on_entity_saved(entity.id)
+    hooks.entity_saved_fire(entity.id)
     return entity
 
 
@@ -345,7 +281,7 @@ def entity_delete(*, entity: Entity, actor) -> None:
     audit(actor=actor, action="entity.delete", target=entity, payload=payload)
     entity.delete()
     entity.pk = entity_id  # Django clears it; the admin's log message still names it
-    _on_entity_saved(entity_id)
+    hooks.entity_saved_fire(entity_id)
 
 
 def alias_check(
@@ -403,7 +339,7 @@ def alias_add(*, entity: Entity, alias: str, actor=None, manual: bool = True) ->
         return found, False
     if actor is not None:
         audit(actor=actor, action="alias.add", target=entity, payload={"alias": display})
-    _on_entity_saved(entity.id)
+    hooks.entity_saved_fire(entity.id)
     return created, True
 
 
@@ -421,7 +357,7 @@ def alias_remove(*, entity: Entity, alias: str, actor=None) -> None:
     Alias.objects.filter(entity=entity, alias_norm=norm).delete()
     if actor is not None:
         audit(actor=actor, action="alias.remove", target=entity, payload={"alias": rows[0]})
-    _on_entity_saved(entity.id)
+    hooks.entity_saved_fire(entity.id)
 
 
 @transaction.atomic
@@ -506,11 +442,6 @@ def fact_check(
     return display
 
 
-# Finds an existing fact that says the same thing; the integrity app widens it from
-# "same normalised text" to near-duplicates by similarity.
-DuplicateFinder = Callable[[str, str], Fact | None]
-
-
 def _same_text(text_norm: str, *, status: str | None = None) -> list[Fact]:
     """Facts whose normalised text is ``text_norm``, found through the index on its head.
 
@@ -530,9 +461,6 @@ def _same_text(text_norm: str, *, status: str | None = None) -> list[Fact]:
 def _exact_duplicate(text: str, text_norm: str) -> Fact | None:
     found = _same_text(text_norm, status=Fact.Status.ACTIVE)
     return found[0] if found else None
-
-
-DUPLICATE_FINDERS: list[DuplicateFinder] = [_exact_duplicate]
 
 
 @transaction.atomic
@@ -594,7 +522,8 @@ def fact_store(
     source = _fact_column(source, "source")
     client = _fact_column(client, "client")
     norm = normalize(display)
-    for finder in DUPLICATE_FINDERS:
+    # The exact-text match first; apps widen it (integrity: near-duplicates by similarity).
+    for finder in (_exact_duplicate, *hooks.duplicate_finders()):
         duplicate = finder(display, norm)
         if duplicate is not None:
             fact = fact_confirm(fact=duplicate, confidence=confidence)
@@ -615,7 +544,7 @@ def fact_store(
         valid_to=valid_to,
     )
     _link_all(fact, subject, object_entity, entities)
-    _on_fact_saved(fact.id, "created")
+    hooks.fact_saved_fire(fact.id, "created")
     return FactStoreResult("created", fact)
 
 
@@ -704,7 +633,7 @@ def fact_update(*, fact: Fact, actor, **fields: Any) -> Fact:
         target=fact,
         payload={"before": before, "after": {k: _jsonable(changed[k]) for k in shown}},
     )
-    _on_fact_saved(fact.id, "updated")
+    hooks.fact_saved_fire(fact.id, "updated")
     return fact
 
 
@@ -731,7 +660,7 @@ def fact_delete(*, fact: Fact, actor) -> None:
     audit(actor=actor, action="fact.delete", target=fact, payload=payload)
     fact.delete()
     fact.pk = fact_id
-    _on_fact_saved(fact_id, "deleted")
+    hooks.fact_saved_fire(fact_id, "deleted")
 
 
 @transaction.atomic
@@ -750,3 +679,157 @@ def gazetteer_load(*, groups: list[tuple[tuple[str, str], list[str]]]) -> dict[s
             _alias, alias_created = alias_add(entity=entity, alias=surface)
             stats["aliases_created" if alias_created else "unchanged"] += 1
     return stats
+
+
+# --- Entities found by machines (book ingestion) ---------------------------------------
+
+BULK_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class EntityDraft:
+    """An entity a machine found: a checked name, a type and aliases read with it."""
+
+    name: str
+    type: str
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass
+class EnsureResult:
+    ids: dict[tuple[str, str], str]  # (name_norm, type) -> entity id
+    created: list[str]
+
+
+def _ids_by_norm(keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    wanted = set(keys)
+    ids: dict[tuple[str, str], str] = {}
+    for batch in _chunks(sorted({norm for norm, _t in wanted})):
+        for pk, norm, entity_type in Entity.objects.filter(name_norm__in=batch).values_list(
+            "pk", "name_norm", "type"
+        ):
+            if (norm, entity_type) in wanted:
+                ids[(norm, entity_type)] = pk
+    return ids
+
+
+def _machine_aliases(drafts: dict[tuple[str, str], EntityDraft], ids, created) -> list[Alias]:
+    """Aliases read with new entities ("Staff (arcane focus)"), never a taken one."""
+    created_set = set(created)
+    seen: set[tuple[str, str]] = set(
+        Alias.objects.filter(entity_id__in=created).values_list("alias_norm", "type")
+    )
+    aliases: list[Alias] = []
+    for key, draft in drafts.items():
+        entity_id = ids.get(key)
+        if entity_id not in created_set:
+            continue
+        for alias in draft.aliases:
+            norm = normalize(alias)
+            if not norm or norm == key[0] or (norm, key[1]) in seen:
+                continue
+            seen.add((norm, key[1]))
+            aliases.append(
+                Alias(
+                    entity_id=entity_id,
+                    alias=clean_display(alias)[:512],
+                    alias_norm=norm[:512],
+                    type=key[1],
+                    manual=False,
+                )
+            )
+    return aliases
+
+
+@transaction.atomic
+def entities_ensure(*, drafts: Iterable[EntityDraft], source: str, actor=None) -> EnsureResult:
+    """Map each draft to a stored entity of that normalised name and type, creating the
+    missing ones in bulk (with the aliases read with them). Drafts with a bad name or
+    type are skipped. One audit row names what was created and by which ``source``.
+
+    Race-safe like ``entity_store``: a row another writer inserted meanwhile is
+    re-selected, never duplicated.
+    """
+    wanted: dict[tuple[str, str], EntityDraft] = {}
+    for draft in drafts:
+        try:
+            display = validate_name(draft.name)
+            entity_type = normalize_type(draft.type)
+        except InvalidInput:
+            continue
+        key = (normalize(display), entity_type)
+        seen = wanted.get(key)
+        aliases = draft.aliases + (seen.aliases if seen else ())
+        wanted[key] = EntityDraft(seen.name if seen else display, entity_type, aliases)
+    if not wanted:
+        return EnsureResult(ids={}, created=[])
+    ids = _ids_by_norm(wanted)
+    missing = [key for key in wanted if key not in ids]
+    Entity.objects.bulk_create(
+        [Entity(canonical_name=wanted[k].name, name_norm=k[0], type=k[1]) for k in missing],
+        batch_size=BULK_BATCH,
+        ignore_conflicts=True,  # another writer created it meanwhile: re-selected below
+    )
+    created = [pk for key, pk in _ids_by_norm(missing).items() if key not in ids]
+    ids.update(_ids_by_norm(missing))
+    Alias.objects.bulk_create(
+        _machine_aliases(wanted, ids, created), batch_size=BULK_BATCH, ignore_conflicts=True
+    )
+    if created:
+        audit_many(
+            actor=actor,
+            action="entity.bulk_create",
+            model=Entity,
+            payload={"source": source, "ids": created},
+        )
+        hooks.entities_saved_fire(created)
+    return EnsureResult(ids=ids, created=created)
+
+
+def _entities_held(batch: list[str]) -> set[str]:
+    """The ids in ``batch`` that something other than a machine holds on to."""
+    kept = set(EntityFact.objects.filter(entity_id__in=batch).values_list("entity_id", flat=True))
+    kept |= set(Fact.objects.filter(subject_id__in=batch).values_list("subject_id", flat=True))
+    kept |= set(
+        Fact.objects.filter(object_entity_id__in=batch).values_list("object_entity_id", flat=True)
+    )
+    kept |= set(
+        Alias.objects.filter(entity_id__in=batch, manual=True).values_list("entity_id", flat=True)
+    )
+    kept |= set(Entity.objects.filter(pk__in=batch, curated=True).values_list("pk", flat=True))
+    kept |= set(
+        AuditEntry.objects.filter(
+            target_type=Entity._meta.label_lower, target_id__in=batch
+        ).values_list("target_id", flat=True)
+    )
+    return kept
+
+
+@transaction.atomic
+def entity_gc(*, entity_ids: Iterable[str], source: str, actor=None) -> list[str]:
+    """Delete the given entities that nothing holds on to; return their ids.
+
+    An entity stays if it has any fact (linked, as subject or object), an alias added
+    by hand, the ``curated`` flag, an audit row of its own (a curator created or edited
+    it), or a referrer registered by another app (``hooks.entity_referrers``: books'
+    mentions). One audit row lists what was removed, with names and types.
+    """
+    candidates = sorted(set(entity_ids))
+    removed: list[dict] = []
+    for batch in _chunks(candidates):
+        kept = _entities_held(batch)
+        kept |= hooks.entities_referred([pk for pk in batch if pk not in kept])
+        doomed = [pk for pk in batch if pk not in kept]
+        if doomed:
+            removed += Entity.objects.filter(pk__in=doomed).values("id", "canonical_name", "type")
+            Entity.objects.filter(pk__in=doomed).delete()
+    ids = [row["id"] for row in removed]
+    if ids:
+        audit_many(
+            actor=actor,
+            action="entity.gc",
+            model=Entity,
+            payload={"source": source, "removed": removed},
+        )
+        hooks.entities_saved_fire(ids)
+    return ids

@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 import logging
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.conf import settings
 
 from kgsite.llm import strip_code_fence
 
-if TYPE_CHECKING:
-    from integrity.detection.classifier import Verdict
+from .detection.classifier import Verdict
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +34,7 @@ SYSTEM_PROMPT = (
 
 @lru_cache(maxsize=4)
 def _client(base_url: str, api_key: str, timeout: float, max_retries: int):
-    from openai import OpenAI
+    from openai import OpenAI  # deferred: a heavy client, only needed with the judge on
 
     return OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries)
 
@@ -52,7 +51,6 @@ def client():
 
 def parse_answer(content: str) -> Verdict | None:
     """Validate the judge's answer; None unless it is exactly the expected object."""
-    from integrity.detection.classifier import Verdict
 
     try:
         data: Any = json.loads(strip_code_fence(content))

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from django.db.models import Q, QuerySet
 
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.text import has_control_chars
+from kgsite.vectors.service import embed_texts
 
+from .detection.classifier import Verdict
+from .detection.lexicon import LANGS
 from .models import Contradiction
-
-if TYPE_CHECKING:
-    from integrity.detection.classifier import Verdict
+from .services import classify
 
 MAX_PAIR_TEXT = 10_000
 
@@ -62,10 +61,6 @@ def _pair_text(value: object, field: str) -> str:
 
 def pair_classify(*, existing: object, new: object, lang: str | None = None) -> Verdict:
     """Classify one pair without storing anything (the check endpoint)."""
-    from integrity.detection.lexicon import LANGS
-
-    from .services import classify
-
     existing_text = _pair_text(existing, "existing")
     new_text = _pair_text(new, "new")
     if lang:
@@ -80,10 +75,6 @@ def pair_classify(*, existing: object, new: object, lang: str | None = None) -> 
 
 def pair_similarity(a: str, b: str) -> float | None:
     """Embedding cosine of two texts, as the index would see them; None without one."""
-    try:
-        from entities.search.service import embed_texts
-    except ImportError:
-        return None
     try:
         vectors = embed_texts([a, b])
         return float(vectors[0] @ vectors[1])

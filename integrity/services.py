@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -19,6 +18,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from entities.models import EntityFact, Fact
+from entities.search.kinds import similar_facts
 from kgsite.errors import Conflict, InvalidInput
 from kgsite.models import AuditEntry, audit
 from notifications.models import Notification
@@ -28,10 +28,9 @@ from notifications.services import (
     notification_mark_unread_by_key,
 )
 
+from .detection.classifier import Thresholds, Verdict, classify_pair, obvious_duplicate
+from .llm_judge import judge_pair
 from .models import Contradiction, PendingFactCheck
-
-if TYPE_CHECKING:
-    from integrity.detection.classifier import Thresholds, Verdict
 
 logger = logging.getLogger(__name__)
 
@@ -43,8 +42,6 @@ Judge = Callable[[str, str], "Verdict | None"]
 
 def classifier_thresholds() -> Thresholds:
     """The classifier's cut-offs as the KGSITE_* settings have them now."""
-    from integrity.detection.classifier import Thresholds
-
     return Thresholds(
         judge_below=settings.KGSITE_JUDGE_BELOW,
         duplicate_similarity=settings.KGSITE_DUPLICATE_SIMILARITY,
@@ -61,8 +58,6 @@ def classify(
     use_judge: bool = True,
 ) -> Verdict:
     """Levels 2-3: the value classifier, with the LLM judge where it is switched on."""
-    from integrity.detection.classifier import classify_pair
-
     judge = judge_or_none() if use_judge else None
     return classify_pair(
         existing,
@@ -75,19 +70,11 @@ def classify(
 
 
 def judge_or_none() -> Judge | None:
-    if not settings.KGSITE_LLM_JUDGE:
-        return None
-    from .llm_judge import judge_pair
-
-    return judge_pair
+    return judge_pair if settings.KGSITE_LLM_JUDGE else None
 
 
 def similar(text: str, *, k: int, min_score: float) -> list[tuple[int, float]]:
     """Level 1: nearest facts from the vector index; empty when there is no index."""
-    try:
-        from entities.search.service import similar_facts
-    except ImportError:
-        return []
     try:
         return list(similar_facts(text, k=k, min_score=min_score))
     except Exception:  # an unusable index must never stop a fact from being saved
@@ -95,7 +82,7 @@ def similar(text: str, *, k: int, min_score: float) -> list[tuple[int, float]]:
         return []
 
 
-# --- Synchronous near-duplicate finder (registered in entities.services) -------------
+# --- Synchronous near-duplicate finder (an entities.hooks.duplicate_finder) ----------
 
 
 def fact_find_near_duplicate(text: str, text_norm: str) -> Fact | None:
@@ -108,8 +95,6 @@ def fact_find_near_duplicate(text: str, text_norm: str) -> Fact | None:
     embeddings. Doubtful pairs are stored; the background check may then raise a LOW
     "possible duplicate" notification. The LLM judge is never consulted here.
     """
-    from integrity.detection.classifier import obvious_duplicate
-
     threshold = settings.KGSITE_DUPLICATE_SIMILARITY
     hits = similar(text, k=settings.KGSITE_NEAR_DUPLICATE_K, min_score=threshold)
     hits = [(fid, score) for fid, score in hits if score >= threshold]
@@ -135,23 +120,6 @@ PENDING_BATCH = 100
 _QUEUE_NOTICE = "fact_check_queue:"
 
 
-def fact_check_enqueue(fact_id: int, action: str) -> None:
-    """FACT_SAVED_HOOKS entry: check a newly created fact in the background.
-
-    Runs after the fact has committed, so a broker that refuses the job must not turn
-    the save into an error: the fact is remembered as pending instead.
-    """
-    if action != "created":
-        return
-    try:
-        from django_q.tasks import async_task
-
-        async_task("integrity.tasks.fact_check_task", fact_id, group="integrity")
-    except Exception as exc:
-        logger.exception("could not queue the background check of fact %s", fact_id)
-        fact_check_defer(fact_id=fact_id, error=exc)
-
-
 def fact_check_defer(*, fact_id: int, error: object) -> None:
     """Remember a fact whose check could not be queued, and tell curators once per
     outage (one unread job_failed notification). Never raises: it runs after commit."""
@@ -167,7 +135,7 @@ def fact_check_defer(*, fact_id: int, error: object) -> None:
                 urgency=Notification.Urgency.MEDIUM,
                 title="Contradiction checks could not be queued; they will run later",
                 payload={
-                    "task": "integrity.tasks.fact_check_task",
+                    "task": "fact_check",
                     "fact": fact_id,
                     "error": str(error)[:500],
                     "retry": "with the next background check, or manage.py check_pending_facts",

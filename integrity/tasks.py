@@ -1,9 +1,32 @@
-"""django-q2 tasks of the integrity app: take ids, call one service."""
+"""django-q2 jobs of the integrity app: take ids, call one service."""
 
 from __future__ import annotations
 
-from .services import fact_check_run
+import logging
+
+from django_q import tasks as queue
+
+from .services import fact_check_defer, fact_check_run
+
+logger = logging.getLogger(__name__)
+
+INTEGRITY_GROUP = "integrity"
 
 
 def fact_check_task(fact_id: int) -> dict:
     return fact_check_run(fact_id=fact_id)
+
+
+def fact_check_enqueue(fact_id: int, action: str) -> None:
+    """``on_fact_saved`` hook: check a newly created fact in the background.
+
+    Runs after the fact has committed, so a broker that refuses the job must not turn
+    the save into an error: the fact is remembered as pending instead.
+    """
+    if action != "created":
+        return
+    try:
+        queue.async_task(fact_check_task, fact_id, group=INTEGRITY_GROUP)
+    except Exception as exc:
+        logger.exception("could not queue the background check of fact %s", fact_id)
+        fact_check_defer(fact_id=fact_id, error=exc)

@@ -21,8 +21,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
 from kgsite.errors import DomainError
-
-CURATE_PERMISSION = "entities.curate"
+from kgsite.pages import is_curator
 
 
 class CuratorWriteOrReadOnly(permissions.BasePermission):
@@ -33,8 +32,7 @@ class CuratorWriteOrReadOnly(permissions.BasePermission):
     def has_permission(self, request, view) -> bool:
         if request.method in permissions.SAFE_METHODS:
             return True
-        user = request.user
-        return bool(user and user.is_authenticated and user.has_perm(CURATE_PERMISSION))
+        return is_curator(request.user)
 
 
 class Pagination(PageNumberPagination):

@@ -6,9 +6,9 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("entities.api_urls")),
-    path("", include("entities.search_urls")),
+    path("", include("entities.search.urls")),
     path("", include("notifications.api_urls")),
     path("", include("integrity.api_urls")),
-    path("", include("entities.extraction_urls")),
+    path("", include("entities.extraction.urls")),
     path("", include("books.api_urls")),
 ]

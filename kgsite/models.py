@@ -51,3 +51,16 @@ def audit(*, actor, action: str, target: models.Model, payload: dict | None = No
         target_id=str(target.pk),
         payload=payload or {},
     )
+
+
+def audit_many(*, actor, action: str, model: type[models.Model], payload: dict) -> AuditEntry:
+    """Record one action over many rows of ``model`` (machine bulk writes): the row has no
+    single target, and ``payload`` lists the ids."""
+    user = actor if getattr(actor, "is_authenticated", False) else None
+    return AuditEntry.objects.create(
+        actor=user,
+        action=action,
+        target_type=model._meta.label_lower,
+        target_id="",
+        payload=payload,
+    )

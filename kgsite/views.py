@@ -3,17 +3,14 @@ from __future__ import annotations
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from entities.models import Entity, Fact
+from .pages import dashboard_panels
 
 
 @require_GET
 def home(request):
-    return render(
-        request,
-        "home.html",
-        {
-            "entity_count": Entity.objects.count(),
-            "fact_count": Fact.objects.filter(status=Fact.Status.ACTIVE).count(),
-            "recent_entities": Entity.objects.order_by("-created_at")[:10],
-        },
-    )
+    """The home page: one panel per app that registered one (``kgsite.pages``)."""
+    panels = [
+        {"template": panel.template, "context": panel.context(request)}
+        for panel in dashboard_panels()
+    ]
+    return render(request, "home.html", {"panels": panels})

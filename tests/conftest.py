@@ -6,6 +6,8 @@ import pytest
 from django.contrib.auth.models import Group, Permission, User
 from rest_framework.test import APIClient
 
+from kgsite.vectors import service as vector_service
+
 
 def curators_group() -> Group:
     """The group migration 0002 creates; a transactional test's flush removes it (the
@@ -39,3 +41,18 @@ def curator_api(curator) -> APIClient:
     client = APIClient()
     client.force_authenticate(curator)
     return client
+
+
+@pytest.fixture
+def vector_dir(tmp_path, settings):
+    """A fresh vector directory and no in-memory indexes: a process starting cold."""
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+    settings.KGSITE_GAZETTEER_RECHECK_SECONDS = 0
+    vector_service.vector_indexes_reset()
+    yield settings.KGSITE_VECTOR_DIR
+    vector_service.vector_indexes_reset()
+
+
+def restart() -> None:
+    """What a new process sees: only the files on disk."""
+    vector_service.vector_indexes_reset()

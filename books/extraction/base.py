@@ -3,7 +3,7 @@
 An extractor reads a book's chunks and says, per chunk, which entities it names and
 whether it defines or only references them. It never writes: the ingest service turns
 its answers into entities and mentions in one transaction. Settings name the default
-(``KGSITE_EXTRACTOR``); ``get_extractor`` builds one by name.
+(``KGSITE_EXTRACTOR``); ``books.extraction.registry.get_extractor`` builds one by name.
 """
 
 from __future__ import annotations
@@ -11,10 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
-
-from django.conf import settings
-
-from kgsite.errors import InvalidInput
 
 if TYPE_CHECKING:
     from books.chunking import ChunkDraft
@@ -88,23 +84,3 @@ class Extractor(Protocol):
     ) -> ExtractionReport:
         """Mentions per chunk, in the order of ``chunks``."""
         ...
-
-
-EXTRACTORS = ("offline", "llm")
-
-
-def get_extractor(name: str | None = None) -> Extractor:
-    """The extractor called ``name`` (default: ``settings.KGSITE_EXTRACTOR``)."""
-    chosen = (name or settings.KGSITE_EXTRACTOR or "offline").strip().lower()
-    if chosen == "offline":
-        from .offline import OfflineExtractor
-
-        return OfflineExtractor()
-    if chosen == "llm":
-        from .llm import LLMExtractor
-
-        return LLMExtractor.from_settings()
-    raise InvalidInput(
-        f"Unknown extractor {name!r}: expected one of {', '.join(EXTRACTORS)}.",
-        field="extractor",
-    )

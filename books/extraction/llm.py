@@ -29,6 +29,8 @@ from books.extraction.base import (
     Progress,
 )
 from books.extraction.offline import structural_mentions
+from entities.names import normalize_type
+from kgsite.errors import InvalidInput
 from kgsite.llm import strip_code_fence
 from kgsite.text import MAX_NAME_LENGTH, clean_display, has_control_chars, normalize
 
@@ -59,9 +61,6 @@ class AnswerError(ValueError):
 def parse_answer(content: str) -> list[tuple[str, str, str]]:
     """(name, type, mention_type) triples from the answer; ``AnswerError`` if the whole
     answer is unusable. Individual invalid items are dropped."""
-    from entities.services import normalize_type
-    from kgsite.errors import InvalidInput
-
     try:
         data: Any = json.loads(strip_code_fence(content or ""))
     except (TypeError, ValueError) as exc:
@@ -94,7 +93,7 @@ def parse_answer(content: str) -> list[tuple[str, str, str]]:
 
 
 def _transient(exc: Exception) -> bool:
-    import openai
+    import openai  # deferred: the client library is only needed for the LLM path
 
     if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
         return True
@@ -151,7 +150,7 @@ class LLMExtractor:
     @property
     def client(self):
         if self._client is None:
-            from openai import OpenAI
+            from openai import OpenAI  # deferred: only the LLM path needs the client
 
             # Retries are ours (with backoff and a record of the failure), not the SDK's.
             self._client = OpenAI(

@@ -27,6 +27,7 @@ from books.extraction.base import (
     Progress,
 )
 from books.extraction.structure import chapter_type
+from entities.extraction import SPACY_LABELS, spacy_nlp
 from kgsite.text import clean_display, normalize
 
 if TYPE_CHECKING:
@@ -155,8 +156,6 @@ class OfflineExtractor:
         hits_per_chunk: list[list[DetectedEntity]],
     ) -> None:
         """Names spaCy finds outside typed chapters, kept when the book repeats them."""
-        from entities.extraction import SPACY_LABELS, spacy_nlp
-
         targets = [
             i
             for i, chunk in enumerate(chunks)

@@ -1,6 +1,4 @@
-"""Semantic search: embedders, persistent hnswlib indexes per kind, entity-aware ranking.
-
-Import the public functions from ``entities.search.service`` (indexing, similarity) and
-``entities.search.ranking`` (``search_by_entities``, ``fact_search``); heavy libraries
-load lazily on first use.
+"""Search over the entity graph: the fact and entity kinds of the vectors room
+(``kinds``), entity-aware ranking (``ranking``: ``search_by_entities``, ``fact_search``)
+and its API. Vector storage itself lives in ``kgsite.vectors``.
 """

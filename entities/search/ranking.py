@@ -25,6 +25,11 @@ from typing import Any
 
 from kgsite.errors import InvalidInput
 from kgsite.text import normalize
+from kgsite.vectors import service as vectors
+
+from ..extraction import AMBIGUOUS, extract_entities, gazetteer_get
+from ..models import EntityFact, Fact
+from ..names import normalize_type
 
 SIMILARITY_WEIGHT = 0.7
 ENTITY_WEIGHT = 0.3
@@ -82,8 +87,6 @@ def query_entities_resolve(
     An ambiguous name keeps every candidate (any of them counts as a match); a name the
     graph does not know stays unresolved and is matched as text.
     """
-    from entities.extraction import AMBIGUOUS, extract_entities, gazetteer_get
-
     resolved: list[QueryEntity] = []
     for raw in names:
         name = raw.strip()
@@ -161,12 +164,6 @@ def search_by_entities(
         1 <= boost_exact_match <= 10, "boostExactMatch must be between 1 and 10", "boostExactMatch"
     )
 
-    from entities.extraction import gazetteer_get
-    from entities.models import EntityFact, Fact
-    from entities.services import normalize_type
-
-    from .service import embed_query, search_vector, vector_index, verify_hits
-
     try:
         types = frozenset(normalize_type(t) for t in entity_types) if entity_types else None
     except InvalidInput as exc:
@@ -178,9 +175,9 @@ def search_by_entities(
         "total_candidates": 0,
     }
 
-    vector = embed_query(", ".join(q.name for q in query))
-    scored = dict(search_vector("facts", vector, max(top_k * OVERFETCH, MIN_CANDIDATES)))
-    result["index_complete"] = vector_index("facts").complete
+    vector = vectors.embed_query(", ".join(q.name for q in query))
+    scored = dict(vectors.search_vector("facts", vector, max(top_k * OVERFETCH, MIN_CANDIDATES)))
+    result["index_complete"] = vectors.vector_index("facts").complete
     query_ids = frozenset().union(*(q.ids for q in query))
     if query_ids:
         # No join on the fact's status here: it made SQLite scan every link of a popular
@@ -192,7 +189,7 @@ def search_by_entities(
         )
         extra = [fid for fid in linked if fid not in scored]
         if extra:
-            scored.update(vector_index("facts").scores(vector, extra))
+            scored.update(vectors.vector_index("facts").scores(vector, extra))
     if not scored:
         return _finish(result, started)
 
@@ -208,7 +205,7 @@ def search_by_entities(
         Fact.objects.filter(pk__in=[k for k in scored if k not in rows]).values_list("pk", "text")
     )
     all_texts.update({pk: text for pk, (text, _n) in rows.items()})
-    scored = verify_hits("facts", vector, scored, all_texts)
+    scored = vectors.verify_hits("facts", vector, scored, all_texts)
     candidates = [pk for pk in scored if pk in rows]
     result["total_candidates"] = len(candidates)
 
@@ -296,10 +293,6 @@ def fact_search(
 ) -> dict[str, Any]:
     """Facts closest in meaning to ``q``, optionally only those linked to an entity,
     of one status (``all`` for any) or from one source."""
-    from entities.models import EntityFact, Fact
-
-    from .service import embed_query, search_vector, vector_index, verify_hits
-
     started = time.perf_counter()
     _check(isinstance(q, str) and bool(q.strip()), "q must not be empty", "q")
     _check(1 <= k <= 50, "k must be between 1 and 50", "k")
@@ -316,13 +309,13 @@ def fact_search(
         qs = qs.filter(pk__in=EntityFact.objects.filter(entity_id=entity).values("fact_id"))
     filtered = status != STATUS_ALL or bool(source) or bool(entity)
 
-    vector = embed_query(q)
+    vector = vectors.embed_query(q)
 
     def ranked(hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
         """Hits re-checked against their rows, kept if they still pass the filters."""
         scored = dict(hits)
         texts = dict(Fact.objects.filter(pk__in=list(scored)).values_list("pk", "text"))
-        scored = verify_hits("facts", vector, scored, texts)
+        scored = vectors.verify_hits("facts", vector, scored, texts)
         keep = set(qs.filter(pk__in=list(scored)).values_list("pk", flat=True))
         return sorted(
             ((pk, s) for pk, s in scored.items() if pk in keep and s >= min_score),
@@ -332,7 +325,7 @@ def fact_search(
     def over_fetch(fetch: int) -> tuple[list[tuple[int, float]], bool]:
         """The ranked matches among the ``fetch`` nearest facts, and whether that is
         final: enough passed the filters, or the index has nothing more (or better)."""
-        hits = search_vector("facts", vector, fetch)
+        hits = vectors.search_vector("facts", vector, fetch)
         results = ranked(hits)
         done = len(results) >= k or len(hits) < fetch or bool(hits and hits[-1][1] < min_score)
         return results, done
@@ -350,7 +343,7 @@ def fact_search(
         # the database (bounded), exactly or through hnswlib's filter.
         ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
         if len(ids) <= FILTER_IDS:
-            results = ranked(search_vector("facts", vector, k * 2, filter_ids=ids))
+            results = ranked(vectors.search_vector("facts", vector, k * 2, filter_ids=ids))
             done = True
     # Unfiltered, or a filter matching too many facts to list: over-fetch and filter.
     while not done:
@@ -389,6 +382,6 @@ def fact_search(
         )
     return {
         "results": items,
-        "index_complete": vector_index("facts").complete,
+        "index_complete": vectors.vector_index("facts").complete,
         "search_time_ms": round((time.perf_counter() - started) * 1000, 3),
     }

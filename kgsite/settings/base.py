@@ -172,7 +172,7 @@ else:
 
 # --- Knowledge-graph engine ----------------------------------------------------------
 # Dotted paths name the implementations; heavy libraries are imported lazily behind them.
-KGSITE_EMBEDDER = env("KGSITE_EMBEDDER", "entities.search.embedder.SentenceTransformerEmbedder")
+KGSITE_EMBEDDER = env("KGSITE_EMBEDDER", "kgsite.vectors.embedder.SentenceTransformerEmbedder")
 KGSITE_EMBEDDING_MODEL_DIR = env("KGSITE_EMBEDDING_MODEL_DIR", "")  # empty: the bundled model
 # Word pieces embedded per text; longer texts (book chunks) are cut. all-MiniLM-L6-v2 was
 # trained on 128 (its config allows 256). Measured on 200 SRD chunks: 128 finds a chunk

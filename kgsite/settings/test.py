@@ -17,7 +17,7 @@ KGSITE_VECTOR_DIR = _TMP / "vectors"
 
 # A deterministic hashing embedder keeps unit tests fast; tests marked "slow" load the
 # real bundled model explicitly.
-KGSITE_EMBEDDER = "entities.search.embedder.HashingEmbedder"
+KGSITE_EMBEDDER = "kgsite.vectors.embedder.HashingEmbedder"
 
 # Entity detection sees each test's entities at once (no cross-test gazetteer cache).
 KGSITE_GAZETTEER_RECHECK_SECONDS = 0

@@ -64,7 +64,7 @@ def unreadable_book(request, tmp_path) -> tuple[Path, str]:
 @pytest.fixture
 def vector_dir(tmp_path, settings):
     """A fresh, empty semantic index for the test (no in-memory index left over)."""
-    from entities.search import service
+    from kgsite.vectors import service
 
     settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
     service.vector_indexes_reset()

@@ -141,7 +141,7 @@ def search(client, **params):
 
 
 def test_ingested_chunks_are_found_by_a_phrase_from_them(api, ingest, vector_dir):
-    from entities.search.service import vector_index
+    from kgsite.vectors.service import vector_index
 
     conditions = ingest(CONDITIONS).book
     spells = ingest(SPELLS).book

@@ -9,9 +9,9 @@ from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from entities.models import Entity, Fact
-from entities.search import service
-from entities.search.index import text_hash
 from entities.services import alias_add, entity_store, fact_delete, fact_store
+from kgsite.vectors import service
+from kgsite.vectors.index import text_hash
 
 # Real commits: the index jobs are queued on commit (and run inline in tests).
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -151,22 +151,20 @@ def test_editing_a_fact_and_an_entity_in_the_admin_reindexes_them(vectors, admin
 def test_a_batch_that_saves_and_deletes_facts_queues_upserts_in_chunks(
     vectors, monkeypatch, admin_user
 ):
-    from entities import tasks
-
     kept = fact_store(text=TOPICS[0]).fact
-    monkeypatch.setattr(tasks, "BATCH_TASK_SIZE", 2)
+    monkeypatch.setattr(service, "BATCH_TASK_SIZE", 2)
     queued = []
-    real = tasks._enqueue
+    real = service._enqueue
     monkeypatch.setattr(
-        tasks, "_enqueue", lambda func, *args: (queued.append((func, args)), real(func, *args))
+        service, "_enqueue", lambda func, *args: (queued.append((func, args)), real(func, *args))
     )
-    with tasks.vector_batch():
+    with service.vector_batch():
         doomed = fact_store(text=TOPICS[1]).fact
         added = [fact_store(text=t).fact for t in TOPICS[2:5]]
         fact_delete(fact=doomed, actor=admin_user)
         assert queued == []  # collected, not queued, inside the block
     # Four distinct ids (the deleted one appears twice), two per job, upserts only.
-    assert [func for func, _args in queued] == ["entities.tasks.vector_upsert_task"] * 2
+    assert [func for func, _args in queued] == [service.vector_upsert] * 2
     assert [len(args[1]) for _func, args in queued] == [2, 2]
     index = service.vector_index("facts")
     assert doomed.pk not in index

@@ -345,7 +345,7 @@ def test_command_says_when_no_similarity_could_be_computed(tmp_path, monkeypatch
 def test_check_endpoint_with_the_real_model(api, settings):
     # The endpoint passes the real embedding similarity; near-identical embeddings of
     # different facts must not make them duplicates.
-    settings.KGSITE_EMBEDDER = "entities.search.embedder.SentenceTransformerEmbedder"
+    settings.KGSITE_EMBEDDER = "kgsite.vectors.embedder.SentenceTransformerEmbedder"
 
     def label(existing: str, new: str) -> str:
         body = {"existing": existing, "new": new}

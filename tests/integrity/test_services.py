@@ -1,9 +1,6 @@
 from __future__ import annotations
 
-import importlib.util
 import io
-import sys
-import types
 from datetime import timedelta
 
 import pytest
@@ -304,11 +301,7 @@ def test_a_broken_index_does_not_stop_saving(alice, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("index file is corrupt")
 
-    fake = types.ModuleType("entities.search.service")
-    fake.similar_facts = broken
-    if importlib.util.find_spec("entities.search") is None:
-        monkeypatch.setitem(sys.modules, "entities.search", types.ModuleType("entities.search"))
-    monkeypatch.setitem(sys.modules, "entities.search.service", fake)
+    monkeypatch.setattr(services, "similar_facts", broken)
     store("Alice lives in Rome", alice)
     assert fact_store(text="Alice lives in Rome.", subject=alice).action == "created"
 
@@ -543,7 +536,7 @@ def test_recording_a_refused_check_never_raises(alice, monkeypatch, caplog):
 @pytest.fixture
 def real_index(settings, tmp_path):
     """The bundled all-MiniLM-L6-v2 behind the vector index, in a directory of its own."""
-    settings.KGSITE_EMBEDDER = "entities.search.embedder.SentenceTransformerEmbedder"
+    settings.KGSITE_EMBEDDER = "kgsite.vectors.embedder.SentenceTransformerEmbedder"
     settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
 
 

@@ -4,14 +4,14 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from entities import services, tasks
+from entities import services
 from entities.models import Fact
-from entities.search import index as index_module
-from entities.search import ranking, service
+from entities.search import ranking
 from kgsite.errors import InvalidInput
 from kgsite.text import normalize
-
-from .conftest import restart
+from kgsite.vectors import index as index_module
+from kgsite.vectors import service
+from tests.conftest import restart
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -237,7 +237,7 @@ def test_deleted_fact_disappears_from_entity_search_through_the_delete_task(clie
     assert graph["both"] in {r["memory_id"] for r in search(client, entities=["Redis"])["results"]}
     Fact.objects.filter(pk=graph["both"]).delete()
     # What the delete hook queues: the index itself drops it (not only the query-time check).
-    assert tasks.vector_upsert_task("facts", [graph["both"]]) == 1
+    assert service.vector_upsert("facts", [graph["both"]]) == 1
     assert graph["both"] not in service.vector_index("facts")
     for _ in range(2):
         ids = {r["memory_id"] for r in search(client, entities=["Redis"], minScore=0)["results"]}
@@ -251,7 +251,7 @@ def test_deleted_fact_disappears_from_entity_search_through_the_delete_task(clie
 def test_missing_index_over_a_large_store_answers_at_once_and_says_so(client, monkeypatch):
     jobs = []
     monkeypatch.setattr(index_module, "BUILD_INLINE", 10)
-    monkeypatch.setattr("entities.tasks.vector_rebuild_enqueue", jobs.append)
+    monkeypatch.setattr("kgsite.vectors.service.vector_rebuild_enqueue", jobs.append)
     texts = [f"Redis node {i} in the cache cluster keeps sessions" for i in range(30)]
     Fact.objects.bulk_create(Fact(text=t, text_norm=normalize(t)) for t in texts)  # no hooks
     body = search(client, entities=["Redis"], minScore=0)

@@ -6,7 +6,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from books.extraction.base import EXTRACTORS
+from books.extraction.registry import EXTRACTORS
 from books.services import book_ingest_now, ingest_job_create
 from kgsite.errors import DomainError
 

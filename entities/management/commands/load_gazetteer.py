@@ -7,10 +7,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from entities.services import gazetteer_load, normalize_type, validate_name
-from entities.tasks import vector_batch
+from entities.names import normalize_type, validate_name
+from entities.services import gazetteer_load
 from kgsite.errors import DomainError
 from kgsite.text import normalize
+from kgsite.vectors.service import vector_batch
 
 Groups = OrderedDict[tuple[str, str], list[str]]
 

@@ -14,8 +14,8 @@ from django.db import transaction
 
 from entities.models import Entity
 from entities.services import fact_store
-from entities.tasks import vector_batch
 from kgsite.text import normalize
+from kgsite.vectors.service import vector_batch
 
 SAMPLE_DIR = Path(settings.BASE_DIR) / "data" / "sample"
 

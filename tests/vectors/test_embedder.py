@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from entities.search.embedder import (
+from kgsite.vectors.embedder import (
     HashingEmbedder,
     SentenceTransformerEmbedder,
     get_embedder,
@@ -43,7 +43,7 @@ def test_empty_batch_has_the_right_shape():
 
 
 def test_get_embedder_follows_settings_and_is_shared(settings):
-    settings.KGSITE_EMBEDDER = "entities.search.embedder.HashingEmbedder"
+    settings.KGSITE_EMBEDDER = "kgsite.vectors.embedder.HashingEmbedder"
     first = get_embedder()
     assert isinstance(first, HashingEmbedder)
     assert get_embedder() is first
@@ -113,7 +113,7 @@ def test_bfloat16_inference_gives_the_float32_vectors(settings):
 
 
 def test_bfloat16_auto_follows_the_cpu(settings, monkeypatch):
-    from entities.search import embedder as module
+    from kgsite.vectors import embedder as module
 
     settings.KGSITE_EMBED_BF16 = None
     monkeypatch.setattr(module, "cpu_has_native_bf16", lambda: False)

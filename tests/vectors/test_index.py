@@ -13,12 +13,12 @@ from django.core.management import CommandError, call_command
 
 from entities import services
 from entities.models import Fact
-from entities.search import index as index_module
-from entities.search import service
-from entities.search.embedder import HashingEmbedder
-from entities.search.index import KINDS, VectorIndex, _encode_vec, register_kind, text_hash
-
-from .conftest import restart
+from entities.search.kinds import similar_facts
+from kgsite.vectors import index as index_module
+from kgsite.vectors import service
+from kgsite.vectors.embedder import HashingEmbedder
+from kgsite.vectors.index import KINDS, VectorIndex, _encode_vec, register_kind, text_hash
+from tests.conftest import restart
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -177,7 +177,7 @@ def test_saved_facts_are_indexed_through_the_task_queue(vector_dir):
     services.fact_store(text="Sourdough needs a lively starter")
     # No rebuild involved: the index holds what the hook queued.
     assert fact.pk in service.vector_index("facts")
-    hits = service.similar_facts("billing invoices PostgreSQL", 1)
+    hits = similar_facts("billing invoices PostgreSQL", 1)
     assert hits[0][0] == fact.pk and hits[0][1] > 0.5
 
 
@@ -185,7 +185,7 @@ def test_saved_facts_are_indexed_through_the_task_queue(vector_dir):
 def test_deleted_fact_disappears_from_similar_facts(vector_dir):
     fact = services.fact_store(text="The billing service writes invoices to PostgreSQL").fact
     Fact.objects.filter(pk=fact.pk).delete()
-    assert service.similar_facts("billing invoices PostgreSQL", 5) == []
+    assert similar_facts("billing invoices PostgreSQL", 5) == []
 
 
 @pytest.mark.django_db(transaction=True)
@@ -340,8 +340,8 @@ from pathlib import Path
 import django
 
 django.setup()
-from entities.search.embedder import HashingEmbedder
-from entities.search.index import VectorIndex, register_kind
+from kgsite.vectors.embedder import HashingEmbedder
+from kgsite.vectors.index import VectorIndex, register_kind
 
 directory, key, text = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 kind = register_kind("notes", lambda ids: [(key, text)] if key in (ids or [key]) else [])
@@ -375,10 +375,11 @@ def queued(monkeypatch):
     """Record the jobs the index queues instead of running them (no worker running)."""
     jobs: list[tuple] = []
     monkeypatch.setattr(
-        "entities.tasks.vector_rebuild_enqueue", lambda kind: jobs.append(("rebuild", kind))
+        "kgsite.vectors.service.vector_rebuild_enqueue", lambda kind: jobs.append(("rebuild", kind))
     )
     monkeypatch.setattr(
-        "entities.tasks.vector_upsert_enqueue", lambda kind, ids: jobs.append(("upsert", kind, ids))
+        "kgsite.vectors.service.vector_upsert_enqueue",
+        lambda kind, ids: jobs.append(("upsert", kind, ids)),
     )
     return jobs
 
@@ -470,7 +471,7 @@ def test_rebuild_vectors_shows_progress_on_a_terminal_only(vector_dir):
 
 
 def test_rebuild_vectors_rejects_an_unknown_kind_in_one_line(capsys):
-    from entities.management.commands.rebuild_vectors import Command
+    from kgsite.management.commands.rebuild_vectors import Command
 
     with pytest.raises(SystemExit) as exit_info:
         Command().run_from_argv(

@@ -10,8 +10,8 @@ from rest_framework.response import Response
 from kgsite.errors import InvalidInput
 from kgsite.schema import bad_request
 
-from .extraction import extract_entities, group_by_type
-from .services import normalize_type
+from ..names import normalize_type
+from .gazetteer import extract_entities, group_by_type
 
 MAX_TEXT_CHARS = 100_000
 

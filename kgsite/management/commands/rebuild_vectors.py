@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from entities.search.index import KINDS
-from entities.search.service import vector_index, vector_rebuild
+from kgsite.vectors.index import KINDS
+from kgsite.vectors.service import vector_index, vector_rebuild
 
 
 class Command(BaseCommand):

@@ -1,7 +1,14 @@
-"""The public face of semantic search: other apps call these, never hnswlib directly.
+"""The public face of the vectors room: other apps call these, never hnswlib directly.
 
-Kinds "facts" and "entities" are registered here; the books app registers "chunks"
-with ``register_kind("chunks", rows)`` where ``rows(ids)`` yields (id, text) pairs.
+This room knows no app. Apps register their kinds from ``ready()`` with
+``register_kind(name, rows, ...)`` where ``rows(ids)`` yields (id, text) pairs (entities
+registers "facts" and "entities", books registers "chunks"); a kind whose vectors are
+computed elsewhere passes ``vectors=`` as well (see ``index.VectorKind``).
+
+Work too large for a request goes to django-q2: the task functions are the write
+functions below themselves (``vector_upsert``, ``vector_rebuild``), queued by
+``vector_upsert_enqueue``/``vector_rebuild_enqueue``, and ``vector_batch()`` folds the
+updates of a bulk command into one job per kind.
 
 Every hit is re-checked against its database row before it is returned: ids whose row
 is gone are dropped (and marked deleted in the index), and a hit whose text changed
@@ -12,87 +19,31 @@ frees the slot sooner.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 from django.conf import settings
+from django_q import tasks as queue
+
+from kgsite.errors import InvalidInput
 
 from .embedder import get_embedder
-from .index import KINDS, Key, Progress, VectorIndex, register_kind, text_hash
+from .index import KINDS, Key, Progress, VectorIndex, text_hash
 
-# --- Kinds ----------------------------------------------------------------------------
-
-
-def _fact_rows(ids: Sequence[Key] | None) -> Iterable[tuple[Key, str]]:
-    from entities.models import Fact
-
-    qs = Fact.objects.order_by("pk")
-    if ids is not None:
-        qs = qs.filter(pk__in=list(ids))
-    return qs.values_list("pk", "text").iterator(chunk_size=2000)
-
-
-def _fact_keys() -> Iterable[Key]:
-    from entities.models import Fact
-
-    return Fact.objects.order_by().values_list("pk", flat=True).iterator(chunk_size=10_000)
-
-
-def _fact_count() -> int:
-    from entities.models import Fact
-
-    return Fact.objects.count()
-
-
-def entity_text(name: str, entity_type: str, aliases: Iterable[str], description: str) -> str:
-    """What an entity "says" for similarity: its names, type and description."""
-    parts = [name]
-    others = [a for a in aliases if a]
-    if others:
-        parts.append(f"({', '.join(others)})")
-    if entity_type:
-        parts.append(f"[{entity_type.replace('_', ' ')}]")
-    text = " ".join(parts)
-    return f"{text}: {description}" if description else text
-
-
-def _entity_rows(ids: Sequence[Key] | None) -> Iterable[tuple[Key, str]]:
-    from entities.models import Alias, Entity
-
-    qs = Entity.objects.order_by("pk")
-    aliases = Alias.objects.order_by("alias_norm")
-    if ids is not None:
-        qs = qs.filter(pk__in=list(ids))
-        aliases = aliases.filter(entity_id__in=list(ids))
-    by_entity: dict[str, list[str]] = {}
-    for entity_id, alias in aliases.values_list("entity_id", "alias"):
-        by_entity.setdefault(entity_id, []).append(alias)
-    for pk, name, entity_type, description in qs.values_list(
-        "pk", "canonical_name", "type", "description"
-    ):
-        yield pk, entity_text(name, entity_type, by_entity.get(pk, ()), description)
-
-
-def _entity_keys() -> Iterable[Key]:
-    from entities.models import Entity
-
-    return Entity.objects.order_by().values_list("pk", flat=True)
-
-
-def _entity_count() -> int:
-    from entities.models import Entity
-
-    return Entity.objects.count()
-
-
-register_kind("facts", _fact_rows, keys=_fact_keys, count=_fact_count, key_type=int)
-register_kind("entities", _entity_rows, keys=_entity_keys, count=_entity_count, key_type=str)
-
+logger = logging.getLogger(__name__)
 
 # --- Index instances --------------------------------------------------------------------
+
+
+def _embedder_for(kind):
+    """Text kinds share the configured embedder; vector kinds bring their own vectors."""
+    return None if kind.vectors is not None else get_embedder()
+
 
 _lock = threading.Lock()
 _indexes: dict[tuple[str, str, str], VectorIndex] = {}
@@ -101,8 +52,6 @@ _indexes: dict[tuple[str, str, str], VectorIndex] = {}
 def vector_index(kind: str) -> VectorIndex:
     """This process's index of ``kind`` (one per kind, directory and embedder)."""
     if kind not in KINDS:
-        from kgsite.errors import InvalidInput
-
         raise InvalidInput(f"unknown vector kind '{kind}'", field="kind")
     directory = Path(settings.KGSITE_VECTOR_DIR)
     key = (kind, str(directory), settings.KGSITE_EMBEDDER)
@@ -111,7 +60,9 @@ def vector_index(kind: str) -> VectorIndex:
         with _lock:
             index = _indexes.get(key)
             if index is None or index.kind is not KINDS[kind]:
-                index = _indexes[key] = VectorIndex(KINDS[kind], directory, get_embedder())
+                index = _indexes[key] = VectorIndex(
+                    KINDS[kind], directory, _embedder_for(KINDS[kind]), queue=_QUEUE
+                )
     return index
 
 
@@ -229,6 +180,78 @@ def similar_items(
     return [(key, score) for key, score in ranked if score >= min_score][:k]
 
 
-def similar_facts(text: str, k: int, min_score: float = 0.0) -> list[tuple[int, float]]:
-    """Facts of any status closest in meaning to ``text`` (integrity's duplicate check)."""
-    return [(int(key), score) for key, score in similar_items("facts", text, k, min_score)]
+# --- The queue (django-q2) ------------------------------------------------------------------
+
+VECTOR_GROUP = "vectors"
+# Ids per queued job when a batch is flushed.
+BATCH_TASK_SIZE = 1000
+
+
+def _enqueue(func: Callable, *args) -> None:
+    """Queue a job; a broken queue must never undo or fail the save that triggered it
+    (search re-checks rows, and ``rebuild_vectors`` restores the index)."""
+    try:
+        queue.async_task(func, *args, group=VECTOR_GROUP)
+    except Exception:
+        logger.exception("could not enqueue %s%r", getattr(func, "__name__", func), args)
+
+
+def vector_upsert_enqueue(kind: str, ids: Iterable[Key]) -> None:
+    """Queue upserts of these ids (added, edited or deleted rows), ``BATCH_TASK_SIZE``
+    ids per job."""
+    ids = list(ids)
+    for start in range(0, len(ids), BATCH_TASK_SIZE):
+        _enqueue(vector_upsert, kind, ids[start : start + BATCH_TASK_SIZE])
+
+
+def vector_rebuild_enqueue(kind: str) -> None:
+    """Queue a full rebuild of ``kind``'s index."""
+    _enqueue(vector_rebuild, kind)
+
+
+class _Queue:
+    """What an index hands to the queue (see ``index.IndexQueue``)."""
+
+    def upsert_later(self, kind: str, keys: list[Key]) -> None:
+        vector_upsert_enqueue(kind, keys)
+
+    def rebuild_later(self, kind: str) -> None:
+        vector_rebuild_enqueue(kind)
+
+
+_QUEUE = _Queue()
+
+# A command saving hundreds of rows (load_gazetteer, seed_demo) would queue one job per
+# row. Inside ``vector_batch()`` changes are collected instead, and one job per kind is
+# queued when the block ends.
+_state = threading.local()
+
+
+@contextlib.contextmanager
+def vector_batch() -> Iterator[None]:
+    """Collect the index updates of the saves committed inside the block; queue them
+    as one job per kind at the end. Nested blocks join the outermost one.
+
+    Only saves whose transaction commits inside the block are collected: a save whose
+    commit comes later queues its own job as usual (never lost, just not batched).
+    """
+    if getattr(_state, "pending", None) is not None:
+        yield
+        return
+    _state.pending = pending = {}
+    try:
+        yield
+    finally:
+        _state.pending = None
+    for kind, ids in pending.items():
+        vector_upsert_enqueue(kind, list(dict.fromkeys(ids)))
+
+
+def vector_changed(kind: str, keys: Iterable[Key]) -> None:
+    """Queue the index update of these rows (call on commit): the upsert embeds them,
+    or drops them if they are gone. Inside ``vector_batch()`` they join the batch."""
+    pending = getattr(_state, "pending", None)
+    if pending is not None:
+        pending.setdefault(kind, []).extend(keys)
+    else:
+        vector_upsert_enqueue(kind, keys)

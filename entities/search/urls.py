@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import search_api
+from . import api as search_api
 
 urlpatterns = [
     path("search/entities", search_api.EntitySearchView.as_view(), name="search-entities"),

@@ -10,9 +10,9 @@ from rest_framework.response import Response
 from kgsite.errors import InvalidInput
 from kgsite.schema import bad_request
 
-from .models import Fact
-from .search import ranking
-from .services import normalize_type
+from ..models import Fact
+from ..names import normalize_type
+from . import ranking
 
 
 class EntitySearchRequestSerializer(serializers.Serializer):

@@ -51,12 +51,10 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from django.conf import settings
-
-from entities import tasks
 
 from .embedder import Embedder, get_embedder
 
@@ -65,7 +63,18 @@ logger = logging.getLogger(__name__)
 Key = int | str
 # rows(ids): (id, text) pairs for those ids, or for every indexable row when ids is None.
 RowSource = Callable[[Sequence[Key] | None], Iterable[tuple[Key, str]]]
+# vectors(pairs): one row per (id, text) pair, for kinds whose vectors come from elsewhere.
+VectorSource = Callable[[Sequence[tuple[Key, str]]], np.ndarray]
 Progress = Callable[[int, int], None]
+
+
+class IndexQueue(Protocol):
+    """Where an index sends work too large to do in the calling request."""
+
+    def upsert_later(self, kind: str, keys: list[Key]) -> None: ...
+
+    def rebuild_later(self, kind: str) -> None: ...
+
 
 BATCH = 256
 # Rows missing from the index that a reconcile embeds on the spot; more go to the queue.
@@ -79,7 +88,14 @@ MIN_CAPACITY = 1024
 
 @dataclass(frozen=True)
 class VectorKind:
-    """A kind of item with its own index: where its texts come from in the database."""
+    """A kind of item with its own index: where its rows come from in the database.
+
+    A text kind (the default) has its texts embedded by the embedder. A kind whose
+    vectors are computed elsewhere (a trained model's entity vectors) gives ``vectors``
+    and ``dim``; its ``rows`` then yield a version string per id instead of a text (the
+    index re-asks for a vector whenever that string changes) and ``signature`` names
+    the model, so an index built by another model is rebuilt.
+    """
 
     name: str
     rows: RowSource
@@ -87,6 +103,9 @@ class VectorKind:
     keys: Callable[[], Iterable[Key]] | None = None
     count: Callable[[], int] | None = None
     key_type: type = int
+    vectors: VectorSource | None = None
+    dim: int | None = None
+    signature: str | None = None
 
     def all_keys(self) -> set[Key]:
         if self.keys is not None:
@@ -110,8 +129,16 @@ def register_kind(
     keys: Callable[[], Iterable[Key]] | None = None,
     count: Callable[[], int] | None = None,
     key_type: type = int,
+    vectors: VectorSource | None = None,
+    dim: int | None = None,
+    signature: str | None = None,
 ) -> VectorKind:
-    """Add (or replace) a kind. ``rows`` may also take no argument: it is then filtered."""
+    """Add (or replace) a kind. ``rows`` may also take no argument: it is then filtered.
+
+    Give ``vectors``, ``dim`` and ``signature`` for a kind whose vectors are computed
+    elsewhere (see ``VectorKind``)."""
+    if vectors is not None and (dim is None or not signature):
+        raise ValueError(f"vector kind {name!r} needs dim and signature with vectors")
     if not _takes_argument(rows):
         every = rows
 
@@ -119,7 +146,16 @@ def register_kind(
             wanted = None if ids is None else {key_type(i) for i in ids}
             return ((k, t) for k, t in every() if wanted is None or key_type(k) in wanted)
 
-    kind = VectorKind(name=name, rows=rows, keys=keys, count=count, key_type=key_type)
+    kind = VectorKind(
+        name=name,
+        rows=rows,
+        keys=keys,
+        count=count,
+        key_type=key_type,
+        vectors=vectors,
+        dim=dim,
+        signature=signature,
+    )
     KINDS[name] = kind
     return kind
 
@@ -163,11 +199,25 @@ class JournalDamaged(IndexUnavailable):
 class VectorIndex:
     """One kind's index in this process: search, upsert, delete, rebuild."""
 
-    def __init__(self, kind: VectorKind, directory: Path, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        kind: VectorKind,
+        directory: Path,
+        embedder: Embedder | None = None,
+        *,
+        queue: IndexQueue | None = None,
+    ) -> None:
         self.kind = kind
         self.dir = Path(directory) / kind.name
-        self.embedder = embedder or get_embedder()
-        self.dim = self.embedder.dim
+        self.queue = queue
+        if kind.vectors is not None:
+            self.embedder = None
+            self.dim = int(kind.dim)
+            self.signature = str(kind.signature)
+        else:
+            self.embedder = embedder or get_embedder()
+            self.dim = self.embedder.dim
+            self.signature = self.embedder.signature
         self.m = int(getattr(settings, "KGSITE_HNSW_M", 16))
         self.ef_construction = int(getattr(settings, "KGSITE_HNSW_EF_CONSTRUCTION", 200))
         self.ef_search = int(getattr(settings, "KGSITE_HNSW_EF_SEARCH", 128))
@@ -184,6 +234,17 @@ class VectorIndex:
         self._complete = True
         # Work to do once the flock is released (queueing jobs that may run inline).
         self._after_unlock: list[Callable[[], None]] = []
+
+    def _queue(self) -> IndexQueue:
+        if self.queue is None:
+            raise IndexUnavailable(f"index {self.kind.name} has no queue for deferred work")
+        return self.queue
+
+    def _encode(self, pairs: Sequence[tuple[Key, str]]) -> np.ndarray:
+        """Vectors for (id, text) pairs: embedded texts, or the kind's own vectors."""
+        if self.kind.vectors is not None:
+            return np.asarray(self.kind.vectors(list(pairs)), dtype=np.float32)
+        return self.embedder.encode([text for _key, text in pairs])
 
     # --- memory state -----------------------------------------------------------------
 
@@ -351,7 +412,7 @@ class VectorIndex:
 
         try:
             meta = json.loads(self._path(gen, "json").read_text())
-            if meta.get("signature") != self.embedder.signature or meta.get("dim") != self.dim:
+            if meta.get("signature") != self.signature or meta.get("dim") != self.dim:
                 raise IndexUnavailable("built by another embedder")
             if meta.get("id") is not None and meta.get("id") != gen_id:
                 raise IndexUnavailable("metadata belongs to another generation")
@@ -394,7 +455,7 @@ class VectorIndex:
         meta = {
             "gen": gen,
             "id": gen_id,
-            "signature": self.embedder.signature,
+            "signature": self.signature,
             "dim": self.dim,
             "complete": self._complete,
             "keys": self._keys,
@@ -555,7 +616,7 @@ class VectorIndex:
         self._complete = False
         self._write_snapshot(gen)
         self._reconciled = True  # the rebuild covers every row
-        self._after_unlock.append(lambda name=self.kind.name: tasks.vector_rebuild_enqueue(name))
+        self._after_unlock.append(lambda: self._queue().rebuild_later(self.kind.name))
 
     def _repair_locked(self) -> None:
         """The journal of the generation in memory is damaged (caller holds the flock):
@@ -589,7 +650,7 @@ class VectorIndex:
             self._append_journal(self._apply_delete(gone))
             if len(stale) > RECONCILE_INLINE:
                 self._after_unlock.append(
-                    lambda name=self.kind.name, keys=stale: tasks.vector_upsert_enqueue(name, keys)
+                    lambda keys=stale: self._queue().upsert_later(self.kind.name, keys)
                 )
             elif stale:
                 self.upsert(stale)
@@ -606,7 +667,7 @@ class VectorIndex:
         if len(missing) > RECONCILE_INLINE:
             # A bulk import that bypassed the hooks: embedding it here would stall a web
             # request for minutes, so the worker does it in batches.
-            tasks.vector_upsert_enqueue(self.kind.name, missing)
+            self._queue().upsert_later(self.kind.name, missing)
         elif missing:
             self.upsert(missing)
         if gone:
@@ -624,7 +685,7 @@ class VectorIndex:
             rows = dict(self.kind.fetch(batch))
             with self._writer():
                 todo = [(k, t) for k, t in rows.items() if self.hash_of(k) != text_hash(t)]
-                vectors = self.embedder.encode([t for _k, t in todo]) if todo else []
+                vectors = self._encode(todo) if todo else []
                 items = [(k, text_hash(t), v) for (k, t), v in zip(todo, vectors, strict=True)]
                 records = self._apply_add(items)
                 records += self._apply_delete(k for k in batch if k not in rows)
@@ -670,7 +731,7 @@ class VectorIndex:
 
         def flush() -> None:
             nonlocal done
-            vectors = self.embedder.encode([t for _k, t in batch])
+            vectors = self._encode(batch)
             items = [(k, text_hash(t), v) for (k, t), v in zip(batch, vectors, strict=True)]
             self._apply_add(_dedupe(items), threads=-1)  # every core: nothing else reads it
             done += len(batch)

@@ -13,7 +13,7 @@ than one entity remains after the optional ``types`` filter the mention is retur
 with ``canonical_id=None``, ``entity_type="ambiguous"`` and the remaining ``candidates``.
 
 Caching: ``gazetteer_get()`` builds the DB-backed gazetteer once per process. It is
-rebuilt when this process saves an entity or alias (an ``ENTITY_SAVED_HOOKS`` hook bumps
+rebuilt when this process saves an entity or alias (an ``entities.hooks.on_entity_saved`` hook bumps
 an in-process version) and when a cheap fingerprint of the tables (row counts and
 latest ``updated_at``) changes; the fingerprint is checked at most every
 ``KGSITE_GAZETTEER_RECHECK_SECONDS`` seconds, which bounds staleness across processes.
@@ -33,8 +33,13 @@ from functools import cache
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Count, Max
 
+from kgsite.models import AuditEntry
 from kgsite.text import clean_display, normalize
+
+from ..models import Alias, Entity
+from ..names import normalize_type
 
 AMBIGUOUS = "ambiguous"
 
@@ -383,7 +388,6 @@ class Gazetteer:
     @classmethod
     def from_db(cls) -> Gazetteer:
         """All entities and aliases, using the normalised forms stored with them."""
-        from .models import Alias, Entity
 
         gaz = cls()
         entries: dict[str, GazetteerEntry] = {}
@@ -556,11 +560,6 @@ def _fingerprint(*, full: bool) -> tuple:
     audit row (every curator rename, retype and merge writes one). Only an unaudited
     in-place rename from another process needs the full check to be seen.
     """
-    from django.db.models import Count, Max
-
-    from kgsite.models import AuditEntry
-
-    from .models import Alias, Entity
 
     entities = Entity.objects.order_by()
     aliases = Alias.objects.order_by()
@@ -580,8 +579,8 @@ def _fingerprint(*, full: bool) -> tuple:
     )
 
 
-def gazetteer_invalidate(entity_id: str | None = None) -> None:
-    """Mark the cached gazetteer stale (an ``ENTITY_SAVED_HOOKS`` hook)."""
+def gazetteer_invalidate(entity_ids: list[str] | None = None) -> None:
+    """Mark the cached gazetteer stale (an ``on_entity_saved`` hook)."""
     _cache.version += 1
 
 
@@ -622,17 +621,6 @@ def gazetteer_get() -> Gazetteer:
         _cache.fingerprint = fingerprint
         _cache.built_version = version
         return _cache.gazetteer
-
-
-def _register_hook() -> None:
-    from .services import ENTITY_SAVED_HOOKS
-
-    if gazetteer_invalidate not in ENTITY_SAVED_HOOKS:
-        ENTITY_SAVED_HOOKS.append(gazetteer_invalidate)
-
-
-# The cache only exists once this module is imported, so registering here is enough.
-_register_hook()
 
 
 # --- spaCy for names not yet known ------------------------------------------------------
@@ -684,7 +672,6 @@ def _unknown_from_doc(
 def _types_of(types: Iterable[str] | None) -> frozenset[str] | None:
     if types is None:
         return None
-    from .services import normalize_type
 
     return frozenset(normalize_type(t) for t in types)
 

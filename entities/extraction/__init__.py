@@ -1,0 +1,32 @@
+"""Entity detection in text: the entity and alias table as a gazetteer, and spaCy NER for
+names not yet known (``gazetteer``), with its API. Book extractors live in
+``books.extraction`` and use this.
+"""
+
+from .gazetteer import (
+    AMBIGUOUS,
+    SPACY_LABELS,
+    DetectedEntity,
+    Gazetteer,
+    GazetteerEntry,
+    extract_entities,
+    extract_entities_batch,
+    gazetteer_get,
+    gazetteer_invalidate,
+    group_by_type,
+    spacy_nlp,
+)
+
+__all__ = [
+    "AMBIGUOUS",
+    "SPACY_LABELS",
+    "DetectedEntity",
+    "Gazetteer",
+    "GazetteerEntry",
+    "extract_entities",
+    "extract_entities_batch",
+    "gazetteer_get",
+    "gazetteer_invalidate",
+    "group_by_type",
+    "spacy_nlp",
+]

@@ -1,0 +1,49 @@
+"""What a name and a type are: the checks every entry point (API, admin, commands, books,
+search filters) applies before it reads or writes the entity graph."""
+
+from __future__ import annotations
+
+import re
+
+from kgsite.errors import InvalidInput
+from kgsite.text import MAX_NAME_LENGTH, clean_display, has_control_chars, invisible_char, normalize
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+MAX_TYPE_LENGTH = 64
+
+
+def _refuse_hidden_characters(value: str, field: str) -> None:
+    if has_control_chars(value):
+        raise InvalidInput(f"{field} contains control characters", field=field)
+    invisible = invisible_char(value)
+    if invisible:
+        raise InvalidInput(
+            f"{field} contains an invisible formatting character ({invisible})", field=field
+        )
+
+
+def validate_name(value: object, *, field: str = "name") -> str:
+    """Reject empty, over-long and control-character names with a clear error."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{field} must be a string", field=field)
+    _refuse_hidden_characters(value, field)
+    display = clean_display(value)
+    if not display:
+        raise InvalidInput(f"{field} must not be empty", field=field)
+    if len(display) > MAX_NAME_LENGTH:
+        raise InvalidInput(f"{field} is longer than {MAX_NAME_LENGTH} characters", field=field)
+    return display
+
+
+def normalize_type(value: str | None) -> str:
+    """Types are case-free tags: "ProgrammingLanguage" becomes "programming_language"."""
+    if not value:
+        return ""
+    if not isinstance(value, str):
+        raise InvalidInput("type must be a string", field="type")
+    _refuse_hidden_characters(value, "type")
+    snake = _CAMEL.sub("_", clean_display(value))
+    result = normalize(snake).replace(" ", "_").replace("-", "_")
+    if len(result) > MAX_TYPE_LENGTH:
+        raise InvalidInput(f"type is longer than {MAX_TYPE_LENGTH} characters", field="type")
+    return result

@@ -1,0 +1,100 @@
+"""The room for HTML pages: what every curator page shares, so none of them re-invents
+its permission checks or its error display.
+
+Pages live with the app whose data they show (``<app>/views.py``, ``<app>/urls.py``,
+``templates/<app>/``, partials for HTMX swaps). From here they take:
+
+- ``curator_required``: login for every page, the curator permission for writes;
+- ``checked_get``: the one way a page fetches an object by id (404 when absent, and
+  whether this user may change it), as healthchecks' ``_get_check_for_user`` does;
+- ``form_error``: a service's ``DomainError`` as a form error on the field it names,
+  for forms and the admin alike;
+- ``dashboard_panel``: apps add their panel to the home page from ``ready()``
+  (this package imports no app).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from typing import Any, TypeVar
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
+from django.db import models
+from django.http import Http404, HttpRequest, HttpResponse
+
+from .errors import DomainError
+
+CURATE_PERMISSION = "entities.curate"
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+M = TypeVar("M", bound=models.Model)
+View = Callable[..., HttpResponse]
+
+
+def is_curator(user) -> bool:
+    return bool(user and user.is_authenticated and user.has_perm(CURATE_PERMISSION))
+
+
+def curator_required(view: View) -> View:
+    """Login for any request; the curator permission for anything but a read."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if request.method not in SAFE_METHODS and not is_curator(request.user):
+            raise PermissionDenied("writing needs the curator permission")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def checked_get(
+    request: HttpRequest, queryset: models.QuerySet[M] | type[M], pk: Any, *, write: bool = False
+) -> tuple[M, bool]:
+    """The object with this primary key and whether the user may change it.
+
+    404 when absent (or the key is malformed), 403 when ``write`` is asked and the user
+    is no curator."""
+    qs = queryset._default_manager.all() if isinstance(queryset, type) else queryset
+    try:
+        obj = qs.get(pk=pk)
+    except (qs.model.DoesNotExist, ValueError, TypeError, OverflowError):
+        raise Http404(f"no {qs.model._meta.verbose_name} {pk}") from None
+    can_write = is_curator(request.user)
+    if write and not can_write:
+        raise PermissionDenied("writing needs the curator permission")
+    return obj, can_write
+
+
+def form_error(exc: DomainError, fields, field: str | None = None) -> ValidationError:
+    """A service's DomainError as a form error on the field it names (if the form has
+    it; else a non-field error)."""
+    name = field or exc.field
+    return ValidationError({name if name in fields else NON_FIELD_ERRORS: exc.message})
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One app's part of the home page: a template and the context it needs."""
+
+    name: str
+    template: str
+    context: Callable[[HttpRequest], dict[str, Any]]
+    order: int = 100
+
+
+_panels: dict[str, Panel] = {}
+
+
+def dashboard_panel(panel: Panel) -> Panel:
+    """Add (or replace) a home page panel; call from an ``AppConfig.ready()``."""
+    _panels[panel.name] = panel
+    return panel
+
+
+def dashboard_panels() -> list[Panel]:
+    return sorted(_panels.values(), key=lambda p: (p.order, p.name))
