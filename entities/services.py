@@ -833,3 +833,15 @@ def entity_gc(*, entity_ids: Iterable[str], source: str, actor=None) -> list[str
         )
         hooks.entities_saved_fire(ids)
     return ids
+
+
+def fact_status_set(*, fact: Fact, status: str, valid_to: datetime | None) -> Fact:
+    """Change a fact's status and end of validity for another service that audits its
+    own action (integrity's resolutions); hooks learn it as an "updated" save."""
+    if status not in Fact.Status.values:
+        raise InvalidInput(f"unknown status '{status}'", field="status")
+    fact.status = status
+    fact.valid_to = valid_to
+    fact.save(update_fields=["status", "valid_to", "updated_at"])
+    hooks.fact_saved_fire(fact.pk, "updated")
+    return fact

@@ -19,6 +19,7 @@ from django.utils.dateparse import parse_datetime
 
 from entities.models import EntityFact, Fact
 from entities.search.kinds import similar_facts
+from entities.services import fact_status_set
 from kgsite.errors import Conflict, InvalidInput
 from kgsite.models import AuditEntry, audit
 from notifications.models import Notification
@@ -436,10 +437,8 @@ def contradiction_resolve(
     for fact in losers:
         fact = Fact.objects.select_for_update().get(pk=fact.pk)
         before[str(fact.pk)] = _fact_state(fact)
-        fact.status = new_status
-        if fact.valid_to is None or fact.valid_to > now:
-            fact.valid_to = now
-        fact.save(update_fields=["status", "valid_to", "updated_at"])
+        valid_to = now if fact.valid_to is None or fact.valid_to > now else fact.valid_to
+        fact_status_set(fact=fact, status=new_status, valid_to=valid_to)
         after[str(fact.pk)] = _fact_state(fact)
     contradiction.status = Contradiction.Status.RESOLVED
     contradiction.resolution = resolution
@@ -494,9 +493,8 @@ def contradiction_undo(*, contradiction: Contradiction, actor) -> Contradiction:
         fact = facts.get(fact_id)
         if fact is None:
             continue
-        fact.status = state["status"]
-        fact.valid_to = parse_datetime(state["valid_to"]) if state["valid_to"] else None
-        fact.save(update_fields=["status", "valid_to", "updated_at"])
+        valid_to = parse_datetime(state["valid_to"]) if state["valid_to"] else None
+        fact_status_set(fact=fact, status=state["status"], valid_to=valid_to)
     undone = {
         "resolution": contradiction.resolution,
         "note": contradiction.note,
