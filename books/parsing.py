@@ -146,7 +146,7 @@ def _quiet_pypdf() -> Iterator[None]:
 
 def _pdf_pages(data: bytes) -> Iterator[str]:
     """The text layer of each page, in order; ``InvalidInput`` if the file is broken."""
-    from pypdf import PdfReader  # imported lazily: only PDF uploads need it
+    from pypdf import PdfReader  # deferred: only PDF uploads need it
 
     with _quiet_pypdf():
         try:

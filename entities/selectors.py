@@ -6,6 +6,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from django.db.models import Q, QuerySet
+from rapidfuzz import fuzz
 
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.text import normalize
@@ -120,8 +121,6 @@ def _fold(text: str) -> str:
 
 def entity_suggest(*, norm: str, type: str | None = None) -> list[tuple[Entity, float]]:  # noqa: A002
     """Near misses by edit distance and token similarity, for "did you mean"."""
-    from rapidfuzz import fuzz
-
     tokens = [t for t in _fold(norm).split() if len(t) >= 3]
     if not tokens:
         return []

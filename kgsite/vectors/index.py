@@ -249,7 +249,7 @@ class VectorIndex:
     # --- memory state -----------------------------------------------------------------
 
     def _reset_memory(self, capacity: int = MIN_CAPACITY) -> None:
-        import hnswlib
+        import hnswlib  # deferred: a native library, loaded on first index use
 
         self._hnsw = hnswlib.Index(space="cosine", dim=self.dim)
         self._hnsw.init_index(
@@ -408,7 +408,7 @@ class VectorIndex:
             yield
 
     def _load_snapshot(self, gen: int, gen_id: str | None) -> None:
-        import hnswlib
+        import hnswlib  # deferred: a native library, loaded on first index use
 
         try:
             meta = json.loads(self._path(gen, "json").read_text())

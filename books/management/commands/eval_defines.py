@@ -44,7 +44,7 @@ class Command(BaseCommand):
         if not rows:
             raise CommandError(f"{path}: no rows to evaluate")
         if sys.stderr.isatty():
-            from tqdm import tqdm
+            from tqdm import tqdm  # deferred: only a terminal gets a bar
 
             rows = tqdm(rows, desc="evaluating", unit="row", leave=False)
         result = defines_evaluate(rows=rows)

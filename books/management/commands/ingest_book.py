@@ -22,7 +22,7 @@ class _Bar:
     def __call__(self, phase: str, done: int, total: int) -> None:
         if not self.enabled:
             return
-        from tqdm import tqdm
+        from tqdm import tqdm  # deferred: only a terminal gets a bar
 
         if phase != self.phase:
             self.close()

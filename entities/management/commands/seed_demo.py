@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from django.conf import settings
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import Group, Permission, User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import transaction
@@ -44,8 +44,6 @@ class Command(BaseCommand):
                 user.save()
             user.groups.add(Group.objects.get(name="curators"))
             # Staff curators use the admin too: give them the graph's model permissions.
-            from django.contrib.auth.models import Permission
-
             user.user_permissions.add(
                 *Permission.objects.filter(
                     content_type__app_label__in=["entities", "books", "integrity", "notifications"]

@@ -26,7 +26,7 @@ class Command(BaseCommand):
         for name in kinds:
             bar = None
             if show:
-                from tqdm import tqdm
+                from tqdm import tqdm  # deferred: only a terminal gets a bar
 
                 bar = tqdm(desc=name, unit="item", file=stream)
 
