@@ -135,18 +135,15 @@ def _mentions_text(norm_text: str, name_norm: str) -> bool:
     return False
 
 
-def search_by_entities(
-    *,
-    entities: Sequence[str],
-    entity_types: Sequence[str] | None = None,
-    match_mode: str = "any",
-    top_k: int = 10,
-    min_score: float = 0.2,
-    include_content: bool = False,
-    boost_exact_match: float = 1.3,
-) -> dict[str, Any]:
-    """Facts about these entities, ranked by meaning and by the entities they mention."""
-    started = time.perf_counter()
+def _search_types(
+    entities: object,
+    entity_types: Sequence[str] | None,
+    match_mode: str,
+    top_k: int,
+    min_score: float,
+    boost_exact_match: float,
+) -> frozenset[str] | None:
+    """Check the parameters (400 naming the field); the normalised type filter."""
     _check(
         isinstance(entities, list | tuple) and 1 <= len(entities) <= 20,
         "give between 1 and 20 entity names",
@@ -163,22 +160,15 @@ def search_by_entities(
     _check(
         1 <= boost_exact_match <= 10, "boostExactMatch must be between 1 and 10", "boostExactMatch"
     )
-
     try:
-        types = frozenset(normalize_type(t) for t in entity_types) if entity_types else None
+        return frozenset(normalize_type(t) for t in entity_types) if entity_types else None
     except InvalidInput as exc:
         raise InvalidInput(exc.message, field="entityTypes") from None
-    query = query_entities_resolve(list(entities), types=types)
-    result: dict[str, Any] = {
-        "results": [],
-        "detected_query_entities": [q.as_dict() for q in query],
-        "total_candidates": 0,
-    }
 
-    vector = vectors.embed_query(", ".join(q.name for q in query))
+
+def _entity_candidates(vector, query_ids: frozenset[str], top_k: int) -> dict[int, float]:
+    """Index neighbours of the query, plus the latest facts linked to its entities."""
     scored = dict(vectors.search_vector("facts", vector, max(top_k * OVERFETCH, MIN_CANDIDATES)))
-    result["index_complete"] = vectors.vector_index("facts").complete
-    query_ids = frozenset().union(*(q.ids for q in query))
     if query_ids:
         # No join on the fact's status here: it made SQLite scan every link of a popular
         # entity (45 ms at 100k facts); inactive facts drop out with the rows below.
@@ -190,9 +180,13 @@ def search_by_entities(
         extra = [fid for fid in linked if fid not in scored]
         if extra:
             scored.update(vectors.vector_index("facts").scores(vector, extra))
-    if not scored:
-        return _finish(result, started)
+    return scored
 
+
+def _active_rows(
+    vector, scored: dict[int, float]
+) -> tuple[dict[int, tuple[str, str]], dict[int, float]]:
+    """(text, normalised text) of the active candidates, and their re-checked scores."""
     rows = {
         pk: (text, norm)
         for pk, text, norm in Fact.objects.filter(
@@ -205,10 +199,13 @@ def search_by_entities(
         Fact.objects.filter(pk__in=[k for k in scored if k not in rows]).values_list("pk", "text")
     )
     all_texts.update({pk: text for pk, (text, _n) in rows.items()})
-    scored = vectors.verify_hits("facts", vector, scored, all_texts)
-    candidates = [pk for pk in scored if pk in rows]
-    result["total_candidates"] = len(candidates)
+    return rows, vectors.verify_hits("facts", vector, scored, all_texts)
 
+
+def _entities_of(
+    candidates: list[int], rows: dict[int, tuple[str, str]], types: frozenset[str] | None
+) -> dict[int, tuple[set[str], dict[str, str]]]:
+    """Per candidate: the entity ids it is linked to or names, and names by id."""
     links: dict[int, set[str]] = {}
     link_qs = EntityFact.objects.filter(fact_id__in=candidates)
     if types is not None:
@@ -218,36 +215,75 @@ def search_by_entities(
     # The gazetteer over the stored normalised text: same matches as extract_entities on
     # the text, without re-normalising every candidate (offsets are not needed here).
     gazetteer = gazetteer_get()
-    detected = [gazetteer.find(rows[pk][1], types=types, normalized=True) for pk in candidates]
-
-    ranked: list[dict[str, Any]] = []
-    for pk, found in zip(candidates, detected, strict=True):
+    result = {}
+    for pk in candidates:
         mentioned = set(links.get(pk, ()))
         names: dict[str, str] = {}
-        for d in found:
+        for d in gazetteer.find(rows[pk][1], types=types, normalized=True):
             if d.canonical_id is not None:
                 mentioned.add(d.canonical_id)
                 names.setdefault(d.canonical_id, d.canonical_name)
             else:
-                for c in d.candidates:
-                    mentioned.add(c.entity_id)
-        keys = set()
-        matched: list[str] = []
-        for q in query:
-            if q.ids:
-                hit = q.ids & mentioned
-                if hit:
-                    matched.append(q.canonical_name or names.get(next(iter(hit))) or q.name)
-                    keys.add(q.key)
-            elif q.text_match and _mentions_text(rows[pk][1], q.name_norm):
-                matched.append(q.name)
+                mentioned.update(c.entity_id for c in d.candidates)
+        result[pk] = (mentioned, names)
+    return result
+
+
+def _matched(
+    query: list[QueryEntity], mentioned: set[str], names: dict[str, str], norm_text: str
+) -> tuple[list[str], set[str]]:
+    """The query entities a candidate matches: their display names and keys."""
+    keys: set[str] = set()
+    matched: list[str] = []
+    for q in query:
+        if q.ids:
+            hit = q.ids & mentioned
+            if hit:
+                matched.append(q.canonical_name or names.get(next(iter(hit))) or q.name)
                 keys.add(q.key)
+        elif q.text_match and _mentions_text(norm_text, q.name_norm):
+            matched.append(q.name)
+            keys.add(q.key)
+    return matched, keys
+
+
+def search_by_entities(
+    *,
+    entities: Sequence[str],
+    entity_types: Sequence[str] | None = None,
+    match_mode: str = "any",
+    top_k: int = 10,
+    min_score: float = 0.2,
+    include_content: bool = False,
+    boost_exact_match: float = 1.3,
+) -> dict[str, Any]:
+    """Facts about these entities, ranked by meaning and by the entities they mention."""
+    started = time.perf_counter()
+    types = _search_types(entities, entity_types, match_mode, top_k, min_score, boost_exact_match)
+    query = query_entities_resolve(list(entities), types=types)
+    result: dict[str, Any] = {
+        "results": [],
+        "detected_query_entities": [q.as_dict() for q in query],
+        "total_candidates": 0,
+    }
+    vector = vectors.embed_query(", ".join(q.name for q in query))
+    query_ids = frozenset().union(*(q.ids for q in query))
+    scored = _entity_candidates(vector, query_ids, top_k)
+    result["index_complete"] = vectors.vector_index("facts").complete
+    if not scored:
+        return _finish(result, started)
+    rows, scored = _active_rows(vector, scored)
+    candidates = [pk for pk in scored if pk in rows]
+    result["total_candidates"] = len(candidates)
+
+    ranked: list[dict[str, Any]] = []
+    for pk, (mentioned, names) in _entities_of(candidates, rows, types).items():
+        matched, keys = _matched(query, mentioned, names, rows[pk][1])
         if match_mode == "all" and len(matched) < len(query):
             continue
         # Entities the candidate mentions beyond the matched query ones.
         covered = set().union(*(q.ids for q in query if q.key in keys)) if keys else set()
-        others = len(mentioned - covered - query_ids)
-        union = len(query) + others
+        union = len(query) + len(mentioned - covered - query_ids)
         overlap = len(keys) / union if union else 0.0
         similarity = max(0.0, min(1.0, scored[pk]))
         score = SIMILARITY_WEIGHT * similarity + ENTITY_WEIGHT * overlap
@@ -282,6 +318,76 @@ STATUS_ALL = "all"
 FILTER_IDS = 100_000
 
 
+def _fact_filter(*, status: str, source: str | None, entity: str | None):
+    """The facts a search may return, and whether anything narrows them."""
+    qs = Fact.objects.all()
+    if status != STATUS_ALL:
+        qs = qs.filter(status=status)
+    if source:
+        qs = qs.filter(source=source)
+    if entity:
+        qs = qs.filter(pk__in=EntityFact.objects.filter(entity_id=entity).values("fact_id"))
+    return qs, status != STATUS_ALL or bool(source) or bool(entity)
+
+
+class _FactHits:
+    """Nearest facts to one query vector that pass the filter ``qs``."""
+
+    def __init__(self, vector, qs, k: int, min_score: float) -> None:
+        self.vector, self.qs, self.k, self.min_score = vector, qs, k, min_score
+
+    def ranked(self, hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """Hits re-checked against their rows, kept if they still pass the filters."""
+        scored = dict(hits)
+        texts = dict(Fact.objects.filter(pk__in=list(scored)).values_list("pk", "text"))
+        scored = vectors.verify_hits("facts", self.vector, scored, texts)
+        keep = set(self.qs.filter(pk__in=list(scored)).values_list("pk", flat=True))
+        return sorted(
+            ((pk, s) for pk, s in scored.items() if pk in keep and s >= self.min_score),
+            key=lambda kv: (-kv[1], kv[0]),
+        )
+
+    def over_fetch(self, fetch: int) -> tuple[list[tuple[int, float]], bool]:
+        """The ranked matches among the ``fetch`` nearest facts, and whether that is
+        final: enough passed the filters, or the index has nothing more (or better)."""
+        hits = vectors.search_vector("facts", self.vector, fetch)
+        results = self.ranked(hits)
+        done = (
+            len(results) >= self.k
+            or len(hits) < fetch
+            or bool(hits and hits[-1][1] < self.min_score)
+        )
+        return results, done
+
+    def among_filtered(self) -> list[tuple[int, float]] | None:
+        """Search only among the matching facts, their ids taken from the database
+        (bounded), exactly or through hnswlib's filter; None if they are too many."""
+        ids = list(self.qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
+        if len(ids) > FILTER_IDS:
+            return None
+        return self.ranked(vectors.search_vector("facts", self.vector, self.k * 2, filter_ids=ids))
+
+
+def _fact_item(fact: Fact, score: float) -> dict[str, Any]:
+    return {
+        "id": fact.pk,
+        "score": round(score, 6),
+        "text": fact.text,
+        "status": fact.status,
+        "source": fact.source,
+        "confidence": fact.confidence,
+        "entities": [
+            {
+                "id": link.entity_id,
+                "canonical_name": link.entity.canonical_name,
+                "type": link.entity.type,
+                "role": link.role,
+            }
+            for link in fact.entity_facts.all()
+        ],
+    }
+
+
 def fact_search(
     *,
     q: str,
@@ -299,36 +405,8 @@ def fact_search(
     _check(0 <= min_score <= 1, "minScore must be between 0 and 1", "minScore")
     statuses = [*Fact.Status.values, STATUS_ALL]
     _check(status in statuses, f"status must be one of {', '.join(statuses)}", "status")
-
-    qs = Fact.objects.all()
-    if status != STATUS_ALL:
-        qs = qs.filter(status=status)
-    if source:
-        qs = qs.filter(source=source)
-    if entity:
-        qs = qs.filter(pk__in=EntityFact.objects.filter(entity_id=entity).values("fact_id"))
-    filtered = status != STATUS_ALL or bool(source) or bool(entity)
-
-    vector = vectors.embed_query(q)
-
-    def ranked(hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
-        """Hits re-checked against their rows, kept if they still pass the filters."""
-        scored = dict(hits)
-        texts = dict(Fact.objects.filter(pk__in=list(scored)).values_list("pk", "text"))
-        scored = vectors.verify_hits("facts", vector, scored, texts)
-        keep = set(qs.filter(pk__in=list(scored)).values_list("pk", flat=True))
-        return sorted(
-            ((pk, s) for pk, s in scored.items() if pk in keep and s >= min_score),
-            key=lambda kv: (-kv[1], kv[0]),
-        )
-
-    def over_fetch(fetch: int) -> tuple[list[tuple[int, float]], bool]:
-        """The ranked matches among the ``fetch`` nearest facts, and whether that is
-        final: enough passed the filters, or the index has nothing more (or better)."""
-        hits = vectors.search_vector("facts", vector, fetch)
-        results = ranked(hits)
-        done = len(results) >= k or len(hits) < fetch or bool(hits and hits[-1][1] < min_score)
-        return results, done
+    qs, filtered = _fact_filter(status=status, source=source, entity=entity)
+    search = _FactHits(vectors.embed_query(q), qs, k, min_score)
 
     results: list[tuple[int, float]] = []
     done = False
@@ -336,52 +414,23 @@ def fact_search(
     if filtered and not (entity or source):
         # A status filter alone usually keeps most facts ("active"): one plain search,
         # the over-fetch's first round (a later over-fetch goes on from the next size).
-        results, done = over_fetch(fetch)
+        results, done = search.over_fetch(fetch)
         fetch *= 4
     if filtered and not done:
-        # Selective filters: search only among the matching facts, their ids taken from
-        # the database (bounded), exactly or through hnswlib's filter.
-        ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
-        if len(ids) <= FILTER_IDS:
-            results = ranked(vectors.search_vector("facts", vector, k * 2, filter_ids=ids))
-            done = True
+        found = search.among_filtered()
+        if found is not None:
+            results, done = found, True
     # Unfiltered, or a filter matching too many facts to list: over-fetch and filter.
     while not done:
-        results, done = over_fetch(fetch)
+        results, done = search.over_fetch(fetch)
         fetch *= 4
 
-    facts = {
-        f.pk: f
-        for f in Fact.objects.filter(pk__in=[pk for pk, _s in results[:k]]).prefetch_related(
-            "entity_facts__entity"
-        )
-    }
-    items = []
-    for pk, score in results[:k]:
-        fact = facts.get(pk)
-        if fact is None:
-            continue
-        items.append(
-            {
-                "id": fact.pk,
-                "score": round(score, 6),
-                "text": fact.text,
-                "status": fact.status,
-                "source": fact.source,
-                "confidence": fact.confidence,
-                "entities": [
-                    {
-                        "id": link.entity_id,
-                        "canonical_name": link.entity.canonical_name,
-                        "type": link.entity.type,
-                        "role": link.role,
-                    }
-                    for link in fact.entity_facts.all()
-                ],
-            }
-        )
+    facts = Fact.objects.filter(pk__in=[pk for pk, _s in results[:k]]).prefetch_related(
+        "entity_facts__entity"
+    )
+    by_id = {f.pk: f for f in facts}
     return {
-        "results": items,
+        "results": [_fact_item(by_id[pk], s) for pk, s in results[:k] if pk in by_id],
         "index_complete": vectors.vector_index("facts").complete,
         "search_time_ms": round((time.perf_counter() - started) * 1000, 3),
     }
