@@ -560,18 +560,8 @@ FACT_EDITABLE = (
 )
 
 
-def fact_changes(*, fact: Fact, **fields: Any) -> dict[str, Any]:
-    """Validate edits of a stored fact; returns the fields whose value changes.
-
-    Fields left out keep their value; ``valid_from``/``valid_to`` may be set to None.
-    Raises InvalidInput naming the field, or Conflict when the edit would make the fact
-    repeat another active fact word for word.
-    """
-    unknown = set(fields) - set(FACT_EDITABLE)
-    if unknown:
-        field = sorted(unknown)[0]
-        raise InvalidInput(f"{field} cannot be edited", field=field)
-    given = fields
+def _fact_edits(given: dict[str, Any]) -> dict[str, Any]:
+    """Each given editable field, checked and in its stored form."""
     new: dict[str, Any] = {}
     if "text" in given:
         new["text"] = _validate_fact_text(given["text"])
@@ -592,6 +582,21 @@ def fact_changes(*, fact: Fact, **fields: Any) -> dict[str, Any]:
             if given[field] is not None and not isinstance(given[field], datetime):
                 raise InvalidInput(f"{field} must be a date and time", field=field)
             new[field] = given[field]
+    return new
+
+
+def fact_changes(*, fact: Fact, **fields: Any) -> dict[str, Any]:
+    """Validate edits of a stored fact; returns the fields whose value changes.
+
+    Fields left out keep their value; ``valid_from``/``valid_to`` may be set to None.
+    Raises InvalidInput naming the field, or Conflict when the edit would make the fact
+    repeat another active fact word for word.
+    """
+    unknown = set(fields) - set(FACT_EDITABLE)
+    if unknown:
+        field = sorted(unknown)[0]
+        raise InvalidInput(f"{field} cannot be edited", field=field)
+    new = _fact_edits(fields)
     _validate_period(new.get("valid_from", fact.valid_from), new.get("valid_to", fact.valid_to))
     if new.get("object_value") and fact.subject_id is None:
         raise InvalidInput("a triple needs a subject", field="object_value")

@@ -36,9 +36,8 @@ class Command(BaseCommand):
         )
 
 
-def read_gazetteer(file: Path) -> Groups:
-    """Parse and check the whole file before anything is written; every problem is one
-    CommandError line naming the file (and the line, when a row is at fault)."""
+def _read_text(file: Path) -> str:
+    """The file as UTF-8 text, or one CommandError line saying why not."""
     if file.is_dir():
         raise CommandError(f"{file} is a directory, not a TSV file")
     if not file.exists():
@@ -55,7 +54,13 @@ def read_gazetteer(file: Path) -> Groups:
         raise CommandError(
             f"{file}:{line}: not UTF-8 text (byte 0x{raw[offset]:02x}); save it as UTF-8"
         ) from None
+    return text
 
+
+def read_gazetteer(file: Path) -> Groups:
+    """Parse and check the whole file before anything is written; every problem is one
+    CommandError line naming the file (and the line, when a row is at fault)."""
+    text = _read_text(file)
     groups: Groups = OrderedDict()
     seen: dict[tuple[str, str], tuple[int, str]] = {}  # (norm, type) -> (line, group key)
     # QUOTE_NONE: a TSV cell is taken as written (a '"' is part of the name).
