@@ -298,21 +298,11 @@ def _book_entity_ids(book: Book) -> set[str]:
     )
 
 
-@transaction.atomic
-def _book_write(
-    *,
-    title: str,
-    author: str,
-    filename: str,
-    fmt: str,
-    digest: str,
-    extractor: str,
-    text: str,
-    chunks: Sequence[ChunkDraft],
-    found: list[list[FoundMention]],
-    lexicon: BookLexicon,
-    report: _Reporter,
-) -> tuple[Book, str, dict]:
+def _book_row(
+    *, title: str, author: str, filename: str, fmt: str, digest: str, extractor: str, text: str
+) -> tuple[Book, str, set[str]]:
+    """The book's row, created or emptied for a new version (its chunks and mentions
+    go); returns it, "created" or "replaced", and the entities the old version named."""
     title_norm = normalize(title)
     book = Book.objects.select_for_update().filter(title_norm=title_norm).first()
     action = "replaced" if book is not None else "created"
@@ -334,10 +324,11 @@ def _book_write(
     book.status = Book.Status.READY
     book.char_count = len(text)
     book.word_count = len(text.split())
-    book.chunk_count = len(chunks)
     book.ingested_at = timezone.now()
-    book.save()
+    return book, action, previous
 
+
+def _chunk_rows(book: Book, chunks: Sequence[ChunkDraft]) -> list[Chunk]:
     rows = Chunk.objects.bulk_create(
         [
             Chunk(
@@ -356,41 +347,81 @@ def _book_write(
         ids = dict(Chunk.objects.filter(book=book).values_list("ordinal", "pk"))
         for r in rows:
             r.pk = ids[r.ordinal]
+    return rows
 
-    ensured = _entities_for((m for ms in found for m in ms), lexicon, source=f"book:{book.pk}")
-    new_ids, created = ensured.ids, ensured.created
+
+def _mention_entity(m: FoundMention, new_ids: dict[tuple[str, str], str]) -> str | None:
+    """The stored entity a found mention names (new names through the ensured ids)."""
+    if m.entity_id and not m.entity_id.startswith(NEW_PREFIX):
+        return m.entity_id
+    try:
+        key = (normalize(validate_name(m.name)), normalize_type(m.entity_type))
+    except InvalidInput:
+        return None
+    return new_ids.get(key)
+
+
+def _chunk_mentions(
+    book: Book, chunk: ChunkDraft, row: Chunk, found: list[FoundMention], new_ids
+) -> list[Mention]:
+    """One mention row per entity the chunk names (its first occurrence)."""
     mentions: list[Mention] = []
-    defines = 0
-    for index, (chunk, row) in enumerate(zip(chunks, rows, strict=True)):
-        seen: set[str] = set()
-        spans = sentence_spans(chunk.text) if found[index] else []
-        for m in found[index]:
-            entity_id = m.entity_id
-            if not entity_id or entity_id.startswith(NEW_PREFIX):
-                try:
-                    key = (normalize(validate_name(m.name)), normalize_type(m.entity_type))
-                except InvalidInput:
-                    continue
-                entity_id = new_ids.get(key)
-            if entity_id is None or entity_id in seen:
-                continue
-            seen.add(entity_id)
-            start = max(0, min(m.start, len(chunk.text)))
-            end = max(start, min(m.end, len(chunk.text)))
-            defines += m.mention_type == DEFINES
-            mentions.append(
-                Mention(
-                    entity_id=entity_id,
-                    book=book,
-                    chunk_id=row.pk,
-                    mention_type=m.mention_type,
-                    surface=chunk.text[start:end][:512],
-                    start=chunk.start + start,
-                    end=chunk.start + end,
-                    count=max(1, m.count),
-                    context=context_excerpt(chunk.text, start, end, spans=spans),
-                )
+    seen: set[str] = set()
+    spans = sentence_spans(chunk.text) if found else []
+    for m in found:
+        entity_id = _mention_entity(m, new_ids)
+        if entity_id is None or entity_id in seen:
+            continue
+        seen.add(entity_id)
+        start = max(0, min(m.start, len(chunk.text)))
+        end = max(start, min(m.end, len(chunk.text)))
+        mentions.append(
+            Mention(
+                entity_id=entity_id,
+                book=book,
+                chunk_id=row.pk,
+                mention_type=m.mention_type,
+                surface=chunk.text[start:end][:512],
+                start=chunk.start + start,
+                end=chunk.start + end,
+                count=max(1, m.count),
+                context=context_excerpt(chunk.text, start, end, spans=spans),
             )
+        )
+    return mentions
+
+
+@transaction.atomic
+def _book_write(
+    *,
+    title: str,
+    author: str,
+    filename: str,
+    fmt: str,
+    digest: str,
+    extractor: str,
+    text: str,
+    chunks: Sequence[ChunkDraft],
+    found: list[list[FoundMention]],
+    lexicon: BookLexicon,
+    report: _Reporter,
+) -> tuple[Book, str, dict]:
+    book, action, previous = _book_row(
+        title=title,
+        author=author,
+        filename=filename,
+        fmt=fmt,
+        digest=digest,
+        extractor=extractor,
+        text=text,
+    )
+    book.chunk_count = len(chunks)
+    book.save()
+    rows = _chunk_rows(book, chunks)
+    ensured = _entities_for((m for ms in found for m in ms), lexicon, source=f"book:{book.pk}")
+    mentions: list[Mention] = []
+    for index, (chunk, row) in enumerate(zip(chunks, rows, strict=True)):
+        mentions += _chunk_mentions(book, chunk, row, found[index], ensured.ids)
         if (index + 1) % WRITE_BATCH == 0:
             report("write", index + 1, len(chunks))
     Mention.objects.bulk_create(mentions, batch_size=WRITE_BATCH)
@@ -399,8 +430,8 @@ def _book_write(
     removed = entity_gc(entity_ids=stale, source=f"book:{book.pk}") if stale else []
     stats = {
         "mentions": len(mentions),
-        "defines": defines,
-        "entities_created": len(created),
+        "defines": sum(m.mention_type == DEFINES for m in mentions),
+        "entities_created": len(ensured.created),
         "entities_removed": len(removed),
         "chunk_ids": [r.pk for r in rows],
     }
