@@ -11,6 +11,7 @@ child prints its rows as JSON on a last line marked with ``ROWS_MARKER``.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import platform
@@ -21,6 +22,9 @@ import time
 import traceback
 from collections import deque
 from pathlib import Path
+
+from benchmarks.shared import ENV as SHARED_ENV
+from benchmarks.shared import SharedMissing
 
 ROWS_MARKER = "@@KGSITE_BENCH_ROWS@@ "
 HERE = Path(__file__).resolve().parent
@@ -35,12 +39,13 @@ def available() -> list[str]:
 # --- child side ----------------------------------------------------------------------
 def child_main(name: str, quick: bool) -> int:
     """Run one benchmark in this process and print its rows on the marked last line."""
-    import importlib
-
     try:
         module = importlib.import_module(f"benchmarks.bench_{name}")
         rows = [dict(row) for row in module.run(quick=quick)]
         payload = {"rows": rows}
+        code = 0
+    except SharedMissing as exc:
+        payload = {"skipped": str(exc)}
         code = 0
     except BaseException as exc:  # noqa: BLE001 - report anything, even SystemExit
         traceback.print_exc()
@@ -57,13 +62,11 @@ def _one_line(exc: BaseException) -> str:
 
 
 # --- parent side ---------------------------------------------------------------------
-def run_one(name: str, *, quick: bool, timeout: float | None) -> tuple[list[dict], float]:
-    """Run ``bench_<name>`` in a subprocess; its stderr streams through, rows come back."""
+def _start(name: str, quick: bool) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "benchmarks", "--child", name]
     if quick:
         cmd.append("--quick")
-    start = time.perf_counter()
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         cmd,
         cwd=ROOT,
         stdout=subprocess.PIPE,
@@ -71,6 +74,27 @@ def run_one(name: str, *, quick: bool, timeout: float | None) -> tuple[list[dict
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
+
+
+def _rows_from(name: str, payload: dict | None, returncode: int, stderr_tail) -> list[dict]:
+    """The child's rows, or one FAILED/SKIPPED row saying why there are none."""
+    if payload is None:
+        last = next((t for t in reversed(stderr_tail) if t.strip()), "")
+        return [_failed(name, f"exit code {returncode}" + (f": {last[:200]}" if last else ""))]
+    if "skipped" in payload:
+        return [{**_failed(name, payload["skipped"]), "metric": "SKIPPED", "ok": None}]
+    if "error" in payload:
+        return [_failed(name, payload["error"])]
+    rows = payload.get("rows") or []
+    if not rows:
+        return [_failed(name, "returned no rows")]
+    return [{**row, "benchmark": row.get("benchmark") or name} for row in rows]
+
+
+def run_one(name: str, *, quick: bool, timeout: float | None) -> tuple[list[dict], float]:
+    """Run ``bench_<name>`` in a subprocess; its stderr streams through, rows come back."""
+    start = time.perf_counter()
+    proc = _start(name, quick)
     stderr_tail: deque[str] = deque(maxlen=20)
 
     def pump_stderr() -> None:
@@ -85,7 +109,6 @@ def run_one(name: str, *, quick: bool, timeout: float | None) -> tuple[list[dict
     ]
     for pump in pumps:
         pump.start()
-    payload: dict | None = None
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -95,22 +118,14 @@ def run_one(name: str, *, quick: bool, timeout: float | None) -> tuple[list[dict
     finally:
         for pump in pumps:
             pump.join(5)
-    elapsed = time.perf_counter() - start
+    payload: dict | None = None
     for line in "".join(stdout_lines).splitlines():
         if line.startswith(ROWS_MARKER):
             payload = json.loads(line[len(ROWS_MARKER) :])
         elif line.strip():
             sys.stderr.write(line + "\n")  # a benchmark's own prints are progress, not data
-    if payload is None:
-        last = next((t for t in reversed(stderr_tail) if t.strip()), "")
-        reason = f"exit code {proc.returncode}" + (f": {last[:200]}" if last else "")
-        return [_failed(name, reason)], elapsed
-    if "error" in payload:
-        return [_failed(name, payload["error"])], elapsed
-    rows = payload.get("rows") or []
-    if not rows:
-        return [_failed(name, "returned no rows")], elapsed
-    return [{**row, "benchmark": row.get("benchmark") or name} for row in rows], elapsed
+    elapsed = time.perf_counter() - start
+    return _rows_from(name, payload, proc.returncode, stderr_tail), elapsed
 
 
 def _failed(name: str, error: str) -> dict:
@@ -203,6 +218,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--timeout", type=float, default=3600, help="seconds per benchmark (default 3600)"
     )
+    parser.add_argument(
+        "--shared",
+        metavar="DIR",
+        help=f"the shared corpus and evaluation sets (default ../shared beside the checkout, "
+        f"or ${SHARED_ENV})",
+    )
     parser.add_argument("--child", metavar="NAME", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -217,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     names = [n.removeprefix("bench_") for n in names]
     if args.postgres:
         os.environ["DATABASE_URL"] = args.postgres
+    if args.shared:
+        os.environ[SHARED_ENV] = str(Path(args.shared).resolve())
 
     all_rows: list[dict] = []
     failures = 0

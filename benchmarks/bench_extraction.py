@@ -191,10 +191,25 @@ def _row(metric: str, value: object, unit: str, goal: str = "", ok: bool | None 
     return {**row, "goal": goal, **({} if ok is None else {"ok": ok})}
 
 
+def _query_latency(gaz, rows_data, rng: random.Random) -> dict[str, float]:
+    """Percentiles of one short agent question through the gazetteer."""
+    queries = []
+    for _ in range(2000):
+        _type, canonical, aliases = rng.choice(rows_data)
+        filler = " ".join(rng.choice(FILLER) for _ in range(8))
+        queries.append(f"what did {rng.choice([canonical, *aliases])} say about {filler}?")
+    samples = []
+    for q in queries:
+        t0 = time.perf_counter()
+        gaz.find(q)
+        samples.append((time.perf_counter() - t0) * 1000)
+    return percentiles(samples)
+
+
 def run(quick: bool = False) -> list[dict]:
     setup("extraction")
     from benchmarks.bench_lookup import generate
-    from entities.extraction import (
+    from entities.extraction.gazetteer import (
         Gazetteer,
         _fingerprint,
         _regexes,
@@ -237,17 +252,7 @@ def run(quick: bool = False) -> list[dict]:
     gaz.find(ascii_text)
     ascii_throughput = len(ascii_text) / (time.perf_counter() - t0)
 
-    queries = []
-    for _ in range(2000):
-        _type, canonical, aliases = rng.choice(rows_data)
-        filler = " ".join(rng.choice(FILLER) for _ in range(8))
-        queries.append(f"what did {rng.choice([canonical, *aliases])} say about {filler}?")
-    samples = []
-    for q in queries:
-        t0 = time.perf_counter()
-        gaz.find(q)
-        samples.append((time.perf_counter() - t0) * 1000)
-    query = percentiles(samples)
+    query = _query_latency(gaz, rows_data, rng)
 
     gazetteer_get()  # builds the cached one
     cheap_ms, full_ms = [], []

@@ -19,9 +19,8 @@ import time
 from pathlib import Path
 
 from benchmarks._django import setup
+from benchmarks.shared import shared_path
 
-CORPUS = Path("/work/shared/corpus")
-DEV_SET = Path("/work/shared/eval/srd_defines_dev.tsv")
 SRD_GOAL_S = 60.0
 PHASES = ("parse", "extract", "write", "embed")
 
@@ -115,8 +114,8 @@ def run(quick: bool = False) -> list[dict]:
 
     spacy_nlp()
 
-    srd = sorted((CORPUS / "srd").glob("*.md"))
-    novels = sorted((CORPUS / "gutenberg").glob("*_pg*.txt"))  # not SOURCES.txt
+    srd = sorted(shared_path("corpus", "srd").glob("*.md"))
+    novels = sorted(shared_path("corpus", "gutenberg").glob("*_pg*.txt"))  # not SOURCES.txt
     if quick:
         srd = [p for p in srd if p.name[:2] in {"11", "15", "16"}]
         novels = novels[:1]
@@ -124,8 +123,10 @@ def run(quick: bool = False) -> list[dict]:
     srd_stats = _ingest_all(srd)
     label = "SRD (3 chapters)" if quick else "SRD"
     rows += _rows(label, srd_stats, None if quick else SRD_GOAL_S)
-    if DEV_SET.exists() and not quick:
-        with DEV_SET.open(encoding="utf-8", newline="") as handle:
+    if not quick:
+        with shared_path("eval", "srd_defines_dev.tsv").open(
+            encoding="utf-8", newline=""
+        ) as handle:
             result = defines_evaluate(rows=list(csv.DictReader(handle, delimiter="\t")))
         rows += [
             {

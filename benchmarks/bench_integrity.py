@@ -93,32 +93,18 @@ def _new_fact(name: str, stored: list[str], sort: str, rng: random.Random) -> st
     return f"{name} speaks {rng.choice(['Welsh', 'Basque', 'Maltese', 'Icelandic'])}."
 
 
-def run(quick: bool = False) -> list[dict]:
-    os.environ.setdefault("KGSITE_EMBEDDER", "kgsite.vectors.embedder.HashingEmbedder")
-    setup("integrity")
+def _seed(n_people: int, rng: random.Random) -> tuple[list[str], dict, dict, float]:
+    """Bulk-load the stored facts, then build the index from the database the way the
+    rebuild command does (storing 10,000 facts one by one only measures seeding)."""
+    from django.db import connection, transaction
 
-    from django.conf import settings
-    from django.db import transaction
-    from django_q.conf import Conf
-    from django_q.models import OrmQ
-    from django_q.tasks import async_task
-
-    from entities import services as entity_services
     from entities.models import Entity, EntityFact, Fact
-    from integrity import services
-    from integrity.models import Contradiction
     from kgsite.text import normalize
-    from notifications.models import Notification
+    from kgsite.vectors.service import vector_rebuild
 
-    rng = random.Random(SEED)
-    n_people = 400 if quick else 2000
-    n_new = 60 if quick else 300
     people = _people(n_people, rng)
     stored: dict[str, list[str]] = {}
     entities: dict[str, Entity] = {}
-
-    # Bulk-load the stored facts, then build the index from the database the way the
-    # rebuild command does (storing 10,000 facts one by one only measures seeding).
     seed_start = time.perf_counter()
     with transaction.atomic():
         rows = [Entity(canonical_name=n, name_norm=normalize(n), type="person") for n in people]
@@ -133,30 +119,22 @@ def run(quick: bool = False) -> list[dict]:
         for fact in Fact.objects.bulk_create(facts, batch_size=1000):
             links.append(EntityFact(entity_id=fact.subject_id, fact=fact, role="subject"))
         EntityFact.objects.bulk_create(links, batch_size=1000)
-    try:
-        from kgsite.vectors.service import vector_rebuild
-    except ImportError:
-        pass
-    else:
-        vector_rebuild("facts")
-    from django.db import connection
-
+    vector_rebuild("facts")
     if connection.vendor == "postgresql":
         # Fresh statistics, as autovacuum keeps them in production: right after a bulk
         # load the planner believes the tables are empty and picks nested scans.
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
-    seed_s = time.perf_counter() - seed_start
-    n_stored = Fact.objects.count()
+    return people, stored, entities, time.perf_counter() - seed_start
 
-    index_used = bool(services.similar(stored[people[0]][0], k=3, min_score=0.0))
 
-    sorts = ("conflict", "duplicate", "novel")
-    plan = []
-    for i, name in enumerate(rng.sample(people, n_new)):
-        plan.append((name, _new_fact(name, stored[name], sorts[i % 3], rng)))
+def _store_all(plan, entities) -> tuple[list[float], list[int], int, int]:
+    """Synchronous part of fact_store, the check enqueued on the ORM broker."""
+    from django_q.conf import Conf
+    from django_q.models import OrmQ
 
-    # 1. Synchronous part of fact_store, the check enqueued on the ORM broker.
+    from entities import services as entity_services
+
     store_ms: list[float] = []
     created: list[int] = []
     confirmed = 0
@@ -174,8 +152,13 @@ def run(quick: bool = False) -> list[dict]:
         Conf.SYNC = True
     queued = OrmQ.objects.count()
     OrmQ.objects.all().delete()
+    return store_ms, created, confirmed, queued
 
-    # 2. The background check as a service call.
+
+def _check_all(created: list[int]) -> tuple[list[float], int, float]:
+    """The background check as a service call."""
+    from integrity import services
+
     check_ms: list[float] = []
     candidates = 0
     t_all = time.perf_counter()
@@ -184,62 +167,92 @@ def run(quick: bool = False) -> list[dict]:
         result = services.fact_check(fact_id=fact_id)
         check_ms.append((time.perf_counter() - t0) * 1000)
         candidates += result.checked
-    check_s = time.perf_counter() - t_all
-    found = Contradiction.objects.count()
-    high = Notification.objects.filter(type="contradiction", urgency="high").count()
+    return check_ms, candidates, time.perf_counter() - t_all
 
-    # 3. The same checks through django-q2 (sync mode: task packing, result row).
-    Contradiction.objects.all().delete()
-    Notification.objects.all().delete()
+
+def _queue_all(created: list[int]) -> float:
+    """The same checks through django-q2 (sync mode: task packing, result row)."""
+    from django_q.tasks import async_task
+
+    from integrity.tasks import INTEGRITY_GROUP, fact_check_task
+
     t_all = time.perf_counter()
     for fact_id in created:
-        async_task("integrity.tasks.fact_check_task", fact_id, group="integrity")
-    task_s = time.perf_counter() - t_all
-    found_again = Contradiction.objects.count()
+        async_task(fact_check_task, fact_id, group=INTEGRITY_GROUP)
+    return time.perf_counter() - t_all
 
-    # 4. fact_store again with its on-commit hooks switched off: what enqueueing costs.
+
+def _store_bare(people, stored, entities, sorts, n_new, rng) -> list[float]:
+    """fact_store with its on-commit hooks switched off: what enqueueing costs."""
+    from entities import hooks
+    from entities import services as entity_services
+
     bare_ms: list[float] = []
-    saved_hooks = list(entity_services.FACT_SAVED_HOOKS)
-    entity_services.FACT_SAVED_HOOKS.clear()
-    try:
+    with hooks.suspended():
         for i, name in enumerate(rng.sample(people, n_new)):
             text = _new_fact(name, stored[name], sorts[i % 3], rng)
             t0 = time.perf_counter()
             entity_services.fact_store(text=text, subject=entities[name])
             bare_ms.append((time.perf_counter() - t0) * 1000)
-    finally:
-        entity_services.FACT_SAVED_HOOKS[:] = saved_hooks
+    return bare_ms
+
+
+def _row(metric: str, value, unit: str = "", goal: str = "") -> dict:
+    return {"benchmark": "integrity", "metric": metric, "value": value, "unit": unit, "goal": goal}
+
+
+def run(quick: bool = False) -> list[dict]:
+    os.environ.setdefault("KGSITE_EMBEDDER", "kgsite.vectors.embedder.HashingEmbedder")
+    setup("integrity")
+
+    from django.conf import settings
+
+    from entities.models import Fact
+    from integrity import services
+    from integrity.models import Contradiction
+    from notifications.models import Notification
+
+    rng = random.Random(SEED)
+    n_new = 60 if quick else 300
+    people, stored, entities, seed_s = _seed(400 if quick else 2000, rng)
+    n_stored = Fact.objects.count()
+    index_used = bool(services.similar(stored[people[0]][0], k=3, min_score=0.0))
+
+    sorts = ("conflict", "duplicate", "novel")
+    plan = []
+    for i, name in enumerate(rng.sample(people, n_new)):
+        plan.append((name, _new_fact(name, stored[name], sorts[i % 3], rng)))
+
+    store_ms, created, confirmed, queued = _store_all(plan, entities)
+    check_ms, candidates, check_s = _check_all(created)
+    found = Contradiction.objects.count()
+    high = Notification.objects.filter(type="contradiction", urgency="high").count()
+    Contradiction.objects.all().delete()
+    Notification.objects.all().delete()
+    task_s = _queue_all(created)
+    found_again = Contradiction.objects.count()
+    bare_ms = _store_bare(people, stored, entities, sorts, n_new, rng)
 
     n = len(created)
     store_p = percentiles(store_ms)
     check_p = percentiles(check_ms)
     bare_p = percentiles(bare_ms)
-
-    def row(metric: str, value, unit: str = "", goal: str = "") -> dict:
-        return {
-            "benchmark": "integrity",
-            "metric": metric,
-            "value": value,
-            "unit": unit,
-            "goal": goal,
-        }
-
     return [
-        row("stored facts", n_stored, "facts"),
-        row("embedder", settings.KGSITE_EMBEDDER.rsplit(".", 1)[-1]),
-        row("vector index", "used" if index_used else "absent (entity links only)"),
-        row("seeding (bulk insert + index rebuild)", round(seed_s, 1), "s"),
-        row("fact_store sync part p50", round(store_p["p50"], 2), "ms"),
-        row("fact_store sync part p95", round(store_p["p95"], 2), "ms"),
-        row("fact_store without on-commit hooks p50", round(bare_p["p50"], 2), "ms"),
-        row("fact_store without on-commit hooks p95", round(bare_p["p95"], 2), "ms"),
-        row("new facts created / confirmed", f"{n} / {confirmed}"),
-        row("checks enqueued", queued, "tasks"),
-        row("fact_check p50", round(check_p["p50"], 2), "ms"),
-        row("fact_check p95", round(check_p["p95"], 2), "ms"),
-        row("pairs classified per check", round(candidates / n, 1) if n else 0, "pairs"),
-        row("fact_check throughput", round(n / check_s, 1) if check_s else 0, "checks/s"),
-        row("django-q task throughput (sync)", round(n / task_s, 1) if task_s else 0, "checks/s"),
-        row("contradictions found (HIGH)", f"{found} ({high})"),
-        row("contradictions found via django-q", found_again),
+        _row("stored facts", n_stored, "facts"),
+        _row("embedder", settings.KGSITE_EMBEDDER.rsplit(".", 1)[-1]),
+        _row("vector index", "used" if index_used else "absent (entity links only)"),
+        _row("seeding (bulk insert + index rebuild)", round(seed_s, 1), "s"),
+        _row("fact_store sync part p50", round(store_p["p50"], 2), "ms"),
+        _row("fact_store sync part p95", round(store_p["p95"], 2), "ms"),
+        _row("fact_store without on-commit hooks p50", round(bare_p["p50"], 2), "ms"),
+        _row("fact_store without on-commit hooks p95", round(bare_p["p95"], 2), "ms"),
+        _row("new facts created / confirmed", f"{n} / {confirmed}"),
+        _row("checks enqueued", queued, "tasks"),
+        _row("fact_check p50", round(check_p["p50"], 2), "ms"),
+        _row("fact_check p95", round(check_p["p95"], 2), "ms"),
+        _row("pairs classified per check", round(candidates / n, 1) if n else 0, "pairs"),
+        _row("fact_check throughput", round(n / check_s, 1) if check_s else 0, "checks/s"),
+        _row("django-q task throughput (sync)", round(n / task_s, 1) if task_s else 0, "checks/s"),
+        _row("contradictions found (HIGH)", f"{found} ({high})"),
+        _row("contradictions found via django-q", found_again),
     ]
