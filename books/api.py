@@ -4,174 +4,30 @@ from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from entities.selectors import entity_get
+from kgsite.api import paginated_response
 from kgsite.errors import InvalidInput
 
 from . import selectors, services
-from .extraction.registry import EXTRACTORS
-from .models import Book, Chunk, IngestJob, Mention
-
-MAX_UPLOAD_BYTES = 50 * 1024 * 1024
-
-# --- serializers -----------------------------------------------------------------------
-
-
-class BookSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = Book
-        fields = [
-            "id",
-            "title",
-            "author",
-            "source_name",
-            "content_hash",
-            "format",
-            "status",
-            "extractor",
-            "char_count",
-            "word_count",
-            "chunk_count",
-            "ingested_at",
-            "created_at",
-            "updated_at",
-        ]
-
-
-class BookRefSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = Book
-        fields = ["id", "title", "author", "source_name"]
-
-
-class JobSerializer(serializers.ModelSerializer):
-    progress = serializers.SerializerMethodField()
-
-    class Meta:
-        model = IngestJob
-        fields = [
-            "id",
-            "book",
-            "title",
-            "author",
-            "source_name",
-            "extractor",
-            "status",
-            "phase",
-            "done",
-            "total",
-            "progress",
-            "error",
-            "warnings",
-            "result",
-            "created_at",
-            "started_at",
-            "finished_at",
-        ]
-
-    def get_progress(self, job: IngestJob) -> float:
-        """Fraction of the current phase done (1.0 once the job is done)."""
-        if job.status == IngestJob.Status.DONE:
-            return 1.0
-        return round(job.done / job.total, 4) if job.total else 0.0
-
-
-class UploadSerializer(serializers.Serializer):
-    file = serializers.FileField()
-    title = serializers.CharField(required=False, allow_blank=True, max_length=512)
-    author = serializers.CharField(required=False, allow_blank=True, max_length=512)
-    extractor = serializers.ChoiceField(choices=EXTRACTORS, required=False)
-
-
-class ChunkRefSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = Chunk
-        fields = ["id", "ordinal", "heading_path", "start", "end"]
-
-
-class MentionSerializer(serializers.ModelSerializer):
-    book = BookRefSerializer(read_only=True)
-    chunk = ChunkRefSerializer(read_only=True)
-
-    class Meta:
-        model = Mention
-        fields = [
-            "id",
-            "entity",
-            "mention_type",
-            "surface",
-            "start",
-            "end",
-            "count",
-            "context",
-            "book",
-            "chunk",
-        ]
-
-
-class BookMentionsSerializer(serializers.Serializer):
-    book = BookRefSerializer()
-    mentions = serializers.IntegerField()
-    defines = serializers.IntegerField()
-    first_start = serializers.IntegerField()
-
-
-class EntityRefSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    canonical_name = serializers.CharField()
-    type = serializers.CharField()
-
-
-# Where a scored chunk sits (an object with a ``chunk``): the fields both result shapes
-# open with. A comment, not a docstring: subclasses would show it as their description.
-class _ChunkPlaceSerializer(serializers.Serializer):
-    id = serializers.IntegerField(source="chunk.id")
-    book = BookRefSerializer(source="chunk.book")
-    ordinal = serializers.IntegerField(source="chunk.ordinal")
-    heading_path = serializers.ListField(child=serializers.CharField(), source="chunk.heading_path")
-
-
-class RelatedChunkSerializer(_ChunkPlaceSerializer):
-    text = serializers.CharField(source="chunk.text")
-    score = serializers.FloatField()
-    shared = EntityRefSerializer(many=True)
-
-
-class ChunkSearchQuerySerializer(serializers.Serializer):
-    q = serializers.CharField(max_length=2000, help_text="What the passages should be about.")
-    k = serializers.IntegerField(min_value=1, max_value=50, default=10)
-    book = serializers.IntegerField(
-        required=False, min_value=1, help_text="Only chunks of this book (its id)."
-    )
-
-    def validate_book(self, value: int) -> int:
-        if not Book.objects.filter(pk=value).exists():
-            raise serializers.ValidationError(f"No book {value}.")
-        return value
-
-
-class ChunkHitSerializer(_ChunkPlaceSerializer):
-    excerpt = serializers.CharField(help_text="The chunk's opening, as plain text.")
-    score = serializers.FloatField(help_text="Cosine similarity to q.")
-
-
-class ChunkSearchResponseSerializer(serializers.Serializer):
-    results = ChunkHitSerializer(many=True)
-
-
-class DeleteSummarySerializer(serializers.Serializer):
-    book_id = serializers.IntegerField()
-    title = serializers.CharField()
-    chunks = serializers.IntegerField()
-    entities_removed = serializers.IntegerField()
-    entities_kept = serializers.IntegerField()
-
-
-# --- views -----------------------------------------------------------------------------
+from .models import Mention
+from .serializers import (
+    MAX_UPLOAD_BYTES,
+    BookMentionsSerializer,
+    BookSerializer,
+    ChunkHitSerializer,
+    ChunkSearchQuerySerializer,
+    ChunkSearchResponseSerializer,
+    DeleteSummarySerializer,
+    JobSerializer,
+    MentionSerializer,
+    RelatedChunkSerializer,
+    UploadSerializer,
+)
 
 
 def _int_param(request, name: str, *, default: int | None = None) -> int | None:
@@ -193,8 +49,9 @@ class BookListView(GenericAPIView):
 
     @extend_schema(operation_id="books_list", responses=BookSerializer(many=True))
     def get(self, request):
-        page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(BookSerializer(page, many=True).data)
+        return paginated_response(
+            view=self, queryset=self.get_queryset(), serializer_class=BookSerializer
+        )
 
     @extend_schema(
         operation_id="books_upload",
@@ -241,8 +98,9 @@ class JobListView(GenericAPIView):
 
     @extend_schema(operation_id="book_jobs_list", responses=JobSerializer(many=True))
     def get(self, request):
-        page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(JobSerializer(page, many=True).data)
+        return paginated_response(
+            view=self, queryset=self.get_queryset(), serializer_class=JobSerializer
+        )
 
 
 class JobDetailView(GenericAPIView):
@@ -271,8 +129,7 @@ class EntityMentionsView(GenericAPIView):
             book_id=_int_param(request, "book"),
             mention_type=request.query_params.get("mention_type") or None,
         )
-        page = self.paginate_queryset(mentions)
-        return self.get_paginated_response(MentionSerializer(page, many=True).data)
+        return paginated_response(view=self, queryset=mentions, serializer_class=MentionSerializer)
 
 
 class EntityBooksView(GenericAPIView):

@@ -9,6 +9,7 @@ from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
+from kgsite.api import paginated_response
 from kgsite.errors import InvalidInput, NotFound
 
 from . import selectors, services
@@ -74,8 +75,9 @@ class EntityListView(GenericAPIView):
         responses=EntitySerializer(many=True),
     )
     def get(self, request):
-        page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(EntitySerializer(page, many=True).data)
+        return paginated_response(
+            view=self, queryset=self.get_queryset(), serializer_class=EntitySerializer
+        )
 
     @extend_schema(
         request=EntityWriteSerializer, responses={200: EntitySerializer, 201: EntitySerializer}
@@ -171,8 +173,9 @@ class FactListView(GenericAPIView):
         responses=FactSerializer(many=True),
     )
     def get(self, request):
-        page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(FactSerializer(page, many=True).data)
+        return paginated_response(
+            view=self, queryset=self.get_queryset(), serializer_class=FactSerializer
+        )
 
     @extend_schema(
         request=FactWriteSerializer,

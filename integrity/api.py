@@ -4,75 +4,20 @@ from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import permissions, serializers
+from rest_framework import permissions
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
-from integrity.detection.lexicon import LANGS
+from kgsite.api import paginated_response
 
 from . import selectors, services
 from .models import Contradiction
-
-
-class PairCheckSerializer(serializers.Serializer):
-    existing = serializers.CharField(trim_whitespace=False, max_length=selectors.MAX_PAIR_TEXT)
-    new = serializers.CharField(trim_whitespace=False, max_length=selectors.MAX_PAIR_TEXT)
-    lang = serializers.ChoiceField(
-        choices=list(LANGS),
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="Language of both texts; guessed when absent.",
-    )
-
-
-class VerdictSerializer(serializers.Serializer):
-    label = serializers.ChoiceField(choices=["contradiction", "duplicate", "compatible"])
-    kind = serializers.ChoiceField(
-        choices=Contradiction.Kind.values,
-        allow_null=True,
-        help_text="What conflicts, for a contradiction.",
-    )
-    confidence = serializers.FloatField()
-    explanation = serializers.CharField()
-
-
-class FactBriefSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    text = serializers.CharField()
-    status = serializers.CharField()
-    valid_to = serializers.DateTimeField(allow_null=True)
-
-
-class ContradictionSerializer(serializers.ModelSerializer):
-    fact_a = FactBriefSerializer(help_text="The older fact (“the first”).")
-    fact_b = FactBriefSerializer(help_text="The newer fact (“the second”).")
-    resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-
-    class Meta:
-        model = Contradiction
-        fields = [
-            "id",
-            "fact_a",
-            "fact_b",
-            "kind",
-            "confidence",
-            "explanation",
-            "status",
-            "resolution",
-            "note",
-            "resolved_by",
-            "resolved_at",
-            "created_at",
-        ]
-
-
-class ResolveSerializer(serializers.Serializer):
-    resolution = serializers.ChoiceField(
-        choices=Contradiction.Resolution.values,
-        help_text="keep_first (the older fact), keep_second, both_true (needs a note), drop_both.",
-    )
-    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+from .serializers import (
+    ContradictionSerializer,
+    PairCheckSerializer,
+    ResolveSerializer,
+    VerdictSerializer,
+)
 
 
 class PairCheckView(GenericAPIView):
@@ -122,8 +67,9 @@ class ContradictionListView(GenericAPIView):
         responses=ContradictionSerializer(many=True),
     )
     def get(self, request):
-        page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(ContradictionSerializer(page, many=True).data)
+        return paginated_response(
+            view=self, queryset=self.get_queryset(), serializer_class=ContradictionSerializer
+        )
 
 
 class ContradictionDetailView(GenericAPIView):

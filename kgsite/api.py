@@ -40,6 +40,13 @@ class Pagination(PageNumberPagination):
     max_page_size = 500
 
 
+def paginated_response(*, view, queryset, serializer_class) -> Response:
+    """One page of ``queryset`` in the list shape every list endpoint answers
+    (``count``, ``next``, ``previous``, ``results``), after HackSoft's helper."""
+    page = view.paginate_queryset(queryset)
+    return view.get_paginated_response(serializer_class(page, many=True).data)
+
+
 def _first_field(detail: Any) -> tuple[str | None, str]:
     """The first offending field and its message from a DRF validation error."""
     if isinstance(detail, dict):

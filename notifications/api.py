@@ -3,63 +3,18 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from . import selectors, services
-from .models import Notification
-
-
-class NotificationSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = Notification
-        fields = ["id", "type", "urgency", "title", "payload", "link", "read", "created_at"]
-
-
-class PendingSerializer(serializers.Serializer):
-    high = NotificationSerializer(many=True)
-    medium = NotificationSerializer(many=True)
-    low = NotificationSerializer(many=True)
-    counts = serializers.DictField(child=serializers.IntegerField())
-
-
-class UnreadCountSerializer(serializers.Serializer):
-    total = serializers.IntegerField()
-    high = serializers.IntegerField()
-    medium = serializers.IntegerField()
-    low = serializers.IntegerField()
-
-
-class DigestMediumSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    question = serializers.CharField(help_text='"I have N notifications; show them?" or empty.')
-
-
-class DigestSerializer(serializers.Serializer):
-    high = NotificationSerializer(many=True, help_text="Show these before the next answer.")
-    high_count = serializers.IntegerField()
-    medium = DigestMediumSerializer()
-    badge = serializers.IntegerField(help_text="Unread LOW notifications.")
-
-
-class MarkReadSerializer(serializers.Serializer):
-    ids = serializers.ListField(
-        child=serializers.IntegerField(), required=False, allow_empty=False, max_length=1000
-    )
-    all = serializers.BooleanField(required=False, default=False)
-    urgency = serializers.ChoiceField(
-        choices=Notification.Urgency.values, required=False, allow_null=True, default=None
-    )
-
-    def validate(self, attrs):
-        if "ids" not in attrs and not attrs["all"]:
-            raise serializers.ValidationError({"ids": "give ids, or all=true"})
-        return attrs
-
-
-class MarkReadResultSerializer(serializers.Serializer):
-    marked = serializers.IntegerField()
+from .serializers import (
+    DigestSerializer,
+    MarkReadResultSerializer,
+    MarkReadSerializer,
+    NotificationSerializer,
+    PendingSerializer,
+    UnreadCountSerializer,
+)
 
 
 class NotificationPendingView(GenericAPIView):

@@ -3,55 +3,17 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import permissions, serializers
+from rest_framework import permissions
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
-from kgsite.errors import InvalidInput
 from kgsite.schema import bad_request
 
-from ..names import normalize_type
 from .gazetteer import extract_entities, group_by_type
-
-MAX_TEXT_CHARS = 100_000
-
-
-class ExtractRequestSerializer(serializers.Serializer):
-    # Whitespace is kept: offsets in the answer refer to the text exactly as sent.
-    text = serializers.CharField(max_length=MAX_TEXT_CHARS, trim_whitespace=False)
-    includeUnknown = serializers.BooleanField(default=False)  # noqa: N815 - API name
-    groupByType = serializers.BooleanField(default=False)  # noqa: N815 - API name
-    types = serializers.ListField(
-        child=serializers.CharField(max_length=64), required=False, max_length=50
-    )
-
-    def validate_types(self, value: list[str]) -> list[str]:
-        try:
-            return [normalize_type(v) for v in value]
-        except InvalidInput as exc:
-            raise serializers.ValidationError(exc.message) from None
-
-
-class CandidateSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    canonical_name = serializers.CharField()
-    type = serializers.CharField()
-
-
-class DetectedEntitySerializer(serializers.Serializer):
-    surface_form = serializers.CharField()
-    canonical_id = serializers.CharField(allow_null=True, help_text="null: unknown or ambiguous")
-    canonical_name = serializers.CharField()
-    entity_type = serializers.CharField(help_text='"ambiguous" when candidates are listed')
-    start = serializers.IntegerField()
-    end = serializers.IntegerField()
-    candidates = CandidateSerializer(many=True)
-
-
-class ExtractResponseSerializer(serializers.Serializer):
-    entities = DetectedEntitySerializer(many=True, required=False)
-    groups = serializers.DictField(child=DetectedEntitySerializer(many=True), required=False)
-    count = serializers.IntegerField()
+from .serializers import (
+    ExtractRequestSerializer,
+    ExtractResponseSerializer,
+)
 
 
 class ExtractEntitiesView(GenericAPIView):

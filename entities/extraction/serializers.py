@@ -1,0 +1,49 @@
+"""Serializers of the entities.extraction API: request and response shapes, one place per app."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from kgsite.errors import InvalidInput
+
+from ..names import normalize_type
+
+MAX_TEXT_CHARS = 100_000
+
+
+class ExtractRequestSerializer(serializers.Serializer):
+    # Whitespace is kept: offsets in the answer refer to the text exactly as sent.
+    text = serializers.CharField(max_length=MAX_TEXT_CHARS, trim_whitespace=False)
+    includeUnknown = serializers.BooleanField(default=False)  # noqa: N815 - API name
+    groupByType = serializers.BooleanField(default=False)  # noqa: N815 - API name
+    types = serializers.ListField(
+        child=serializers.CharField(max_length=64), required=False, max_length=50
+    )
+
+    def validate_types(self, value: list[str]) -> list[str]:
+        try:
+            return [normalize_type(v) for v in value]
+        except InvalidInput as exc:
+            raise serializers.ValidationError(exc.message) from None
+
+
+class CandidateSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    canonical_name = serializers.CharField()
+    type = serializers.CharField()
+
+
+class DetectedEntitySerializer(serializers.Serializer):
+    surface_form = serializers.CharField()
+    canonical_id = serializers.CharField(allow_null=True, help_text="null: unknown or ambiguous")
+    canonical_name = serializers.CharField()
+    entity_type = serializers.CharField(help_text='"ambiguous" when candidates are listed')
+    start = serializers.IntegerField()
+    end = serializers.IntegerField()
+    candidates = CandidateSerializer(many=True)
+
+
+class ExtractResponseSerializer(serializers.Serializer):
+    entities = DetectedEntitySerializer(many=True, required=False)
+    groups = serializers.DictField(child=DetectedEntitySerializer(many=True), required=False)
+    count = serializers.IntegerField()
