@@ -27,7 +27,11 @@ class PairCheckSerializer(serializers.Serializer):
 
 
 class VerdictSerializer(serializers.Serializer):
-    label = serializers.ChoiceField(choices=["contradiction", "duplicate", "compatible"])
+    label = serializers.ChoiceField(
+        choices=["contradiction", "duplicate", "compatible", "uncertain"],
+        help_text="uncertain: probably the same subject and attribute, but no clear "
+        "verdict; a curator should check (the background check raises a LOW notification).",
+    )
     kind = serializers.ChoiceField(
         choices=Contradiction.Kind.values,
         allow_null=True,
@@ -84,7 +88,7 @@ class PairCheckView(GenericAPIView):
     @extend_schema(
         request=PairCheckSerializer,
         responses=VerdictSerializer,
-        summary="Classify one pair: contradiction, duplicate or compatible (stores nothing)",
+        summary="Classify one pair: contradiction, duplicate, compatible or uncertain",
     )
     def post(self, request):
         serializer = PairCheckSerializer(data=request.data)

@@ -13,6 +13,7 @@ test ``fact_store`` uses before it confirms a fact instead of saving a new one.
 
 from __future__ import annotations
 
+import logging
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -34,8 +35,14 @@ from .values import (
 CONTRADICTION = "contradiction"
 DUPLICATE = "duplicate"
 COMPATIBLE = "compatible"
+# Likely the same subject and attribute, but no clear verdict: a curator is asked
+# ("possibly conflicting, please check"). Never a label of an evaluation file.
+UNCERTAIN = "uncertain"
 LABELS = (CONTRADICTION, DUPLICATE, COMPATIBLE)
+VERDICT_LABELS = (*LABELS, UNCERTAIN)
 KINDS = ("date", "number", "name", "preference", "status", "negation", "llm")
+
+logger = logging.getLogger(__name__)
 
 # Two statements with no known attribute talk about the same thing above this overlap.
 SKELETON_MATCH = 0.5
@@ -100,15 +107,34 @@ def classify_pair(
     judge: Judge | None = None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
 ) -> Verdict:
-    """Classify ``new`` against ``existing``; ask ``judge`` only when the rules are unsure."""
-    verdict = _rule_verdict(existing, new, lang=lang, similarity=similarity, t=thresholds)
-    if judge is not None and verdict.confidence < thresholds.judge_below:
+    """Classify ``new`` against ``existing``; ask ``judge`` only when the rules are unsure.
+
+    Never raises: any text answers a verdict. An analysis that fails is logged and
+    answers ``uncertain``, so a curator looks at the pair instead of a check failing.
+    """
+    try:
+        verdict = _rule_verdict(existing, new, lang=lang, similarity=similarity, t=thresholds)
+    except Exception:  # noqa: BLE001 - one odd sentence must not stop a check
+        logger.exception("pair analysis failed: %.80r / %.80r", existing, new)
+        verdict = Verdict(UNCERTAIN, None, 0.0, ANALYSIS_FAILED)
+    if judge is not None and _ask_judge(verdict, thresholds):
         judged = judge(existing, new)
         if judged is not None:
             if judged.label != COMPATIBLE and judged.kind is None:
                 judged = replace(judged, kind="llm")
             return judged
     return verdict
+
+
+ANALYSIS_FAILED = "The statements could not be analysed; possibly conflicting, please check."
+
+
+def _ask_judge(verdict: Verdict, thresholds: Thresholds) -> bool:
+    """The judge sees what the rules leave open: uncertain pairs, and contradictions
+    below ``judge_below`` (the rules' weakest calls)."""
+    if verdict.label == UNCERTAIN:
+        return True
+    return verdict.label == CONTRADICTION and verdict.confidence < thresholds.judge_below
 
 
 def obvious_duplicate(
@@ -131,6 +157,16 @@ def obvious_duplicate(
         return Verdict(DUPLICATE, None, 0.99, "The two statements are identical.")
     if similarity is not None and similarity < thresholds.duplicate_similarity:
         return None
+    try:
+        return _confirmed_duplicate(existing, new, lang, similarity, thresholds)
+    except Exception:  # noqa: BLE001 - doubt means "store it", never an error
+        logger.exception("duplicate analysis failed: %.80r / %.80r", existing, new)
+        return None
+
+
+def _confirmed_duplicate(
+    existing: str, new: str, lang: str | None, similarity: float | None, thresholds: Thresholds
+) -> Verdict | None:
     verdict = _rule_verdict(existing, new, lang=lang, similarity=similarity, t=thresholds)
     if verdict.label != DUPLICATE:
         return None
@@ -148,97 +184,151 @@ def obvious_duplicate(
 def _rule_verdict(
     existing: str, new: str, *, lang: str | None, similarity: float | None, t: Thresholds
 ) -> Verdict:
+    """Run the category steps in order; the first that decides gives the verdict."""
     if _plain(existing) == _plain(new):
         return Verdict(DUPLICATE, None, 0.99, "The two statements are identical.")
     a = analyze(existing, lang)
     b = analyze(new, lang)
+    ctx = _Context(a, b, similarity, t, _same_subject(a.subject, b.subject))
+    for step in _STEPS:
+        verdict = step(ctx)
+        if verdict is not None:
+            return verdict
+    return Verdict(COMPATIBLE, None, 0.55, f"No conflict found on {ctx.attribute}.")
 
-    same_subject = _same_subject(a.subject, b.subject)
-    if same_subject is False:
+
+@dataclass
+class _Context:
+    """What the steps of :func:`_rule_verdict` share about one pair."""
+
+    a: Statement
+    b: Statement
+    similarity: float | None
+    t: Thresholds
+    same_subject: bool | None
+    attribute: str = "the same subject"
+    comparison: _Comparison | None = None
+
+    @property
+    def penalty(self) -> float:
+        return 1.0 if self.same_subject else 0.85
+
+    def scaled(self, verdict: Verdict) -> Verdict:
+        """A contradiction is less sure when the subjects only may be the same."""
+        if verdict.label != CONTRADICTION:
+            return verdict
+        return replace(verdict, confidence=round(verdict.confidence * self.penalty, 2))
+
+
+def _step_subjects(ctx: _Context) -> Verdict | None:
+    if ctx.same_subject is False:
+        a, b = ctx.a, ctx.b
         return Verdict(
-            COMPATIBLE,
-            None,
-            0.85,
-            f"Different subjects: {_describe(a)} vs {_describe(b)}.",
+            COMPATIBLE, None, 0.85, f"Different subjects: {_describe(a)} vs {_describe(b)}."
         )
-    penalty = 1.0 if same_subject else 0.85
+    return None
 
+
+def _step_exclusive_states(ctx: _Context) -> Verdict | None:
+    """Diets against food, opinions against opinions, open against closed."""
+    a, b = ctx.a, ctx.b
     diet = _diet_conflict(a, b) or _diet_conflict(b, a)
     if diet is not None:
-        return Verdict(CONTRADICTION, "negation", 0.8 if same_subject else 0.65, diet)
-
+        return Verdict(CONTRADICTION, "negation", 0.8 if ctx.same_subject else 0.65, diet)
     opinion = _opinion_conflict(a, b)
     if opinion is not None:
         kind, confidence, explanation = opinion
-        return Verdict(CONTRADICTION, kind, round(confidence * penalty, 2), explanation)
+        return ctx.scaled(Verdict(CONTRADICTION, kind, confidence, explanation))
     opening = _opening_verdict(a, b)
     if opening is not None:
-        if opening.label == CONTRADICTION:
-            return replace(opening, confidence=round(opening.confidence * penalty, 2))
-        return opening
+        return ctx.scaled(opening)
+    return None
 
-    if _same_information(a, b, similarity, t):
-        names = ", ".join(b.written(b.all_names))
+
+def _step_reworded(ctx: _Context) -> Verdict | None:
+    if _same_information(ctx.a, ctx.b, ctx.similarity, ctx.t):
+        names = ", ".join(ctx.b.written(ctx.b.all_names))
         return Verdict(DUPLICATE, None, 0.75, f"The same facts about {names} in other words.")
+    return None
 
+
+def _step_attribute(ctx: _Context) -> Verdict | None:
+    a, b, t = ctx.a, ctx.b, ctx.t
     same_attribute, reason = _same_attribute(a, b)
     if not same_attribute:
         confidence = 0.8 if a.attribute and b.attribute else 0.7
-        if similarity is not None and similarity < t.unrelated_similarity:
+        if ctx.similarity is not None and ctx.similarity < t.unrelated_similarity:
             confidence = 0.9
         return Verdict(COMPATIBLE, None, confidence, reason)
-
-    attribute = _attribute_label(a, b)
+    ctx.attribute = _attribute_label(a, b)
     spec = a.spec or b.spec
     if spec is not None and not spec.timeless and a.past != b.past:
         return Verdict(
             COMPATIBLE,
             None,
             0.6,
-            f"One statement about {attribute} is about the past, the other about the present.",
+            f"One statement about {ctx.attribute} is about the past, the other about the present.",
         )
+    return None
 
-    comparison = _compare(a, b, attribute)
+
+def _step_values(ctx: _Context) -> Verdict | None:
+    a, b = ctx.a, ctx.b
+    comparison = ctx.comparison = _compare(a, b, ctx.attribute)
     if comparison.conflicts:
         kind, confidence, explanation = max(comparison.conflicts, key=lambda c: c[1])
-        return Verdict(CONTRADICTION, kind, round(confidence * penalty, 2), explanation)
-
+        return ctx.scaled(Verdict(CONTRADICTION, kind, confidence, explanation))
     if a.negated != b.negated:
         positive, negative = (a, b) if b.negated else (b, a)
         if comparison.matches or not (a.values or b.values):
-            return Verdict(
-                CONTRADICTION,
-                "negation",
-                round(0.8 * penalty, 2),
-                f"One statement denies the other: {negative.text!r} vs {positive.text!r}.",
+            return ctx.scaled(
+                Verdict(
+                    CONTRADICTION,
+                    "negation",
+                    0.8,
+                    f"One statement denies the other: {negative.text!r} vs {positive.text!r}.",
+                )
             )
         return Verdict(COMPATIBLE, None, 0.55, "One statement is negative but about other values.")
-
     if comparison.doubts:
-        # One price in two currencies: flag it for a curator (or the judge), never merge it.
-        if spec is None or spec.functional:
-            return Verdict(CONTRADICTION, "number", 0.5, comparison.doubts[0])
-        return Verdict(COMPATIBLE, None, 0.4, comparison.doubts[0])
+        # One price in two currencies: a curator (or the judge) must look, never merge it.
+        return Verdict(UNCERTAIN, "number", 0.5, comparison.doubts[0])
+    return None
 
+
+def _step_duplicate(ctx: _Context) -> Verdict | None:
+    a, b, t, comparison = ctx.a, ctx.b, ctx.t, ctx.comparison
+    assert comparison is not None
     new_info = _new_information(a, b)
     if comparison.matches and not new_info and not b.additive:
         confidence = 0.9 if comparison.exact else 0.8
         return Verdict(
             DUPLICATE,
             None,
-            round(confidence * penalty, 2),
-            f"Same {attribute}: " + "; ".join(comparison.matches) + ".",
+            round(confidence * ctx.penalty, 2),
+            f"Same {ctx.attribute}: " + "; ".join(comparison.matches) + ".",
         )
     plain = not comparison.matches and not (a.values or b.values)
     if plain and not new_info and not a.additive and not b.additive:
         overlap = fuzzy_jaccard(a.content, b.content)
-        if (similarity is not None and similarity >= t.duplicate_similarity) or overlap >= 0.8:
-            return Verdict(DUPLICATE, None, 0.65, f"Same statement about {attribute}.")
+        similar = ctx.similarity is not None and ctx.similarity >= t.duplicate_similarity
+        if similar or overlap >= 0.8:
+            return Verdict(DUPLICATE, None, 0.65, f"Same statement about {ctx.attribute}.")
     if new_info:
         return Verdict(
             COMPATIBLE, None, 0.7, f"The new statement adds {', '.join(b.written(new_info))}."
         )
-    return Verdict(COMPATIBLE, None, 0.55, f"No conflict found on {attribute}.")
+    return None
+
+
+_STEPS: tuple[Callable[[_Context], Verdict | None], ...] = (
+    _step_subjects,
+    _step_exclusive_states,
+    _step_reworded,
+    _step_attribute,
+    _step_values,
+    _step_duplicate,
+)
 
 
 # --- subjects and attributes ----------------------------------------------------------

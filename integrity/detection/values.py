@@ -446,7 +446,7 @@ def _extract_dates(text: str, lang: str) -> tuple[list[Value], str]:
     for pattern in _TIME_PATTERNS:
         for m in pattern.finditer(text):
             hour = int(m.group("h"))
-            minute = int(m.group("min") or 0)
+            minute = int(m.groupdict().get("min") or 0)
             ampm = (m.groupdict().get("ampm") or "").lower()
             if ampm == "p" and hour < 12:
                 hour += 12

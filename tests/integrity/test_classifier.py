@@ -12,6 +12,7 @@ from integrity.detection.classifier import (
     COMPATIBLE,
     CONTRADICTION,
     DUPLICATE,
+    UNCERTAIN,
     Thresholds,
     Verdict,
     classify_pair,
@@ -321,8 +322,10 @@ def test_judge_is_only_asked_when_in_doubt() -> None:
 
 
 def test_judge_returning_none_keeps_the_rule_verdict() -> None:
+    # Issue 14: amounts in two currencies are "uncertain" (a curator checks), not a
+    # low-confidence contradiction.
     verdict = classify_pair("The fee is 40 CHF.", "The fee is 40 EUR.", judge=lambda a, b: None)
-    assert verdict.label == CONTRADICTION and verdict.confidence < 0.6
+    assert verdict.label == UNCERTAIN and verdict.confidence < 0.6
 
 
 def test_embedding_similarity_is_used_when_given() -> None:
