@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from . import lexicon as lx
+from .categories import exclusive_conflict
 from .values import (
     DateValue,
     Quantity,
@@ -50,9 +51,6 @@ SKELETON_MATCH = 0.5
 REWORDING_OVERLAP = 0.5
 # Relative tolerance when comparing amounts converted to base units (rounding: 5'8" ~ 173cm).
 QUANTITY_TOLERANCE = 0.01
-
-# Kinds of value whose presence on one side only adds precision, not a new fact.
-REFINEMENT_KINDS = frozenset({"time", "date"})
 
 
 @dataclass(frozen=True)
@@ -220,6 +218,31 @@ class _Context:
         return replace(verdict, confidence=round(verdict.confidence * self.penalty, 2))
 
 
+def _step_exclusive_acts(ctx: _Context) -> Verdict | None:
+    """An exclusive state against an act that breaks it, of the same owner: "Sofia is an
+    only child" / "Sofia's brother ...", before subjects are compared, since the act is
+    often said of a relative ("Daniel's husband")."""
+    found = exclusive_conflict(ctx.a.text, ctx.b.text)
+    if found is None or not _same_owner(ctx.a, ctx.b):
+        return None
+    kind, explanation = found
+    return Verdict(CONTRADICTION, kind, 0.8, explanation)
+
+
+def _same_owner(a: Statement, b: Statement) -> bool:
+    """The person or thing a statement is about also appears in the other one."""
+    sa, sb = a.subject, b.subject
+    if sa is not None and sb is not None and sa.named and sb.named:
+        names_a, names_b = (sa.head, *a.all_names), (sb.head, *b.all_names)
+        return names_match(sa.head, sb.head) or any(
+            names_match(x, y) for x in names_a for y in names_b
+        )
+    if sa is None or sb is None:
+        return True
+    plain_a, plain_b = replace(sa, relations=frozenset()), replace(sb, relations=frozenset())
+    return _same_subject(plain_a, plain_b) is not False
+
+
 def _step_subjects(ctx: _Context) -> Verdict | None:
     if ctx.same_subject is False:
         a, b = ctx.a, ctx.b
@@ -322,6 +345,7 @@ def _step_duplicate(ctx: _Context) -> Verdict | None:
 
 
 _STEPS: tuple[Callable[[_Context], Verdict | None], ...] = (
+    _step_exclusive_acts,
     _step_subjects,
     _step_exclusive_states,
     _step_reworded,
@@ -728,15 +752,20 @@ def _diet_conflict(claim: Statement, other: Statement) -> str | None:
 
 
 def _new_information(a: Statement, b: Statement) -> set[str]:
-    """What the new statement says that the existing one does not (beyond precision).
+    """What the new statement says that the existing one does not, added detail included.
 
     Deliberately one-way: a new fact already implied by a richer existing one adds
     nothing, so it is a duplicate; a new fact that adds a place or a count is not.
     """
     info: set[str] = {n for n in b.names if not any(names_match(n, m) for m in a.all_names)}
     kinds_a = _kinds(a)
+    dates_a = [_date(x) for x in a.of_kind("date")]
+    for v in b.of_kind("date"):
+        # "in May" -> "on 12 May": a more precise date is detail the old fact lacks.
+        if dates_a and not any(_date(v).within(x) for x in dates_a):
+            info.add(v.text)
     for v in b.values:
-        if v.kind not in kinds_a and v.kind not in REFINEMENT_KINDS and v.kind != "name":
+        if v.kind not in kinds_a and v.kind != "name":
             info.add(v.text)
     info.update(w for w in b.content if not any(stems_match(w, z) for z in a.content))
     return info

@@ -135,7 +135,8 @@ def test_dates_in_italian_and_portuguese(existing: str, new: str, label: str) ->
 
 
 def test_weekdays_and_times() -> None:
-    check("The book club meets on Fridays.", "The book club meets on Friday at 7pm.", DUPLICATE)
+    # Issue 14: added detail (an hour) is new information, stored beside the old fact.
+    check("The book club meets on Fridays.", "The book club meets on Friday at 7pm.", COMPATIBLE)
     check(
         "The book club meets on Fridays.", "The book club meets on Sundays.", CONTRADICTION, "date"
     )

@@ -1,0 +1,211 @@
+"""Exclusive states and the acts that break them, per language.
+
+A statement such as "X is an only child", "X is single", "X has no allergies", "X died",
+"the shop closed for good", "X has never flown" or "X only speaks English" rules out a
+whole family of other statements about the same subject: a brother, a husband, an
+allergy to pollen, turning 90 next year, opening at 7 every day, a flight to Lisbon,
+translating from German. Each category is a small lexicon per language (regular
+expressions on case-folded, accent-free text), never a sentence of an evaluation file.
+
+Pure Python: the classifier passes in the owner check (same subject or not), so this
+module knows only words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .values import fold, strip_accents
+
+
+def flat(text: str) -> str:
+    """Case-folded text without accents, with single spaces: what the patterns see."""
+    return " ".join(strip_accents(fold(text)).replace("'", " ").split())
+
+
+@dataclass(frozen=True)
+class ExclusiveState:
+    """A state (``claims``) that no statement matching ``breaks`` can share a subject with.
+
+    ``kind`` is the Contradiction kind a curator sees; ``label`` names the state in the
+    explanation. ``unless`` lists what makes a breaking statement harmless (its own
+    negation, "no brother", or a past act before a death).
+    """
+
+    label: str
+    kind: str
+    claims: re.Pattern[str]
+    breaks: re.Pattern[str]
+    unless: re.Pattern[str] | None = None
+
+
+def _p(*alternatives: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{a})" for a in alternatives))
+
+
+# Negations that keep an act from breaking a state ("has no brother", "non ha allergie").
+_NEGATED_ACT = r"\b(?:no|not|never|without|non|nessun[oa]?|senza|mai|nao|nunca|sem|nenhum[a]?)\b"
+
+EXCLUSIVE_STATES: tuple[ExclusiveState, ...] = (
+    ExclusiveState(
+        "only child",
+        "status",
+        _p(r"\bonly child\b", r"\bfigli[oa] unic[oa]\b", r"\bfilh[oa] unic[oa]\b"),
+        _p(
+            r"\b(?:brothers?|sisters?|siblings?)\b",
+            r"\b(?:fratell[oi]|sorell[ae])\b",
+            r"\b(?:irmaos?|irmas?)\b",
+        ),
+        re.compile(_NEGATED_ACT),
+    ),
+    ExclusiveState(
+        "single",
+        "status",
+        _p(
+            r"\b(?:is|remains|still) (?:still )?(?:single|unmarried)\b",
+            r"\bnever (?:been )?married\b",
+            r"\b(?:e|resta|rimane) (?:ancora )?(?:single|celibe|nubile)\b",
+            r"\bnon (?:si )?e mai sposat[oa]\b",
+            r"\bsolteir[oa]\b",
+            r"\bnunca (?:se )?casou\b",
+        ),
+        _p(
+            r"\b(?:husband|wife|spouse)\b",
+            r"\b(?:marito|moglie|coniuge)\b",
+            r"\b(?:marido|esposa|conjuge)\b",
+        ),
+        re.compile(_NEGATED_ACT + r"|\b(?:ex|former|late|defunt[oa]|falecid[oa])\b"),
+    ),
+    ExclusiveState(
+        "no allergies",
+        "negation",
+        _p(
+            r"\b(?:no|not any) (?:known )?(?:food )?allerg",
+            r"\bnot allergic\b",
+            r"\bnessun[ao]? (?:tipo di )?allergi",
+            r"\bnon (?:ha|soffre di) (?:alcuna |nessuna )?allergi",
+            r"\bnon e allergic",
+            r"\bnenhum(?:a|) (?:tipo de )?alergi",
+            r"\bnao (?:tem|sofre de) (?:nenhuma )?alergi",
+            r"\bnao e alergic",
+            r"\bsem (?:nenhuma )?alergias?\b",
+        ),
+        _p(r"\ballerg", r"\balergi"),
+        re.compile(_NEGATED_ACT),
+    ),
+    ExclusiveState(
+        "dead",
+        "status",
+        _p(
+            r"\b(?:died|passed away|is dead|was killed|is no longer alive)\b",
+            r"\b(?:e|sono) (?:mort[oaie]|mancat[oaie]|decedut[oaie]|scompars[oaie])\b",
+            r"\b(?:morto|morta|deceduto|deceduta)\b",
+            r"\b(?:faleceu|morreu|faleceram|morreram)\b",
+            r"\b(?:esta|e) (?:mort[oa]|falecid[oa])\b",
+        ),
+        _p(
+            # Present or future acts only the living do.
+            r"\b(?:is alive|still alive|lives|will turn|turns|is turning|goes|visits|plays)\b",
+            r"\b(?:e viv[oa]|ancora viv[oa]|vive|abita|compira|compie|va|gioca|visita)\b",
+            r"\b(?:esta viv[oa]|ainda viv[oa]|mora|vive|vai|fara|faz anos|joga|visita)\b",
+        ),
+        _p(r"\b(?:was|were|used to|had|before|until|era|fu|prima|foi|antes|ate|morava)\b"),
+    ),
+    ExclusiveState(
+        "closed for good",
+        "status",
+        _p(
+            r"\b(?:closed|shut) (?:down|for good|permanently)\b",
+            r"\bpermanently closed\b",
+            r"\bwent out of business\b",
+            r"\b(?:ha )?chiuso (?:definitivamente|per sempre|i battenti)\b",
+            r"\bchiuso definitivamente\b",
+            r"\bfechou (?:definitivamente|de vez|as portas|para sempre)\b",
+            r"\bencerrou (?:as )?(?:suas )?atividades\b",
+        ),
+        _p(
+            r"\b(?:opens|is open|open (?:every|daily|from|until|on))\b",
+            r"\b(?:apre|aperto|aperta) ",
+            r"\b(?:abre|abrem|aberto|aberta) ",
+        ),
+        _p(r"\b(?:used to|was|were|until|era|fino|antes|era|abria|apriva|opened)\b"),
+    ),
+    ExclusiveState(
+        "never flown",
+        "negation",
+        _p(
+            r"\bnever (?:flown|flew|been on a plane|taken a (?:plane|flight)|boarded a plane)",
+            r"\b(?:non|mai) .{0,12}\b(?:mai )?(?:preso un aereo|volato|salito su un aereo)",
+            r"\bnunca (?:voou|andou de aviao|viajou de aviao|pegou (?:um )?aviao|entrou num aviao)",
+        ),
+        _p(
+            r"\b(?:flew|flown|flight|plane|airport)\b",
+            r"\b(?:volat[oa]|volo|aereo|aeroporto)\b",
+            r"\b(?:voou|voo|aviao|aeroporto)\b",
+        ),
+        re.compile(_NEGATED_ACT),
+    ),
+)
+
+# "Only speaks English" against speaking or translating another language.
+LANGUAGE_NAMES: dict[str, str] = {}
+for _canon, _row in (
+    ("english", "english inglese ingles"),
+    ("german", "german tedesco alemao"),
+    ("french", "french francese frances"),
+    ("spanish", "spanish spagnolo espanhol castelhano"),
+    ("italian", "italian italiano"),
+    ("portuguese", "portuguese portoghese portugues"),
+    ("chinese", "chinese mandarin cinese mandarino chines mandarim"),
+    ("japanese", "japanese giapponese japones"),
+    ("russian", "russian russo"),
+    ("arabic", "arabic arabo arabe"),
+    ("dutch", "dutch olandese holandes"),
+):
+    for _w in _row.split():
+        LANGUAGE_NAMES[_w] = _canon
+_LANGUAGE_ALT = "|".join(sorted(LANGUAGE_NAMES, key=len, reverse=True))
+_ONLY_SPEAKS = _p(
+    rf"\bonly (?:speaks|knows|understands) (?P<l1>{_LANGUAGE_ALT})\b",
+    rf"\bspeaks only (?P<l2>{_LANGUAGE_ALT})\b",
+    rf"\b(?:parla|conosce|capisce) solo (?:l )?(?P<l3>{_LANGUAGE_ALT})\b",
+    rf"\bsolo (?:l )?(?P<l4>{_LANGUAGE_ALT})\b",
+    rf"\b(?:so|apenas) (?:fala|sabe|entende) (?:o )?(?P<l5>{_LANGUAGE_ALT})\b",
+    rf"\bfala (?:so|apenas) (?:o )?(?P<l6>{_LANGUAGE_ALT})\b",
+)
+_LANGUAGE_ACT = re.compile(
+    r"\b(?:speak|speaks|spoke|translat\w*|interpret\w*|fluent|reads|writes|teaches|"
+    r"parla|traduc\w*|tradott\w*|tradu\w*|insegna|fala|falou|fluente|ensina|le|escreve)\b"
+)
+_LANGUAGE_WORD = re.compile(rf"\b(?P<lang>{_LANGUAGE_ALT})\b")
+
+
+def exclusive_conflict(existing: str, new: str) -> tuple[str, str] | None:
+    """(kind, explanation) when one statement claims a state the other breaks."""
+    fa, fb = flat(existing), flat(new)
+    for claim, other in ((fa, fb), (fb, fa)):
+        for state in EXCLUSIVE_STATES:
+            if not state.claims.search(claim) or state.claims.search(other):
+                continue
+            act = state.breaks.search(other)
+            if act is None:
+                continue
+            if state.unless is not None and state.unless.search(other):
+                continue
+            return state.kind, f"{state.label}: {claim!r} vs {act.group(0).strip()!r}"
+        language = _language_conflict(claim, other)
+        if language is not None:
+            return "negation", language
+    return None
+
+
+def _language_conflict(claim: str, other: str) -> str | None:
+    m = _ONLY_SPEAKS.search(claim)
+    if m is None or not _LANGUAGE_ACT.search(other) or re.search(_NEGATED_ACT, other):
+        return None
+    spoken = LANGUAGE_NAMES[next(g for g in m.groups() if g)]
+    for found in _LANGUAGE_WORD.finditer(other):
+        if LANGUAGE_NAMES[found.group("lang")] != spoken:
+            return f"speaks only {spoken}: {claim!r} vs {found.group(0)!r}"
+    return None
