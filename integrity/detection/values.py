@@ -916,8 +916,10 @@ def analyze(text: str, lang: str | None = None) -> Statement:
     Cached: a background check compares one new fact with many candidates, and the
     result is an immutable ``Statement``.
     """
+    from .normalize import canonical  # imports this module: resolved at call time
+
     lang = lang if lang in lx.LANGS else detect_language(text)
-    clean = unicodedata.normalize("NFC", text).replace("’", "'")
+    clean = canonical(unicodedata.normalize("NFC", text).replace("’", "'"), lang)
     values, masked = _extract_dates(clean, lang)
     quantities, masked = _extract_quantities(masked, lang)
     values += quantities
