@@ -969,3 +969,62 @@ STATUS_LABELS: dict[str, str] = {
     "not_done": "not completed",
     "cancelled": "cancelled",
 }
+
+# --- frames: words that name the same thing, and words that add nothing ---------------
+
+# Words of one class are one concept when two statements are compared ("starts" and
+# "comincia", "employees" and "personale"): small classes per meaning, all languages.
+CONCEPT_CLASSES: dict[str, str] = {}
+for _concept, _row in (
+    (
+        "start",
+        "start starts started begin begins began inizia iniziano comincia cominciano "
+        "parte partono começa começam comeca inicia iniciam",
+    ),
+    (
+        "finish",
+        "end ends ended finish finishes finished finisce finiscono termina terminano acaba acabam",
+    ),
+    (
+        "staff",
+        "employee employees staff personnel people persons person member members worker "
+        "workers dipendente dipendenti personale persone membri lavoratori funcionário "
+        "funcionários funcionario funcionarios pessoas membros colaboradores trabalhadores equipe",
+    ),
+    (
+        "use",
+        "use uses used user users using usa usano utilizza utilizzano usam utiliza utilizam "
+        "usuário usuários usuario usuarios utente utenti",
+    ),
+    (
+        "pass",
+        "passed pass passes promosso promossi promossa passato passati superato superati "
+        "passou passaram aprovado aprovados aprovada aprovadas",
+    ),
+    (
+        "raise",
+        "raised raises brought raccolto raccolti raccolse captou captaram arrecadou levantou",
+    ),
+    ("spend", "spent spend spends paid pays pay speso spende pagato paga gastou gasta pagou"),
+    ("car", "car cars drive drives driving auto macchina carro dirigindo guidando"),
+    ("plane", "plane flight flights fly flies aereo volo voli avião aviao voo voos"),
+    ("train", "train trains treno treni trem trens"),
+    ("foot", "walk walks walking foot piedi caminhando"),
+    (
+        "release",
+        "release released rilascio rilasciata rilasciato uscita uscito lançamento lançada lançado",
+    ),
+):
+    for _w in _row.split():
+        CONCEPT_CLASSES[_w] = f"~{_concept}"
+
+# Words that change nothing a statement claims: hedges, the verbs and adjectives that
+# only say a measure is coming ("measures", "is 5 km long", "pesa", "dura").
+FRAME_LIGHT_WORDS: frozenset[str] = frozenset(
+    words("""about roughly around approximately almost nearly only just really exactly circa
+    quasi cerca circa solo soltanto appena davvero esattamente aproximadamente quase cerca
+    apenas só so realmente exatamente measures measure measured long tall high wide deep heavy
+    weighs weigh lasts last takes take costs cost misura misurano lungo lunga alto alta largo
+    larga profondo pesa pesano dura durano costa costano mede medem comprido comprida pesado
+    pesada custa custam leva levam foram furono were was been é era sono""")
+)

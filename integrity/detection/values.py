@@ -42,6 +42,11 @@ def stem(word: str) -> str:
     return w
 
 
+def concept(word: str) -> str:
+    """The word's class when it has one ("comincia" -> "~start"), else its stem."""
+    return lx.CONCEPT_CLASSES.get(fold(word)) or stem(word)
+
+
 def stems_match(a: str, b: str) -> bool:
     """Two stems name the same thing: equal, a clear prefix ("data"/"database"), or a typo."""
     if a == b:
@@ -495,7 +500,7 @@ def _counted(text: str, end: int, lang: str) -> tuple[str | None, float, int]:
     m = _NEXT_WORD.match(text, end)
     if not m or fold(m.group("w")) in lx.ALL_STOPWORDS:
         return None, 1.0, end
-    noun = stem(m.group("w"))
+    noun = concept(m.group("w"))
     stop = m.end()
     rate = _RATE.match(text, stop)
     if rate and fold(rate.group("per")) in lx.RATE_WORDS | ({"a", "an"} if lang == "en" else set()):
@@ -983,6 +988,7 @@ def analyze(text: str, lang: str | None = None) -> Statement:
     ignore = (
         lx.ALL_STOPWORDS
         | lx.LIGHT_VERBS
+        | lx.FRAME_LIGHT_WORDS
         | lx.NEGATIONS.get(lang, frozenset())
         | lx.ADDITIVES.get(lang, frozenset())
         | lx.USER_WORDS.get(lang, frozenset())
@@ -990,7 +996,7 @@ def analyze(text: str, lang: str | None = None) -> Statement:
     )
     categorical = {v.start for v in values if v.kind in ("colour", "diet")}
     content = frozenset(
-        stem(t.norm)
+        concept(t.norm)
         for i, t in enumerate(tokens)
         if i not in skip
         and i not in name_tokens
