@@ -244,12 +244,28 @@ def _same_owner(a: Statement, b: Statement) -> bool:
 
 
 def _step_subjects(ctx: _Context) -> Verdict | None:
+    a, b = ctx.a, ctx.b
     if ctx.same_subject is False:
-        a, b = ctx.a, ctx.b
         return Verdict(
             COMPATIBLE, None, 0.85, f"Different subjects: {_describe(a)} vs {_describe(b)}."
         )
+    extra = _subject_modifiers(a, b)
+    if extra:
+        return Verdict(
+            COMPATIBLE,
+            None,
+            0.7,
+            f"Different things: the new statement is about the {' '.join(b.written(extra))} one.",
+        )
     return None
+
+
+def _subject_modifiers(a: Statement, b: Statement) -> set[str]:
+    """Words that set the new subject apart from the existing one ("the return flight",
+    "the younger daughter"); the existing one may say more ("the hiking trail")."""
+    if not a.subject_words or not b.subject_words:
+        return set()
+    return {w for w in b.subject_words if not any(stems_match(w, z) for z in a.subject_words)}
 
 
 def _step_exclusive_states(ctx: _Context) -> Verdict | None:
@@ -262,9 +278,27 @@ def _step_exclusive_states(ctx: _Context) -> Verdict | None:
     if opinion is not None:
         kind, confidence, explanation = opinion
         return ctx.scaled(Verdict(CONTRADICTION, kind, confidence, explanation))
-    opening = _opening_verdict(a, b)
+    opening = _opening_verdict(a, b) or _opening_status(a, b) or _opening_status(b, a)
     if opening is not None:
         return ctx.scaled(opening)
+    return None
+
+
+# An open ticket is not yet done; a closed one is no longer in progress.
+_OPENING_AS_STATUS = {"open": "in_progress", "closed": "done"}
+
+
+def _opening_status(x: Statement, y: Statement) -> Verdict | None:
+    """ "Is still open" against "has been resolved": open or closed against a status."""
+    if y.of_kind("opening") or x.of_kind("weekday") or x.of_kind("time"):
+        return None
+    for opening in x.of_kind("opening"):
+        state = _OPENING_AS_STATUS[str(opening.payload)]
+        for status in y.of_kind("status"):
+            if frozenset({state, status.payload}) in lx.STATUS_CONFLICTS:
+                return Verdict(
+                    CONTRADICTION, "status", 0.8, f"status: {opening.text!r} vs {status.text!r}"
+                )
     return None
 
 

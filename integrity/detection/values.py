@@ -259,6 +259,8 @@ class Statement:
     # Stems of the words that named the attribute ("born", "birthday", "loves").
     attribute_words: frozenset[str] = frozenset()
     attribute_text: str = ""
+    # Content words of the subject noun phrase ("return" in "the return flight").
+    subject_words: frozenset[str] = frozenset()
     # Stem -> the word as written, so explanations quote the sentence, not its stems.
     surface: tuple[tuple[str, str], ...] = ()
 
@@ -1005,6 +1007,18 @@ def analyze(text: str, lang: str | None = None) -> Statement:
         and t.norm not in ignore
         and t.text.isalpha()
     )
+    # Only when a verb was found: without one the whole sentence would be "subject".
+    subject_words = frozenset(
+        concept(t.norm)
+        for i, t in enumerate(tokens[:pred] if pred < len(tokens) else [])
+        if i not in skip
+        and t.start not in categorical
+        and i not in name_tokens
+        and i not in attribute_tokens
+        and t.norm not in ignore
+        and t.norm not in lx.KINSHIP
+        and t.text.isalpha()
+    )
     object_words = frozenset(
         stem(t.norm)
         for i, t in enumerate(tokens)
@@ -1055,6 +1069,7 @@ def analyze(text: str, lang: str | None = None) -> Statement:
         preference_context=pref_context,
         attribute_words=attribute_words,
         attribute_text=" ".join(tokens[i].text for i in sorted(attribute_tokens)),
+        subject_words=subject_words,
         surface=tuple(surface.items()),
     )
 
