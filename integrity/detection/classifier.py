@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from . import lexicon as lx
+from .aliases import Mentions, align
 from .categories import exclusive_conflict
 from .values import (
     DateValue,
@@ -104,14 +105,18 @@ def classify_pair(
     similarity: float | None = None,
     judge: Judge | None = None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    mentions: Mentions | None = None,
 ) -> Verdict:
     """Classify ``new`` against ``existing``; ask ``judge`` only when the rules are unsure.
 
+    ``mentions`` finds the names of the entity table in a text (aliases included), so
+    that "k8s" and "Kubernetes" are one subject once a curator said so.
     Never raises: any text answers a verdict. An analysis that fails is logged and
     answers ``uncertain``, so a curator looks at the pair instead of a check failing.
     """
     try:
-        verdict = _rule_verdict(existing, new, lang=lang, similarity=similarity, t=thresholds)
+        left, right = align(existing, new, mentions)
+        verdict = _rule_verdict(left, right, lang=lang, similarity=similarity, t=thresholds)
     except Exception:  # noqa: BLE001 - one odd sentence must not stop a check
         logger.exception("pair analysis failed: %.80r / %.80r", existing, new)
         verdict = Verdict(UNCERTAIN, None, 0.0, ANALYSIS_FAILED)
@@ -265,7 +270,8 @@ def _subject_modifiers(a: Statement, b: Statement) -> set[str]:
     "the younger daughter"); the existing one may say more ("the hiking trail")."""
     if not a.subject_words or not b.subject_words:
         return set()
-    return {w for w in b.subject_words if not any(stems_match(w, z) for z in a.subject_words)}
+    known = a.subject_words | a.content
+    return {w for w in b.subject_words if not any(stems_match(w, z) for z in known)}
 
 
 def _step_exclusive_states(ctx: _Context) -> Verdict | None:

@@ -1013,6 +1013,7 @@ def analyze(text: str, lang: str | None = None) -> Statement:
         for i, t in enumerate(tokens[:pred] if pred < len(tokens) else [])
         if i not in skip
         and t.start not in categorical
+        and len(t.text) > 1
         and i not in name_tokens
         and i not in attribute_tokens
         and t.norm not in ignore
