@@ -64,11 +64,8 @@ EXCLUSIVE_STATES: tuple[ExclusiveState, ...] = (
         "status",
         _p(
             r"\b(?:is|remains|still) (?:still )?(?:single|unmarried)\b",
-            r"\bnever (?:been )?married\b",
             r"\b(?:e|resta|rimane) (?:ancora )?(?:single|celibe|nubile)\b",
-            r"\bnon (?:si )?e mai sposat[oa]\b",
             r"\bsolteir[oa]\b",
-            r"\bnunca (?:se )?casou\b",
         ),
         _p(
             r"\b(?:husband|wife|spouse)\b",
@@ -78,10 +75,26 @@ EXCLUSIVE_STATES: tuple[ExclusiveState, ...] = (
         re.compile(_NEGATED_ACT + r"|\b(?:ex|former|late|defunt[oa]|falecid[oa])\b"),
     ),
     ExclusiveState(
+        "never married",
+        "status",
+        _p(
+            r"\bnever (?:been |got |gotten )?married\b",
+            r"\bnon (?:si )?e mai (?:stat[oa] )?sposat[oa]\b",
+            r"\bnunca (?:se )?casou\b",
+            r"\bnunca foi casad[oa]\b",
+        ),
+        _p(
+            r"\b(?:married|divorced|widowed|widow|widower|husband|wife|ex-wife|ex-husband)\b",
+            r"\b(?:sposat[oaie]|divorziat[oaie]|vedov[oa]|marito|moglie)\b",
+            r"\b(?:casad[oa]s?|divorciad[oa]s?|viuv[oa]|marido|esposa)\b",
+        ),
+        re.compile(_NEGATED_ACT),
+    ),
+    ExclusiveState(
         "no allergies",
         "negation",
         _p(
-            r"\b(?:no|not any) (?:known )?(?:food )?allerg",
+            r"\b(?:no|not any) (?:known )?(?:\w+ )?allerg",
             r"\bnot allergic\b",
             r"\bnessun[ao]? (?:tipo di )?allergi",
             r"\bnon (?:ha|soffre di) (?:alcuna |nessuna )?allergi",
@@ -107,8 +120,11 @@ EXCLUSIVE_STATES: tuple[ExclusiveState, ...] = (
         _p(
             # Present or future acts only the living do.
             r"\b(?:is alive|still alive|lives|will turn|turns|is turning|goes|visits|plays)\b",
+            r"\b(?:is celebrating|will celebrate|celebrates)\b",
             r"\b(?:e viv[oa]|ancora viv[oa]|vive|abita|compira|compie|va|gioca|visita)\b",
+            r"\b(?:festeggia|festeggera)\b",
             r"\b(?:esta viv[oa]|ainda viv[oa]|mora|vive|vai|fara|faz anos|joga|visita)\b",
+            r"\b(?:comemora|comemorara|celebra)\b",
         ),
         _p(r"\b(?:was|were|used to|had|before|until|era|fu|prima|foi|antes|ate|morava)\b"),
     ),
@@ -148,6 +164,54 @@ EXCLUSIVE_STATES: tuple[ExclusiveState, ...] = (
     ),
 )
 
+# "Cannot swim" against having swum: an ability denied, then used.
+_CANNOT = (
+    r"\b(?:can ?not|can't|cant|unable to|doesn't know how to|does not know how to|never learned "
+    r"to|non sa|non e capace di|non riesce a|nao sabe|nao consegue|nunca aprendeu a)\s+"
+)
+_ABILITIES = {
+    "swim": (
+        r"swim|nuotare|nadar",
+        r"swam|swum|swimming|swims|nuotat[oa]|nuota|a nuoto|nadou|nada|a nado|nadando",
+    ),
+    "drive": (
+        r"drive|guidare|dirigir",
+        r"drove|driven|drives|driving|guidat[oa]|guida|dirigiu|dirige|dirigindo",
+    ),
+    "cook": (r"cook|cucinare|cozinhar", r"cooked|cooks|cucinat[oa]|cucina|cozinhou|cozinha"),
+    "ski": (r"ski|sciare|esquiar", r"skied|skis|skiing|sciat[oa]|scia|esquiou|esquia"),
+    "read": (r"read|leggere|ler", r"reads|reading|letto|legge|leu|le"),
+}
+EXCLUSIVE_STATES += tuple(
+    ExclusiveState(
+        f"cannot {name}",
+        "negation",
+        re.compile(_CANNOT + rf"(?:{base})\b"),
+        re.compile(rf"\b(?:{acts})\b"),
+        re.compile(_NEGATED_ACT),
+    )
+    for name, (base, acts) in _ABILITIES.items()
+)
+
+# Left an employer against working there now: both must name the same employer, which
+# the classifier checks (``needs_object``).
+LEFT_EMPLOYER = ExclusiveState(
+    "left the employer",
+    "status",
+    _p(
+        r"\b(?:left|quit|resigned from|was fired from|was laid off from)\b",
+        r"\bstopped working (?:at|for)\b",
+        r"\b(?:si e licenziat[oa]|ha lasciato|e stat[oa] licenziat[oa]|ha smesso di lavorare)\b",
+        r"\b(?:pediu demissao|saiu d[oa]|deixou|foi demitid[oa]|parou de trabalhar)\b",
+    ),
+    _p(
+        r"\b(?:works (?:at|for|in)|is working (?:at|for)|has worked (?:at|for)|still works)\b",
+        r"\b(?:lavora (?:ancora )?(?:in|a|per|presso|da|alla|al))\b",
+        r"\b(?:trabalha (?:ainda )?(?:no|na|em|para|ha))\b",
+    ),
+    _p(r"\b(?:used to|worked|lavorava|trabalhava|before|prima|antes|until|fino|ate)\b"),
+)
+
 # "Only speaks English" against speaking or translating another language.
 LANGUAGE_NAMES: dict[str, str] = {}
 for _canon, _row in (
@@ -181,23 +245,34 @@ _LANGUAGE_ACT = re.compile(
 _LANGUAGE_WORD = re.compile(rf"\b(?P<lang>{_LANGUAGE_ALT})\b")
 
 
-def exclusive_conflict(existing: str, new: str) -> tuple[str, str] | None:
-    """(kind, explanation) when one statement claims a state the other breaks."""
+def exclusive_conflict(
+    existing: str, new: str, *, same_object: bool = False
+) -> tuple[str, str] | None:
+    """(kind, explanation) when one statement claims a state the other breaks.
+
+    ``same_object``: both statements also name the same second thing (an employer),
+    which states about a relation to it need.
+    """
     fa, fb = flat(existing), flat(new)
+    states = EXCLUSIVE_STATES + ((LEFT_EMPLOYER,) if same_object else ())
     for claim, other in ((fa, fb), (fb, fa)):
-        for state in EXCLUSIVE_STATES:
-            if not state.claims.search(claim) or state.claims.search(other):
-                continue
-            act = state.breaks.search(other)
-            if act is None:
-                continue
-            if state.unless is not None and state.unless.search(other):
-                continue
-            return state.kind, f"{state.label}: {claim!r} vs {act.group(0).strip()!r}"
+        for state in states:
+            found = _broken(state, claim, other)
+            if found is not None:
+                return state.kind, found
         language = _language_conflict(claim, other)
         if language is not None:
             return "negation", language
     return None
+
+
+def _broken(state: ExclusiveState, claim: str, other: str) -> str | None:
+    if not state.claims.search(claim) or state.claims.search(other):
+        return None
+    act = state.breaks.search(other)
+    if act is None or (state.unless is not None and state.unless.search(other)):
+        return None
+    return f"{state.label}: {claim!r} vs {act.group(0).strip()!r}"
 
 
 def _language_conflict(claim: str, other: str) -> str | None:

@@ -227,7 +227,8 @@ def _step_exclusive_acts(ctx: _Context) -> Verdict | None:
     """An exclusive state against an act that breaks it, of the same owner: "Sofia is an
     only child" / "Sofia's brother ...", before subjects are compared, since the act is
     often said of a relative ("Daniel's husband")."""
-    found = exclusive_conflict(ctx.a.text, ctx.b.text)
+    shared = [n for n in ctx.a.all_names if any(names_match(n, m) for m in ctx.b.all_names)]
+    found = exclusive_conflict(ctx.a.text, ctx.b.text, same_object=len(shared) >= 2)
     if found is None or not _same_owner(ctx.a, ctx.b):
         return None
     kind, explanation = found

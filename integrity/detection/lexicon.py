@@ -893,6 +893,8 @@ STATUSES: dict[str, tuple[str, ...]] = {
         "publicad[oa]s?",
         "resolvid[oa]s?",
         "risolt[oaie]",
+        "corrett[oaie]",
+        "corrigid[oa]s?",
         "concluíd[oa]s?",
         "concluid[oa]s?",
         "completad[oa]s?",
@@ -915,6 +917,16 @@ STATUSES: dict[str, tuple[str, ...]] = {
         "em curso",
         "em progresso",
         "em desenvolvimento",
+        "still happens",
+        "still happening",
+        "still occurs",
+        "keeps happening",
+        "si verifica ancora",
+        "continua a verificarsi",
+        "continua a succedere",
+        "continua acontecendo",
+        "continua a acontecer",
+        "ainda acontece",
     ),
     "started": (
         "started",
@@ -1014,7 +1026,23 @@ for _concept, _row in (
         "raise",
         "raised raises brought raccolto raccolti raccolse captou captaram arrecadou levantou",
     ),
-    ("spend", "spent spend spends paid pays pay speso spende pagato paga gastou gasta pagou"),
+    (
+        "spend",
+        "spent spend spends paid pays pay cost costs speso spende pagato paga costa "
+        "costano costata costato gastou gasta pagou custa custou custaram",
+    ),
+    (
+        "student",
+        "student students pupil pupils studente studenti alunno alunni aluno alunos "
+        "estudante estudantes",
+    ),
+    ("team", "team teams squadra gruppo time equipe equipa"),
+    (
+        "wedding",
+        "wedding weddings marry marries matrimonio nozze sposano sposa sposeranno "
+        "casamento casam casar",
+    ),
+    ("fix", "fixed fix corrected corretto corretta risolto risolta corrigido corrigida consertado"),
     ("car", "car cars drive drives driving auto macchina carro dirigindo guidando"),
     ("plane", "plane flight flights fly flies aereo volo voli avião aviao voo voos"),
     ("train", "train trains treno treni trem trens"),
@@ -1035,5 +1063,6 @@ FRAME_LIGHT_WORDS: frozenset[str] = frozenset(
     apenas só so realmente exatamente measures measure measured long tall high wide deep heavy
     weighs weigh lasts last takes take costs cost misura misurano lungo lunga alto alta largo
     larga profondo pesa pesano dura durano costa costano mede medem comprido comprida pesado
-    pesada custa custam leva levam foram furono were was been é era sono""")
+    pesada leva levam demora demoram foram furono were was been é era sono off getting conta
+    contano counts mais ou menos most""")
 )
