@@ -76,6 +76,137 @@ def _numbers_to_digits(text: str, lang: str) -> str:
     return "".join(out)
 
 
+# Hundreds written as words the table of number words lacks: "cento e vinte",
+# "quinhentos", "duecento", "milleduecento" (Italian writes compounds as one word).
+_PT_HUNDREDS = {
+    "cem": 100,
+    "cento": 100,
+    "duzentos": 200,
+    "duzentas": 200,
+    "trezentos": 300,
+    "trezentas": 300,
+    "quatrocentos": 400,
+    "quatrocentas": 400,
+    "quinhentos": 500,
+    "quinhentas": 500,
+    "seiscentos": 600,
+    "seiscentas": 600,
+    "setecentos": 700,
+    "setecentas": 700,
+    "oitocentos": 800,
+    "oitocentas": 800,
+    "novecentos": 900,
+    "novecentas": 900,
+}
+_PT_HUNDRED = re.compile(
+    r"\b(?P<h>" + "|".join(_PT_HUNDREDS) + r")(?:\s+e\s+(?P<rest>\d{1,2}))?\b", re.I
+)
+_PT_HUNDRED_AND = re.compile(r"\b(?P<h>[1-9]00)\s+e\s+(?P<rest>\d{1,2})\b")
+_PT_THOUSAND_AND = re.compile(r"\b(?P<t>\d+)\s+mil\s+e\s+(?P<rest>\d{1,3})\b", re.I)
+_IT_UNITS = {
+    "uno": 1,
+    "un": 1,
+    "due": 2,
+    "tre": 3,
+    "quattro": 4,
+    "cinque": 5,
+    "sei": 6,
+    "sette": 7,
+    "otto": 8,
+    "nove": 9,
+    "dieci": 10,
+    "undici": 11,
+    "dodici": 12,
+    "tredici": 13,
+    "quattordici": 14,
+    "quindici": 15,
+    "sedici": 16,
+    "diciassette": 17,
+    "diciotto": 18,
+    "diciannove": 19,
+    "venti": 20,
+    "trenta": 30,
+    "quaranta": 40,
+    "cinquanta": 50,
+    "sessanta": 60,
+    "settanta": 70,
+    "ottanta": 80,
+    "novanta": 90,
+}
+_IT_SMALL = "|".join(sorted(_IT_UNITS, key=len, reverse=True))
+_IT_COMPOUND = re.compile(
+    rf"\b(?:(?P<th>{_IT_SMALL})?(?P<mila>mila|mille))?(?:(?P<hu>{_IT_SMALL})?(?P<cento>cento))?"
+    rf"(?P<rest>(?:{_IT_SMALL})(?:{_IT_SMALL})?)?\b",
+    re.I,
+)
+
+
+def _it_compound(m: re.Match[str]) -> str:
+    if not (m.group("mila") or m.group("cento")):
+        return m.group(0)
+    total = 0
+    if m.group("mila"):
+        total += 1000 * (_IT_UNITS.get((m.group("th") or "uno").lower(), 1))
+    if m.group("cento"):
+        total += 100 * (_IT_UNITS.get((m.group("hu") or "uno").lower(), 1))
+    rest = (m.group("rest") or "").lower()
+    for tens in sorted(_IT_UNITS, key=len, reverse=True):
+        if rest.startswith(tens):
+            total += _IT_UNITS[tens]
+            rest = rest[len(tens) :]
+            break
+    total += _IT_UNITS.get(rest, 0)
+    return str(total)
+
+
+def _hundreds(text: str, lang: str) -> str:
+    if lang == "pt":
+        text = _PT_HUNDRED.sub(
+            lambda m: str(_PT_HUNDREDS[m.group("h").lower()] + int(m.group("rest") or 0)), text
+        )
+        text = _PT_HUNDRED_AND.sub(lambda m: str(int(m.group("h")) + int(m.group("rest"))), text)
+        text = _PT_THOUSAND_AND.sub(
+            lambda m: str(int(m.group("t")) * 1000 + int(m.group("rest"))), text
+        )
+    elif lang == "it":
+        text = _IT_COMPOUND.sub(_it_compound, text)
+    return text
+
+
+# Ages: "turned 31", "ha compiuto 31 anni", "fez 31 anos", "age is 42", "is 29." all say
+# "N years old", so they compare with each other and with "42 years old".
+_AGE_REWRITES = {
+    "en": [
+        (r"\b(?:has turned|just turned|turned)\s+(?P<n>\d{1,3})\b", "is {n} years old"),
+        (r"\b(?P<who>[A-Z]\w*)'s age is\s+(?P<n>\d{1,3})\b", "{who} is {n} years old"),
+        (r"\b(?P<v>is|was)\s+(?P<n>\d{1,3})(?![\d.,]*\d)(?=\s*(?:[.,;!]|$))", "{v} {n} years old"),
+        (r"\b(?P<n>\d{1,3})[- ]years?[- ]old\b", "{n} years old"),
+    ],
+    "it": [
+        (r"\b(?:ha compiuto|ha appena compiuto)\s+(?P<n>\d{1,3})\s+anni\b", "ha {n} anni"),
+        (r"\bl'eta di (?P<who>\w+) e\s+(?P<n>\d{1,3})\b", "{who} ha {n} anni"),
+    ],
+    "pt": [
+        (r"\b(?:fez|completou|acabou de fazer)\s+(?P<n>\d{1,3})\s+anos\b", "tem {n} anos"),
+    ],
+}
+_AGE = {lang: [(re.compile(p), r) for p, r in rows] for lang, rows in _AGE_REWRITES.items()}
+# Multiple births: "twins" are two children, "trigêmeos" three.
+_MULTIPLES = {
+    "en": [(r"\btwins\b", "2 children"), (r"\btriplets\b", "3 children")],
+    "it": [(r"\bgemelli\b", "2 figli"), (r"\b(?:tre gemelli|trigemini)\b", "3 figli")],
+    "pt": [(r"\bg[eê]meos\b", "2 filhos"), (r"\btrig[eê]meos\b", "3 filhos")],
+}
+
+
+def _ages(text: str, lang: str) -> str:
+    for pattern, replacement in _AGE.get(lang, []):
+        text = pattern.sub(lambda m, r=replacement: r.format(**m.groupdict()), text)
+    for pattern, replacement in _MULTIPLES.get(lang, []):
+        text = re.sub(pattern, replacement, text, flags=re.I)
+    return text
+
+
 def _multiply(text: str, lang: str) -> str:
     for pattern, factor in _MULTIPLIERS:
 
@@ -308,11 +439,14 @@ _DAILY = re.compile(
 def canonical(text: str, lang: str) -> str:
     """The sentence with its values spelled as digits and units the extractor reads."""
     text = text.replace("’", "'")
+    text = _hundreds(text, lang)
     text = _numbers_to_digits(text, lang)
+    text = _hundreds(text, lang)
     text = _multiply(text, lang)
     text = _durations(text, lang)
     text = _clock_times(text, lang)
     text = _fractions(text)
     text = _money(text, lang)
+    text = _ages(text, lang)
     text = _DAILY.sub(" ", text)
     return " ".join(text.split())
