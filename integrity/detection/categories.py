@@ -45,7 +45,11 @@ def _p(*alternatives: str) -> re.Pattern[str]:
 
 
 # Negations that keep an act from breaking a state ("has no brother", "non ha allergie").
-_NEGATED_ACT = r"\b(?:no|not|never|without|non|nessun[oa]?|senza|mai|nao|nunca|sem|nenhum[a]?)\b"
+# A bare "no" is also Portuguese "in the" ("no domingo"): only "has no", "with no".
+_NEGATED_ACT = (
+    r"\b(?:(?:has|have|had|with) no|not|never|without|non|nessun[oa]?|senza|mai|nao|nunca|sem|"
+    r"nenhum[a]?)\b"
+)
 
 EXCLUSIVE_STATES: tuple[ExclusiveState, ...] = (
     ExclusiveState(

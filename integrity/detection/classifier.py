@@ -442,7 +442,21 @@ def _same_attribute(a: Statement, b: Statement) -> tuple[bool, str]:
     overlap = fuzzy_jaccard(a.content, b.content)
     if overlap >= SKELETON_MATCH or _same_described_object(a, b):
         return True, ""
+    if _shared_keys(a, b) and _same_frame_owner(a, b):
+        return True, ""
     return False, "The statements are about different things."
+
+
+def _same_frame_owner(a: Statement, b: Statement) -> bool:
+    """The value-masked frames share their owner: the same named subject, or a name
+    and a content word in common ("the Ortobio site converts 12%" / "the Ortobio
+    site's conversion rate is 3%")."""
+    sa, sb = a.subject, b.subject
+    if sa is not None and sb is not None and sa.named and sb.named and sa == sb:
+        return True
+    shared_names = any(names_match(x, y) for x in a.all_names for y in b.all_names)
+    shared_words = any(stems_match(x, y) for x in a.content for y in b.content)
+    return shared_names and shared_words
 
 
 def _same_described_object(a: Statement, b: Statement) -> bool:

@@ -942,7 +942,9 @@ def analyze(text: str, lang: str | None = None) -> Statement:
     marital_values, marital_tokens, marital_negations = _marital(tokens, negations, lang)
     values += marital_values
     used_negations |= marital_negations
-    values += _opening(tokens, negations)
+    opening_values, opening_negations = _opening(tokens, negations)
+    values += opening_values
+    used_negations |= opening_negations
     skip = in_value | status_tokens | marital_tokens
 
     attribute, attribute_tokens = _attribute(tokens, skip, lang)
@@ -1105,10 +1107,11 @@ def _marital(
     return values, used, used_negations
 
 
-def _opening(tokens: list[Token], negations: list[int]) -> list[Value]:
+def _opening(tokens: list[Token], negations: list[int]) -> tuple[list[Value], set[int]]:
     """Open or closed, said of the subject ("is open", "opens"), not of a noun ("open
-    source", "a closed door"); "not open" is closed and "not closed" open."""
-    values = []
+    source", "a closed door"); "not open" is closed and "not closed" open. Returns the
+    values and the negations they used (so "non apre" is not also a denial)."""
+    values, used = [], set()
     for i, t in enumerate(tokens):
         state = lx.OPENING.get(t.norm)
         if state is None:
@@ -1120,8 +1123,9 @@ def _opening(tokens: list[Token], negations: list[int]) -> list[Value]:
         if negation is not None:
             state = "closed" if state == "open" else "open"
             text = " ".join(x.text for x in tokens[negation : i + 1])
+            used.add(negation)
         values.append(Value("opening", state, text, start=t.start, end=t.end))
-    return values
+    return values, used
 
 
 def _copula_location(tokens: list[Token], skip: set[int], lang: str) -> set[int]:
