@@ -213,7 +213,7 @@ LEFT_EMPLOYER = ExclusiveState(
         r"\b(?:lavora (?:ancora )?(?:in|a|per|presso|da|alla|al))\b",
         r"\b(?:trabalha (?:ainda )?(?:no|na|em|para|ha))\b",
     ),
-    _p(r"\b(?:used to|worked|lavorava|trabalhava|before|prima|antes|until|fino|ate)\b"),
+    _p(r"\b(?:used to|(?<!has )(?<!have )worked|lavorava|trabalhava|before|prima|antes|until)\b"),
 )
 
 # "Only speaks English" against speaking or translating another language.

@@ -339,6 +339,13 @@ def _step_attribute(ctx: _Context) -> Verdict | None:
 def _step_values(ctx: _Context) -> Verdict | None:
     a, b = ctx.a, ctx.b
     comparison = ctx.comparison = _compare(a, b, ctx.attribute)
+    if _different_events(a, b, comparison):
+        return Verdict(
+            COMPATIBLE,
+            None,
+            0.6,
+            "Different events on different dates: " + comparison.conflicts[0][2],
+        )
     if comparison.conflicts:
         kind, confidence, explanation = max(comparison.conflicts, key=lambda c: c[1])
         return ctx.scaled(Verdict(CONTRADICTION, kind, confidence, explanation))
@@ -358,6 +365,17 @@ def _step_values(ctx: _Context) -> Verdict | None:
         # One price in two currencies: a curator (or the judge) must look, never merge it.
         return Verdict(UNCERTAIN, "number", 0.5, comparison.doubts[0])
     return None
+
+
+def _different_events(a: Statement, b: Statement, comparison: _Comparison) -> bool:
+    """Dates differ, but no attribute ties them and each statement tells of something
+    the other does not ("graduated on 5 July" / "started the first job on 5 August")."""
+    if a.spec or b.spec or not comparison.conflicts:
+        return False
+    if any(kind != "date" for kind, _c, _e in comparison.conflicts):
+        return False
+    only_a, only_b = _unshared_words(a, b)
+    return bool(only_a and only_b)
 
 
 def _step_duplicate(ctx: _Context) -> Verdict | None:
@@ -822,7 +840,8 @@ def _new_information(a: Statement, b: Statement) -> set[str]:
     for v in b.values:
         if v.kind not in kinds_a and v.kind != "name":
             info.add(v.text)
-    info.update(w for w in b.content if not any(stems_match(w, z) for z in a.content))
+    said = a.content | a.attribute_words
+    info.update(w for w in b.content if not any(stems_match(w, z) for z in said))
     return info
 
 

@@ -436,9 +436,36 @@ _DAILY = re.compile(
 )
 
 
+# Idioms that name a plain predicate: a state that has lasted until now ("has lived in
+# Cork her whole life" lives there now), "saiu por" (cost), "se casa" (marries).
+_IDIOMS = {
+    "en": [
+        (r"\b(?:has|have) (?:always )?lived\b", "lives"),
+        (r"\b(?:has|have) (?:always )?worked\b", "works"),
+    ],
+    "it": [
+        (r"\bha sempre vissuto\b", "vive"),
+        (r"\bha sempre lavorato\b", "lavora"),
+        (r"\bsi sposa(no)?\b", "matrimonio"),
+    ],
+    "pt": [
+        (r"\bsempre (morou|viveu)\b", "mora"),
+        (r"\bsempre trabalhou\b", "trabalha"),
+        (r"\bsaiu por\b", "custou"),
+        (r"\bse casa(m|r|ram|rao|rão)?\b", "casamento"),
+    ],
+}
+
+
+def _idioms(text: str, lang: str) -> str:
+    for pattern, replacement in _IDIOMS.get(lang, []):
+        text = re.sub(pattern, replacement, text, flags=re.I)
+    return text
+
+
 def canonical(text: str, lang: str) -> str:
     """The sentence with its values spelled as digits and units the extractor reads."""
-    text = text.replace("’", "'")
+    text = _idioms(text.replace("’", "'"), lang)
     text = _hundreds(text, lang)
     text = _numbers_to_digits(text, lang)
     text = _hundreds(text, lang)

@@ -968,7 +968,9 @@ def analyze(text: str, lang: str | None = None) -> Statement:
         if _RUN_BREAK.search(clean, tokens[j - 1].end, tokens[j].start)
     )
     runs = _name_runs(tokens, skip, lang, breaks)
-    subject = _subject(tokens, pred, runs, attribute_tokens, lang, breaks)
+    # A status phrase ends the subject too ("o bug continua acontecendo").
+    subject_end = min([pred, *status_tokens])
+    subject = _subject(tokens, subject_end, runs, attribute_tokens, lang, breaks)
     head_names = {name for start, _e, name in runs if start < pred}
     value_names = tuple(name for start, _e, name in runs if start >= pred)
     name_tokens = {k for s, e, _n in runs for k in range(s, e)}
@@ -998,7 +1000,7 @@ def analyze(text: str, lang: str | None = None) -> Statement:
         | lx.USER_WORDS.get(lang, frozenset())
         | lx.USER_NOUNS
     )
-    categorical = {v.start for v in values if v.kind in ("colour", "diet")}
+    categorical = {v.start for v in values if v.kind in ("colour", "diet", "opening")}
     content = frozenset(
         concept(t.norm)
         for i, t in enumerate(tokens)
@@ -1046,7 +1048,7 @@ def analyze(text: str, lang: str | None = None) -> Statement:
             and t.text.isalpha()
         )
     attribute_words = frozenset(
-        stem(tokens[i].norm)
+        concept(tokens[i].norm)
         for i in attribute_tokens
         if tokens[i].text.isalpha() and tokens[i].norm not in ignore
     )
