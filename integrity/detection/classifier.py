@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from . import lexicon as lx
 from .aliases import Mentions, align
@@ -32,6 +32,7 @@ from .values import (
     fuzzy_jaccard,
     names_match,
     stems_match,
+    strip_accents,
 )
 
 CONTRADICTION = "contradiction"
@@ -95,6 +96,8 @@ class _Comparison:
     matches: list[str]
     doubts: list[str]
     exact: bool = True
+    # One value may contain the other (a region and a city): new detail, no conflict.
+    refinements: list[str] = field(default_factory=list)
 
 
 def classify_pair(
@@ -361,6 +364,8 @@ def _step_values(ctx: _Context) -> Verdict | None:
                 )
             )
         return Verdict(COMPATIBLE, None, 0.55, "One statement is negative but about other values.")
+    if comparison.refinements:
+        return Verdict(COMPATIBLE, None, 0.6, comparison.refinements[0] + ".")
     if comparison.doubts:
         # One price in two currencies: a curator (or the judge) must look, never merge it.
         return Verdict(UNCERTAIN, "number", 0.5, comparison.doubts[0])
@@ -374,6 +379,10 @@ def _different_events(a: Statement, b: Statement, comparison: _Comparison) -> bo
         return False
     if any(kind != "date" for kind, _c, _e in comparison.conflicts):
         return False
+    if not (a.of_kind("date") and b.of_kind("date")):
+        return False
+    if {fold(w) for w in (a.text + " " + b.text).split()} & lx.RESCHEDULE_WORDS:
+        return False  # "moved to 9 November": the same event, changed
     only_a, only_b = _unshared_words(a, b)
     return bool(only_a and only_b)
 
@@ -551,6 +560,11 @@ def _compare(a: Statement, b: Statement, attribute: str) -> _Comparison:
     if a.names and b.names:
         if _name_subset(a.names, b.names) or _name_subset(b.names, a.names):
             result.matches.append(", ".join(b.names))
+        elif _region_and_place(a.names, b.names):
+            result.refinements.append(
+                f"{attribute}: {', '.join(_texts(a, 'name'))} may contain or lie within "
+                f"{', '.join(_texts(b, 'name'))}"
+            )
         elif functional and not b.additive:
             confidence = 0.85 if known_attribute else 0.55
             result.conflicts.append(
@@ -605,6 +619,21 @@ def _compare_dates(a: Statement, b: Statement, attribute: str, result: _Comparis
         result.matches.append(f"{x.text} ~ {y.text}")
     else:
         result.conflicts.append(("date", 0.9, f"{attribute}: {da[0].text} vs {db[0].text}"))
+
+
+def _is_region(name: str) -> bool:
+    folded = fold(name)
+    return folded in lx.REGIONS or strip_accents(folded) in _PLAIN_REGIONS
+
+
+_PLAIN_REGIONS = frozenset(strip_accents(r) for r in lx.REGIONS)
+
+
+def _region_and_place(xs: tuple[str, ...], ys: tuple[str, ...]) -> bool:
+    """A country or region on one side and a place that is not one on the other: a
+    refinement ("Spain" / "Seville"), never a conflict without a gazetteer to say so."""
+    rx, ry = any(_is_region(x) for x in xs), any(_is_region(y) for y in ys)
+    return rx != ry
 
 
 def _date(v: Value) -> DateValue:

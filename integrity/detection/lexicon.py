@@ -1066,3 +1066,48 @@ FRAME_LIGHT_WORDS: frozenset[str] = frozenset(
     pesada leva levam demora demoram foram furono were was been é era sono off getting conta
     contano counts mais ou menos most""")
 )
+
+# Words that change a scheduled thing rather than tell of another one: "moved to 9
+# November" replaces "fixed for 4 November".
+RESCHEDULE_WORDS: frozenset[str] = frozenset(
+    words("""moved rescheduled postponed delayed brought forward pushed changed anticipata
+    anticipato spostata spostato rinviata rinviato posticipata posticipato cambiata cambiato
+    remarcada remarcado adiada adiado antecipada antecipado mudada mudado transferida
+    transferido alterada alterado""")
+)
+
+
+# Countries and first-level regions (English, Italian, Portuguese names): a place that
+# may contain a city named in another statement ("lives in Spain" / "in Seville"), so
+# the two are a refinement, not a conflict. A category, not a list of test places: every
+# country in common use and every Italian region, Portuguese region and Brazilian state.
+def _bar_list(text: str) -> list[str]:
+    return [" ".join(part.split()).casefold() for part in text.split("|") if part.strip()]
+
+
+REGIONS: frozenset[str] = frozenset(
+    _bar_list(
+        """
+    italy|italia|itália|portugal|spain|spagna|espanha|france|francia|frança|germany|germania|
+    alemanha|united kingdom|regno unito|reino unido|england|inghilterra|inglaterra|scotland|
+    scozia|escócia|wales|galles|ireland|irlanda|switzerland|svizzera|suíça|austria|áustria|
+    belgium|belgio|bélgica|netherlands|paesi bassi|holanda|países baixos|greece|grecia|grécia|
+    sweden|svezia|suécia|norway|norvegia|noruega|denmark|danimarca|dinamarca|finland|
+    finlandia|finlândia|poland|polonia|polónia|polônia|brazil|brasile|brasil|argentina|chile|
+    cile|peru|perù|colombia|colômbia|mexico|messico|méxico|canada|canadá|united states|
+    stati uniti|estados unidos|usa|japan|giappone|japão|china|cina|india|índia|australia|
+    austrália|angola|mozambique|mozambico|moçambique|cape verde|capo verde|cabo verde|
+    south america|sud america|america do sul|américa do sul|europe|europa|africa|áfrica|asia|
+    ásia|california|texas|florida|
+    abruzzo|basilicata|calabria|campania|emilia-romagna|emilia romagna|friuli|friuli-venezia
+    giulia|lazio|liguria|lombardia|lombardy|marche|molise|piemonte|piedmont|puglia|apulia|
+    sardegna|sardinia|sardenha|sicilia|sicily|sicília|toscana|tuscany|trentino|alto adige|
+    umbria|valle d'aosta|veneto|
+    minho|trás-os-montes|douro|beira|beiras|estremadura|ribatejo|alentejo|algarve|açores|
+    azores|madeira|
+    acre|alagoas|amapá|amazonas|bahia|ceará|distrito federal|espírito santo|goiás|maranhão|
+    mato grosso|mato grosso do sul|minas gerais|pará|paraíba|paraná|pernambuco|piauí|
+    rio grande do norte|rio grande do sul|rondônia|roraima|santa catarina|sergipe|tocantins
+    """
+    )
+)
