@@ -63,6 +63,8 @@ def classify(
     """Levels 2-3: the value classifier, with the LLM judge where it is switched on."""
     from integrity.detection.classifier import classify_pair
 
+    from .selectors import entity_mentions, frame_similarity
+
     judge = judge_or_none() if use_judge else None
     return classify_pair(
         existing,
@@ -71,6 +73,8 @@ def classify(
         similarity=similarity,
         judge=judge,
         thresholds=classifier_thresholds(),
+        mentions=entity_mentions,
+        frames=frame_similarity,
     )
 
 

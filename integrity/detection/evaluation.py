@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .aliases import Mentions
 from .classifier import DEFAULT_THRESHOLDS, LABELS, UNCERTAIN, Thresholds, classify_pair
 from .values import detect_language
 
@@ -125,6 +126,7 @@ def run_pairs(
     detect_lang: bool = False,
     similarity: Similarity | None = None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    mentions: Mentions | None = None,
 ) -> list[Outcome]:
     """Classify every pair; with ``detect_lang`` the file's language hint is ignored.
 
@@ -136,7 +138,15 @@ def run_pairs(
         existing, new = pair.existing.strip(), pair.new.strip()
         lang = detect_language(existing) if detect_lang else (pair.lang or None)
         score = similarity(existing, new) if similarity is not None else None
-        verdict = classify_pair(existing, new, lang=lang, similarity=score, thresholds=thresholds)
+        verdict = classify_pair(
+            existing,
+            new,
+            lang=lang,
+            similarity=score,
+            thresholds=thresholds,
+            mentions=mentions,
+            frames=similarity,
+        )
         outcomes.append(
             Outcome(
                 pair.id,

@@ -259,6 +259,8 @@ class Statement:
     # Stems of the words that named the attribute ("born", "birthday", "loves").
     attribute_words: frozenset[str] = frozenset()
     attribute_text: str = ""
+    # The sentence with its values masked ("the fest starts on [V]"), for an embedding.
+    frame: str = ""
     # Content words of the subject noun phrase ("return" in "the return flight").
     subject_words: frozenset[str] = frozenset()
     # Stem -> the word as written, so explanations quote the sentence, not its stems.
@@ -1075,8 +1077,24 @@ def analyze(text: str, lang: str | None = None) -> Statement:
         attribute_words=attribute_words,
         attribute_text=" ".join(tokens[i].text for i in sorted(attribute_tokens)),
         subject_words=subject_words,
+        frame=_masked(clean, values),
         surface=tuple(surface.items()),
     )
+
+
+def _masked(text: str, values: list[Value]) -> str:
+    """``text`` with each date, time and quantity replaced by one placeholder."""
+    spans = sorted(
+        (v.start, v.end) for v in values if v.kind in ("date", "time", "quantity") and v.end
+    )
+    out, last = [], 0
+    for start, end in spans:
+        if start < last:
+            continue
+        out += [text[last:start], "[V]"]
+        last = end
+    out.append(text[last:])
+    return " ".join("".join(out).split())
 
 
 def _after_copula(tokens: list[Token], i: int) -> bool:
