@@ -999,8 +999,8 @@ CONCEPT_CLASSES: dict[str, str] = {}
 for _concept, _row in (
     (
         "start",
-        "start starts started begin begins began inizia iniziano comincia cominciano "
-        "parte partono começa começam comeca inicia iniciam",
+        "start starts started begin begins began kicks leaves departs inizia iniziano "
+        "comincia cominciano parte partono começa começam comeca inicia iniciam sai decola",
     ),
     (
         "finish",
@@ -1015,7 +1015,8 @@ for _concept, _row in (
     (
         "use",
         "use uses used user users using usa usano utilizza utilizzano usam utiliza utilizam "
-        "usuário usuários usuario usuarios utente utenti",
+        "usuário usuários usuario usuarios utente utenti runs handled handles powered powers "
+        "backed hosted gira funziona roda",
     ),
     (
         "pass",
@@ -1064,7 +1065,8 @@ FRAME_LIGHT_WORDS: frozenset[str] = frozenset(
     weighs weigh lasts last takes take costs cost misura misurano lungo lunga alto alta largo
     larga profondo pesa pesano dura durano costa costano mede medem comprido comprida pesado
     pesada leva levam demora demoram foram furono were was been é era sono off getting conta
-    contano counts mais ou menos most""")
+    contano counts mais ou menos most one where dove onde language languages city town tool
+    framework linguaggio lingua città strumento linguagem cidade ferramenta herb erba erva""")
 )
 
 # Words that change a scheduled thing rather than tell of another one: "moved to 9
