@@ -27,7 +27,7 @@ STOPWORDS: dict[str, frozenset[str]] = {
         very also too just there here which who whom whose what when where how yesterday
         today tomorrow now still yet already some any all every each top only same s
         after before during without against under over through via like per near
-        doesn isn don didn wasn hasn haven aren weren won couldn shouldn wouldn""")
+        doesn isn don didn wasn hasn haven aren weren won couldn shouldn wouldn most""")
     ),
     "it": frozenset(
         words("""il lo la l i gli le un uno una di del dello della dei degli delle dell a al allo

@@ -440,15 +440,21 @@ _DAILY = re.compile(
 # Cork her whole life" lives there now), "saiu por" (cost), "se casa" (marries).
 _IDIOMS = {
     "en": [
+        (r"\b(?:always|usually) (?:asks for|orders|books|chooses|picks)\b", "prefers"),
+        (r"\bworks with\b", "uses"),
         (r"\b(?:has|have) (?:always )?lived\b", "lives"),
         (r"\b(?:has|have) (?:always )?worked\b", "works"),
     ],
     "it": [
+        (r"\b(?:chiede|ordina|prenota|sceglie) sempre\b", "preferisce"),
+        (r"\blavora con\b", "usa"),
         (r"\bha sempre vissuto\b", "vive"),
         (r"\bha sempre lavorato\b", "lavora"),
         (r"\bsi sposa(no)?\b", "matrimonio"),
     ],
     "pt": [
+        (r"\b(?:pede|escolhe|reserva) sempre\b", "prefere"),
+        (r"\btrabalha com\b", "usa"),
         (r"\bsempre (morou|viveu)\b", "mora"),
         (r"\bsempre trabalhou\b", "trabalha"),
         (r"\bsaiu por\b", "custou"),
@@ -457,9 +463,46 @@ _IDIOMS = {
 }
 
 
+# Clefts put the value first: "NYC is where the user's brother lives", "JS is the
+# language the frontend is written in", "BH é a cidade onde a Patrícia mora". Said in
+# the plain order, the subject is where the other statement has it.
+_TYPE_NOUN = (
+    r"(?:an? |the |la |il |lo |l'|a |o |uma? )?(?:\w+ )?(?:language|city|town|place|tool|"
+    r"database|framework|service|company|herb|one|linguaggio|lingua|città|posto|strumento|"
+    r"azienda|servizio|linguagem|cidade|lugar|ferramenta|empresa|serviço)"
+)
+_CLEFTS = {
+    "en": [
+        (
+            rf"^(?P<x>.+?) is (?:where|{_TYPE_NOUN} (?:where|that|which)?) ?(?P<rest>.+?) "
+            r"(?P<prep>in|on|with|by|at|for)\s*[.!]?$",
+            "{rest} {prep} {x}.",
+        ),
+        (r"^(?P<x>.+?) is where (?P<rest>.+?)\s*[.!]?$", "{rest} in {x}."),
+        (
+            rf"^(?P<x>.+?) is {_TYPE_NOUN} (?:that )?(?!who\b|which\b)(?P<rest>.+?)\s*[.!]?$",
+            "{rest} {x}.",
+        ),
+    ],
+    "it": [
+        (rf"^(?P<x>.+?) è {_TYPE_NOUN} (?:dove|in cui|che) (?P<rest>.+?)\s*[.!]?$", "{rest} a {x}.")
+    ],
+    "pt": [
+        (
+            rf"^(?P<x>.+?) é {_TYPE_NOUN} (?:onde|em que|que) (?P<rest>.+?)\s*[.!]?$",
+            "{rest} em {x}.",
+        )
+    ],
+}
+
+
 def _idioms(text: str, lang: str) -> str:
     for pattern, replacement in _IDIOMS.get(lang, []):
         text = re.sub(pattern, replacement, text, flags=re.I)
+    for pattern, replacement in _CLEFTS.get(lang, []):
+        m = re.match(pattern, text.strip())
+        if m:
+            return replacement.format(**m.groupdict())
     return text
 
 

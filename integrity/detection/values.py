@@ -847,7 +847,7 @@ def _subject(
     if candidates:
         return Subject(min(candidates)[1], relations)
     words = [
-        stem(t.norm)
+        concept(t.norm)
         for i, t in enumerate(tokens[:head_end])
         if i not in attribute_tokens
         and t.norm not in lx.ALL_STOPWORDS
@@ -1040,7 +1040,7 @@ def analyze(text: str, lang: str | None = None) -> Statement:
     pref_context = frozenset()
     if pref_value is not None:
         pref_context = frozenset(
-            stem(t.norm)
+            concept(t.norm)
             for i, t in enumerate(tokens)
             if i not in pref_tokens
             and i not in attribute_tokens
