@@ -767,6 +767,14 @@ def _compare_quantities(a: Statement, b: Statement, attribute: str, result: _Com
     currencies_b = {k for k in keys_b if k and k.startswith("currency:")}
     if currencies_a and currencies_b:
         names = sorted(k.split(":")[1] for k in currencies_a | currencies_b)
+        raw_a = {_quantity(v).raw for v in qa if (v.key or "").startswith("currency:")}
+        raw_b = {_quantity(v).raw for v in qb if (v.key or "").startswith("currency:")}
+        if raw_a & raw_b and len(raw_a | raw_b) == 1:
+            # The same number in another currency: "10 EUR" / "10 USD" is no conversion.
+            result.conflicts.append(
+                ("number", 0.7, f"{attribute}: the same amount in {' vs '.join(names)}")
+            )
+            return
         result.doubts.append(
             f"Amounts in different currencies ({' vs '.join(names)}) cannot be compared offline."
         )

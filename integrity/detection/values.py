@@ -1002,7 +1002,11 @@ def analyze(text: str, lang: str | None = None) -> Statement:
         | lx.USER_WORDS.get(lang, frozenset())
         | lx.USER_NOUNS
     )
-    categorical = {v.start for v in values if v.kind in ("colour", "diet", "opening")}
+    categorical = {
+        v.start
+        for v in values
+        if v.kind in ("colour", "diet") or (v.kind == "opening" and v.key == "stated")
+    }
     content = frozenset(
         concept(t.norm)
         for i, t in enumerate(tokens)
@@ -1144,7 +1148,10 @@ def _opening(tokens: list[Token], negations: list[int]) -> tuple[list[Value], se
             state = "closed" if state == "open" else "open"
             text = " ".join(x.text for x in tokens[negation : i + 1])
             used.add(negation)
-        values.append(Value("opening", state, text, start=t.start, end=t.end))
+        # "stated": a state ("is closed", "non apre"), not an event verb ("apre alle 9").
+        stated = negation is not None or t.norm not in lx.OPENING_VERBS
+        key = "stated" if stated else None
+        values.append(Value("opening", state, text, key=key, start=t.start, end=t.end))
     return values, used
 
 

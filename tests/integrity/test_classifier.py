@@ -318,14 +318,14 @@ def test_judge_is_only_asked_when_in_doubt() -> None:
 
     sure = classify_pair("Omar lives in Leeds.", "Omar lives in York.", judge=judge)
     assert sure.kind == "name" and calls == []
-    unsure = classify_pair("The fee is 40 CHF.", "The fee is 40 EUR.", judge=judge)
+    unsure = classify_pair("The fee is 40 CHF.", "The fee is 42 EUR.", judge=judge)
     assert calls and unsure.kind == "llm" and unsure.explanation == "the model says so"
 
 
 def test_judge_returning_none_keeps_the_rule_verdict() -> None:
     # Issue 14: amounts in two currencies are "uncertain" (a curator checks), not a
     # low-confidence contradiction.
-    verdict = classify_pair("The fee is 40 CHF.", "The fee is 40 EUR.", judge=lambda a, b: None)
+    verdict = classify_pair("The fee is 40 CHF.", "The fee is 42 EUR.", judge=lambda a, b: None)
     assert verdict.label == UNCERTAIN and verdict.confidence < 0.6
 
 
