@@ -704,6 +704,9 @@ def _unit_rows() -> dict[str, tuple[str, float]]:
     add("duration", 604800.0, "week|weeks|settimana|settimane|semana|semanas")
     add("duration", 2629800.0, "month|months|mese|mesi|mês|meses")
     add("duration", 31557600.0, "year|years|anno|anni|ano|anos")
+    # Temperatures in Celsius; Fahrenheit is converted before extraction (an offset,
+    # not a factor: see integrity.detection.normalize).
+    add("temperature", 1.0, "°c|ºc|celsius")
     add("percent", 1.0, "%|percent|per cent|percento|per cento|por cento")
     add("speed", 1 / 3.6, "km/h|kmh|kph")
     add("speed", 0.44704, "mph")

@@ -506,6 +506,33 @@ def _idioms(text: str, lang: str) -> str:
     return text
 
 
+# Temperatures: every scale and spelling becomes "N °C" ("392 °F" -> "200 °C").
+_FAHRENHEIT = re.compile(
+    r"(?P<n>-?\d+(?:[.,]\d+)?)\s*(?:°\s*F|ºF|degrees? Fahrenheit|gradi Fahrenheit|"
+    r"graus Fahrenheit|Fahrenheit)\b",
+    re.I,
+)
+_CELSIUS = re.compile(
+    r"(?P<n>-?\d+(?:[.,]\d+)?)\s*(?:°\s*C|ºC|degrees? Celsius|degrees? centigrade|"
+    r"gradi(?: Celsius| centigradi)?|graus(?: Celsius| centígrados)?|degrees|°|º)(?![\w])",
+    re.I,
+)
+
+
+def _temperatures(text: str, lang: str) -> str:
+    def fahrenheit(m: re.Match[str]) -> str:
+        number = parse_number(m.group("n"), lang)
+        if number is None:
+            return m.group(0)
+        return f"{_digits(round((number - 32) * 5 / 9, 1))} °C"
+
+    def celsius(m: re.Match[str]) -> str:
+        number = parse_number(m.group("n"), lang)
+        return m.group(0) if number is None else f"{_digits(number)} °C"
+
+    return _CELSIUS.sub(celsius, _FAHRENHEIT.sub(fahrenheit, text))
+
+
 def canonical(text: str, lang: str) -> str:
     """The sentence with its values spelled as digits and units the extractor reads."""
     text = _idioms(text.replace("’", "'"), lang)
@@ -518,5 +545,6 @@ def canonical(text: str, lang: str) -> str:
     text = _fractions(text)
     text = _money(text, lang)
     text = _ages(text, lang)
+    text = _temperatures(text, lang)
     text = _DAILY.sub(" ", text)
     return " ".join(text.split())
