@@ -170,7 +170,7 @@ EXCLUSIVE_STATES: tuple[ExclusiveState, ...] = (
 
 # "Cannot swim" against having swum: an ability denied, then used.
 _CANNOT = (
-    r"\b(?:can ?not|can't|cant|unable to|doesn't know how to|does not know how to|never learned "
+    r"\b(?:can ?not|can t|cant|unable to|doesn't know how to|does not know how to|never learned "
     r"to|non sa|non e capace di|non riesce a|nao sabe|nao consegue|nunca aprendeu a)\s+"
 )
 _ABILITIES = {
@@ -230,6 +230,15 @@ for _canon, _row in (
     ("russian", "russian russo"),
     ("arabic", "arabic arabo arabe"),
     ("dutch", "dutch olandese holandes"),
+    ("danish", "danish danese dinamarques"),
+    ("swedish", "swedish svedese sueco"),
+    ("norwegian", "norwegian norvegese noruegues"),
+    ("polish", "polish polacco polaco"),
+    ("greek", "greek greco grego"),
+    ("turkish", "turkish turco"),
+    ("korean", "korean coreano"),
+    ("hindi", "hindi"),
+    ("catalan", "catalan catalano catalao"),
 ):
     for _w in _row.split():
         LANGUAGE_NAMES[_w] = _canon

@@ -977,6 +977,9 @@ def _same_information(a: Statement, b: Statement, similarity: float | None, t: T
                 continue
             if not any(_value_equal(v, w) for w in y.values):
                 return False
+    # "in May" -> "on 12 May": a more precise date is added detail, not a rewording.
+    if any(not any(_value_within(v, w) for w in a.values) for v in b.of_kind("date")):
+        return False
     only_a, only_b = _unshared_words(a, b)
     if only_b:
         return False

@@ -193,9 +193,21 @@ _AGE_REWRITES = {
 _AGE = {lang: [(re.compile(p), r) for p, r in rows] for lang, rows in _AGE_REWRITES.items()}
 # Multiple births: "twins" are two children, "trigêmeos" three.
 _MULTIPLES = {
-    "en": [(r"\btwins\b", "2 children"), (r"\btriplets\b", "3 children")],
-    "it": [(r"\bgemelli\b", "2 figli"), (r"\b(?:tre gemelli|trigemini)\b", "3 figli")],
-    "pt": [(r"\bg[eê]meos\b", "2 filhos"), (r"\btrig[eê]meos\b", "3 filhos")],
+    "en": [
+        (r"\bis (?:the )?(?:father|mother|parent) of\b", "has"),
+        (r"\btwins\b", "2 children"),
+        (r"\btriplets\b", "3 children"),
+    ],
+    "it": [
+        (r"\bè (?:il |la )?(?:padre|madre|papà|mamma) di\b", "ha"),
+        (r"\bgemelli\b", "2 figli"),
+        (r"\b(?:tre gemelli|trigemini)\b", "3 figli"),
+    ],
+    "pt": [
+        (r"\bé (?:o |a )?(?:pai|mãe) de\b", "tem"),
+        (r"\btrig[eê]meos\b", "3 filhos"),
+        (r"\bg[eê]meos\b", "2 filhos"),
+    ],
 }
 
 
@@ -231,6 +243,12 @@ _DURATIONS = [
         rf"\b{_NUM.format(name='h')}\s*'?\s*{_HOUR}\s+{_AND}\s+(?:(?P<half>{_HALF})|(?P<quarter>{_QUARTER})|(?P<m>\d+)\s*{_MINUTES})\b",
         re.I,
     ),
+    # "three quarters of an hour", "tre quarti d'ora", "três quartos de hora"
+    re.compile(
+        r"\b(?P<tq>(?:three|3)[- ]quarters of an|(?:tre|3) quarti d'|(?:tr[eê]s|3) quartos de)"
+        rf"\s*{_HOUR}\b",
+        re.I,
+    ),
     # "half an hour", "mezz'ora", "meia hora", "a quarter of an hour", "un quarto d'ora"
     re.compile(rf"\b(?:(?P<half>half an|mezz'|mezza|meia)\s*{_HOUR})\b", re.I),
     re.compile(rf"\b(?:(?P<quarter>a quarter of an|un quarto d'|um quarto de)\s*{_HOUR})\b", re.I),
@@ -244,6 +262,7 @@ def _durations(text: str, lang: str) -> str:
         if hours is None:
             return m.group(0)
         extra = 30 if groups.get("half") else 15 if groups.get("quarter") else 0
+        extra = 45 if groups.get("tq") else extra
         if groups.get("m"):
             extra = int(groups["m"])
         word = {"it": "minuti", "pt": "minutos"}.get(lang, "minutes")

@@ -1119,7 +1119,16 @@ def _word_sets(p: _Parse) -> dict[str, frozenset[str]]:
     markers = lx.PREDICATE_MARKERS.get(p.lang, frozenset())
     last_attribute = max(p.attribute_tokens, default=p.pred)
     # Subject words only when a verb was found: else the whole sentence is "subject".
-    subject_span = range(p.pred) if p.pred < n else range(0)
+    # With no verb found, the subject ends at the first value or at a name after the
+    # first word ("the return flight from Rome ..."); a sentence opening on its subject's
+    # name ("Jonas bought ...") has no subject words then.
+    ends = [s for s, _e, _n in p.runs if s > 0] + list(p.in_value)
+    end = min(ends, default=0)
+    opens_on_name = any(s == 0 for s, _e, _n in p.runs)
+    # Only a noun phrase with a preposition in it ("flight from", "volo di andata di").
+    phrase = any(p.tokens[i].norm in _NP_PREPOSITIONS for i in range(end))
+    fallback = range(end) if phrase and not opens_on_name else range(0)
+    subject_span = range(p.pred) if p.pred < n else fallback
     sets = {
         "content": _word_set(p, (i for i in free if i not in p.attribute_tokens)),
         "subject_words": _word_set(
@@ -1162,6 +1171,9 @@ def _word_sets(p: _Parse) -> dict[str, frozenset[str]]:
             ),
         )
     return sets
+
+
+_NP_PREPOSITIONS = frozenset({"of", "from", "to", "di", "da", "del", "della", "de", "do", "dos"})
 
 
 def _statement(p: _Parse) -> Statement:

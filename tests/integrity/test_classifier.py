@@ -120,7 +120,8 @@ def test_birth_and_anniversary_are_different_attributes() -> None:
 @pytest.mark.parametrize(
     ("existing", "new", "label"),
     [
-        ("Il compleanno di Ugo è il 4 ottobre.", "Ugo è nato il 4 ottobre 1970.", DUPLICATE),
+        # Issue 14: the year is added detail, stored beside the birthday (compatible).
+        ("Il compleanno di Ugo è il 4 ottobre.", "Ugo è nato il 4 ottobre 1970.", COMPATIBLE),
         ("Il compleanno di Ugo è il 4 ottobre.", "Ugo è nato il 14 ottobre 1970.", CONTRADICTION),
         ("A Bia nasceu em 30 de maio de 1999.", "O aniversário da Bia é 30 de maio.", DUPLICATE),
         (
@@ -549,7 +550,9 @@ def test_day_and_month_without_a_year() -> None:
     assert [v.payload for v in analyze("Mark's birthday is 05/05.").of_kind("date")] == [
         DateValue(None, 5, 5)
     ]
-    check("Mark's birthday is 05/05.", "Mark was born on 5 May 1990.", DUPLICATE)
+    # Issue 14: the year is added detail (compatible); the other way round says less.
+    check("Mark's birthday is 05/05.", "Mark was born on 5 May 1990.", COMPATIBLE)
+    check("Mark was born on 5 May 1990.", "Mark's birthday is 05/05.", DUPLICATE)
     check("Mark's birthday is 05/05.", "Mark's birthday is 9 June.", CONTRADICTION, "date")
     check("O prazo vence em 20/06.", "O prazo vence em 20 de junho.", DUPLICATE)
     # Without a cue it is no date: a rating, a ratio, "24/7".
