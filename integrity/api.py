@@ -29,7 +29,7 @@ class PairCheckView(GenericAPIView):
     @extend_schema(
         request=PairCheckSerializer,
         responses=VerdictSerializer,
-        summary="Classify one pair: contradiction, duplicate or compatible (stores nothing)",
+        summary="Classify one pair: contradiction, duplicate, compatible or uncertain",
     )
     def post(self, request):
         serializer = PairCheckSerializer(data=request.data)

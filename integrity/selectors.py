@@ -6,12 +6,12 @@ from django.db.models import Q, QuerySet
 
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.text import has_control_chars
-from kgsite.vectors.service import embed_texts
 
 from .detection.classifier import Verdict
 from .detection.lexicon import LANGS
 from .models import Contradiction
 from .services import classify
+from .signals import pair_similarity
 
 MAX_PAIR_TEXT = 10_000
 
@@ -71,12 +71,3 @@ def pair_classify(*, existing: object, new: object, lang: str | None = None) -> 
         lang=lang or None,
         similarity=pair_similarity(existing_text, new_text),
     )
-
-
-def pair_similarity(a: str, b: str) -> float | None:
-    """Embedding cosine of two texts, as the index would see them; None without one."""
-    try:
-        vectors = embed_texts([a, b])
-        return float(vectors[0] @ vectors[1])
-    except Exception:  # the classifier works without a similarity
-        return None

@@ -23,7 +23,11 @@ class PairCheckSerializer(serializers.Serializer):
 
 
 class VerdictSerializer(serializers.Serializer):
-    label = serializers.ChoiceField(choices=["contradiction", "duplicate", "compatible"])
+    label = serializers.ChoiceField(
+        choices=["contradiction", "duplicate", "compatible", "uncertain"],
+        help_text="uncertain: probably the same subject and attribute, but no clear "
+        "verdict; a curator should check (the background check raises a LOW notification).",
+    )
     kind = serializers.ChoiceField(
         choices=Contradiction.Kind.values,
         allow_null=True,

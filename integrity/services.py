@@ -32,6 +32,7 @@ from notifications.services import (
 from .detection.classifier import Thresholds, Verdict, classify_pair, obvious_duplicate
 from .llm_judge import judge_pair
 from .models import Contradiction, PendingFactCheck
+from .signals import entity_mentions, frame_similarity
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +68,8 @@ def classify(
         similarity=similarity,
         judge=judge,
         thresholds=classifier_thresholds(),
+        mentions=entity_mentions,
+        frames=frame_similarity,
     )
 
 
@@ -245,6 +248,7 @@ class FactCheckResult:
     checked: int = 0
     contradictions: list[int] = field(default_factory=list)  # Contradiction ids created
     duplicates: list[int] = field(default_factory=list)  # other fact ids
+    uncertain: list[int] = field(default_factory=list)  # other fact ids, sent to a curator
     skipped: str = ""  # "missing" | "inactive"
 
     def as_dict(self) -> dict:
@@ -329,6 +333,32 @@ def _duplicate_notify(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> None:
     )
 
 
+def _uncertain_notify(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> None:
+    """Probably the same subject and attribute, no clear verdict: ask a curator (LOW).
+
+    No Contradiction row: nothing is known to conflict. The notification is a
+    contradiction-type notice so it sits with them in the panel and the digest.
+    """
+    if fact_a.pk > fact_b.pk:
+        fact_a, fact_b = fact_b, fact_a
+    notification_create(
+        type=Notification.Type.CONTRADICTION,
+        urgency=Notification.Urgency.LOW,
+        title=f"Possibly conflicting, please check: {_quote(fact_a.text)} and "
+        f"{_quote(fact_b.text)}",
+        payload={
+            "verdict": "uncertain",
+            "kind": verdict.kind or "",
+            "confidence": float(verdict.confidence),
+            "explanation": verdict.explanation or "",
+            "fact_a": _fact_brief(fact_a),
+            "fact_b": _fact_brief(fact_b),
+        },
+        link=f"/api/v1/facts/{fact_b.pk}/",
+        key=f"uncertain:{fact_a.pk}:{fact_b.pk}",
+    )
+
+
 def fact_check(*, fact_id: int) -> FactCheckResult:
     """The background check: candidates -> classifier -> Contradiction rows -> notification.
 
@@ -366,6 +396,9 @@ def fact_check(*, fact_id: int) -> FactCheckResult:
         elif verdict.label == "duplicate":
             _duplicate_notify(fact_a=older, fact_b=newer, verdict=verdict)
             result.duplicates.append(other.pk)
+        elif verdict.label == "uncertain":
+            _uncertain_notify(fact_a=older, fact_b=newer, verdict=verdict)
+            result.uncertain.append(other.pk)
     return result
 
 

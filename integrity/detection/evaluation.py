@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .classifier import DEFAULT_THRESHOLDS, LABELS, Thresholds, classify_pair
+from .aliases import Mentions
+from .classifier import DEFAULT_THRESHOLDS, LABELS, UNCERTAIN, Thresholds, classify_pair
 from .values import detect_language
 
 # Embedding cosine of (existing, new), or None when no embedder is at hand.
@@ -29,6 +30,7 @@ class Pair:
     existing: str
     new: str
     label: str
+    phenomenon: str | None = None
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,22 @@ class Outcome:
     expected: str
     got: str
     explanation: str
+    lang: str | None = None
+    phenomenon: str | None = None
+
+
+@dataclass(frozen=True)
+class GroupScore:
+    """Accuracy of one group of pairs (a language, a phenomenon); uncertain counted apart."""
+
+    name: str
+    correct: int
+    uncertain: int
+    total: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.total if self.total else 0.0
 
 
 @dataclass(frozen=True)
@@ -56,6 +74,9 @@ class Report:
     confusion: dict[str, dict[str, int]]
     misses: tuple[Outcome, ...]
     total: int
+    uncertain: int = 0
+    by_lang: tuple[GroupScore, ...] = ()
+    by_phenomenon: tuple[GroupScore, ...] = ()
 
 
 def load_pairs(path: str | Path) -> list[Pair]:
@@ -91,6 +112,9 @@ def load_pairs(path: str | Path) -> list[Pair]:
                 existing=row["existing"],
                 new=row["new"],
                 label=row["label"],
+                phenomenon=row.get("phenomenon")
+                if isinstance(row.get("phenomenon"), str)
+                else None,
             )
         )
     return pairs
@@ -102,6 +126,7 @@ def run_pairs(
     detect_lang: bool = False,
     similarity: Similarity | None = None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    mentions: Mentions | None = None,
 ) -> list[Outcome]:
     """Classify every pair; with ``detect_lang`` the file's language hint is ignored.
 
@@ -113,8 +138,25 @@ def run_pairs(
         existing, new = pair.existing.strip(), pair.new.strip()
         lang = detect_language(existing) if detect_lang else (pair.lang or None)
         score = similarity(existing, new) if similarity is not None else None
-        verdict = classify_pair(existing, new, lang=lang, similarity=score, thresholds=thresholds)
-        outcomes.append(Outcome(pair.id, pair.label, verdict.label, verdict.explanation))
+        verdict = classify_pair(
+            existing,
+            new,
+            lang=lang,
+            similarity=score,
+            thresholds=thresholds,
+            mentions=mentions,
+            frames=similarity,
+        )
+        outcomes.append(
+            Outcome(
+                pair.id,
+                pair.label,
+                verdict.label,
+                verdict.explanation,
+                lang=lang or pair.lang,
+                phenomenon=pair.phenomenon,
+            )
+        )
     return outcomes
 
 
@@ -131,21 +173,18 @@ def format_comparison(offline: Report, with_similarity: Report, changed: list[st
 
 
 def evaluate(outcomes: Iterable[Outcome], labels: tuple[str, ...] = LABELS) -> Report:
-    """Per-label precision/recall/F1, macro-F1 over all labels, confusion and misses."""
+    """Per-label precision/recall/F1, macro-F1 over all labels, confusion and misses.
+
+    ``uncertain`` is never a right answer: it counts as a miss in every figure, and is
+    also counted on its own (a pair routed to a curator beats a wrong verdict).
+    """
     outcomes = list(outcomes)
-    confusion = {e: dict.fromkeys(labels, 0) for e in labels}
+    columns = (*labels, UNCERTAIN)
+    confusion = {e: dict.fromkeys(columns, 0) for e in labels}
     for o in outcomes:
-        confusion.setdefault(o.expected, dict.fromkeys(labels, 0))
+        confusion.setdefault(o.expected, dict.fromkeys(columns, 0))
         confusion[o.expected][o.got] = confusion[o.expected].get(o.got, 0) + 1
-    scores = []
-    for label in labels:
-        tp = confusion[label][label]
-        predicted = sum(row.get(label, 0) for row in confusion.values())
-        support = sum(confusion[label].values())
-        precision = tp / predicted if predicted else 0.0
-        recall = tp / support if support else 0.0
-        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        scores.append(LabelScore(label, precision, recall, f1, support))
+    scores = [_label_score(label, confusion) for label in labels]
     correct = sum(o.expected == o.got for o in outcomes)
     return Report(
         scores=tuple(scores),
@@ -154,7 +193,53 @@ def evaluate(outcomes: Iterable[Outcome], labels: tuple[str, ...] = LABELS) -> R
         confusion=confusion,
         misses=tuple(o for o in outcomes if o.expected != o.got),
         total=len(outcomes),
+        uncertain=sum(o.got == UNCERTAIN for o in outcomes),
+        by_lang=_groups(outcomes, lambda o: o.lang),
+        by_phenomenon=_groups(outcomes, lambda o: o.phenomenon),
     )
+
+
+def _label_score(label: str, confusion: dict[str, dict[str, int]]) -> LabelScore:
+    tp = confusion[label][label]
+    predicted = sum(row.get(label, 0) for row in confusion.values())
+    support = sum(confusion[label].values())
+    precision = tp / predicted if predicted else 0.0
+    recall = tp / support if support else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return LabelScore(label, precision, recall, f1, support)
+
+
+def _groups(
+    outcomes: list[Outcome], key: Callable[[Outcome], str | None]
+) -> tuple[GroupScore, ...]:
+    """One score per value of ``key``; empty when no pair has one (an old-format file)."""
+    groups: dict[str, list[Outcome]] = {}
+    for o in outcomes:
+        name = key(o)
+        if name:
+            groups.setdefault(name, []).append(o)
+    return tuple(
+        GroupScore(
+            name,
+            sum(o.expected == o.got for o in group),
+            sum(o.got == UNCERTAIN for o in group),
+            len(group),
+        )
+        for name, group in sorted(groups.items())
+    )
+
+
+def _format_groups(title: str, groups: tuple[GroupScore, ...]) -> list[str]:
+    if not groups:
+        return []
+    width = max(len(title), *(len(g.name) for g in groups)) + 2
+    lines = [f"{title:<{width}}{'accuracy':>10}{'correct':>10}{'uncertain':>10}{'pairs':>8}"]
+    for g in groups:
+        lines.append(
+            f"{g.name:<{width}}{g.accuracy:>10.3f}{g.correct:>10}{g.uncertain:>10}{g.total:>8}"
+        )
+    lines.append("")
+    return lines
 
 
 def format_report(report: Report) -> str:
@@ -169,12 +254,16 @@ def format_report(report: Report) -> str:
         )
     lines.append(f"{'macro-F1':<{width}}{'':>20}{report.macro_f1:>10.3f}{report.total:>10}")
     lines.append(f"{'accuracy':<{width}}{'':>20}{report.accuracy:>10.3f}")
+    lines.append(f"{'uncertain':<{width}}{'':>20}{report.uncertain:>10}")
     lines.append("")
-    lines.append(f"{corner:<{width}}" + "".join(f"{x:>15}" for x in labels))
+    columns = [*labels, UNCERTAIN]
+    lines.append(f"{corner:<{width}}" + "".join(f"{x:>15}" for x in columns))
     for expected in labels:
         row = report.confusion.get(expected, {})
-        lines.append(f"{expected:<{width}}" + "".join(f"{row.get(x, 0):>15}" for x in labels))
+        lines.append(f"{expected:<{width}}" + "".join(f"{row.get(x, 0):>15}" for x in columns))
     lines.append("")
+    lines += _format_groups("language", report.by_lang)
+    lines += _format_groups("phenomenon", report.by_phenomenon)
     if report.misses:
         lines.append(f"misses ({len(report.misses)}):")
         for m in report.misses:

@@ -27,7 +27,7 @@ STOPWORDS: dict[str, frozenset[str]] = {
         very also too just there here which who whom whose what when where how yesterday
         today tomorrow now still yet already some any all every each top only same s
         after before during without against under over through via like per near
-        doesn isn don didn wasn hasn haven aren weren won couldn shouldn wouldn""")
+        doesn isn don didn wasn hasn haven aren weren won couldn shouldn wouldn most""")
     ),
     "it": frozenset(
         words("""il lo la l i gli le un uno una di del dello della dei degli delle dell a al allo
@@ -704,6 +704,9 @@ def _unit_rows() -> dict[str, tuple[str, float]]:
     add("duration", 604800.0, "week|weeks|settimana|settimane|semana|semanas")
     add("duration", 2629800.0, "month|months|mese|mesi|mês|meses")
     add("duration", 31557600.0, "year|years|anno|anni|ano|anos")
+    # Temperatures in Celsius; Fahrenheit is converted before extraction (an offset,
+    # not a factor: see integrity.detection.normalize).
+    add("temperature", 1.0, "°c|ºc|celsius")
     add("percent", 1.0, "%|percent|per cent|percento|per cento|por cento")
     add("speed", 1 / 3.6, "km/h|kmh|kph")
     add("speed", 0.44704, "mph")
@@ -884,6 +887,17 @@ STATUSES: dict[str, tuple[str, ...]] = {
         "chius[oaie]",
         "consegnat[oaie]",
         "rilasciat[oaie]",
+        "uscit[oaie]",
+        "pubblicat[oaie]",
+        "lanciat[oaie]",
+        "launched",
+        "published",
+        "lan[cç]ad[oa]s?",
+        "publicad[oa]s?",
+        "resolvid[oa]s?",
+        "risolt[oaie]",
+        "corrett[oaie]",
+        "corrigid[oa]s?",
         "concluíd[oa]s?",
         "concluid[oa]s?",
         "completad[oa]s?",
@@ -906,6 +920,16 @@ STATUSES: dict[str, tuple[str, ...]] = {
         "em curso",
         "em progresso",
         "em desenvolvimento",
+        "still happens",
+        "still happening",
+        "still occurs",
+        "keeps happening",
+        "si verifica ancora",
+        "continua a verificarsi",
+        "continua a succedere",
+        "continua acontecendo",
+        "continua a acontecer",
+        "ainda acontece",
     ),
     "started": (
         "started",
@@ -969,3 +993,126 @@ STATUS_LABELS: dict[str, str] = {
     "not_done": "not completed",
     "cancelled": "cancelled",
 }
+
+# --- frames: words that name the same thing, and words that add nothing ---------------
+
+# Words of one class are one concept when two statements are compared ("starts" and
+# "comincia", "employees" and "personale"): small classes per meaning, all languages.
+CONCEPT_CLASSES: dict[str, str] = {}
+for _concept, _row in (
+    (
+        "start",
+        "start starts started begin begins began kicks leaves departs inizia iniziano "
+        "comincia cominciano parte partono começa começam comeca inicia iniciam sai decola",
+    ),
+    (
+        "finish",
+        "end ends ended finish finishes finished finisce finiscono termina terminano acaba acabam",
+    ),
+    (
+        "staff",
+        "employee employees staff personnel people persons person member members worker "
+        "workers dipendente dipendenti personale persone membri lavoratori funcionário "
+        "funcionários funcionario funcionarios pessoas membros colaboradores trabalhadores equipe",
+    ),
+    (
+        "use",
+        "use uses used user users using usa usano utilizza utilizzano usam utiliza utilizam "
+        "usuário usuários usuario usuarios utente utenti runs handled handles powered powers "
+        "backed hosted gira funziona roda",
+    ),
+    (
+        "pass",
+        "passed pass passes promosso promossi promossa passato passati superato superati "
+        "passou passaram aprovado aprovados aprovada aprovadas",
+    ),
+    (
+        "raise",
+        "raised raises brought raccolto raccolti raccolse captou captaram arrecadou levantou",
+    ),
+    (
+        "spend",
+        "spent spend spends paid pays pay cost costs speso spende pagato paga costa "
+        "costano costata costato gastou gasta pagou custa custou custaram",
+    ),
+    (
+        "student",
+        "student students pupil pupils studente studenti alunno alunni aluno alunos "
+        "estudante estudantes",
+    ),
+    ("team", "team teams squadra gruppo time equipe equipa"),
+    (
+        "wedding",
+        "wedding weddings marry marries matrimonio nozze sposano sposa sposeranno "
+        "casamento casam casar",
+    ),
+    ("fix", "fixed fix corrected corretto corretta risolto risolta corrigido corrigida consertado"),
+    ("car", "car cars drive drives driving auto macchina carro dirigindo guidando"),
+    ("plane", "plane flight flights fly flies aereo volo voli avião aviao voo voos"),
+    ("train", "train trains treno treni trem trens"),
+    ("foot", "walk walks walking foot piedi caminhando"),
+    (
+        "release",
+        "release released rilascio rilasciata rilasciato uscita uscito lançamento lançada lançado",
+    ),
+):
+    for _w in _row.split():
+        CONCEPT_CLASSES[_w] = f"~{_concept}"
+
+# Words that change nothing a statement claims: hedges, the verbs and adjectives that
+# only say a measure is coming ("measures", "is 5 km long", "pesa", "dura").
+FRAME_LIGHT_WORDS: frozenset[str] = frozenset(
+    words("""about roughly around approximately almost nearly only just really exactly circa
+    quasi cerca circa solo soltanto appena davvero esattamente aproximadamente quase cerca
+    apenas só so realmente exatamente measures measure measured long tall high wide deep heavy
+    weighs weigh lasts last takes take costs cost misura misurano lungo lunga alto alta largo
+    larga profondo pesa pesano dura durano costa costano mede medem comprido comprida pesado
+    pesada leva levam demora demoram foram furono were was been é era sono off getting conta
+    contano counts mais ou menos most one where dove onde language languages city town tool
+    framework linguaggio lingua città strumento linguagem cidade ferramenta herb erba erva""")
+)
+
+# Words that change a scheduled thing rather than tell of another one: "moved to 9
+# November" replaces "fixed for 4 November".
+RESCHEDULE_WORDS: frozenset[str] = frozenset(
+    words("""moved rescheduled postponed delayed brought forward pushed changed anticipata
+    anticipato spostata spostato rinviata rinviato posticipata posticipato cambiata cambiato
+    remarcada remarcado adiada adiado antecipada antecipado mudada mudado transferida
+    transferido alterada alterado""")
+)
+
+
+# Countries and first-level regions (English, Italian, Portuguese names): a place that
+# may contain a city named in another statement ("lives in Spain" / "in Seville"), so
+# the two are a refinement, not a conflict. A category, not a list of test places: every
+# country in common use and every Italian region, Portuguese region and Brazilian state.
+def _bar_list(text: str) -> list[str]:
+    return [" ".join(part.split()).casefold() for part in text.split("|") if part.strip()]
+
+
+REGIONS: frozenset[str] = frozenset(
+    _bar_list(
+        """
+    italy|italia|itália|portugal|spain|spagna|espanha|france|francia|frança|germany|germania|
+    alemanha|united kingdom|regno unito|reino unido|england|inghilterra|inglaterra|scotland|
+    scozia|escócia|wales|galles|ireland|irlanda|switzerland|svizzera|suíça|austria|áustria|
+    belgium|belgio|bélgica|netherlands|paesi bassi|holanda|países baixos|greece|grecia|grécia|
+    sweden|svezia|suécia|norway|norvegia|noruega|denmark|danimarca|dinamarca|finland|
+    finlandia|finlândia|poland|polonia|polónia|polônia|brazil|brasile|brasil|argentina|chile|
+    cile|peru|perù|colombia|colômbia|mexico|messico|méxico|canada|canadá|united states|
+    stati uniti|estados unidos|usa|japan|giappone|japão|china|cina|india|índia|australia|
+    austrália|angola|mozambique|mozambico|moçambique|cape verde|capo verde|cabo verde|
+    south america|sud america|america do sul|américa do sul|europe|europa|africa|áfrica|asia|
+    ásia|california|texas|florida|
+    abruzzo|basilicata|calabria|campania|emilia-romagna|emilia romagna|friuli|friuli-venezia
+    giulia|lazio|liguria|lombardia|lombardy|marche|molise|piemonte|piedmont|puglia|apulia|
+    sardegna|sardinia|sardenha|sicilia|sicily|sicília|toscana|tuscany|trentino|alto adige|
+    umbria|valle d'aosta|veneto|
+    minho|trás-os-montes|douro|beira|beiras|estremadura|ribatejo|alentejo|algarve|açores|
+    azores|madeira|
+    acre|alagoas|amapá|amazonas|bahia|ceará|distrito federal|espírito santo|goiás|maranhão|
+    mato grosso|mato grosso do sul|minas gerais|pará|paraíba|paraná|pernambuco|piauí|
+    rio grande do norte|rio grande do sul|rondônia|roraima|santa catarina|sergipe|tocantins
+    """
+    )
+)

@@ -16,13 +16,10 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from . import lexicon as lx
+from .normalize import canonical
+from .numbers import _word_numbers, fold, parse_number
 
 # --- small text helpers ---------------------------------------------------------------
-
-
-def fold(text: str) -> str:
-    """Case-folded NFC text with typographic apostrophes made plain."""
-    return unicodedata.normalize("NFC", text.replace("’", "'").replace("`", "'")).casefold()
 
 
 def strip_accents(text: str) -> str:
@@ -40,6 +37,11 @@ def stem(word: str) -> str:
     if len(w) > 4 and w[-1] in "aeio":
         w = w[:-1]
     return w
+
+
+def concept(word: str) -> str:
+    """The word's class when it has one ("comincia" -> "~start"), else its stem."""
+    return lx.CONCEPT_CLASSES.get(fold(word)) or stem(word)
 
 
 def stems_match(a: str, b: str) -> bool:
@@ -254,6 +256,10 @@ class Statement:
     # Stems of the words that named the attribute ("born", "birthday", "loves").
     attribute_words: frozenset[str] = frozenset()
     attribute_text: str = ""
+    # The sentence with its values masked ("the fest starts on [V]"), for an embedding.
+    frame: str = ""
+    # Content words of the subject noun phrase ("return" in "the return flight").
+    subject_words: frozenset[str] = frozenset()
     # Stem -> the word as written, so explanations quote the sentence, not its stems.
     surface: tuple[tuple[str, str], ...] = ()
 
@@ -380,31 +386,48 @@ def _day_month(a: int, b: int, lang: str) -> tuple[int, int, bool]:
 
 
 def _extract_dates(text: str, lang: str) -> tuple[list[Value], str]:
+    """Calendar dates, weekdays and clock times, each masked once read."""
+    values, text = _calendar_dates(text, lang)
+    weekdays, text = _weekdays(text)
+    times, text = _clock_times(text)
+    return values + weekdays + times, text
+
+
+DateFields = tuple[int | None, int | None, int | None, bool]
+
+
+def _date_fields(
+    index: int, groups: dict[str, str | None], text: str, start: int, lang: str
+) -> DateFields | None:
+    """(year, month, day, ambiguous) of a match of ``_DATE_PATTERNS[index]``, or None."""
+    year = int(groups["y"]) if groups.get("y") else None
+    if index in (_SLASHED, _SLASHED_NO_YEAR):
+        if index == _SLASHED_NO_YEAR and not _has_date_cue(text, start):
+            return None
+        day, month, ambiguous = _day_month(int(groups["a"] or 0), int(groups["b"] or 0), lang)
+        return year, month, day, ambiguous
+    if index == 0:
+        month = int(groups["m"] or 0)
+    else:
+        month = _month_number(groups["m"]) if groups.get("m") else None
+    day = int(groups["d"]) if groups.get("d") else None
+    if index == _MONTH_ALONE:
+        word = groups["m"] or ""
+        if fold(word) in lx.AMBIGUOUS_MONTHS and not word[:1].isupper():
+            return None
+        if lang == "en" and fold(word) not in lx.MONTHS:
+            return None
+    return year, month, day, False
+
+
+def _calendar_dates(text: str, lang: str) -> tuple[list[Value], str]:
     values: list[Value] = []
     for index, pattern in enumerate(_DATE_PATTERNS):
         for m in pattern.finditer(text):
-            groups = m.groupdict()
-            year = int(groups["y"]) if groups.get("y") else None
-            month: int | None
-            day: int | None
-            ambiguous = False
-            if index in (_SLASHED, _SLASHED_NO_YEAR):
-                if index == _SLASHED_NO_YEAR and not _has_date_cue(text, m.start()):
-                    continue
-                day, month, ambiguous = _day_month(int(groups["a"]), int(groups["b"]), lang)
-            else:
-                month = (
-                    int(groups["m"])
-                    if index == 0
-                    else (_month_number(groups["m"]) if groups.get("m") else None)
-                )
-                day = int(groups["d"]) if groups.get("d") else None
-            if index == _MONTH_ALONE:
-                word = groups["m"]
-                if fold(word) in lx.AMBIGUOUS_MONTHS and not word[:1].isupper():
-                    continue
-                if lang == "en" and fold(word) not in lx.MONTHS:
-                    continue
+            fields = _date_fields(index, m.groupdict(), text, m.start(), lang)
+            if fields is None:
+                continue
+            year, month, day, ambiguous = fields
             if month is not None and not 1 <= month <= 12:
                 continue
             if day is not None and not 1 <= day <= 31:
@@ -419,35 +442,37 @@ def _extract_dates(text: str, lang: str) -> tuple[list[Value], str]:
                 )
             )
             text = _mask(text, m.start(), m.end())
+    return values, text
+
+
+def _weekdays(text: str) -> tuple[list[Value], str]:
+    values: list[Value] = []
     for m in _WEEKDAY_PATTERN.finditer(text):
-        values.append(
-            Value(
-                "weekday",
-                lx.WEEKDAYS[fold(m.group("w"))],
-                m.group(0),
-                start=m.start(),
-                end=m.end(),
-            )
-        )
+        day = lx.WEEKDAYS[fold(m.group("w"))]
+        values.append(Value("weekday", day, m.group(0), start=m.start(), end=m.end()))
         text = _mask(text, m.start(), m.end())
     for m in _PT_WEEKDAY_PATTERN.finditer(text):
         if not (m.group("pre") or m.group("suffix")):
             continue
-        values.append(
-            Value(
-                "weekday",
-                lx.PT_WEEKDAYS[fold(m.group("w"))],
-                m.group(0),
-                start=m.start("w"),
-                end=m.end(),
-            )
-        )
+        day = lx.PT_WEEKDAYS[fold(m.group("w"))]
+        values.append(Value("weekday", day, m.group(0), start=m.start("w"), end=m.end()))
         text = _mask(text, m.start("w"), m.end())
+    return values, text
+
+
+def _clock_times(text: str) -> tuple[list[Value], str]:
+    """ "7:40", "19h", "7h30", "at 7pm", "alle 8": minutes after midnight.
+
+    Every pattern's groups are read through ``groupdict``: "19h" has no minutes group,
+    and ``m.group("min")`` on it raised IndexError (issue 14).
+    """
+    values: list[Value] = []
     for pattern in _TIME_PATTERNS:
         for m in pattern.finditer(text):
-            hour = int(m.group("h"))
-            minute = int(m.group("min") or 0)
-            ampm = (m.groupdict().get("ampm") or "").lower()
+            groups = m.groupdict()
+            hour = int(groups.get("h") or 0)
+            minute = int(groups.get("min") or 0)
+            ampm = (groups.get("ampm") or "").lower()
             if ampm == "p" and hour < 12:
                 hour += 12
             elif ampm == "a" and hour == 12:
@@ -471,31 +496,12 @@ _NEXT_WORD = re.compile(r"\s*(?P<w>[^\W\d_]+(?:-[^\W\d_]+)*)")
 _RATE = re.compile(r"\s+(?P<per>[^\W\d_]+)\s+(?:(?:a|an|one|uma?|uno)\s+)?(?P<w>[^\W\d_]+)")
 
 
-def parse_number(raw: str, lang: str) -> float | None:
-    """Read "1.72", "1,72", "1,000" and "1.000" the way each language writes them."""
-    if "," in raw and "." in raw:
-        decimal = "," if raw.rfind(",") > raw.rfind(".") else "."
-        thousands = "." if decimal == "," else ","
-        raw = raw.replace(thousands, "").replace(decimal, ".")
-    elif "," in raw:
-        if lang == "en" and re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw):
-            raw = raw.replace(",", "")
-        else:
-            raw = raw.replace(",", ".")
-    elif "." in raw and lang in ("it", "pt") and re.fullmatch(r"\d{1,3}(?:\.\d{3})+", raw):
-        raw = raw.replace(".", "")
-    try:
-        return float(raw)
-    except ValueError:
-        return None
-
-
 def _counted(text: str, end: int, lang: str) -> tuple[str | None, float, int]:
     """The noun a bare number counts ("3 children"), with a per-time rate if any."""
     m = _NEXT_WORD.match(text, end)
     if not m or fold(m.group("w")) in lx.ALL_STOPWORDS:
         return None, 1.0, end
-    noun = stem(m.group("w"))
+    noun = concept(m.group("w"))
     stop = m.end()
     rate = _RATE.match(text, stop)
     if rate and fold(rate.group("per")) in lx.RATE_WORDS | ({"a", "an"} if lang == "en" else set()):
@@ -552,60 +558,16 @@ def _quantity_value(text: str, start: int, end: int, number: float, lang: str) -
     return _quantity(dimension, number * factor, number, text[start:end].strip(), start, end)
 
 
-def _number_word(word: str, lang: str) -> int | None:
-    table = lx.NUMBER_WORDS.get(lang, {})
-    if word in lx.AMBIGUOUS_NUMBER_WORDS:
-        return None
-    if word in table:
-        return table[word]
-    if lang == "it":  # "trentacinque", "ventotto"
-        for tens_word, tens in table.items():
-            if not 20 <= tens < 100 or tens % 10:
-                continue
-            for prefix in (tens_word, tens_word[:-1]):
-                rest = word[len(prefix) :] if word.startswith(prefix) else ""
-                if rest in lx.ITALIAN_UNITS:
-                    return tens + lx.ITALIAN_UNITS[rest]
-    return None
-
-
-def _word_numbers(text: str, lang: str) -> list[tuple[int, int, int]]:
-    """Numbers written in letters as (start, end, value): "two", "thirty-five",
-    "trinta e cinco", "trentotto", "quarant'" (before "anni"), "two hundred"."""
-    found = []
-    words = list(_WORDS.finditer(text))
-    joiners = lx.NUMBER_JOINER_WORDS.get(lang, frozenset())
-    i = 0
-    while i < len(words):
-        m = words[i]
-        word = fold(m.group(0))
-        value = _number_word(word, lang)
-        if value is None and lang == "it" and text.startswith("'", m.end()):
-            value = lx.ITALIAN_ELIDED_TENS.get(word)
-        if value is None:
-            i += 1
-            continue
-        end, j = m.end(), i + 1
-        if j < len(words):
-            nxt, gap = words[j], text[end : words[j].start()]
-            if joiners and fold(nxt.group(0)) in joiners and j + 1 < len(words):
-                # "trinta e cinco": the joiner is a word of its own.
-                after = words[j + 1]
-                if text[nxt.end() : after.start()] == " " and gap == " ":
-                    nxt, gap, j = after, "+", j + 1
-            following = _number_word(fold(nxt.group(0)), lang)
-            tens = value in range(20, 100, 10)
-            if gap in ("-", " ", "+") and following and tens and following < 10:
-                if gap == "+" or lang == "en":
-                    value, end, j = value + following, nxt.end(), j + 1
-            elif gap == " " and fold(nxt.group(0)) in lx.HUNDRED_WORDS and value < 10:
-                value, end, j = value * 100, nxt.end(), j + 1
-        found.append((m.start(), end, value))
-        i = j
-    return found
-
-
 def _extract_quantities(text: str, lang: str) -> tuple[list[Value], str]:
+    """Feet and inches, numbers in digits, numbers in words, and "no children"."""
+    values, text = _feet_inches(text, lang)
+    digits, text = _digit_quantities(text, lang)
+    words, text = _word_quantities(text, lang)
+    zeros, text = _zero_counts(text, lang)
+    return values + digits + words + zeros, text
+
+
+def _feet_inches(text: str, lang: str) -> tuple[list[Value], str]:
     values: list[Value] = []
     for m in _FEET_INCHES.finditer(text):
         feet = int(m.group("ft"))
@@ -617,35 +579,48 @@ def _extract_quantities(text: str, lang: str) -> tuple[list[Value], str]:
         end = m.start() + len(m.group(0).rstrip())
         values.append(_quantity("length", metres, metres, raw, m.start(), end))
         text = _mask(text, m.start(), m.end())
-    digits: list[Value] = []
-    for m in _QUANTITY.finditer(text):
-        number = parse_number(m.group("num"), lang)
-        if number is None:
-            continue
-        pre = (m.group("pre") or "").lower()
-        unit = (m.group("unit") or "").lower()
-        end = m.end()
-        if pre:
-            dimension, factor = lx.CURRENCY_SYMBOLS[pre], 1.0
-            if unit and lx.UNITS.get(unit, ("", 0))[0].startswith("currency"):
-                dimension = lx.UNITS[unit][0]
-        elif unit:
-            dimension, factor, end = _measured(text, unit, end)
-        else:
-            noun, factor, end = _counted(text, end, lang)
-            dimension = f"count:{noun}" if noun else "number"
-        start = m.start("pre") if pre else m.start("num")
-        digits.append(
-            _quantity(dimension, number * factor, number, text[start:end].strip(), start, end)
-        )
+    return values, text
+
+
+def _digit_quantity(text: str, m: re.Match[str], lang: str) -> Value | None:
+    number = parse_number(m.group("num"), lang)
+    if number is None:
+        return None
+    pre = (m.group("pre") or "").lower()
+    unit = (m.group("unit") or "").lower()
+    end = m.end()
+    if pre:
+        dimension, factor = lx.CURRENCY_SYMBOLS[pre], 1.0
+        if unit and lx.UNITS.get(unit, ("", 0))[0].startswith("currency"):
+            dimension = lx.UNITS[unit][0]
+    elif unit:
+        dimension, factor, end = _measured(text, unit, end)
+    else:
+        noun, factor, end = _counted(text, end, lang)
+        dimension = f"count:{noun}" if noun else "number"
+    start = m.start("pre") if pre else m.start("num")
+    return _quantity(dimension, number * factor, number, text[start:end].strip(), start, end)
+
+
+def _digit_quantities(text: str, lang: str) -> tuple[list[Value], str]:
+    digits = [v for m in _QUANTITY.finditer(text) if (v := _digit_quantity(text, m, lang))]
     for v in digits:
         text = _mask(text, v.start, v.end)
-    values += digits
+    return digits, text
+
+
+def _word_quantities(text: str, lang: str) -> tuple[list[Value], str]:
+    values: list[Value] = []
     for start, end, number in _word_numbers(text, lang):
         value = _quantity_value(text, start, end, float(number), lang)
         if value is not None:
             values.append(value)
             text = _mask(text, value.start, value.end)
+    return values, text
+
+
+def _zero_counts(text: str, lang: str) -> tuple[list[Value], str]:
+    values: list[Value] = []
     for pattern in _ZERO_COUNT.get(lang, ()):
         for m in pattern.finditer(text):
             noun, _factor, end = _counted(text, m.end(), lang)
@@ -838,7 +813,7 @@ def _subject(
     if candidates:
         return Subject(min(candidates)[1], relations)
     words = [
-        stem(t.norm)
+        concept(t.norm)
         for i, t in enumerate(tokens[:head_end])
         if i not in attribute_tokens
         and t.norm not in lx.ALL_STOPWORDS
@@ -909,15 +884,63 @@ def _preference_verbs(lang: str) -> list[str]:
     return list(lx.ATTRIBUTE_BY_NAME["preference"].phrases.get(lang, ())) or ["$^"]
 
 
+@dataclass
+class _Parse:
+    """The state :func:`analyze` builds up, step by step, for one sentence."""
+
+    text: str
+    lang: str
+    clean: str
+    tokens: list[Token]
+    values: list[Value]
+    in_value: set[int]
+    negations: list[int]
+    used_negations: set[int] = field(default_factory=set)
+    skip: set[int] = field(default_factory=set)
+    status_tokens: set[int] = field(default_factory=set)
+    attribute: str | None = None
+    attribute_tokens: set[int] = field(default_factory=set)
+    pref_value: Value | None = None
+    pref_tokens: set[int] = field(default_factory=set)
+    pred: int = 0
+    runs: list[tuple[int, int, str]] = field(default_factory=list)
+    subject: Subject | None = None
+    name_tokens: set[int] = field(default_factory=set)
+
+    @property
+    def ignore(self) -> frozenset[str]:
+        lang = self.lang
+        return (
+            lx.ALL_STOPWORDS
+            | lx.LIGHT_VERBS
+            | lx.FRAME_LIGHT_WORDS
+            | lx.NEGATIONS.get(lang, frozenset())
+            | lx.ADDITIVES.get(lang, frozenset())
+            | lx.USER_WORDS.get(lang, frozenset())
+            | lx.USER_NOUNS
+        )
+
+
 @functools.lru_cache(maxsize=4096)
 def analyze(text: str, lang: str | None = None) -> Statement:
     """Extract subject, attribute and typed values from one sentence.
 
     Cached: a background check compares one new fact with many candidates, and the
-    result is an immutable ``Statement``.
+    result is an immutable ``Statement``. The steps: values written in words become
+    digits (:mod:`.normalize`), then typed values, the attribute, names and the
+    subject, categorical values, and the word sets the classifier compares.
     """
+    p = _parse_values(text, lang)
+    _parse_attribute(p)
+    _parse_names(p)
+    _parse_categories(p)
+    return _statement(p)
+
+
+def _parse_values(text: str, lang: str | None) -> _Parse:
+    """Dates, times, quantities, then statuses, marital states and open/closed."""
     lang = lang if lang in lx.LANGS else detect_language(text)
-    clean = unicodedata.normalize("NFC", text).replace("’", "'")
+    clean = canonical(unicodedata.normalize("NFC", text).replace("’", "'"), lang)
     values, masked = _extract_dates(clean, lang)
     quantities, masked = _extract_quantities(masked, lang)
     values += quantities
@@ -926,129 +949,197 @@ def analyze(text: str, lang: str | None = None) -> Statement:
     in_value = {
         i for i, t in enumerate(tokens) if any(s <= t.start and t.end <= e for s, e in spans)
     }
+    p = _Parse(text, lang, clean, tokens, values, in_value, _negation_positions(tokens, lang))
+    status_values, p.status_tokens, p.used_negations = _statuses(tokens, p.negations, lang)
+    marital_values, marital_tokens, marital_negations = _marital(tokens, p.negations, lang)
+    opening_values, opening_negations = _opening(tokens, p.negations)
+    p.values += status_values + marital_values + opening_values
+    p.used_negations |= marital_negations | opening_negations
+    p.skip = in_value | p.status_tokens | marital_tokens
+    return p
 
-    negations = _negation_positions(tokens, lang)
-    status_values, status_tokens, used_negations = _statuses(tokens, negations, lang)
-    values += status_values
-    marital_values, marital_tokens, marital_negations = _marital(tokens, negations, lang)
-    values += marital_values
-    used_negations |= marital_negations
-    values += _opening(tokens, negations)
-    skip = in_value | status_tokens | marital_tokens
 
-    attribute, attribute_tokens = _attribute(tokens, skip, lang)
-    if attribute is None:
-        attribute_tokens = _copula_location(tokens, skip, lang)
-        attribute = "location" if attribute_tokens else None
-    if attribute is None and marital_values:
-        attribute = "marital"
-    pred = _predicate_index(tokens, lang, in_value)
-    pref_attribute, pref_value, pref_tokens = _preference(tokens, skip, lang)
-    if pref_attribute is not None and pref_value is not None:
-        attribute = pref_attribute
-        values.append(pref_value)
-        skip |= pref_tokens
-    if attribute is None and status_values:
-        attribute = "status"
+def _parse_attribute(p: _Parse) -> None:
+    """The attribute a keyword, a place after a copula, a state or a preference names."""
+    tokens, lang = p.tokens, p.lang
+    p.attribute, p.attribute_tokens = _attribute(tokens, p.skip, lang)
+    if p.attribute is None:
+        p.attribute_tokens = _copula_location(tokens, p.skip, lang)
+        p.attribute = "location" if p.attribute_tokens else None
+    if p.attribute is None and any(v.kind == "marital" for v in p.values):
+        p.attribute = "marital"
+    p.pred = _predicate_index(tokens, lang, p.in_value)
+    pref_attribute, p.pref_value, p.pref_tokens = _preference(tokens, p.skip, lang)
+    if pref_attribute is not None and p.pref_value is not None:
+        p.attribute = pref_attribute
+        p.values.append(p.pref_value)
+        p.skip |= p.pref_tokens
+    if p.attribute is None and any(v.kind == "status" for v in p.values):
+        p.attribute = "status"
 
+
+def _parse_names(p: _Parse) -> None:
+    """Runs of names, the subject, and the names after the verb as values."""
+    tokens = p.tokens
     breaks = frozenset(
         j
         for j in range(1, len(tokens))
-        if _RUN_BREAK.search(clean, tokens[j - 1].end, tokens[j].start)
+        if _RUN_BREAK.search(p.clean, tokens[j - 1].end, tokens[j].start)
     )
-    runs = _name_runs(tokens, skip, lang, breaks)
-    subject = _subject(tokens, pred, runs, attribute_tokens, lang, breaks)
-    head_names = {name for start, _e, name in runs if start < pred}
-    value_names = tuple(name for start, _e, name in runs if start >= pred)
-    name_tokens = {k for s, e, _n in runs for k in range(s, e)}
-    for start, end, name in runs:
-        if start >= pred:
-            values.append(Value("name", name, " ".join(t.text for t in tokens[start:end])))
+    p.runs = _name_runs(tokens, p.skip, p.lang, breaks)
+    # A status phrase ends the subject too ("o bug continua acontecendo").
+    subject_end = min([p.pred, *p.status_tokens])
+    p.subject = _subject(tokens, subject_end, p.runs, p.attribute_tokens, p.lang, breaks)
+    p.name_tokens = {k for s, e, _n in p.runs for k in range(s, e)}
+    for start, end, name in p.runs:
+        if start >= p.pred:
+            p.values.append(Value("name", name, " ".join(t.text for t in tokens[start:end])))
 
-    values += _colours(tokens, skip, runs)
-    diet_values = _diets(tokens, negations, skip, lang)
-    values += diet_values
 
-    words = {t.norm for t in tokens}
-    negated = any(n not in used_negations for n in negations)
-    if attribute in ("likes", "dislikes") and not negated:
-        opinion = _opinion(tokens, attribute, attribute_tokens, lang)
+def _parse_categories(p: _Parse) -> None:
+    """Colours, diets and foods, and the object of an opinion."""
+    p.values += _colours(p.tokens, p.skip, p.runs)
+    p.values += _diets(p.tokens, p.negations, p.skip, p.lang)
+    if p.attribute in ("likes", "dislikes") and not _negated(p):
+        opinion = _opinion(p.tokens, p.attribute, p.attribute_tokens, p.lang)
         if opinion is not None:
-            values.append(opinion)
-    additive = bool(words & lx.ADDITIVES.get(lang, frozenset()))
-    past = bool(words & lx.PAST_MARKERS.get(lang, frozenset()))
+            p.values.append(opinion)
 
-    ignore = (
-        lx.ALL_STOPWORDS
-        | lx.LIGHT_VERBS
-        | lx.NEGATIONS.get(lang, frozenset())
-        | lx.ADDITIVES.get(lang, frozenset())
-        | lx.USER_WORDS.get(lang, frozenset())
-        | lx.USER_NOUNS
-    )
-    categorical = {v.start for v in values if v.kind in ("colour", "diet")}
-    content = frozenset(
-        stem(t.norm)
-        for i, t in enumerate(tokens)
-        if i not in skip
-        and i not in name_tokens
-        and i not in attribute_tokens
-        and t.start not in categorical
-        and t.norm not in ignore
-        and t.text.isalpha()
-    )
-    object_words = frozenset(
-        stem(t.norm)
-        for i, t in enumerate(tokens)
-        if i > max(attribute_tokens, default=pred)
-        and i >= pred
-        and i not in skip
-        and i not in name_tokens
-        and t.norm not in ignore
-        and t.norm not in lx.PREDICATE_MARKERS.get(lang, frozenset())
-        and t.text.isalpha()
-    )
-    pref_context = frozenset()
-    if pref_value is not None:
-        pref_context = frozenset(
-            stem(t.norm)
-            for i, t in enumerate(tokens)
-            if i not in pref_tokens
-            and i not in attribute_tokens
-            and i >= pred
-            and i not in in_value
-            and t.norm not in ignore
-            and t.text.isalpha()
-        )
-    attribute_words = frozenset(
-        stem(tokens[i].norm)
-        for i in attribute_tokens
+
+def _negated(p: _Parse) -> bool:
+    """A negation no status, marital state or open/closed value used up."""
+    return any(n not in p.used_negations for n in p.negations)
+
+
+def _categorical(p: _Parse) -> set[int]:
+    """Offsets of words that are values of a category, not content ("red", "vegan")."""
+    return {
+        v.start
+        for v in p.values
+        if v.kind in ("colour", "diet") or (v.kind == "opening" and v.key == "stated")
+    }
+
+
+def _word_set(p: _Parse, indices: Iterable[int], *, by: str = "concept") -> frozenset[str]:
+    """The compared form of the alphabetic, non-ignored words at ``indices``."""
+    ignore, tokens = p.ignore, p.tokens
+    form = concept if by == "concept" else stem
+    return frozenset(
+        form(tokens[i].norm)
+        for i in indices
         if tokens[i].text.isalpha() and tokens[i].norm not in ignore
     )
+
+
+def _word_sets(p: _Parse) -> dict[str, frozenset[str]]:
+    """Content, subject, object, preference-context and attribute words."""
+    n, categorical = len(p.tokens), _categorical(p)
+    free = [
+        i
+        for i in range(n)
+        if i not in p.skip and i not in p.name_tokens and p.tokens[i].start not in categorical
+    ]
+    markers = lx.PREDICATE_MARKERS.get(p.lang, frozenset())
+    last_attribute = max(p.attribute_tokens, default=p.pred)
+    # Subject words only when a verb was found: else the whole sentence is "subject".
+    # With no verb found, the subject ends at the first value or at a name after the
+    # first word ("the return flight from Rome ..."); a sentence opening on its subject's
+    # name ("Jonas bought ...") has no subject words then.
+    ends = [s for s, _e, _n in p.runs if s > 0] + list(p.in_value)
+    end = min(ends, default=0)
+    opens_on_name = any(s == 0 for s, _e, _n in p.runs)
+    # Only a noun phrase with a preposition in it ("flight from", "volo di andata di").
+    phrase = any(p.tokens[i].norm in _NP_PREPOSITIONS for i in range(end))
+    fallback = range(end) if phrase and not opens_on_name else range(0)
+    subject_span = range(p.pred) if p.pred < n else fallback
+    sets = {
+        "content": _word_set(p, (i for i in free if i not in p.attribute_tokens)),
+        "subject_words": _word_set(
+            p,
+            (
+                i
+                for i in free
+                if i in subject_span
+                and i not in p.attribute_tokens
+                and len(p.tokens[i].text) > 1
+                and p.tokens[i].norm not in lx.KINSHIP
+            ),
+        ),
+        "object_words": _word_set(
+            p,
+            (
+                i
+                for i in range(n)
+                if i > last_attribute
+                and i >= p.pred
+                and i not in p.skip
+                and i not in p.name_tokens
+                and p.tokens[i].norm not in markers
+            ),
+            by="stem",
+        ),
+        "attribute_words": _word_set(p, p.attribute_tokens),
+        "preference_context": frozenset(),
+    }
+    if p.pref_value is not None:
+        sets["preference_context"] = _word_set(
+            p,
+            (
+                i
+                for i in range(n)
+                if i not in p.pref_tokens
+                and i not in p.attribute_tokens
+                and i >= p.pred
+                and i not in p.in_value
+            ),
+        )
+    return sets
+
+
+_NP_PREPOSITIONS = frozenset({"of", "from", "to", "di", "da", "del", "della", "de", "do", "dos"})
+
+
+def _statement(p: _Parse) -> Statement:
+    words = {t.norm for t in p.tokens}
+    head_names = {name for start, _e, name in p.runs if start < p.pred}
+    value_names = tuple(name for start, _e, name in p.runs if start >= p.pred)
     surface: dict[str, str] = {}
-    for start, end, name in runs:
-        surface.setdefault(name, " ".join(t.text for t in tokens[start:end]))
-    for t in tokens:
+    for start, end, name in p.runs:
+        surface.setdefault(name, " ".join(t.text for t in p.tokens[start:end]))
+    for t in p.tokens:
         if t.text.isalpha():
             surface.setdefault(stem(t.norm), t.text)
     return Statement(
-        text=text,
-        lang=lang,
-        subject=subject,
-        attribute=attribute,
-        values=tuple(values),
+        text=p.text,
+        lang=p.lang,
+        subject=p.subject,
+        attribute=p.attribute,
+        values=tuple(p.values),
         names=value_names,
         all_names=tuple(sorted(head_names | set(value_names))),
-        negated=negated,
-        additive=additive,
-        past=past,
-        content=content,
-        object_words=object_words,
-        preference_context=pref_context,
-        attribute_words=attribute_words,
-        attribute_text=" ".join(tokens[i].text for i in sorted(attribute_tokens)),
+        negated=_negated(p),
+        additive=bool(words & lx.ADDITIVES.get(p.lang, frozenset())),
+        past=bool(words & lx.PAST_MARKERS.get(p.lang, frozenset())),
+        attribute_text=" ".join(p.tokens[i].text for i in sorted(p.attribute_tokens)),
+        frame=_masked(p.clean, p.values),
         surface=tuple(surface.items()),
+        **_word_sets(p),
     )
+
+
+def _masked(text: str, values: list[Value]) -> str:
+    """``text`` with each date, time and quantity replaced by one placeholder."""
+    spans = sorted(
+        (v.start, v.end) for v in values if v.kind in ("date", "time", "quantity") and v.end
+    )
+    out, last = [], 0
+    for start, end in spans:
+        if start < last:
+            continue
+        out += [text[last:start], "[V]"]
+        last = end
+    out.append(text[last:])
+    return " ".join("".join(out).split())
 
 
 def _after_copula(tokens: list[Token], i: int) -> bool:
@@ -1081,10 +1172,11 @@ def _marital(
     return values, used, used_negations
 
 
-def _opening(tokens: list[Token], negations: list[int]) -> list[Value]:
+def _opening(tokens: list[Token], negations: list[int]) -> tuple[list[Value], set[int]]:
     """Open or closed, said of the subject ("is open", "opens"), not of a noun ("open
-    source", "a closed door"); "not open" is closed and "not closed" open."""
-    values = []
+    source", "a closed door"); "not open" is closed and "not closed" open. Returns the
+    values and the negations they used (so "non apre" is not also a denial)."""
+    values, used = [], set()
     for i, t in enumerate(tokens):
         state = lx.OPENING.get(t.norm)
         if state is None:
@@ -1096,8 +1188,12 @@ def _opening(tokens: list[Token], negations: list[int]) -> list[Value]:
         if negation is not None:
             state = "closed" if state == "open" else "open"
             text = " ".join(x.text for x in tokens[negation : i + 1])
-        values.append(Value("opening", state, text, start=t.start, end=t.end))
-    return values
+            used.add(negation)
+        # "stated": a state ("is closed", "non apre"), not an event verb ("apre alle 9").
+        stated = negation is not None or t.norm not in lx.OPENING_VERBS
+        key = "stated" if stated else None
+        values.append(Value("opening", state, text, key=key, start=t.start, end=t.end))
+    return values, used
 
 
 def _copula_location(tokens: list[Token], skip: set[int], lang: str) -> set[int]:

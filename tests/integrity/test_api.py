@@ -294,7 +294,7 @@ def _pairs_file(tmp_path):
 
 def test_model_similarity_in_the_command_is_the_endpoints(api, settings):
     from integrity.detection.evaluation import Pair, run_pairs
-    from integrity.selectors import pair_similarity
+    from integrity.signals import pair_similarity
 
     # A low setting makes the similarity decide p1, so the two paths differ.
     settings.KGSITE_DUPLICATE_SIMILARITY = 0.1

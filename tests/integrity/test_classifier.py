@@ -12,6 +12,7 @@ from integrity.detection.classifier import (
     COMPATIBLE,
     CONTRADICTION,
     DUPLICATE,
+    UNCERTAIN,
     Thresholds,
     Verdict,
     classify_pair,
@@ -119,7 +120,8 @@ def test_birth_and_anniversary_are_different_attributes() -> None:
 @pytest.mark.parametrize(
     ("existing", "new", "label"),
     [
-        ("Il compleanno di Ugo è il 4 ottobre.", "Ugo è nato il 4 ottobre 1970.", DUPLICATE),
+        # Issue 14: the year is added detail, stored beside the birthday (compatible).
+        ("Il compleanno di Ugo è il 4 ottobre.", "Ugo è nato il 4 ottobre 1970.", COMPATIBLE),
         ("Il compleanno di Ugo è il 4 ottobre.", "Ugo è nato il 14 ottobre 1970.", CONTRADICTION),
         ("A Bia nasceu em 30 de maio de 1999.", "O aniversário da Bia é 30 de maio.", DUPLICATE),
         (
@@ -134,7 +136,8 @@ def test_dates_in_italian_and_portuguese(existing: str, new: str, label: str) ->
 
 
 def test_weekdays_and_times() -> None:
-    check("The book club meets on Fridays.", "The book club meets on Friday at 7pm.", DUPLICATE)
+    # Issue 14: added detail (an hour) is new information, stored beside the old fact.
+    check("The book club meets on Fridays.", "The book club meets on Friday at 7pm.", COMPATIBLE)
     check(
         "The book club meets on Fridays.", "The book club meets on Sundays.", CONTRADICTION, "date"
     )
@@ -316,13 +319,15 @@ def test_judge_is_only_asked_when_in_doubt() -> None:
 
     sure = classify_pair("Omar lives in Leeds.", "Omar lives in York.", judge=judge)
     assert sure.kind == "name" and calls == []
-    unsure = classify_pair("The fee is 40 CHF.", "The fee is 40 EUR.", judge=judge)
+    unsure = classify_pair("The fee is 40 CHF.", "The fee is 42 EUR.", judge=judge)
     assert calls and unsure.kind == "llm" and unsure.explanation == "the model says so"
 
 
 def test_judge_returning_none_keeps_the_rule_verdict() -> None:
-    verdict = classify_pair("The fee is 40 CHF.", "The fee is 40 EUR.", judge=lambda a, b: None)
-    assert verdict.label == CONTRADICTION and verdict.confidence < 0.6
+    # Issue 14: amounts in two currencies are "uncertain" (a curator checks), not a
+    # low-confidence contradiction.
+    verdict = classify_pair("The fee is 40 CHF.", "The fee is 42 EUR.", judge=lambda a, b: None)
+    assert verdict.label == UNCERTAIN and verdict.confidence < 0.6
 
 
 def test_embedding_similarity_is_used_when_given() -> None:
@@ -545,7 +550,9 @@ def test_day_and_month_without_a_year() -> None:
     assert [v.payload for v in analyze("Mark's birthday is 05/05.").of_kind("date")] == [
         DateValue(None, 5, 5)
     ]
-    check("Mark's birthday is 05/05.", "Mark was born on 5 May 1990.", DUPLICATE)
+    # Issue 14: the year is added detail (compatible); the other way round says less.
+    check("Mark's birthday is 05/05.", "Mark was born on 5 May 1990.", COMPATIBLE)
+    check("Mark was born on 5 May 1990.", "Mark's birthday is 05/05.", DUPLICATE)
     check("Mark's birthday is 05/05.", "Mark's birthday is 9 June.", CONTRADICTION, "date")
     check("O prazo vence em 20/06.", "O prazo vence em 20 de junho.", DUPLICATE)
     # Without a cue it is no date: a rating, a ratio, "24/7".

@@ -164,10 +164,11 @@ def test_background_check_asks_the_judge_only_when_switched_on(llm, ticket, empt
     settings.KGSITE_LLM_JUDGE = False
     services.fact_check(fact_id=new.pk)
     assert llm.requests == []
-    # The rules alone flag it as a doubtful contradiction: a MEDIUM notification.
-    contradiction = Contradiction.objects.get()
-    assert (contradiction.kind, contradiction.confidence) == ("number", 0.5)
-    assert Notification.objects.get().urgency == "medium"
+    # The rules alone cannot compare two currencies (issue 14): "uncertain", a LOW
+    # "possibly conflicting, please check" notification and no Contradiction row.
+    assert not Contradiction.objects.exists()
+    notice = Notification.objects.get()
+    assert notice.urgency == "low" and notice.title.startswith("Possibly conflicting")
 
     Contradiction.objects.all().delete()
     Notification.objects.all().delete()
@@ -206,5 +207,7 @@ def test_a_failing_judge_leaves_the_rules_verdict(llm, ticket, empty_index, sett
     llm.status = 500
     fact_store(text=DOUBTFUL[0], subject=ticket)
     new = fact_store(text=DOUBTFUL[1], subject=ticket).fact
-    services.fact_check(fact_id=new.pk)
-    assert Contradiction.objects.get().kind == "number"
+    result = services.fact_check(fact_id=new.pk)
+    # The rules' verdict stands: uncertain, sent to a curator (issue 14).
+    assert not Contradiction.objects.exists()
+    assert result.uncertain and Notification.objects.get().urgency == "low"

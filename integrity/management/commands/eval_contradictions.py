@@ -14,8 +14,8 @@ from integrity.detection.evaluation import (
     load_pairs,
     run_pairs,
 )
-from integrity.selectors import pair_similarity
 from integrity.services import classifier_thresholds
+from integrity.signals import entity_mentions, pair_similarity
 
 
 class Command(BaseCommand):
@@ -49,7 +49,9 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         thresholds = classifier_thresholds()
         detect_lang = options["detect_lang"]
-        offline_outcomes = run_pairs(pairs, detect_lang=detect_lang, thresholds=thresholds)
+        offline_outcomes = run_pairs(
+            pairs, detect_lang=detect_lang, thresholds=thresholds, mentions=entity_mentions
+        )
         offline = evaluate(offline_outcomes)
         if options["similarity"] == "none":
             self.stdout.write(format_report(offline))
@@ -64,7 +66,11 @@ class Command(BaseCommand):
             return score
 
         model_outcomes = run_pairs(
-            pairs, detect_lang=detect_lang, similarity=similarity, thresholds=thresholds
+            pairs,
+            detect_lang=detect_lang,
+            similarity=similarity,
+            thresholds=thresholds,
+            mentions=entity_mentions,
         )
         with_model = evaluate(model_outcomes)
         changed = [
