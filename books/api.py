@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -10,13 +11,12 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from entities.selectors import entity_get
+from kgsite.converters import MAX_ID
 from kgsite.errors import InvalidInput
 
 from . import selectors, services
 from .extraction.base import EXTRACTORS
 from .models import Book, Chunk, IngestJob, Mention
-
-MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 
 # --- serializers -----------------------------------------------------------------------
 
@@ -145,7 +145,10 @@ class ChunkSearchQuerySerializer(serializers.Serializer):
     q = serializers.CharField(max_length=2000, help_text="What the passages should be about.")
     k = serializers.IntegerField(min_value=1, max_value=50, default=10)
     book = serializers.IntegerField(
-        required=False, min_value=1, help_text="Only chunks of this book (its id)."
+        required=False,
+        min_value=1,
+        max_value=MAX_ID,
+        help_text="Only chunks of this book (its id).",
     )
 
     def validate_book(self, value: int) -> int:
@@ -179,9 +182,12 @@ def _int_param(request, name: str, *, default: int | None = None) -> int | None:
     if raw in (None, ""):
         return default
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
         raise InvalidInput(f"{name} must be an integer", field=name) from None
+    if not 0 <= value <= MAX_ID:
+        raise InvalidInput(f"{name} is out of range", field=name)
+    return value
 
 
 class BookListView(GenericAPIView):
@@ -207,8 +213,9 @@ class BookListView(GenericAPIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         upload = data["file"]
-        if upload.size > MAX_UPLOAD_BYTES:
-            raise InvalidInput("The file is larger than 50 MB.", field="file")
+        limit = settings.KGSITE_MAX_UPLOAD_BYTES
+        if upload.size > limit:
+            raise InvalidInput(f"The file is larger than {limit} bytes.", field="file")
         job = services.ingest_job_create(
             filename=upload.name or "",
             data=upload.read(),
@@ -227,7 +234,8 @@ class BookDetailView(GenericAPIView):
     def get(self, request, book_id: int):
         return Response(BookSerializer(selectors.book_get(book_id=book_id)).data)
 
-    @extend_schema(responses=DeleteSummarySerializer)
+    # 200 with what was removed (spectacular would document a bare 204 for a DELETE).
+    @extend_schema(responses={200: DeleteSummarySerializer})
     def delete(self, request, book_id: int):
         summary = services.book_delete(book=selectors.book_get(book_id=book_id), actor=request.user)
         return Response(summary)
@@ -308,6 +316,7 @@ class ChunkRelatedView(GenericAPIView):
 
 
 class ChunkSearchView(GenericAPIView):
+    throttle_scope = "search"
     serializer_class = ChunkSearchResponseSerializer
     pagination_class = None
 

@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema
-from rest_framework import permissions, serializers
+from rest_framework import serializers
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
+from kgsite.api import Reader
 from kgsite.errors import InvalidInput
 from kgsite.schema import bad_request
 
 from .extraction import extract_entities, group_by_type
 from .services import normalize_type
 
-MAX_TEXT_CHARS = 100_000
-
 
 class ExtractRequestSerializer(serializers.Serializer):
     # Whitespace is kept: offsets in the answer refer to the text exactly as sent.
-    text = serializers.CharField(max_length=MAX_TEXT_CHARS, trim_whitespace=False)
+    text = serializers.CharField(
+        max_length=settings.KGSITE_MAX_EXTRACT_CHARS,
+        trim_whitespace=False,
+        help_text=f"At most {settings.KGSITE_MAX_EXTRACT_CHARS} characters "
+        "(KGSITE_MAX_EXTRACT_CHARS); upload longer texts as a book.",
+    )
     includeUnknown = serializers.BooleanField(default=False)  # noqa: N815 - API name
     groupByType = serializers.BooleanField(default=False)  # noqa: N815 - API name
     types = serializers.ListField(
@@ -55,9 +60,10 @@ class ExtractResponseSerializer(serializers.Serializer):
 
 
 class ExtractEntitiesView(GenericAPIView):
-    """Detection is a read, sent as POST only because texts are long: open to anyone."""
+    """Detection is a read, sent as POST only because texts are long: open to readers."""
 
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [Reader]
+    throttle_scope = "extract"
     serializer_class = ExtractRequestSerializer
 
     @extend_schema(

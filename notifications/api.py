@@ -7,6 +7,9 @@ from rest_framework import serializers
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
+from kgsite.api import Recipient
+from kgsite.converters import MAX_ID
+
 from . import selectors, services
 from .models import Notification
 
@@ -45,7 +48,10 @@ class DigestSerializer(serializers.Serializer):
 
 class MarkReadSerializer(serializers.Serializer):
     ids = serializers.ListField(
-        child=serializers.IntegerField(), required=False, allow_empty=False, max_length=1000
+        child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
+        required=False,
+        allow_empty=False,
+        max_length=1000,
     )
     all = serializers.BooleanField(required=False, default=False)
     urgency = serializers.ChoiceField(
@@ -63,6 +69,7 @@ class MarkReadResultSerializer(serializers.Serializer):
 
 
 class NotificationPendingView(GenericAPIView):
+    permission_classes = [Recipient]
     serializer_class = PendingSerializer
     pagination_class = None
 
@@ -79,6 +86,7 @@ class NotificationPendingView(GenericAPIView):
 
 
 class NotificationUnreadCountView(GenericAPIView):
+    permission_classes = [Recipient]
     serializer_class = UnreadCountSerializer
 
     @extend_schema(responses=UnreadCountSerializer, summary="Unread notifications by urgency")
@@ -87,6 +95,7 @@ class NotificationUnreadCountView(GenericAPIView):
 
 
 class NotificationDigestView(GenericAPIView):
+    permission_classes = [Recipient]
     serializer_class = DigestSerializer
 
     @extend_schema(
@@ -106,6 +115,7 @@ class NotificationDigestView(GenericAPIView):
 
 
 class NotificationMarkReadView(GenericAPIView):
+    permission_classes = [Recipient]
     serializer_class = MarkReadSerializer
 
     @extend_schema(
@@ -128,6 +138,7 @@ class NotificationMarkReadView(GenericAPIView):
 
 
 class NotificationReadOneView(GenericAPIView):
+    permission_classes = [Recipient]
     serializer_class = NotificationSerializer
 
     @extend_schema(

@@ -37,14 +37,16 @@ def test_every_operation_documents_the_one_error_shape_it_can_answer():
     paths = _schema()["paths"]
     lookup = paths["/api/v1/entities/lookup"]["get"]["responses"]
     assert _error_ref(lookup["400"]) == "#/components/schemas/ErrorResponse"
-    assert "401" not in lookup  # reads are open
+    # Reads need credentials (KGSITE_PUBLIC_READ off) and are throttled.
+    assert _error_ref(lookup["401"]) == "#/components/schemas/ErrorResponse"
+    assert _error_ref(lookup["429"]) == "#/components/schemas/ErrorResponse"
 
     patch = paths["/api/v1/entities/{entity_id}/"]["patch"]["responses"]
     for code in ("400", "401", "403", "404", "409"):
         assert _error_ref(patch[code]) == "#/components/schemas/ErrorResponse", code
 
-    # Open POST endpoints (a search) answer 400 but never ask for credentials.
+    # POST endpoints that read (a search) ask for credentials, and refuse a body too large.
     search = paths["/api/v1/search/entities"]["post"]["responses"]
-    assert "400" in search and "401" not in search and "403" not in search
+    assert {"400", "401", "413", "429"} <= set(search)
     # A view's own documented answer (with its example) is kept.
     assert search["400"]["content"]["application/json"]["examples"]
