@@ -34,7 +34,7 @@ from typing import Any
 
 from django.conf import settings
 
-from kgsite.text import clean_display, normalize
+from kgsite.text import TURKISH_I, clean_display, normalize
 
 AMBIGUOUS = "ambiguous"
 
@@ -264,6 +264,7 @@ class NormalizedText:
         if not s.isascii():
             s, st = _nfc_stage(s, rx)
             stages += [st] if st else []
+            s = s.translate(TURKISH_I)  # as normalize(): one character for one
             s, st = _casefold_stage(s, rx)
             stages += [st] if st else []
             s, st = _nfc_stage(s, rx)
