@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from kgsite.api import Recipient
 from kgsite.converters import MAX_ID
+from kgsite.schema import ErrorResponseSerializer
 
 from . import selectors, services
 from .models import Notification
@@ -120,7 +121,12 @@ class NotificationMarkReadView(GenericAPIView):
 
     @extend_schema(
         request=MarkReadSerializer,
-        responses=MarkReadResultSerializer,
+        responses={
+            200: MarkReadResultSerializer,
+            404: OpenApiResponse(
+                ErrorResponseSerializer, description="An id the user has no notification of."
+            ),
+        },
         operation_id="notifications_mark_read",
         summary="Mark the given notifications read, or all (optionally of one urgency)",
     )
