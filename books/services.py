@@ -340,6 +340,10 @@ def _entities_saved(entity_ids: list[str]) -> None:
     if not entity_ids:
         return
 
+    from entities.name_index import name_index_refresh
+
+    name_index_refresh(entity_ids=entity_ids)  # in the ingest's transaction
+
     def run() -> None:
         from entities.extraction import gazetteer_invalidate
 

@@ -22,6 +22,7 @@ from kgsite.text import (
 )
 
 from .models import FACT_TEXT_HEAD, Alias, Entity, EntityFact, Fact
+from .name_index import name_index_refresh
 
 # Hooks other apps register (vector index, integrity checks) so this app stays free of
 # imports from them. Each receives the fact id and runs after commit.
@@ -76,7 +77,9 @@ def _candidates_payload(entities: Iterable[Entity]) -> list[dict]:
 
 def _on_entity_saved(entity_id: str) -> None:
     """Hooks run on commit for an entity created, edited (names, aliases, type,
-    description) or deleted."""
+    description) or deleted. The word-start index of names is derived in the same
+    transaction, so a suggestion never misses a committed name."""
+    name_index_refresh(entity_ids=[entity_id])
     for hook in ENTITY_SAVED_HOOKS:
         transaction.on_commit(lambda h=hook: h(entity_id))
 
