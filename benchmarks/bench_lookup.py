@@ -33,6 +33,8 @@ from collections.abc import Callable, Iterator
 from benchmarks._django import database_vendor, percentiles, setup
 
 GOAL_MS = 5.0
+# A miss answers "did you mean" from the word-start index (issue 16), on both databases.
+MISS_GOAL_MS = 10.0
 SEED = 20240602
 KINDS = ("canonical", "alias", "variant", "miss")
 KIND_LABEL = {
@@ -486,6 +488,37 @@ def _row(metric: str, value: object, unit: str, goal: str = "", ok: bool | None 
             "ok": ok}  # fmt: skip
 
 
+def _index_names() -> tuple[float, int]:
+    """The seed bypassed the services: derive the word-start index as the command does."""
+    from django.db import connection
+
+    from entities.name_index import name_index_rebuild
+
+    start = time.perf_counter()
+    written = name_index_rebuild()
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE entities_nametoken")
+    return time.perf_counter() - start, written
+
+
+def _service_rows(kind: str, samples: list[float], vendor: str) -> list[dict]:
+    """p50 and p99 of one query kind: hits against GOAL_MS (SQLite), misses against
+    MISS_GOAL_MS (both databases)."""
+    stats = percentiles(samples)
+    label = KIND_LABEL[kind]
+    if kind == "miss":
+        goal, ok = f"p99 < {MISS_GOAL_MS:g} ms", stats["p99"] < MISS_GOAL_MS
+    elif vendor == "sqlite":
+        goal, ok = f"p99 < {GOAL_MS:g} ms", stats["p99"] < GOAL_MS
+    else:
+        goal, ok = "", None
+    return [
+        _row(f"service p50: {label}", stats["p50"], "ms"),
+        _row(f"service p99: {label}", stats["p99"], "ms", goal, ok),
+    ]
+
+
 def run(quick: bool = False) -> list[dict]:
     setup("lookup")
     n_entities = 10_000 if quick else 100_000
@@ -502,6 +535,8 @@ def run(quick: bool = False) -> list[dict]:
     entities, seed_s = seed(data)
     n_aliases = sum(len(a) for _, _, a in data)
     print(f"  seeded in {seed_s:.1f} s", file=sys.stderr)
+    index_s, index_rows = _index_names()
+    print(f"  name index: {index_rows:,} rows in {index_s:.1f} s", file=sys.stderr)
 
     queries = make_queries(entities, data, per_kind, per_miss, rng)
     # A long-running server has warm caches and loaded code: one untimed pass over the
@@ -516,22 +551,18 @@ def run(quick: bool = False) -> list[dict]:
         _row("entities", len(entities), "rows"),
         _row("aliases", n_aliases, "rows"),
         _row("seed (bulk_create, incl. facts)", len(entities) / seed_s, "entities/s"),
+        _row("name index rebuild (word starts)", index_rows / index_s, "rows/s"),
         _row("queries per hit kind", per_kind, "queries"),
         _row("miss queries", per_miss, "queries"),
     ]
     hits: list[float] = []
     slow: set[str] = set()
     for kind in KINDS:
-        stats = percentiles(service[kind])
-        label = KIND_LABEL[kind]
-        checked = kind != "miss" and vendor == "sqlite"
-        ok = stats["p99"] < GOAL_MS if checked else None
+        rows += _service_rows(kind, service[kind], vendor)
         if kind != "miss":
             hits += service[kind]
-            if stats["p99"] >= GOAL_MS:
+            if percentiles(service[kind])["p99"] >= GOAL_MS:
                 slow.add(kind)
-        rows.append(_row(f"service p50: {label}", stats["p50"], "ms"))
-        rows.append(_row(f"service p99: {label}", stats["p99"], "ms", goal if checked else "", ok))
     all_hits = percentiles(hits)
     rows.append(
         _row(

@@ -1,36 +1,68 @@
+"""Books come in through an upload or ``ingest_book`` and leave through ``book_delete``:
+the admin shows them, and deletes through the service, but makes none by hand."""
+
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db import transaction
 
+from . import services
 from .models import Book, Chunk, IngestJob, Mention
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows the pipeline derives: shown, never typed in or edited by hand."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(Book)
-class BookAdmin(admin.ModelAdmin):
+class BookAdmin(ReadOnlyAdmin):
     list_display = ["title", "author", "format", "status", "chunk_count", "ingested_at"]
     list_filter = ["status", "format"]
     search_fields = ["title", "author", "source_name"]
-    readonly_fields = ["content_hash", "char_count", "word_count", "chunk_count", "ingested_at"]
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return request.user.has_perm("books.delete_book")
+
+    def get_deleted_objects(self, objs, request):
+        # Chunks, mentions and jobs go with their book (by the service), though none of
+        # them may be deleted on its own.
+        deleted, counts, _perms_needed, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), protected
+
+    def delete_model(self, request, obj):
+        summary = services.book_delete(book=obj, actor=request.user)
+        messages.info(request, f"{summary['chunks']} chunks removed.")
+
+    def delete_queryset(self, request, queryset):
+        with transaction.atomic():
+            for book in queryset:
+                services.book_delete(book=book, actor=request.user)
 
 
 @admin.register(Chunk)
-class ChunkAdmin(admin.ModelAdmin):
+class ChunkAdmin(ReadOnlyAdmin):
     list_display = ["book", "ordinal", "heading_path", "start", "end"]
     list_select_related = ["book"]
-    raw_id_fields = ["book"]
     search_fields = ["text"]
 
 
 @admin.register(Mention)
-class MentionAdmin(admin.ModelAdmin):
+class MentionAdmin(ReadOnlyAdmin):
     list_display = ["entity", "mention_type", "book", "chunk", "count"]
     list_filter = ["mention_type"]
     list_select_related = ["entity", "book", "chunk"]
-    raw_id_fields = ["entity", "book", "chunk"]
 
 
 @admin.register(IngestJob)
-class IngestJobAdmin(admin.ModelAdmin):
+class IngestJobAdmin(ReadOnlyAdmin):
     list_display = ["id", "title", "status", "phase", "done", "total", "created_at"]
     list_filter = ["status"]
-    readonly_fields = ["warnings", "result", "error"]

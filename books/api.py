@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -11,12 +12,12 @@ from rest_framework.response import Response
 
 from entities.selectors import entity_get
 from kgsite.api import paginated_response
+from kgsite.converters import MAX_ID
 from kgsite.errors import InvalidInput
 
 from . import selectors, services
 from .models import Mention
 from .serializers import (
-    MAX_UPLOAD_BYTES,
     BookMentionsSerializer,
     BookSerializer,
     ChunkHitSerializer,
@@ -35,9 +36,12 @@ def _int_param(request, name: str, *, default: int | None = None) -> int | None:
     if raw in (None, ""):
         return default
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
         raise InvalidInput(f"{name} must be an integer", field=name) from None
+    if not 0 <= value <= MAX_ID:
+        raise InvalidInput(f"{name} is out of range", field=name)
+    return value
 
 
 class BookListView(GenericAPIView):
@@ -64,8 +68,9 @@ class BookListView(GenericAPIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         upload = data["file"]
-        if upload.size > MAX_UPLOAD_BYTES:
-            raise InvalidInput("The file is larger than 50 MB.", field="file")
+        limit = settings.KGSITE_MAX_UPLOAD_BYTES
+        if upload.size > limit:
+            raise InvalidInput(f"The file is larger than {limit} bytes.", field="file")
         job = services.ingest_job_create(
             filename=upload.name or "",
             data=upload.read(),
@@ -84,7 +89,8 @@ class BookDetailView(GenericAPIView):
     def get(self, request, book_id: int):
         return Response(BookSerializer(selectors.book_get(book_id=book_id)).data)
 
-    @extend_schema(responses=DeleteSummarySerializer)
+    # 200 with what was removed (spectacular would document a bare 204 for a DELETE).
+    @extend_schema(responses={200: DeleteSummarySerializer})
     def delete(self, request, book_id: int):
         summary = services.book_delete(book=selectors.book_get(book_id=book_id), actor=request.user)
         return Response(summary)
@@ -165,6 +171,7 @@ class ChunkRelatedView(GenericAPIView):
 
 
 class ChunkSearchView(GenericAPIView):
+    throttle_scope = "search"
     serializer_class = ChunkSearchResponseSerializer
     pagination_class = None
 

@@ -20,11 +20,11 @@ def _both(route: str, view: type, name: str) -> list[URLPattern]:
 
 urlpatterns = [
     path("books/", api.BookListView.as_view(), name="book-list"),
-    path("books/<int:book_id>/", api.BookDetailView.as_view(), name="book-detail"),
+    path("books/<id:book_id>/", api.BookDetailView.as_view(), name="book-detail"),
     path("jobs/", api.JobListView.as_view(), name="job-list"),
-    path("jobs/<int:job_id>/", api.JobDetailView.as_view(), name="job-detail"),
+    path("jobs/<id:job_id>/", api.JobDetailView.as_view(), name="job-detail"),
     *_both("entities/<str:entity_id>/mentions", api.EntityMentionsView, "entity-mentions"),
     *_both("entities/<str:entity_id>/books", api.EntityBooksView, "entity-books"),
     *_both("chunks/search", api.ChunkSearchView, "chunk-search"),
-    *_both("chunks/<int:chunk_id>/related", api.ChunkRelatedView, "chunk-related"),
+    *_both("chunks/<id:chunk_id>/related", api.ChunkRelatedView, "chunk-related"),
 ]

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from kgsite.converters import MAX_ID
+
 from .extraction.registry import EXTRACTORS
 from .models import Book, Chunk, IngestJob, Mention
-
-MAX_UPLOAD_BYTES = 50 * 1024 * 1024
-
-# --- serializers -----------------------------------------------------------------------
 
 
 class BookSerializer(serializers.ModelSerializer):
@@ -136,7 +134,10 @@ class ChunkSearchQuerySerializer(serializers.Serializer):
     q = serializers.CharField(max_length=2000, help_text="What the passages should be about.")
     k = serializers.IntegerField(min_value=1, max_value=50, default=10)
     book = serializers.IntegerField(
-        required=False, min_value=1, help_text="Only chunks of this book (its id)."
+        required=False,
+        min_value=1,
+        max_value=MAX_ID,
+        help_text="Only chunks of this book (its id).",
     )
 
     def validate_book(self, value: int) -> int:

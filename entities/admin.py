@@ -280,13 +280,8 @@ class FactAdmin(admin.ModelAdmin):
     def save_related(self, request, form, formsets, change):
         pass  # links are made by fact_store; Fact has no other related rows to save here
 
-    def delete_model(self, request, obj):
-        services.fact_delete(fact=obj, actor=request.user)
-
-    def delete_queryset(self, request, queryset):
-        with vector_batch(), transaction.atomic():
-            for fact in queryset:
-                services.fact_delete(fact=fact, actor=request.user)
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # as in the API: retract or supersede (status), so history keeps it
 
 
 @admin.register(AuditEntry)

@@ -37,6 +37,7 @@ def _validated(serializer_class, data) -> dict:
 
 class EntityLookupView(GenericAPIView):
     serializer_class = LookupResponseSerializer
+    throttle_scope = "suggest"
 
     @extend_schema(
         parameters=[
@@ -117,6 +118,7 @@ class AliasListView(GenericAPIView):
     serializer_class = AliasSerializer
     pagination_class = None
 
+    @extend_schema(responses=AliasSerializer(many=True))
     def get(self, request, entity_id: str):
         entity = selectors.entity_get(entity_id=entity_id)
         return Response(AliasSerializer(entity.aliases.all(), many=True).data)
@@ -193,7 +195,8 @@ class FactListView(GenericAPIView):
             entities=entities,
             confidence=data["confidence"],
             source=data["source"],
-            client=data["client"] or getattr(request.auth, "key", "")[:8],
+            # As the caller says: never derived from its token (a secret).
+            client=data["client"],
             valid_from=data["valid_from"],
             valid_to=data["valid_to"],
             actor=request.user,

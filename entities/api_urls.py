@@ -16,5 +16,5 @@ urlpatterns = [
         name="alias-detail",
     ),
     path("facts/", api.FactListView.as_view(), name="fact-list"),
-    path("facts/<int:fact_id>/", api.FactDetailView.as_view(), name="fact-detail"),
+    path("facts/<id:fact_id>/", api.FactDetailView.as_view(), name="fact-detail"),
 ]

@@ -128,3 +128,24 @@ class EntityFact(models.Model):
 
     def __str__(self) -> str:
         return f"{self.entity_id} — {self.fact_id}"
+
+
+class NameToken(models.Model):
+    """One word start of an entity's name or alias: "did you mean" finds its candidates
+    here through an index instead of scanning every name for a word inside it.
+
+    Derived data (``entities.name_index``): rebuilt by ``manage.py rebuild_name_index``.
+    """
+
+    # The first PREFIX_CHARS characters of a word of the normalised name, and of its
+    # transliterated form (ö -> oe): what a suggestion query's words are looked up by.
+    prefix = models.CharField(max_length=8)
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="+")
+    # The normalised name or alias the word belongs to: what the suggestion is scored on.
+    text = models.CharField(max_length=MAX_NORM_LENGTH)
+
+    class Meta:
+        indexes = [models.Index(fields=["prefix"], name="name_token_prefix_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}: {self.text}"

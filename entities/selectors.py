@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from rapidfuzz import fuzz
 
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.text import normalize
 
-from .models import Alias, Entity, EntityFact, Fact
+from .models import Entity, EntityFact, Fact
+from .name_index import fold, name_candidates
 from .names import normalize_type, validate_name
 
 SUGGESTION_LIMIT = 5
 SUGGESTION_MIN_SCORE = 0.6
-_TRANSLIT = str.maketrans({"ß": "ss", "æ": "ae", "ø": "o", "œ": "oe", "ð": "d", "þ": "th"})
-_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue"})
 
 
 @dataclass
@@ -113,41 +111,25 @@ def entity_lookup(*, name: object, type: str | None = None) -> LookupResult:  # 
     )
 
 
-def _fold(text: str) -> str:
-    """ASCII-ish fold used only to score suggestions (never to match)."""
-    text = text.translate(_UMLAUTS).translate(_TRANSLIT)
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
 def entity_suggest(*, norm: str, type: str | None = None) -> list[tuple[Entity, float]]:  # noqa: A002
-    """Near misses by edit distance and token similarity, for "did you mean"."""
-    tokens = [t for t in _fold(norm).split() if len(t) >= 3]
-    if not tokens:
+    """Near misses by edit distance and token similarity, for "did you mean".
+
+    Candidates come from the word-start index (``entities.name_index``), never a scan.
+    """
+    folded_query = fold(norm)
+    stems = {token[:3] for token in folded_query.split() if len(token) >= 3}
+    if not stems:
         return []
-    prefix_q = Q()
-    alias_q = Q()
-    for token in tokens:
-        for stem in {token[:3], _fold(token)[:3]}:
-            prefix_q |= Q(name_norm__startswith=stem) | Q(name_norm__contains=f" {stem}")
-            alias_q |= Q(alias_norm__startswith=stem) | Q(alias_norm__contains=f" {stem}")
-    entities = Entity.objects.filter(prefix_q)
-    aliases = Alias.objects.filter(alias_q).select_related("entity")
-    if type:
-        entities = entities.filter(type=type)
-        aliases = aliases.filter(type=type)
-    folded_query = _fold(norm)
-    scored: dict[str, tuple[Entity, float]] = {}
-
-    def consider(entity: Entity, text: str) -> None:
-        score = fuzz.WRatio(folded_query, _fold(text)) / 100
-        if score >= SUGGESTION_MIN_SCORE and score > scored.get(entity.id, (None, 0.0))[1]:
-            scored[entity.id] = (entity, score)
-
-    for entity in entities[:500]:
-        consider(entity, entity.name_norm)
-    for alias in aliases[:500]:
-        consider(alias.entity, alias.alias_norm)
-    ranked = sorted(scored.values(), key=lambda pair: (-pair[1], pair[0].name_norm))
+    best: dict[str, float] = {}
+    for entity_id, text in name_candidates(stems=sorted(stems), type=type):
+        score = fuzz.WRatio(folded_query, fold(text)) / 100
+        if score >= SUGGESTION_MIN_SCORE and score > best.get(entity_id, 0.0):
+            best[entity_id] = score
+    entities = Entity.objects.in_bulk(list(best))
+    ranked = sorted(
+        ((entities[pk], score) for pk, score in best.items() if pk in entities),
+        key=lambda pair: (-pair[1], pair[0].name_norm),
+    )
     return ranked[:SUGGESTION_LIMIT]
 
 

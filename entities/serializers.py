@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
+
+from kgsite.text import MAX_NAME_LENGTH
 
 from .models import Alias, Entity, Fact
 
@@ -49,19 +52,34 @@ class EntitySerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "aliases", "created_at", "updated_at"]
 
 
+def _description(**kwargs) -> serializers.CharField:
+    limit = settings.KGSITE_MAX_DESCRIPTION_CHARS
+    return serializers.CharField(
+        allow_blank=True,
+        max_length=limit,
+        help_text=f"At most {limit} characters (KGSITE_MAX_DESCRIPTION_CHARS).",
+        **kwargs,
+    )
+
+
 class EntityWriteSerializer(serializers.Serializer):
     canonical_name = serializers.CharField(trim_whitespace=False, allow_blank=True)
     type = serializers.CharField(required=False, allow_blank=True, default=None)
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    description = _description(required=False, default="")
     aliases = serializers.ListField(
-        child=serializers.CharField(trim_whitespace=False), required=False, default=list
+        child=serializers.CharField(trim_whitespace=False, max_length=MAX_NAME_LENGTH),
+        required=False,
+        default=list,
+        max_length=settings.KGSITE_MAX_ALIASES_PER_REQUEST,
+        help_text=f"At most {settings.KGSITE_MAX_ALIASES_PER_REQUEST} aliases per request "
+        "(KGSITE_MAX_ALIASES_PER_REQUEST); add more one by one.",
     )
 
 
 class EntityUpdateSerializer(serializers.Serializer):
     canonical_name = serializers.CharField(required=False, trim_whitespace=False)
     type = serializers.CharField(required=False, allow_blank=True)
-    description = serializers.CharField(required=False, allow_blank=True)
+    description = _description(required=False)
 
 
 class AliasSerializer(serializers.ModelSerializer):

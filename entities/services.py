@@ -16,11 +16,23 @@ from kgsite.text import clean_display, has_control_chars, normalize
 
 from . import hooks
 from .models import FACT_TEXT_HEAD, Alias, Entity, EntityFact, Fact
+from .name_index import name_index_refresh
 from .names import normalize_type, validate_name
 
 
 def _candidates_payload(entities: Iterable[Entity]) -> list[dict]:
     return [{"id": e.id, "canonical_name": e.canonical_name, "type": e.type} for e in entities]
+
+
+def _entities_saved(entity_ids: list[str]) -> None:
+    """After entities or their names change: the word-start index of names in this
+    transaction (a suggestion never misses a committed name), the hooks on commit."""
+    name_index_refresh(entity_ids=entity_ids)
+    hooks.entities_saved_fire(entity_ids)
+
+
+def _entity_saved(entity_id: str) -> None:
+    _entities_saved([entity_id])
 
 
 def _chunks(values: list, size: int = 500) -> Iterable[list]:
@@ -171,7 +183,7 @@ def entity_store(
             continue  # another writer won the race: re-select
         if actor is not None:
             audit(actor=actor, action="entity.create", target=entity, payload={"name": display})
-        hooks.entity_saved_fire(entity.id)
+        _entity_saved(entity.id)
         return entity, True
     raise Conflict(f"could not store '{display}'", field="name")  # pragma: no cover
 
@@ -206,7 +218,7 @@ def entity_create(
         target=entity,
         payload={"name": plan.display, "type": plan.type},
     )
-    hooks.entity_saved_fire(entity.id)
+    _entity_saved(entity.id)
     return entity
 
 
@@ -256,7 +268,7 @@ def entity_update(
     if plan.redundant_aliases:
         payload["removed_aliases"] = plan.redundant_aliases
     audit(actor=actor, action="entity.update", target=entity, payload=payload)
-    hooks.entity_saved_fire(entity.id)
+    _entity_saved(entity.id)
     return entity
 
 
@@ -281,7 +293,7 @@ def entity_delete(*, entity: Entity, actor) -> None:
     audit(actor=actor, action="entity.delete", target=entity, payload=payload)
     entity.delete()
     entity.pk = entity_id  # Django clears it; the admin's log message still names it
-    hooks.entity_saved_fire(entity_id)
+    _entity_saved(entity_id)
 
 
 def alias_check(
@@ -339,7 +351,7 @@ def alias_add(*, entity: Entity, alias: str, actor=None, manual: bool = True) ->
         return found, False
     if actor is not None:
         audit(actor=actor, action="alias.add", target=entity, payload={"alias": display})
-    hooks.entity_saved_fire(entity.id)
+    _entity_saved(entity.id)
     return created, True
 
 
@@ -357,7 +369,7 @@ def alias_remove(*, entity: Entity, alias: str, actor=None) -> None:
     Alias.objects.filter(entity=entity, alias_norm=norm).delete()
     if actor is not None:
         audit(actor=actor, action="alias.remove", target=entity, payload={"alias": rows[0]})
-    hooks.entity_saved_fire(entity.id)
+    _entity_saved(entity.id)
 
 
 @transaction.atomic
@@ -787,7 +799,7 @@ def entities_ensure(*, drafts: Iterable[EntityDraft], source: str, actor=None) -
             model=Entity,
             payload={"source": source, "ids": created},
         )
-        hooks.entities_saved_fire(created)
+        _entities_saved(created)
     return EnsureResult(ids=ids, created=created)
 
 
@@ -836,7 +848,7 @@ def entity_gc(*, entity_ids: Iterable[str], source: str, actor=None) -> list[str
             model=Entity,
             payload={"source": source, "removed": removed},
         )
-        hooks.entities_saved_fire(ids)
+        _entities_saved(ids)
     return ids
 
 

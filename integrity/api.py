@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import permissions
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
-from kgsite.api import paginated_response
+from kgsite.api import Reader, paginated_response
 
 from . import selectors, services
 from .models import Contradiction
@@ -24,7 +23,8 @@ class PairCheckView(GenericAPIView):
     """Stores nothing, so any client may ask (throttled like every endpoint)."""
 
     serializer_class = PairCheckSerializer
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [Reader]
+    throttle_scope = "extract"
 
     @extend_schema(
         request=PairCheckSerializer,

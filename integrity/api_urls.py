@@ -12,17 +12,17 @@ urlpatterns = [
         name="contradiction-list",
     ),
     path(
-        "integrity/contradictions/<int:contradiction_id>/",
+        "integrity/contradictions/<id:contradiction_id>/",
         api.ContradictionDetailView.as_view(),
         name="contradiction-detail",
     ),
     path(
-        "integrity/contradictions/<int:contradiction_id>/resolve",
+        "integrity/contradictions/<id:contradiction_id>/resolve",
         api.ContradictionResolveView.as_view(),
         name="contradiction-resolve",
     ),
     path(
-        "integrity/contradictions/<int:contradiction_id>/undo",
+        "integrity/contradictions/<id:contradiction_id>/undo",
         api.ContradictionUndoView.as_view(),
         name="contradiction-undo",
     ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
+from kgsite.converters import MAX_ID
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.text import has_control_chars
 
@@ -45,6 +46,8 @@ def contradiction_list(
             fact_id = int(fact)
         except (TypeError, ValueError):
             raise InvalidInput("fact must be a fact id", field="fact") from None
+        if not 0 <= fact_id <= MAX_ID:
+            raise InvalidInput("fact is out of range", field="fact")
         qs = qs.filter(Q(fact_a_id=fact_id) | Q(fact_b_id=fact_id))
     return qs.order_by("-created_at", "-id")
 

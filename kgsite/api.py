@@ -24,15 +24,40 @@ from kgsite.errors import DomainError
 from kgsite.pages import is_curator
 
 
-class CuratorWriteOrReadOnly(permissions.BasePermission):
-    """Anyone may read; writes need an authenticated user with the curator permission."""
+def _authenticated(request) -> bool:
+    return bool(request.user and request.user.is_authenticated)
 
-    message = "writing needs an authenticated curator"
+
+class Reader(permissions.BasePermission):
+    """Reads need an authenticated user, unless ``KGSITE_PUBLIC_READ`` opens them.
+
+    Also for the endpoints that read through a POST (search, extraction, the pair check).
+    """
+
+    message = "reading needs an authenticated user"
+
+    def has_permission(self, request, view) -> bool:
+        return settings.KGSITE_PUBLIC_READ or _authenticated(request)
+
+
+class CuratorWriteOrReadOnly(Reader):
+    """Reads as ``Reader``; writes need an authenticated user with the curator permission."""
 
     def has_permission(self, request, view) -> bool:
         if request.method in permissions.SAFE_METHODS:
-            return True
+            return super().has_permission(request, view)
+        self.message = "writing needs an authenticated curator"
         return is_curator(request.user)
+
+
+class Recipient(permissions.BasePermission):
+    """Notifications: an authenticated user, whatever ``KGSITE_PUBLIC_READ`` says; which
+    ones they see is the selectors' business (their own, broadcasts for curators)."""
+
+    message = "notifications need an authenticated user"
+
+    def has_permission(self, request, view) -> bool:
+        return _authenticated(request)
 
 
 class Pagination(PageNumberPagination):

@@ -4,3 +4,11 @@ from django.apps import AppConfig
 class KgsiteConfig(AppConfig):
     name = "kgsite"
     verbose_name = "kgsite core"
+
+    def ready(self) -> None:
+        from django.urls import register_converter
+
+        from kgsite.converters import IdConverter
+
+        # <id:...> in every app's API routes: a numeric id that fits a 64-bit column.
+        register_converter(IdConverter, "id")

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse
-from rest_framework import permissions, serializers
+from rest_framework import serializers
+
+from kgsite.api import CuratorWriteOrReadOnly
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
@@ -47,19 +49,27 @@ def bad_request(example_field: str, example_message: str) -> OpenApiResponse:
     )
 
 
-def _error_codes(method: str, operation: dict, *, open_to_all: bool) -> dict[str, str]:
+def _error_codes(method: str, operation: dict, *, curator_only: bool) -> dict[str, str]:
     """The error answers an operation can give, by what it takes and who may call it."""
     params = operation.get("parameters", [])
     codes: dict[str, str] = {}
-    if "requestBody" in operation or any(p.get("in") == "query" for p in params):
+    if "requestBody" in operation or any(p.get("in") in ("query", "path") for p in params):
         codes["400"] = "Bad input: a field or parameter is missing, malformed or out of range."
-    if method in WRITE_METHODS and not open_to_all:
-        codes["401"] = "No credentials, or a bad token."
-        codes["403"] = "Authenticated, but without the curator permission."
-    if any(p.get("in") == "path" for p in params):
-        codes["404"] = "No such object."
+    # Reads need credentials too unless KGSITE_PUBLIC_READ opens them.
+    codes["401"] = "No credentials, or a bad token."
+    codes["403"] = (
+        "Authenticated, but without the curator permission."
+        if curator_only
+        else "Not allowed for this user (a bad or expired session)."
+    )
+    if any(p.get("in") == "path" for p in params) or any(p.get("name") == "page" for p in params):
+        codes["404"] = "No such object (or no such page of a list)."
     if method in {"POST", "PUT", "PATCH"}:
         codes["409"] = "A conflict: the name or alias is taken, the item is already resolved, ..."
+    if "requestBody" in operation:
+        codes["413"] = "The request body is over KGSITE_MAX_REQUEST_BYTES (an upload: over "
+        "KGSITE_MAX_UPLOAD_BYTES)."
+    codes["429"] = "Throttled: too many requests; Retry-After says when to try again."
     return codes
 
 
@@ -71,8 +81,10 @@ class AutoSchema(SpectacularAutoSchema):
         error_ref = self.resolve_serializer(ErrorResponseSerializer, "response").ref
         responses = operation.setdefault("responses", {})
         classes = getattr(self.view, "permission_classes", [])
-        open_to_all = bool(classes) and all(p is permissions.AllowAny for p in classes)
-        for code, description in _error_codes(method, operation, open_to_all=open_to_all).items():
+        curator_only = method in WRITE_METHODS and any(
+            issubclass(p, CuratorWriteOrReadOnly) for p in classes
+        )
+        for code, description in _error_codes(method, operation, curator_only=curator_only).items():
             responses.setdefault(
                 code,
                 {

@@ -14,20 +14,32 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # scripts and emoji sequences need them.
 _INVISIBLE = re.compile("[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
+# Turkish and Azeri write the dotted capital İ for i and the dotless ı for the capital I:
+# "İZMIR KIŞLA" and "İzmir Kışla" are one name. str.casefold folds İ to "i" plus a
+# combining dot and keeps ı, so both are folded to their plain Latin letters first (one
+# character for one: offsets into the original text stay where they were).
+TURKISH_I = str.maketrans({"\u0130": "I", "\u0131": "i"})
+
 MAX_NAME_LENGTH = 512
 # str.casefold lengthens a character to at most three ("ﬃ" -> "ffi"): the normalised
 # columns hold a name of MAX_NAME_LENGTH characters however it folds.
 MAX_NORM_LENGTH = 3 * MAX_NAME_LENGTH
 
 
+def fold_case(text: str) -> str:
+    """``str.casefold`` with the Turkish dotted and dotless i folded to i (see TURKISH_I)."""
+    return text.translate(TURKISH_I).casefold()
+
+
 def normalize(text: str) -> str:
     """NFC, full case folding, trimmed and collapsed whitespace.
 
-    Case folding is ``str.casefold`` (``"STRASSE"`` matches ``"Straße"``); accents stay
+    Case folding is ``str.casefold`` (``"STRASSE"`` matches ``"Straße"``, final sigma is
+    sigma, ligatures are their letters) plus the Turkish İ/ı (``fold_case``); accents stay
     significant (``"Sao Paulo"`` is not ``"São Paulo"``). NFC is applied again after
     folding because folding can produce decomposed sequences.
     """
-    folded = unicodedata.normalize("NFC", text).casefold()
+    folded = fold_case(unicodedata.normalize("NFC", text))
     return _WS.sub(" ", unicodedata.normalize("NFC", folded)).strip()
 
 

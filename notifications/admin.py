@@ -1,7 +1,11 @@
+"""Notifications are raised by the checks and jobs, not typed in; the admin reads them
+and marks them read through the service."""
+
 from __future__ import annotations
 
 from django.contrib import admin
 
+from . import services
 from .models import Notification
 
 
@@ -10,6 +14,18 @@ class NotificationAdmin(admin.ModelAdmin):
     list_display = ["title", "type", "urgency", "read", "recipient", "created_at"]
     list_filter = ["urgency", "type", "read"]
     search_fields = ["title"]
-    readonly_fields = ["created_at", "read_at", "key"]
-    raw_id_fields = ["recipient"]
     date_hierarchy = "created_at"
+    actions = ["mark_read"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.action(description="Mark the selected notifications read")
+    def mark_read(self, request, queryset):
+        marked = services.notification_mark_read(
+            user=request.user, ids=list(queryset.values_list("pk", flat=True))
+        )
+        self.message_user(request, f"{marked} marked read.")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
+
+from kgsite.api import Recipient
+from kgsite.schema import ErrorResponseSerializer
 
 from . import selectors, services
 from .serializers import (
@@ -18,6 +21,7 @@ from .serializers import (
 
 
 class NotificationPendingView(GenericAPIView):
+    permission_classes = [Recipient]
     serializer_class = PendingSerializer
     pagination_class = None
 
@@ -34,6 +38,7 @@ class NotificationPendingView(GenericAPIView):
 
 
 class NotificationUnreadCountView(GenericAPIView):
+    permission_classes = [Recipient]
     serializer_class = UnreadCountSerializer
 
     @extend_schema(responses=UnreadCountSerializer, summary="Unread notifications by urgency")
@@ -42,6 +47,7 @@ class NotificationUnreadCountView(GenericAPIView):
 
 
 class NotificationDigestView(GenericAPIView):
+    permission_classes = [Recipient]
     serializer_class = DigestSerializer
 
     @extend_schema(
@@ -61,11 +67,17 @@ class NotificationDigestView(GenericAPIView):
 
 
 class NotificationMarkReadView(GenericAPIView):
+    permission_classes = [Recipient]
     serializer_class = MarkReadSerializer
 
     @extend_schema(
         request=MarkReadSerializer,
-        responses=MarkReadResultSerializer,
+        responses={
+            200: MarkReadResultSerializer,
+            404: OpenApiResponse(
+                ErrorResponseSerializer, description="An id the user has no notification of."
+            ),
+        },
         operation_id="notifications_mark_read",
         summary="Mark the given notifications read, or all (optionally of one urgency)",
     )
@@ -83,6 +95,7 @@ class NotificationMarkReadView(GenericAPIView):
 
 
 class NotificationReadOneView(GenericAPIView):
+    permission_classes = [Recipient]
     serializer_class = NotificationSerializer
 
     @extend_schema(

@@ -14,7 +14,7 @@ urlpatterns = [
     path("notifications/digest", api.NotificationDigestView.as_view(), name="notification-digest"),
     path("notifications/read", api.NotificationMarkReadView.as_view(), name="notification-read"),
     path(
-        "notifications/<int:notification_id>/read",
+        "notifications/<id:notification_id>/read",
         api.NotificationReadOneView.as_view(),
         name="notification-read-one",
     ),

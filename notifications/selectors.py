@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Q, QuerySet
 
 from kgsite.errors import NotFound
+from kgsite.pages import is_curator
 
 from .models import Notification
 
@@ -15,12 +16,21 @@ PENDING_LIMIT = 100  # per urgency; the unread count tells how many more there a
 DIGEST_HIGH_LIMIT = 20
 
 
+def visible_to(user) -> Q:
+    """A user's own notifications, plus the broadcasts (addressed to every curator) when
+    the user is a curator. ``None`` is the system itself (a command, a task): the
+    broadcasts. An anonymous caller sees nothing."""
+    if user is None:
+        return Q(recipient__isnull=True)
+    if not getattr(user, "is_authenticated", False):
+        return Q(pk__in=[])
+    if is_curator(user):
+        return Q(recipient__isnull=True) | Q(recipient=user)
+    return Q(recipient=user)
+
+
 def _visible(user) -> QuerySet[Notification]:
-    """Broadcast notifications plus the user's own (anonymous readers see broadcasts)."""
-    qs = Notification.objects.all()
-    if user is not None and getattr(user, "is_authenticated", False):
-        return qs.filter(Q(recipient__isnull=True) | Q(recipient=user))
-    return qs.filter(recipient__isnull=True)
+    return Notification.objects.filter(visible_to(user))
 
 
 def notification_get(*, notification_id: int, user=None) -> Notification:

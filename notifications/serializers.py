@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from kgsite.converters import MAX_ID
+
 from .models import Notification
 
 
@@ -41,7 +43,10 @@ class DigestSerializer(serializers.Serializer):
 
 class MarkReadSerializer(serializers.Serializer):
     ids = serializers.ListField(
-        child=serializers.IntegerField(), required=False, allow_empty=False, max_length=1000
+        child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
+        required=False,
+        allow_empty=False,
+        max_length=1000,
     )
     all = serializers.BooleanField(required=False, default=False)
     urgency = serializers.ChoiceField(

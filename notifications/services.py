@@ -11,6 +11,7 @@ from django.utils import timezone
 from kgsite.errors import InvalidInput, NotFound
 
 from .models import Notification
+from .selectors import visible_to
 
 
 def _choice(value: object, choices: list[str], field: str) -> str:
@@ -73,13 +74,6 @@ def notification_create(
         raise
 
 
-def _visible_to(user) -> Q:
-    """Broadcast notifications plus the user's own."""
-    if user is not None and getattr(user, "is_authenticated", False):
-        return Q(recipient__isnull=True) | Q(recipient=user)
-    return Q(recipient__isnull=True)
-
-
 @transaction.atomic
 def notification_mark_read(
     *,
@@ -92,7 +86,7 @@ def notification_mark_read(
 
     Returns how many changed; an id the user cannot see is a 404 naming it.
     """
-    qs = Notification.objects.filter(_visible_to(user))
+    qs = Notification.objects.filter(visible_to(user))
     if ids is not None:
         wanted = set(ids)
         found = set(qs.filter(pk__in=wanted).values_list("pk", flat=True))

@@ -1,4 +1,5 @@
-"""Shared fixtures: users with and without the curator permission, API clients."""
+"""Shared fixtures: users with and without the curator permission, API clients (anonymous,
+reader, curator)."""
 
 from __future__ import annotations
 
@@ -32,8 +33,17 @@ def reader(db) -> User:
 
 
 @pytest.fixture
-def api() -> APIClient:
+def anon_api() -> APIClient:
+    """No credentials: reads are refused unless KGSITE_PUBLIC_READ opens them."""
     return APIClient()
+
+
+@pytest.fixture
+def api(reader) -> APIClient:
+    """An authenticated reader without the curator permission (reads need credentials)."""
+    client = APIClient()
+    client.force_authenticate(reader)
+    return client
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from io import StringIO
 
 import pytest
@@ -37,14 +38,38 @@ def test_every_operation_documents_the_one_error_shape_it_can_answer():
     paths = _schema()["paths"]
     lookup = paths["/api/v1/entities/lookup"]["get"]["responses"]
     assert _error_ref(lookup["400"]) == "#/components/schemas/ErrorResponse"
-    assert "401" not in lookup  # reads are open
+    # Reads need credentials (KGSITE_PUBLIC_READ off) and are throttled.
+    assert _error_ref(lookup["401"]) == "#/components/schemas/ErrorResponse"
+    assert _error_ref(lookup["429"]) == "#/components/schemas/ErrorResponse"
 
     patch = paths["/api/v1/entities/{entity_id}/"]["patch"]["responses"]
     for code in ("400", "401", "403", "404", "409"):
         assert _error_ref(patch[code]) == "#/components/schemas/ErrorResponse", code
 
-    # Open POST endpoints (a search) answer 400 but never ask for credentials.
+    # POST endpoints that read (a search) ask for credentials, and refuse a body too large.
     search = paths["/api/v1/search/entities"]["post"]["responses"]
-    assert "400" in search and "401" not in search and "403" not in search
+    assert {"400", "401", "413", "429"} <= set(search)
     # A view's own documented answer (with its example) is kept.
     assert search["400"]["content"]["application/json"]["examples"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", ["/api/redoc/", "/api/docs/"])
+def test_api_docs_load_nothing_from_another_host(client, url):
+    """Served offline: no CDN script, stylesheet or font (ReDoc's template had Google Fonts)."""
+    response = client.get(url)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert re.findall(r"""(?:src|href)=["']?(?:https?:)?//""", page) == []
+    assert "googleapis" not in page and "gstatic" not in page
+
+
+@pytest.mark.django_db
+def test_documented_shapes_match_what_the_views_answer():
+    paths = _schema()["paths"]
+    aliases = paths["/api/v1/entities/{entity_id}/aliases/"]["get"]["responses"]["200"]
+    assert aliases["content"]["application/json"]["schema"]["type"] == "array"
+    delete = paths["/api/v1/books/{book_id}/"]["delete"]["responses"]
+    assert "200" in delete and "204" not in delete
+    # Paginated lists: a page past the end is a 404.
+    assert "404" in paths["/api/v1/entities/"]["get"]["responses"]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import permissions
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
+from kgsite.api import Reader
 from kgsite.schema import bad_request
 
 from .gazetteer import extract_entities, group_by_type
@@ -17,9 +17,10 @@ from .serializers import (
 
 
 class ExtractEntitiesView(GenericAPIView):
-    """Detection is a read, sent as POST only because texts are long: open to anyone."""
+    """Detection is a read, sent as POST only because texts are long: open to readers."""
 
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [Reader]
+    throttle_scope = "extract"
     serializer_class = ExtractRequestSerializer
 
     @extend_schema(

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from rest_framework import serializers
 
 from kgsite.errors import InvalidInput
 
 from ..names import normalize_type
 
-MAX_TEXT_CHARS = 100_000
-
 
 class ExtractRequestSerializer(serializers.Serializer):
     # Whitespace is kept: offsets in the answer refer to the text exactly as sent.
-    text = serializers.CharField(max_length=MAX_TEXT_CHARS, trim_whitespace=False)
+    text = serializers.CharField(
+        max_length=settings.KGSITE_MAX_EXTRACT_CHARS,
+        trim_whitespace=False,
+        help_text=f"At most {settings.KGSITE_MAX_EXTRACT_CHARS} characters "
+        "(KGSITE_MAX_EXTRACT_CHARS); upload longer texts as a book.",
+    )
     includeUnknown = serializers.BooleanField(default=False)  # noqa: N815 - API name
     groupByType = serializers.BooleanField(default=False)  # noqa: N815 - API name
     types = serializers.ListField(

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import permissions
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
+from kgsite.api import Reader
 from kgsite.schema import bad_request
 
 from . import ranking
@@ -19,9 +19,10 @@ from .serializers import (
 
 
 class EntitySearchView(GenericAPIView):
-    """A search is a read: open to anyone, like every GET."""
+    """A search is a read: open to readers, like every GET."""
 
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [Reader]
+    throttle_scope = "search"
     serializer_class = EntitySearchRequestSerializer
 
     @extend_schema(
@@ -50,6 +51,7 @@ class EntitySearchView(GenericAPIView):
 
 
 class FactSearchView(GenericAPIView):
+    throttle_scope = "search"
     serializer_class = FactSearchResponseSerializer
     pagination_class = None
 

@@ -54,6 +54,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: every answer under /api/ is the JSON error shape, whatever DEBUG says.
+    "kgsite.middleware.ApiErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -116,6 +118,21 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# --- Request limits (answered in the API's JSON error shape, 413 or 400) -----------------
+# A request body other than a file upload (JSON, form fields): Django's default, 2.5 MB.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("KGSITE_MAX_REQUEST_BYTES", 2_621_440)
+DATA_UPLOAD_MAX_NUMBER_FIELDS = env_int("KGSITE_MAX_REQUEST_FIELDS", 1000)
+# A book upload (POST /api/v1/books/).
+KGSITE_MAX_UPLOAD_BYTES = env_int("KGSITE_MAX_UPLOAD_BYTES", 50 * 1024 * 1024)
+# Caps on one request's work, documented in the schema.
+KGSITE_MAX_DESCRIPTION_CHARS = env_int("KGSITE_MAX_DESCRIPTION_CHARS", 10_000)
+KGSITE_MAX_ALIASES_PER_REQUEST = env_int("KGSITE_MAX_ALIASES_PER_REQUEST", 100)
+KGSITE_MAX_EXTRACT_CHARS = env_int("KGSITE_MAX_EXTRACT_CHARS", 20_000)
+
+# Reads need an authenticated user unless this opens them (a public knowledge base).
+# Notifications stay with their recipients whatever it says.
+KGSITE_PUBLIC_READ = env_bool("KGSITE_PUBLIC_READ", False)
+
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
@@ -132,13 +149,24 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "kgsite.schema.AutoSchema",
     "EXCEPTION_HANDLER": "kgsite.api.exception_handler",
+    "DEFAULT_PARSER_CLASSES": [
+        "kgsite.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
+        # Only on views that name a throttle_scope: extract, search, suggest.
+        "rest_framework.throttling.ScopedRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env("KGSITE_THROTTLE_ANON", "600/min"),
         "user": env("KGSITE_THROTTLE_USER", "6000/min"),
+        # Per user (per address when anonymous) on the expensive endpoints.
+        "extract": env("KGSITE_THROTTLE_EXTRACT", "60/min"),
+        "search": env("KGSITE_THROTTLE_SEARCH", "300/min"),
+        "suggest": env("KGSITE_THROTTLE_SUGGEST", "600/min"),
     },
 }
 
@@ -152,6 +180,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # <id:...> routes (kgsite.converters): integers that fit a 64-bit column.
+    "PATH_CONVERTER_OVERRIDES": {
+        "id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+    },
 }
 
 # --- Background jobs (django-q2) -----------------------------------------------------

@@ -22,6 +22,9 @@ KGSITE_EMBEDDER = env("KGSITE_EMBEDDER", "kgsite.vectors.embedder.SentenceTransf
 # Jobs run inline, so a benchmark times the whole pipeline without a worker process.
 Q_CLUSTER = {**Q_CLUSTER, "sync": True}
 
+# Benchmarks time the query path, not authentication: reads open as for a public base.
+KGSITE_PUBLIC_READ = True
+
 # A benchmark fires thousands of requests a minute from one client.
 REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}
 

@@ -125,3 +125,44 @@ def test_ambiguous_lookup_through_the_api_lists_candidates(api):
     body = api.get("/api/v1/entities/lookup", {"name": "PYTHON"}).json()
     assert body["match"] == "ambiguous" and body["entity"] is None
     assert [c["canonical_name"] for c in body["candidates"]] == ["Python", "Monty Python"]
+
+
+def test_turkish_spellings_are_one_entity_that_keeps_its_name():
+    first, created = entity_store(name="İzmir Kışla", type="place")
+    again, created_again = entity_store(name="İZMIR KIŞLA", type="place")
+    assert created and not created_again
+    assert again.pk == first.pk
+    assert again.canonical_name == "İzmir Kışla"  # the display name keeps its letters
+    assert entity_lookup(name="izmir kisla").match == "none"  # ş is not s
+    assert entity_lookup(name="IZMIR KIŞLA").entity.pk == first.pk
+
+
+def test_extraction_finds_a_turkish_name_in_any_case_with_offsets():
+    from entities.extraction import extract_entities
+
+    entity_store(name="Diyarbakır", type="place")
+    text = "Trenle DİYARBAKIR'a gittik."
+    found = extract_entities(text)
+    assert [(d.canonical_name, text[d.start : d.end]) for d in found] == [
+        ("Diyarbakır", "DİYARBAKIR")
+    ]
+
+
+def test_the_migration_refolds_stored_turkish_names():
+    import importlib
+
+    from django.apps import apps
+
+    from entities.models import Alias, Entity
+
+    migration = importlib.import_module("entities.migrations.0004_fold_turkish_i")
+    city, _ = entity_store(name="Kırşehir", type="place")
+    alias_add(entity=city, alias="KIRŞEHİR İLİ")
+    other, _ = entity_store(name="Kirsehir", type="place")
+    # As stored before the fold: casefold kept ı and turned İ into i + a combining dot.
+    Entity.objects.filter(pk=city.pk).update(name_norm="Kırşehir".casefold())
+    Alias.objects.filter(entity=city).update(alias_norm="KIRŞEHİR İLİ".casefold())
+    migration.forwards(apps, None)
+    assert Entity.objects.get(pk=city.pk).name_norm == "kirşehir"
+    assert Alias.objects.get(entity=city).alias_norm == "kirşehir ili"
+    assert Entity.objects.get(pk=other.pk).name_norm == "kirsehir"

@@ -8,11 +8,12 @@ from notifications.services import notification_create
 pytestmark = pytest.mark.django_db
 
 
-def make(urgency: str, title: str = "something") -> Notification:
-    return notification_create(type="system", urgency=urgency, title=title)
+def make(urgency: str, title: str = "something", **kwargs) -> Notification:
+    return notification_create(type="system", urgency=urgency, title=title, **kwargs)
 
 
-def test_pending_list_is_grouped_by_urgency(api):
+def test_pending_list_is_grouped_by_urgency(curator_api):
+    api = curator_api
     make("high", "A contradiction")
     make("low", "a duplicate")
     body = api.get("/api/v1/notifications/").json()
@@ -22,7 +23,8 @@ def test_pending_list_is_grouped_by_urgency(api):
     assert body["counts"] == {"total": 2, "high": 1, "medium": 0, "low": 1}
 
 
-def test_unread_count(api):
+def test_unread_count(curator_api):
+    api = curator_api
     make("medium")
     make("medium")
     assert api.get("/api/v1/notifications/unread-count").json() == {
@@ -33,7 +35,8 @@ def test_unread_count(api):
     }
 
 
-def test_digest_for_chat_clients(api):
+def test_digest_for_chat_clients(curator_api):
+    api = curator_api
     make("high", "Paris or Lyon?")
     make("medium")
     make("medium")
@@ -93,8 +96,32 @@ def test_mark_read_unknown_id_is_404(curator_api):
     assert response.json()["error"]["code"] == "not_found"
 
 
-def test_marking_read_needs_a_curator(api):
+def test_marking_a_broadcast_read_needs_a_curator(api, anon_api):
     n = make("high")
-    response = api.post(f"/api/v1/notifications/{n.pk}/read")
-    assert response.status_code in (401, 403)
+    assert anon_api.post(f"/api/v1/notifications/{n.pk}/read").status_code == 401
+    # A reader does not even see a broadcast: it is addressed to the curators.
+    assert api.post(f"/api/v1/notifications/{n.pk}/read").status_code == 404
     assert Notification.objects.get(pk=n.pk).read is False
+
+
+@pytest.mark.parametrize(
+    "path", ["", "unread-count", "digest"], ids=["pending", "unread-count", "digest"]
+)
+def test_notifications_are_not_readable_anonymously(anon_api, settings, path):
+    settings.KGSITE_PUBLIC_READ = True  # a public knowledge base keeps its inbox private
+    make("high", "Paris or Lyon?")
+    response = anon_api.get(f"/api/v1/notifications/{path}")
+    assert response.status_code == 401
+    assert "Paris" not in response.content.decode()
+
+
+def test_a_reader_sees_only_their_own_notifications(api, reader):
+    make("high", "for the curators")
+    make("low", "your book is in", recipient=reader)
+    body = api.get("/api/v1/notifications/").json()
+    assert body["high"] == []
+    assert [n["title"] for n in body["low"]] == ["your book is in"]
+    assert api.post("/api/v1/notifications/read", {"all": True}, format="json").json() == {
+        "marked": 1
+    }
+    assert Notification.objects.get(title="for the curators").read is False

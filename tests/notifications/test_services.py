@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 
 from kgsite.errors import InvalidInput, NotFound
 from notifications.models import Notification
@@ -16,6 +16,7 @@ from notifications.services import (
     notification_mark_read_by_key,
     notification_mark_unread_by_key,
 )
+from tests.conftest import curators_group
 
 pytestmark = pytest.mark.django_db
 
@@ -78,6 +79,8 @@ def test_pending_groups_unread_by_urgency_newest_first():
 def test_personal_notifications_are_seen_only_by_their_recipient():
     alice = User.objects.create_user("alice")
     bob = User.objects.create_user("bob")
+    for curator in (alice, bob):
+        curator.groups.add(curators_group())
     make("high", "for alice", recipient=alice)
     make("high", "for everyone")
     assert [n.title for n in notification_pending(user=alice)["high"]] == [
@@ -86,6 +89,17 @@ def test_personal_notifications_are_seen_only_by_their_recipient():
     ]
     assert [n.title for n in notification_pending(user=bob)["high"]] == ["for everyone"]
     assert notification_unread_count(user=None)["high"] == 1
+
+
+def test_broadcasts_are_for_curators_only():
+    """A broadcast is addressed to every curator: a reader sees only their own, and an
+    anonymous caller nothing."""
+    reader = User.objects.create_user("carol")
+    make("high", "a contradiction to resolve")
+    make("low", "your job is done", recipient=reader)
+    assert [n.title for n in notification_pending(user=reader)["low"]] == ["your job is done"]
+    assert notification_pending(user=reader)["high"] == []
+    assert notification_unread_count(user=AnonymousUser())["total"] == 0
 
 
 def test_mark_read_by_ids_and_all_of_one_urgency():

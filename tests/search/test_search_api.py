@@ -19,8 +19,8 @@ URL = "/api/v1/search/entities"
 
 
 @pytest.fixture
-def client(vector_dir) -> APIClient:
-    return APIClient()
+def client(vector_dir, api) -> APIClient:
+    return api
 
 
 @pytest.fixture

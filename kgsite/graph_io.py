@@ -1,0 +1,205 @@
+"""Export and import the whole graph as JSON Lines: one header line, then one row a line.
+
+Lossless: every table of the graph with its primary keys, timestamps, statuses and
+history (superseded and retracted facts, resolved contradictions, read notifications,
+the audit log), through Django's serializers in raw mode, so nothing is recomputed or
+re-stamped on the way in. Users are referred to by username; an import creates the
+missing ones inactive, without a usable password (no password hash ever leaves).
+
+Derived data is not exported: the word-start name index and the vector indexes are
+rebuilt from the imported rows.
+
+Models are named by label (``"books.Chunk"``), so this module imports no app: a label
+whose app is not installed is skipped.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.core import serializers
+from django.core.management.color import no_style
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connection, models, transaction
+
+from kgsite.errors import Conflict, InvalidInput
+
+FORMAT = "kgsite-graph"
+VERSION = 1
+# Parents before children, so every foreign key points at a row already there.
+LABELS = (
+    "entities.Entity",
+    "entities.Alias",
+    "entities.Fact",
+    "entities.EntityFact",
+    "books.Book",
+    "books.Chunk",
+    "books.Mention",
+    "books.IngestJob",
+    "integrity.Contradiction",
+    "integrity.PendingFactCheck",
+    "notifications.Notification",
+    "kgsite.AuditEntry",
+)
+
+Progress = Callable[[int], None]
+
+
+class _Encoder(DjangoJSONEncoder):
+    """DjangoJSONEncoder cuts datetimes to milliseconds; an export keeps microseconds."""
+
+    def default(self, o: Any) -> Any:
+        if isinstance(o, datetime.datetime | datetime.time):
+            return o.isoformat()
+        return super().default(o)
+
+
+def graph_models() -> list[type[models.Model]]:
+    found = []
+    for label in LABELS:
+        app_label, name = label.split(".")
+        if apps.is_installed(app_label) or app_label in apps.app_configs:
+            try:
+                found.append(apps.get_model(app_label, name))
+            except LookupError:
+                continue
+    return found
+
+
+def _user_fields(model: type[models.Model]) -> list[str]:
+    user = get_user_model()
+    return [
+        f.attname for f in model._meta.concrete_fields if f.is_relation and f.related_model is user
+    ]
+
+
+def _usernames() -> list[str]:
+    user = get_user_model()
+    ids: set[int] = set()
+    for model in graph_models():
+        for attname in _user_fields(model):
+            ids.update(
+                model.objects.exclude(**{attname: None}).values_list(attname, flat=True).distinct()
+            )
+    return sorted(user.objects.filter(pk__in=ids).values_list(user.USERNAME_FIELD, flat=True))
+
+
+def graph_counts() -> dict[str, int]:
+    return {m._meta.label: m.objects.count() for m in graph_models()}
+
+
+def _rows(model: type[models.Model]) -> Iterator[dict[str, Any]]:
+    queryset = model._default_manager.order_by("pk")
+    for obj in queryset.iterator(chunk_size=2000):
+        yield serializers.serialize("python", [obj], use_natural_foreign_keys=True)[0]
+
+
+def graph_export(*, out: IO[str], progress: Progress | None = None) -> dict[str, int]:
+    """Write the header and every row; returns the counts per table."""
+    counts = graph_counts()
+    header = {"format": FORMAT, "version": VERSION, "tables": counts, "users": _usernames()}
+    out.write(json.dumps(header, ensure_ascii=False) + "\n")
+    for model in graph_models():
+        for row in _rows(model):
+            out.write(json.dumps(row, cls=_Encoder, ensure_ascii=False) + "\n")
+            if progress:
+                progress(1)
+    return counts
+
+
+def _header(line: str) -> dict[str, Any]:
+    try:
+        header = json.loads(line)
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise InvalidInput(f"not a {FORMAT} export (first line)", field="path")
+    if header.get("version") != VERSION:
+        raise InvalidInput(f"export version {header.get('version')} is not {VERSION}", field="path")
+    return header
+
+
+def _ensure_users(usernames: list[str]) -> int:
+    user = get_user_model()
+    field = user.USERNAME_FIELD
+    present = set(user.objects.filter(**{f"{field}__in": usernames}).values_list(field, flat=True))
+    created = 0
+    for name in usernames:
+        if name not in present:
+            new = user(**{field: name}, is_active=False)
+            new.set_unusable_password()
+            new.save()
+            created += 1
+    return created
+
+
+@dataclass
+class ImportResult:
+    tables: dict[str, int]
+    users_created: int
+
+
+def graph_import(*, lines: IO[str], progress: Progress | None = None) -> ImportResult:
+    """Read an export into an empty graph, all or nothing.
+
+    A graph that already holds rows is refused (409) before anything is written: merging
+    two graphs' ids is not something to do implicitly. Any bad line rolls everything back.
+    """
+    header = _header(lines.readline())
+    present = {label: n for label, n in graph_counts().items() if n}
+    if present:
+        listed = ", ".join(f"{label} ({n})" for label, n in present.items())
+        raise Conflict(f"the graph is not empty: {listed}; import into an empty database")
+    known = {m._meta.label for m in graph_models()}
+    seen: dict[str, int] = dict.fromkeys(known, 0)
+    with transaction.atomic():
+        users_created = _ensure_users(list(header.get("users", [])))
+        for number, line in enumerate(lines, start=2):
+            _import_line(line, number, known)
+            label = json.loads(line)["model"]
+            seen[_label(label)] += 1
+            if progress:
+                progress(1)
+        _check_counts(header.get("tables", {}), seen)
+        _reset_sequences()
+    return ImportResult(tables=seen, users_created=users_created)
+
+
+def _label(model: str) -> str:
+    return apps.get_model(model)._meta.label
+
+
+def _import_line(line: str, number: int, known: set[str]) -> None:
+    try:
+        row = json.loads(line)
+        if _label(row["model"]) not in known:
+            raise ValueError(f"{row['model']} is not a table of the graph")
+        for obj in serializers.deserialize("python", [row], handle_forward_references=False):
+            obj.save()
+    except Exception as exc:  # noqa: BLE001 - any bad row: one readable error, no half-write
+        raise InvalidInput(f"line {number}: {exc}", field="path") from None
+
+
+def _check_counts(expected: dict[str, int], seen: dict[str, int]) -> None:
+    for label, count in expected.items():
+        if label in seen and seen[label] != count:
+            raise InvalidInput(
+                f"{label}: the header promises {count} rows, the file holds {seen[label]} "
+                "(a truncated export?)",
+                field="path",
+            )
+
+
+def _reset_sequences() -> None:
+    """PostgreSQL: the next id after the imported ones (SQLite needs nothing)."""
+    statements = connection.ops.sequence_reset_sql(no_style(), graph_models())
+    if statements:
+        with connection.cursor() as cursor:
+            for sql in statements:
+                cursor.execute(sql)

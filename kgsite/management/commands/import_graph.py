@@ -1,0 +1,58 @@
+"""``manage.py import_graph PATH``: read an ``export_graph`` file into an empty graph."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from kgsite.errors import DomainError
+from kgsite.graph_io import graph_import
+
+
+class Command(BaseCommand):
+    help = (
+        "Import an export_graph file into an empty database, all or nothing (a database "
+        "that already holds graph rows is refused), then rebuild the derived indexes."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("path")
+        parser.add_argument(
+            "--skip-derived",
+            action="store_true",
+            help="Do not rebuild the name and vector indexes afterwards.",
+        )
+
+    def handle(self, *args, path: str, skip_derived: bool, **options) -> None:
+        try:
+            handle = open(path, encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise CommandError(f"cannot read {path}: {exc.strerror}") from None
+        with handle:
+            total = _promised_rows(handle)
+            handle.seek(0)
+            with tqdm(
+                total=total, unit="rows", file=sys.stderr, disable=options["verbosity"] < 1
+            ) as bar:
+                try:
+                    result = graph_import(lines=handle, progress=bar.update)
+                except DomainError as exc:
+                    raise CommandError(exc.message) from None
+        self.stdout.write(
+            f"{sum(result.tables.values())} rows imported from {path}"
+            + (f"; {result.users_created} users created inactive" if result.users_created else "")
+        )
+        if not skip_derived:
+            call_command("rebuild_name_index", stdout=self.stdout)
+            call_command("rebuild_vectors", stdout=self.stdout)
+
+
+def _promised_rows(handle) -> int | None:
+    try:
+        return sum(json.loads(handle.readline()).get("tables", {}).values())
+    except (ValueError, AttributeError):
+        return None

@@ -1,0 +1,113 @@
+"""Every answer under /api/ is the JSON error shape, whatever DEBUG says.
+
+Django renders its own pages for errors that happen before or around a view: the debug
+page (traceback, local variables, settings) with ``DEBUG`` on, an HTML 400 for a body
+over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` or too many fields. This middleware sits first, so it
+sees every answer: an exception raised in an API view becomes the JSON shape with no
+internals, a request body over the limits is refused before anything reads it, and any
+other error page under /api/ is replaced by the shape with the same status.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.core.exceptions import (
+    BadRequest,
+    PermissionDenied,
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+)
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+
+from kgsite.api import API_PREFIX, error_body
+
+logger = logging.getLogger("kgsite.api")
+
+# The answer for each status when the error page itself says nothing we may repeat.
+_GENERIC = {
+    400: ("invalid", "bad request"),
+    401: ("not_authenticated", "authentication credentials were not provided"),
+    403: ("permission_denied", "you may not do this"),
+    404: ("not_found", "not found"),
+    405: ("method_not_allowed", "method not allowed"),
+    413: ("too_large", "the request body is too large"),
+    429: ("throttled", "too many requests"),
+}
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+def _is_json(response: HttpResponse) -> bool:
+    return response.get("Content-Type", "").startswith("application/json")
+
+
+def body_limit(request: HttpRequest) -> int:
+    """The largest body accepted: an upload may be bigger than any other request."""
+    if request.content_type == "multipart/form-data":
+        return settings.KGSITE_MAX_UPLOAD_BYTES + settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
+def too_large(limit: int) -> JsonResponse:
+    body = error_body("too_large", f"the request body is over the limit of {limit} bytes")
+    return JsonResponse(body, status=413)
+
+
+def exception_response(exc: Exception) -> JsonResponse:
+    """The JSON answer for an exception that escaped an API view: never its text, which
+    may hold SQL, paths or settings."""
+    if isinstance(exc, RequestDataTooBig):
+        return too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    if isinstance(exc, TooManyFieldsSent):
+        limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+        return JsonResponse(error_body("invalid", f"more than {limit} fields sent"), status=400)
+    if isinstance(exc, SuspiciousOperation | BadRequest):
+        return JsonResponse(error_body(*_GENERIC[400]), status=400)
+    if isinstance(exc, Http404):
+        return JsonResponse(error_body(*_GENERIC[404]), status=404)
+    if isinstance(exc, PermissionDenied):
+        return JsonResponse(error_body(*_GENERIC[403]), status=403)
+    if isinstance(exc, OverflowError):
+        # An integer beyond 64 bits reaching SQLite: bad input, not a server fault.
+        return JsonResponse(error_body("invalid", "a number is out of range"), status=400)
+    if isinstance(exc, RecursionError):
+        return JsonResponse(error_body("invalid", "the request is nested too deeply"), status=400)
+    logger.error("unhandled error under /api/", exc_info=exc)
+    return JsonResponse(error_body("server_error", "internal server error"), status=500)
+
+
+class ApiErrorMiddleware:
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not _is_api(request):
+            return self.get_response(request)
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return JsonResponse(error_body("invalid", "bad Content-Length"), status=400)
+        limit = body_limit(request)
+        if length > limit:
+            return too_large(limit)
+        response = self.get_response(request)
+        if response.status_code >= 400 and not _is_json(response):
+            code, message = _GENERIC.get(response.status_code, ("error", "request failed"))
+            if response.status_code >= 500:
+                code, message = "server_error", "internal server error"
+            replacement = JsonResponse(error_body(code, message), status=response.status_code)
+            for header in ("Allow", "Retry-After", "WWW-Authenticate"):
+                if header in response:
+                    replacement[header] = response[header]
+            return replacement
+        return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not _is_api(request):
+            return None
+        return exception_response(exception)
