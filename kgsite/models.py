@@ -80,6 +80,9 @@ class VectorKindState(models.Model):
     class Meta:
         db_table = "kgsite_vectorkind"
 
+    def __str__(self) -> str:
+        return f"{self.kind} ({self.signature}, {'complete' if self.complete else 'filling'})"
+
 
 class StoredVector(models.Model):
     """One item's vector for the pgvector backend, generic over kinds (the vectors room
@@ -97,3 +100,6 @@ class StoredVector(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["kind", "key"], name="kgsite_vector_kind_key")
         ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.key}"
