@@ -78,4 +78,3 @@ def backend_name() -> str:
             f"KGSITE_VECTOR_BACKEND={name!r} is unknown; use one of {', '.join(BACKENDS)}"
         )
     return name
-
