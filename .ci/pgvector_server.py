@@ -67,6 +67,13 @@ def start(port: int, directory: Path | None) -> int:
         check=True,
         stdout=subprocess.DEVNULL,
     )
+    # The database the printed URL names (tests create their own test_kgsite beside it).
+    subprocess.run(
+        [str(binaries / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres"]
+        + ["kgsite"],
+        check=False,
+        stderr=subprocess.DEVNULL,
+    )
     print(f"DATABASE_URL=postgres://postgres@127.0.0.1:{port}/kgsite")
     print(f"KGSITE_PGVECTOR_DIR={base}")
     return 0
