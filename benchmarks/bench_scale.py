@@ -298,6 +298,7 @@ def child(backend: str, size: int) -> list[dict]:  # noqa: C901, PLR0915 - one l
 
     def row(*args, **kwargs):
         rows.append(_row(backend, *args, **kwargs))
+        log(f"{rows[-1]['metric']}: {rows[-1]['value']} {rows[-1]['unit']} {rows[-1]['note']}")
 
     db_label = f"{connection.vendor} + {backend}"
     log(f"{db_label}: generating {size} entities and facts")

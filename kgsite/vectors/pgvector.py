@@ -372,13 +372,22 @@ class PgVectorIndex:
 
     def rebuild(self, progress: Progress | None = None) -> int:
         """Embed every row again, in one transaction: searches keep the old vectors
-        until it commits. Returns the number stored."""
+        until it commits. Returns the number stored.
+
+        The kind's HNSW index is built after the rows are copied in when it does not
+        exist yet (a first build: several times faster than inserting into it); an
+        existing one is kept and filled row by row, so searches never wait for a lock.
+        """
         total = self.kind.total()
         done = 0
         with transaction.atomic(using=self.using):
             cursor, _session = self._cursor()
             with cursor:
                 self._lock_kind(cursor)
+                cursor.execute(
+                    "SELECT set_config('maintenance_work_mem', %s, true)",
+                    [str(getattr(settings, "KGSITE_PGVECTOR_BUILD_MEMORY", "512MB"))],
+                )
                 cursor.execute(f"DELETE FROM {TABLE} WHERE kind = %s", [self.kind.name])
                 batch: list[tuple[Key, str]] = []
                 for key, text in self.kind.fetch(None):
@@ -431,8 +440,10 @@ class PgVectorIndex:
 
     def _knn(self, vector: np.ndarray, k: int, wanted: list[str] | None):
         cursor, session = self._cursor()
-        where = "kind = %s"
-        params: list[Any] = [vector, self.kind.name]
+        # The kind as a literal (names are checked in __init__): the planner matches it
+        # to the partial index's predicate even in a generic (prepared) plan.
+        where = f"kind = '{self.kind.name}'"
+        params: list[Any] = [vector]
         if wanted is not None:
             where += " AND key = ANY(%s)"
             params.append(wanted)
