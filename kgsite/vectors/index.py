@@ -197,7 +197,11 @@ class JournalDamaged(IndexUnavailable):
 
 
 class VectorIndex:
-    """One kind's index in this process: search, upsert, delete, rebuild."""
+    """One kind's index in this process: search, upsert, delete, rebuild (the hnswlib
+    backend of ``backend.VectorBackend``)."""
+
+    # Changes go through the task queue (one writer process keeps the journal short).
+    writes_inline = False
 
     def __init__(
         self,
@@ -279,6 +283,15 @@ class VectorIndex:
         if label is None or label in self._deleted:
             return None
         return self._hashes[label]
+
+    def hashes(self, keys: Iterable[Key]) -> dict[Key, str]:
+        """The stored text hash of each indexed id (ids not indexed are left out)."""
+        found = {key: self.hash_of(key) for key in keys}
+        return {key: digest for key, digest in found.items() if digest is not None}
+
+    @property
+    def location(self) -> str:
+        return str(self.dir)
 
     def _ensure_capacity(self, extra: int) -> None:
         needed = len(self._keys) + extra

@@ -32,8 +32,11 @@ from django_q import tasks as queue
 
 from kgsite.errors import InvalidInput
 
+from . import index as index_module
+from .backend import VectorBackend, backend_name
 from .embedder import get_embedder
 from .index import KINDS, Key, Progress, VectorIndex, text_hash
+from .pgvector import PgVectorIndex
 
 logger = logging.getLogger(__name__)
 
@@ -46,23 +49,29 @@ def _embedder_for(kind):
 
 
 _lock = threading.Lock()
-_indexes: dict[tuple[str, str, str], VectorIndex] = {}
+_indexes: dict[tuple[str, ...], VectorBackend] = {}
 
 
-def vector_index(kind: str) -> VectorIndex:
-    """This process's index of ``kind`` (one per kind, directory and embedder)."""
+def _make_index(kind: str, backend: str) -> VectorBackend:
+    if backend == "pgvector":
+        return PgVectorIndex(KINDS[kind], _embedder_for(KINDS[kind]), queue=_QUEUE)
+    directory = Path(settings.KGSITE_VECTOR_DIR)
+    return VectorIndex(KINDS[kind], directory, _embedder_for(KINDS[kind]), queue=_QUEUE)
+
+
+def vector_index(kind: str) -> VectorBackend:
+    """This process's index of ``kind`` (one per kind, backend, place and embedder)."""
     if kind not in KINDS:
         raise InvalidInput(f"unknown vector kind '{kind}'", field="kind")
-    directory = Path(settings.KGSITE_VECTOR_DIR)
-    key = (kind, str(directory), settings.KGSITE_EMBEDDER)
+    backend = backend_name()
+    place = settings.DATABASES["default"]["NAME"] if backend == "pgvector" else ""
+    key = (kind, backend, str(place or settings.KGSITE_VECTOR_DIR), settings.KGSITE_EMBEDDER)
     index = _indexes.get(key)
     if index is None or index.kind is not KINDS[kind]:
         with _lock:
             index = _indexes.get(key)
             if index is None or index.kind is not KINDS[kind]:
-                index = _indexes[key] = VectorIndex(
-                    KINDS[kind], directory, _embedder_for(KINDS[kind]), queue=_QUEUE
-                )
+                index = _indexes[key] = _make_index(kind, backend)
     return index
 
 
@@ -134,7 +143,8 @@ def verify_hits(
     """
     index = vector_index(kind)
     gone = [key for key in scored if key not in texts]
-    stale = [key for key in scored if key in texts and index.hash_of(key) != text_hash(texts[key])]
+    known = index.hashes([key for key in scored if key in texts])
+    stale = [key for key in scored if key in texts and known.get(key) != text_hash(texts[key])]
     if gone:
         index.delete(gone)
     if stale:
@@ -244,14 +254,32 @@ def vector_batch() -> Iterator[None]:
     finally:
         _state.pending = None
     for kind, ids in pending.items():
-        vector_upsert_enqueue(kind, list(dict.fromkeys(ids)))
+        _vector_update(kind, list(dict.fromkeys(ids)))
 
 
 def vector_changed(kind: str, keys: Iterable[Key]) -> None:
-    """Queue the index update of these rows (call on commit): the upsert embeds them,
-    or drops them if they are gone. Inside ``vector_batch()`` they join the batch."""
+    """Update the index for these rows (call on commit): the upsert embeds them, or
+    drops them if they are gone. Inside ``vector_batch()`` they join the batch.
+
+    hnswlib: always through the task queue. pgvector: written here, by the process
+    that committed the rows (no queue, no window in which another host misses them),
+    unless there are more than ``index.RECONCILE_INLINE`` of them; a failure falls back
+    to the queue and never fails the save.
+    """
     pending = getattr(_state, "pending", None)
     if pending is not None:
         pending.setdefault(kind, []).extend(keys)
     else:
-        vector_upsert_enqueue(kind, keys)
+        _vector_update(kind, list(keys))
+
+
+def _vector_update(kind: str, keys: list[Key]) -> None:
+    if not keys:
+        return
+    if len(keys) <= index_module.RECONCILE_INLINE and vector_index(kind).writes_inline:
+        try:
+            vector_upsert(kind, keys)
+            return
+        except Exception:
+            logger.exception("could not store vectors of %s %r; queueing them", kind, keys[:5])
+    vector_upsert_enqueue(kind, keys)

@@ -43,5 +43,4 @@ class Command(BaseCommand):
             finally:
                 if bar is not None:
                     bar.close()
-            directory = vector_index(name).dir
-            self.stdout.write(f"{name}: {count} items indexed in {directory}")
+            self.stdout.write(f"{name}: {count} items indexed in {vector_index(name).location}")
