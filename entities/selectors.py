@@ -174,3 +174,39 @@ def fact_list(
     if source:
         qs = qs.filter(source=source)
     return qs.order_by("-created_at", "-id")
+
+
+SEARCH_LIMIT = 50
+
+
+def entity_search(
+    *, q: str = "", type: str | None = None, limit: int = SEARCH_LIMIT
+) -> list[Entity]:  # noqa: A002
+    """Search as you type: entities whose name, a word of their name, or an alias starts
+    with ``q`` (normalised as lookup normalises), best first: exact name, exact alias,
+    then name prefixes, word prefixes and alias prefixes, each alphabetical.
+
+    Every branch is an index range scan on ``name_norm``/``alias_norm`` except the
+    word-prefix one, which is bounded by ``limit``. An empty ``q`` lists by name.
+    """
+    norm = normalize(q) if isinstance(q, str) else ""
+    entity_type = normalize_type(type) if type else None
+    base = Entity.objects.all()
+    if entity_type:
+        base = base.filter(type=entity_type)
+    if not norm:
+        return list(base.order_by("name_norm", "type")[:limit])
+    found: dict[str, Entity] = {}
+    branches = [
+        base.filter(name_norm=norm),
+        base.filter(aliases__alias_norm=norm),
+        base.filter(name_norm__startswith=norm),
+        base.filter(name_norm__contains=f" {norm}"),
+        base.filter(aliases__alias_norm__startswith=norm),
+    ]
+    for qs in branches:
+        if len(found) >= limit:
+            break
+        for entity in qs.order_by("name_norm", "type").distinct()[:limit]:
+            found.setdefault(entity.id, entity)
+    return list(found.values())[:limit]
