@@ -210,3 +210,20 @@ def entity_search(
         for entity in qs.order_by("name_norm", "type").distinct()[:limit]:
             found.setdefault(entity.id, entity)
     return list(found.values())[:limit]
+
+
+def entity_types() -> list[str]:
+    """The types in use, for a type filter (one pass over the (type, name) index)."""
+    return list(Entity.objects.order_by("type").values_list("type", flat=True).distinct())
+
+
+FACT_PAGE_LIMIT = 200
+
+
+def entity_fact_links(*, entity: Entity, limit: int = FACT_PAGE_LIMIT) -> list[EntityFact]:
+    """The entity's fact links (role and fact), active facts first, newest first."""
+    return list(
+        EntityFact.objects.filter(entity=entity)
+        .select_related("fact")
+        .order_by("fact__status", "-fact__created_at", "-fact_id")[:limit]
+    )
