@@ -8,11 +8,12 @@ class BooksConfig(AppConfig):
 
     def ready(self) -> None:
         """Chunks are a kind of the vectors room, like facts and entities; mentions hold
-        on to their entities when the entity graph collects garbage."""
+        on to their entities when the entity graph collects garbage, follow them through
+        a merge (and its undo), and show on the entity's page."""
         from entities import hooks
         from kgsite.vectors.index import register_kind
 
-        from . import selectors
+        from . import selectors, services
 
         register_kind(
             "chunks",
@@ -22,3 +23,13 @@ class BooksConfig(AppConfig):
             key_type=int,
         )
         hooks.entity_referrers(selectors.entities_mentioned)
+        hooks.merge_mover(
+            hooks.MergeMover(
+                name="mentions",
+                count=services.mentions_count,
+                move=services.mentions_merge,
+                problems=services.mentions_merge_problems,
+                undo=services.mentions_merge_undo,
+            )
+        )
+        hooks.mention_reader(selectors.entity_mention_groups)

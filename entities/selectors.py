@@ -5,12 +5,21 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
-from django.db.models import Q, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.text import normalize
 
-from .models import Alias, Entity, EntityFact, Fact
+from . import hooks
+from .models import (
+    Alias,
+    DuplicateSuggestion,
+    Entity,
+    EntityFact,
+    EntityMerge,
+    EntityRedirect,
+    Fact,
+)
 from .names import normalize_type, validate_name
 
 SUGGESTION_LIMIT = 5
@@ -226,4 +235,112 @@ def entity_fact_links(*, entity: Entity, limit: int = FACT_PAGE_LIMIT) -> list[E
         EntityFact.objects.filter(entity=entity)
         .select_related("fact")
         .order_by("fact__status", "-fact__created_at", "-fact_id")[:limit]
+    )
+
+
+# --- merges, redirects, duplicate suggestions, the entity page ---------------------------
+
+REDIRECT_HOPS = 20
+
+
+def entity_redirect_target(*, entity_id: str) -> str | None:
+    """The entity that absorbed a merged-away id, following later merges; None when the
+    id was never merged away (or its merge was undone)."""
+    current, seen = entity_id, {entity_id}
+    for _hop in range(REDIRECT_HOPS):
+        target = (
+            EntityRedirect.objects.filter(old_id=current)
+            .values_list("target_id", flat=True)
+            .first()
+        )
+        if target is None or target in seen:
+            break
+        current = target
+        seen.add(current)
+        if Entity.objects.filter(pk=current).exists():
+            return current
+    return None
+
+
+def merge_get(*, merge_id: int) -> EntityMerge:
+    try:
+        return EntityMerge.objects.select_related("actor", "undone_by").get(pk=merge_id)
+    except (EntityMerge.DoesNotExist, ValueError, TypeError):
+        raise NotFound(f"no merge with id {merge_id}", field="id") from None
+
+
+def merge_list() -> QuerySet[EntityMerge]:
+    """Merge history, newest first."""
+    return EntityMerge.objects.select_related("actor", "undone_by").order_by("-created_at", "-id")
+
+
+def merge_undoable_for(*, entity: Entity) -> EntityMerge | None:
+    """The newest merge into ``entity`` that is not undone yet (the page's undo button)."""
+    return merge_list().filter(survivor=entity, undone_at__isnull=True).first()
+
+
+def duplicate_suggestions_pending(*, entity: Entity | None = None) -> QuerySet[DuplicateSuggestion]:
+    """Pairs waiting for a curator, best evidence first (both entities still exist)."""
+    qs = DuplicateSuggestion.objects.filter(
+        status=DuplicateSuggestion.Status.PENDING,
+        entity_a__isnull=False,
+        entity_b__isnull=False,
+    )
+    if entity is not None:
+        qs = qs.filter(Q(entity_a=entity) | Q(entity_b=entity))
+    return qs.select_related("entity_a", "entity_b").order_by("-score", "id")
+
+
+def duplicate_suggestion_get(*, suggestion_id: int) -> DuplicateSuggestion:
+    try:
+        return DuplicateSuggestion.objects.select_related("entity_a", "entity_b").get(
+            pk=suggestion_id
+        )
+    except (DuplicateSuggestion.DoesNotExist, ValueError, TypeError):
+        raise NotFound(f"no duplicate suggestion with id {suggestion_id}", field="id") from None
+
+
+@dataclass(frozen=True)
+class FactRow:
+    fact: Fact
+    role: str  # subject | object | mention
+
+
+@dataclass(frozen=True)
+class EntityPageData:
+    entity: Entity
+    aliases: list[Alias]
+    facts: list[FactRow]
+    # Mentions grouped by book, defining chunks first (``hooks.MentionReader``'s shape).
+    books: list[dict]
+    undoable_merge: EntityMerge | None
+    suggestions: list[DuplicateSuggestion]
+
+
+ENTITY_PAGE_FACTS = 200
+
+
+def entity_page_data(*, entity: Entity) -> EntityPageData:
+    """Everything the entity page shows: aliases, facts (newest first; status,
+    confidence, confirmations, source, validity are on ``fact``), mentions by book
+    (supplied by books through ``hooks.mention_reader``), the merge it can undo and
+    the duplicate suggestions that involve it."""
+    links = (
+        EntityFact.objects.filter(entity=entity)
+        .select_related("fact")
+        .prefetch_related(
+            Prefetch(
+                "fact__entity_facts",
+                queryset=EntityFact.objects.select_related("entity").order_by("role", "entity_id"),
+            )
+        )
+        .order_by("-fact__created_at", "-fact_id")[:ENTITY_PAGE_FACTS]
+    )
+    return EntityPageData(
+        entity=entity,
+        aliases=list(entity.aliases.order_by("alias_norm")),
+        facts=[FactRow(fact=link.fact, role=link.role) for link in links],
+        books=hooks.entity_mentions_read(entity.pk),
+        undoable_merge=merge_undoable_for(entity=entity),
+        suggestions=list(duplicate_suggestions_pending(entity=entity)[:20]),
     )
