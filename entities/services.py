@@ -1426,3 +1426,24 @@ def entity_merge_undo(*, merge: EntityMerge, actor) -> EntityMerge:
     for fact_id in sorted(touched):
         hooks.fact_saved_fire(fact_id, "relinked")
     return merge
+
+
+@transaction.atomic
+def duplicate_dismiss(*, suggestion: DuplicateSuggestion, actor) -> DuplicateSuggestion:
+    """The two entities are different: the pair never comes back (``pair_key`` stays)."""
+    suggestion = DuplicateSuggestion.objects.select_for_update().get(pk=suggestion.pk)
+    if suggestion.status == DuplicateSuggestion.Status.MERGED:
+        raise Conflict(f"suggestion {suggestion.pk} was already merged", field="id")
+    if suggestion.status == DuplicateSuggestion.Status.DISMISSED:
+        return suggestion
+    suggestion.status = DuplicateSuggestion.Status.DISMISSED
+    suggestion.decided_by = actor if getattr(actor, "is_authenticated", False) else None
+    suggestion.decided_at = timezone.now()
+    suggestion.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
+    audit(
+        actor=actor,
+        action="duplicate.dismiss",
+        target=suggestion,
+        payload={"pair": suggestion.pair_key, "score": suggestion.score},
+    )
+    return suggestion

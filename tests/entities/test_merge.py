@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from django.forms.models import model_to_dict
 
-from books.models import Book, Chunk, Mention
+from books.models import Chunk, Mention
 from entities import hooks
 from entities.models import (
     Alias,
-    DuplicateSuggestion,
     Entity,
     EntityFact,
     EntityMerge,
@@ -18,96 +16,15 @@ from entities.models import (
 )
 from entities.selectors import entity_lookup, entity_redirect_target, merge_undoable_for
 from entities.services import (
-    alias_add,
     entity_merge,
     entity_merge_undo,
     entity_store,
-    fact_link,
-    fact_store,
     fact_update,
 )
 from kgsite.errors import Conflict, InvalidInput, NotFound
 from kgsite.models import AuditEntry
 
 pytestmark = pytest.mark.django_db
-
-
-def _rows(model) -> dict:
-    """Every row of ``model`` with every field, by primary key."""
-    rows = {}
-    for obj in model.objects.order_by("pk"):
-        data = model_to_dict(obj)
-        for f in obj._meta.concrete_fields:
-            data[f.attname] = getattr(obj, f.attname)  # timestamps and non-editable fields too
-        rows[obj.pk] = data
-    return rows
-
-
-def snapshot() -> dict:
-    return {
-        m.__name__: _rows(m)
-        for m in (Entity, Alias, EntityFact, Fact, Mention, DuplicateSuggestion)
-    }
-
-
-@pytest.fixture
-def graph(db):
-    """A survivor, a same-type duplicate and a cross-type one, with aliases, facts in
-    every role, book mentions (one chunk naming both) and a pending suggestion."""
-    survivor, _ = entity_store(name="Marguerite Okonkwo", type="person")
-    alias_add(entity=survivor, alias="M. Okonkwo")
-    dup, _ = entity_store(name="Maggie Okonkwo", type="person", description="a bridge engineer")
-    alias_add(entity=dup, alias="Mags", manual=False)
-    other, _ = entity_store(name="Okonkwo", type="character")
-    alias_add(entity=other, alias="M. Okonkwo")  # the survivor has it: dropped, reported
-    alias_add(entity=other, alias="Maggie the Builder")
-    born = fact_store(
-        text="Maggie Okonkwo was born in Enugu.",
-        subject=dup,
-        predicate="born_in",
-        object_value="Enugu",
-    ).fact
-    both = fact_store(text="Marguerite and Maggie Okonkwo share an office.", entities=[survivor])
-    fact_link(fact=both.fact, entity=dup, role=EntityFact.Role.SUBJECT)  # stronger role
-    knows = fact_store(
-        text="Marguerite Okonkwo designed a bridge with Okonkwo.",
-        subject=survivor,
-        predicate="worked_with",
-        object_entity=other,
-    ).fact
-    only_other = fact_store(text="Okonkwo appears in three stories.", entities=[other]).fact
-    book = Book.objects.create(title="Bridges", title_norm="bridges", format="markdown")
-    chunks = [
-        Chunk.objects.create(
-            book=book, ordinal=i, heading_path=[f"Part {i}"], text="x", start=0, end=1
-        )
-        for i in range(3)
-    ]
-
-    def mention(entity, chunk, kind="references", count=1):
-        return Mention.objects.create(
-            entity=entity, book=book, chunk=chunk, mention_type=kind, start=0, end=1, count=count
-        )
-
-    mention(survivor, chunks[0], count=2)
-    mention(dup, chunks[0], kind="defines", count=3)  # same chunk: absorbed
-    mention(dup, chunks[1])
-    mention(other, chunks[2], kind="defines")
-    suggestion = DuplicateSuggestion.objects.create(
-        pair_key="|".join(sorted([survivor.pk, dup.pk])),
-        entity_a=survivor,
-        entity_b=dup,
-        score=0.9,
-        evidence=[{"kind": "token_similarity", "score": 0.9}],
-    )
-    return {
-        "survivor": survivor,
-        "dup": dup,
-        "other": other,
-        "facts": {"born": born, "both": both.fact, "knows": knows, "only_other": only_other},
-        "chunks": chunks,
-        "suggestion": suggestion,
-    }
 
 
 def merge_all(graph, curator, **kwargs):
@@ -120,7 +37,7 @@ def merge_all(graph, curator, **kwargs):
     )
 
 
-def test_preview_says_what_would_move_and_writes_nothing(graph, curator):
+def test_preview_says_what_would_move_and_writes_nothing(graph, curator, snapshot):
     before = snapshot()
     outcome = merge_all(graph, curator, preview=True)
     assert outcome.merge is None
@@ -189,7 +106,7 @@ def test_redirects_follow_a_later_merge(graph, curator):
     assert entity_redirect_target(entity_id=graph["dup"].pk) == final.pk
 
 
-def test_undo_restores_every_row_exactly(graph, curator):
+def test_undo_restores_every_row_exactly(graph, curator, snapshot):
     before = snapshot()
     merge = merge_all(graph, curator).merge
     assert snapshot() != before
@@ -212,7 +129,7 @@ def test_undo_twice_is_refused(graph, curator):
         entity_merge_undo(merge=merge, actor=curator)
 
 
-def test_undo_refused_when_an_old_name_was_taken_since(graph, curator):
+def test_undo_refused_when_an_old_name_was_taken_since(graph, curator, snapshot):
     merge = merge_all(graph, curator).merge
     # Someone makes a new person with a duplicate's old name (its alias goes first).
     Alias.objects.filter(alias="Maggie Okonkwo").delete()
