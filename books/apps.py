@@ -11,9 +11,11 @@ class BooksConfig(AppConfig):
         on to their entities when the entity graph collects garbage, follow them through
         a merge (and its undo), and show on the entity's page."""
         from entities import hooks
+        from kgsite.pages import dashboard_panel
         from kgsite.vectors.index import register_kind
+        from notifications.views import notification_page
 
-        from . import selectors, services
+        from . import selectors, services, views
 
         register_kind(
             "chunks",
@@ -33,3 +35,6 @@ class BooksConfig(AppConfig):
             )
         )
         hooks.mention_reader(selectors.entity_mention_groups)
+        # Pages: the dashboard's books and jobs, the bell's link to a failed job.
+        dashboard_panel(views.HOME_PANEL)
+        notification_page("job_failed", views.job_page)

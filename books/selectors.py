@@ -83,6 +83,11 @@ def chunk_get(*, chunk_id: int) -> Chunk:
     return chunk
 
 
+def book_chunks(*, book_id: int) -> QuerySet[Chunk]:
+    """A book's chunks in reading order."""
+    return Chunk.objects.filter(book_id=book_id).order_by("ordinal")
+
+
 # --- semantic search over chunks ---------------------------------------------------------
 
 

@@ -9,7 +9,7 @@ class EntitiesConfig(AppConfig):
     def ready(self) -> None:
         """Register the fact and entity kinds of the vectors room, and keep them and the
         cached gazetteer in step with writes (see ``entities.hooks``)."""
-        from kgsite.pages import dashboard_panel
+        from kgsite.pages import dashboard_panel, undo_action
 
         from . import hooks, views
         from .extraction import gazetteer
@@ -18,3 +18,4 @@ class EntitiesConfig(AppConfig):
         kinds.kinds_register()
         hooks.on_entity_saved(gazetteer.gazetteer_invalidate)
         dashboard_panel(views.HOME_PANEL)
+        undo_action(views.MERGE_UNDO)
