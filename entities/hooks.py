@@ -64,6 +64,7 @@ _entity_saved: list[EntitySavedHook] = []
 _entity_referrers: list[EntityReferrersHook] = []
 _duplicate_finders: list[DuplicateFinder] = []
 _merge_movers: list[MergeMover] = []
+_entities_ingested: list[EntitySavedHook] = []
 _mention_readers: list[MentionReader] = []
 
 
@@ -96,6 +97,12 @@ def duplicate_finder(hook: DuplicateFinder) -> DuplicateFinder:
     return _register(_duplicate_finders, hook)
 
 
+def on_entities_ingested(hook: EntitySavedHook) -> EntitySavedHook:
+    """Run ``hook(entity_ids)`` after commit when a machine (book ingestion) created
+    entities in bulk: the duplicate scan looks at them."""
+    return _register(_entities_ingested, hook)
+
+
 def merge_mover(mover: MergeMover) -> MergeMover:
     """Take part in entity merges and their undo (books: mentions)."""
     for existing in _merge_movers:
@@ -125,6 +132,12 @@ def entity_saved_fire(entity_id: str) -> None:
 def entities_saved_fire(entity_ids: list[str]) -> None:
     ids = list(entity_ids)
     for hook in list(_entity_saved):
+        transaction.on_commit(lambda h=hook: h(ids))
+
+
+def entities_ingested_fire(entity_ids: list[str]) -> None:
+    ids = list(entity_ids)
+    for hook in list(_entities_ingested):
         transaction.on_commit(lambda h=hook: h(ids))
 
 

@@ -219,3 +219,36 @@ class DuplicateSuggestion(TimeStampedModel):
 
     def __str__(self) -> str:
         return f"{self.pair_key} ({self.status}, {self.score:.2f})"
+
+
+class DuplicateScan(TimeStampedModel):
+    """One run of the duplicate-suggestion job: its scope, progress and outcome.
+
+    Saves after ingestion are coalesced: while a scan is queued and not started, new
+    entity ids join its ``entity_ids`` instead of queueing another job.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    # None: every entity; otherwise the ids whose pairs are looked for.
+    entity_ids = models.JSONField(null=True, blank=True)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    result = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True, default="")
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        scope = "all" if self.entity_ids is None else f"{len(self.entity_ids)} entities"
+        return f"duplicate scan {self.pk} ({scope}, {self.status})"

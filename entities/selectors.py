@@ -121,7 +121,7 @@ def entity_lookup(*, name: object, type: str | None = None) -> LookupResult:  # 
     )
 
 
-def _fold(text: str) -> str:
+def name_fold(text: str) -> str:
     """ASCII-ish fold used only to score suggestions (never to match)."""
     text = text.translate(_UMLAUTS).translate(_TRANSLIT)
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
@@ -131,13 +131,13 @@ def entity_suggest(*, norm: str, type: str | None = None) -> list[tuple[Entity, 
     """Near misses by edit distance and token similarity, for "did you mean"."""
     from rapidfuzz import fuzz
 
-    tokens = [t for t in _fold(norm).split() if len(t) >= 3]
+    tokens = [t for t in name_fold(norm).split() if len(t) >= 3]
     if not tokens:
         return []
     prefix_q = Q()
     alias_q = Q()
     for token in tokens:
-        for stem in {token[:3], _fold(token)[:3]}:
+        for stem in {token[:3], name_fold(token)[:3]}:
             prefix_q |= Q(name_norm__startswith=stem) | Q(name_norm__contains=f" {stem}")
             alias_q |= Q(alias_norm__startswith=stem) | Q(alias_norm__contains=f" {stem}")
     entities = Entity.objects.filter(prefix_q)
@@ -145,11 +145,11 @@ def entity_suggest(*, norm: str, type: str | None = None) -> list[tuple[Entity, 
     if type:
         entities = entities.filter(type=type)
         aliases = aliases.filter(type=type)
-    folded_query = _fold(norm)
+    folded_query = name_fold(norm)
     scored: dict[str, tuple[Entity, float]] = {}
 
     def consider(entity: Entity, text: str) -> None:
-        score = fuzz.WRatio(folded_query, _fold(text)) / 100
+        score = fuzz.WRatio(folded_query, name_fold(text)) / 100
         if score >= SUGGESTION_MIN_SCORE and score > scored.get(entity.id, (None, 0.0))[1]:
             scored[entity.id] = (entity, score)
 
