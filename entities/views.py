@@ -5,7 +5,7 @@ by book, duplicate suggestions), and merging with a preview and an undo."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -35,7 +35,6 @@ def home_panel_context(request: HttpRequest) -> dict:
         "suggestion_count": DuplicateSuggestion.objects.filter(
             status=DuplicateSuggestion.Status.PENDING
         ).count(),
-        "recent_entities": Entity.objects.order_by("-created_at")[:8],
     }
 
 
@@ -78,13 +77,14 @@ def _entity_context(request, entity: Entity, **extra) -> dict:
 @curator_required
 def entity_detail(request, entity_id: str):
     """The entity page; a merged-away id redirects to the entity that absorbed it."""
-    target = None
-    if not Entity.objects.filter(pk=entity_id).exists():
+    try:
+        entity, _ = checked_get(request, Entity, entity_id)
+    except Http404:
         target = selectors.entity_redirect_target(entity_id=entity_id)
-    if target:
+        if not target:
+            raise
         messages.info(request, f"{entity_id} was merged into this entity.")
         return redirect("entities:detail", entity_id=target)
-    entity, _ = checked_get(request, Entity, entity_id)
     return render_page(request, "entities/detail.html", _entity_context(request, entity))
 
 
