@@ -895,15 +895,13 @@ def _rows(qs, fields: tuple[str, ...], stamps: tuple[str, ...] = ()) -> list[dic
     return rows
 
 
-def _insert_exact(model, objs: list, stamps: tuple[str, ...]) -> None:
-    """Insert rows with their recorded ids and timestamps: bulk_create lets auto_now
-    fields overwrite them on the objects, so they are put back and written again."""
-    kept = [[getattr(obj, stamp) for stamp in stamps] for obj in objs]
-    model.objects.bulk_create(objs, batch_size=BULK_BATCH)
-    for obj, values in zip(objs, kept, strict=True):
-        for stamp, value in zip(stamps, values, strict=True):
-            setattr(obj, stamp, value)
-    model.objects.bulk_update(objs, list(stamps), batch_size=BULK_BATCH)
+def _insert_exact(model, objs: list) -> None:
+    """Insert rows exactly as recorded, ids and timestamps included. ``bulk_create``
+    would let auto_now(_add) fields stamp the present time; a raw insert (what fixture
+    loading uses) keeps the values given."""
+    fields = [f for f in model._meta.concrete_fields]
+    for start in range(0, len(objs), BULK_BATCH // 4):
+        model._base_manager._insert(objs[start : start + BULK_BATCH // 4], fields=fields, raw=True)
 
 
 def _brief(entity: Entity) -> dict:
@@ -1115,11 +1113,20 @@ def _merge_links(plan: MergePlan, state: dict) -> set[int]:
     }
     for chunk in _chunks(dropped):
         EntityFact.objects.filter(pk__in=chunk).delete()
-    for pk, _before, after in state["links"]["roles"]:
-        EntityFact.objects.filter(pk=pk).update(role=after)
+    _roles_set([(pk, after) for pk, _before, after in state["links"]["roles"]])
     for chunk in _chunks([pk for pk, _e, _f in moved]):
         EntityFact.objects.filter(pk__in=chunk).update(entity_id=survivor_id)
     return set(fact_ids)
+
+
+def _roles_set(changes: list[tuple[int, str]]) -> None:
+    """One UPDATE per role (a CASE per row is slow on thousands of rows)."""
+    by_role: dict[str, list[int]] = {}
+    for pk, role in changes:
+        by_role.setdefault(role, []).append(pk)
+    for role, pks in by_role.items():
+        for chunk in _chunks(pks):
+            EntityFact.objects.filter(pk__in=chunk).update(role=role)
 
 
 def _merge_triples(plan: MergePlan, state: dict) -> set[int]:
@@ -1318,7 +1325,6 @@ def _undo_entities(merge: EntityMerge) -> None:
             )
             for row in state["entities"]
         ],
-        ("created_at", "updated_at"),
     )
     moved = set(state["moved_aliases"])
     present = set(Alias.objects.filter(pk__in=moved).values_list("pk", flat=True))
@@ -1334,7 +1340,7 @@ def _undo_entities(merge: EntityMerge) -> None:
                     updated_at=_unstamp(row["updated_at"]),
                 )
             )
-    _insert_exact(Alias, recreate, ("created_at", "updated_at"))
+    _insert_exact(Alias, recreate)
     for pk, survivor_id in state["survivor_of"]:
         EntityMerge.objects.filter(pk=pk).update(survivor_id=survivor_id)
 
@@ -1348,13 +1354,12 @@ def _undo_facts(merge: EntityMerge) -> set[int]:
     for entity_id, pks in by_entity.items():
         for chunk in _chunks(pks):
             EntityFact.objects.filter(pk__in=chunk).update(entity_id=entity_id)
-    for pk, before, _after in links["roles"]:
-        EntityFact.objects.filter(pk=pk).update(role=before)
+    _roles_set([(pk, before) for pk, before, _after in links["roles"]])
     dropped = [
         EntityFact(**{k: row[k] for k in _LINK_FIELDS}, created_at=_unstamp(row["created_at"]))
         for row in links["dropped"]
     ]
-    _insert_exact(EntityFact, dropped, ("created_at",))
+    _insert_exact(EntityFact, dropped)
     touched = {fact_id for _pk, _e, fact_id in links["moved"]}
     touched |= {row["fact_id"] for row in links["dropped"]}
     for key, column in (("subjects", "subject_id"), ("objects", "object_entity_id")):
