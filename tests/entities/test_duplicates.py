@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from io import StringIO
+
 import pytest
+from django.core.management import CommandError, call_command
 
 from entities import services
 from entities.duplicates import MAX_BLOCK, duplicate_candidates, pair_key, pair_of
@@ -205,3 +208,13 @@ def test_a_finished_scan_is_not_run_twice():
     done = scan()
     again = duplicate_scan_run(scan_id=done.pk)
     assert again.finished_at == done.finished_at
+
+
+def test_the_command_scans_and_refuses_unknown_ids():
+    entity_store(name="Vellmar Crossing", type="place")
+    entity_store(name="Vellmar Crossing", type="station")
+    out = StringIO()
+    call_command("find_duplicates", stdout=out)
+    assert "1 pairs found, 1 new" in out.getvalue()
+    with pytest.raises(CommandError, match="no entity with id 'nope'"):
+        call_command("find_duplicates", "nope")
