@@ -362,9 +362,18 @@ class EntityMergeAdmin(admin.ModelAdmin):
         "created_at",
         "undone_at",
         "undone_by",
-        "state",
+        "what_moved",
     ]
+    # The full before state (thousands of rows for a big merge) stays off the page.
+    exclude = ["state"]
     actions = ["undo_selected"]
+
+    @admin.display(description="what moved")
+    def what_moved(self, obj: EntityMerge) -> str:
+        plan = obj.state.get("plan", {})
+        moves = ", ".join(f"{n} {name}" for name, n in plan.get("moves", {}).items())
+        aliases = ", ".join(plan.get("new_aliases", [])) or "none"
+        return f"{moves}; new aliases: {aliases}; {len(plan.get('conflicts', []))} conflicts"
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -1259,6 +1259,8 @@ def _undo_entity_problems(merge: EntityMerge) -> list[str]:
     back = [row["id"] for row in state["entities"]]
     if Entity.objects.filter(pk__in=back).exists():
         problems.append("an entity with a merged-away id exists again")
+    added = set(state["added_aliases"])
+    mine = set(state["moved_aliases"]) | added
     for row in state["entities"]:
         other = (
             Entity.objects.filter(name_norm=row["name_norm"], type=row["type"])
@@ -1270,8 +1272,16 @@ def _undo_entity_problems(merge: EntityMerge) -> list[str]:
                 f"'{row['canonical_name']}' ({row['type'] or 'untyped'}) now names "
                 f"another entity ({other.pk})"
             )
-    added = set(state["added_aliases"])
-    mine = set(state["moved_aliases"]) | added
+        alias = (
+            Alias.objects.filter(alias_norm=row["name_norm"], type=row["type"])
+            .exclude(pk__in=mine)
+            .select_related("entity")
+            .first()
+        )
+        if alias is not None:
+            problems.append(
+                f"'{row['canonical_name']}' is now an alias of '{alias.entity.canonical_name}'"
+            )
     for row in state["aliases"]:
         owner = (
             Alias.objects.filter(alias_norm=row["alias_norm"], type=row["type"])

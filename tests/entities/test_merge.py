@@ -16,6 +16,7 @@ from entities.models import (
 )
 from entities.selectors import entity_lookup, entity_redirect_target, merge_undoable_for
 from entities.services import (
+    alias_add,
     entity_merge,
     entity_merge_undo,
     entity_store,
@@ -225,3 +226,13 @@ def test_undo_after_an_unrelated_edit_still_works(graph, curator):
     fact_update(fact=graph["facts"]["born"], actor=curator, confidence=0.5)
     entity_merge_undo(merge=merge, actor=curator)
     assert Entity.objects.filter(pk=graph["dup"].pk).exists()
+
+
+def test_undo_refused_when_an_old_name_became_another_entitys_alias(graph, curator):
+    merge = merge_all(graph, curator).merge
+    # "Okonkwo" was a character; another character now has it as an alias.
+    narrator, _ = entity_store(name="The Narrator", type="character")
+    alias_add(entity=narrator, alias="Okonkwo")
+    with pytest.raises(Conflict) as info:
+        entity_merge_undo(merge=merge, actor=curator)
+    assert "'Okonkwo' is now an alias of 'The Narrator'" in info.value.extra["problems"]

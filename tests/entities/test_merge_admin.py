@@ -64,3 +64,18 @@ def test_the_action_needs_the_curate_permission(client, graph):
     assert "merge_selected" not in page.content.decode()
     client.post(CHANGELIST, action(graph, _confirm="Merge"))
     assert Entity.objects.filter(pk=graph["dup"].pk).exists()
+
+
+def test_merge_history_page_summarises_and_undoes(staff_curator, graph, curator):
+    staff_curator.post(CHANGELIST, action(graph, _confirm="Merge"))
+    merge = EntityMerge.objects.get()
+    page = staff_curator.get(f"/admin/entities/entitymerge/{merge.pk}/change/")
+    assert page.status_code == 200
+    assert "new aliases: Maggie Okonkwo" in page.content.decode()
+    response = staff_curator.post(
+        "/admin/entities/entitymerge/",
+        {"action": "undo_selected", "_selected_action": [merge.pk]},
+        follow=True,
+    )
+    assert f"Undid merge {merge.pk}." in response.content.decode()
+    assert Entity.objects.filter(pk=graph["dup"].pk).exists()
