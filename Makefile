@@ -55,9 +55,10 @@ lint: install
 bench: install
 	$(BIN)/python -m benchmarks
 
-# PNGs of the main pages in docs/screenshots/ (laptop and phone widths), from demo data.
+# PNGs of the main pages in docs/screenshots/ (laptop and phone widths), from demo data:
+# the by-product of the browser test that checks the pages fit a phone.
 screenshots: install chromium
-	$(BIN)/python -m benchmarks screenshots
+	KGSITE_SCREENSHOTS_DIR=docs/screenshots $(BIN)/python -m pytest -q tests/e2e/test_screenshots.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

@@ -125,16 +125,17 @@ def jobs_panel(request):
     return render_page(request, "books/_jobs.html", _jobs())
 
 
-def _chapters(book: Book) -> list[dict]:
-    """The book's top-level headings in reading order, with their chunk counts."""
+def _chapters(book: Book) -> tuple[int, list[dict]]:
+    """The book's chapters in reading order, with their chunk counts: its top-level
+    headings, or the level below when one title heading holds the whole book."""
+    paths = list(selectors.book_chunks(book_id=book.pk).values_list("heading_path", "ordinal"))
+    level = 1 if len({tuple(p[:1]) for p, _o in paths if p}) == 1 else 0
     chapters: dict[str, dict] = {}
-    for path, ordinal in selectors.book_chunks(book_id=book.pk).values_list(
-        "heading_path", "ordinal"
-    ):
-        title = path[0] if path else "(no heading)"
+    for path, ordinal in paths:
+        title = path[level] if len(path) > level else "(no heading)"
         chapter = chapters.setdefault(title, {"title": title, "first": ordinal, "chunks": 0})
         chapter["chunks"] += 1
-    return list(chapters.values())
+    return level, list(chapters.values())
 
 
 @require_GET
@@ -142,16 +143,17 @@ def _chapters(book: Book) -> list[dict]:
 def book_detail(request, book_id: int):
     book, can_write = checked_get(request, Book, book_id)
     chapter = request.GET.get("chapter", "")
+    level, chapters = _chapters(book)
     chunks = selectors.book_chunks(book_id=book.pk).prefetch_related("mentions__entity")
     if chapter:
-        chunks = chunks.filter(heading_path__0=chapter)
+        chunks = chunks.filter(**{f"heading_path__{level}": chapter})
     page = Paginator(chunks, CHUNK_PAGE_SIZE).get_page(request.GET.get("page"))
     return render_page(
         request,
         "books/detail.html",
         {
             "book": book,
-            "chapters": _chapters(book),
+            "chapters": chapters,
             "chapter": chapter,
             "page": page,
             "query": f"chapter={chapter}" if chapter else "",

@@ -125,5 +125,5 @@ def test_upload_a_book_and_watch_it_reach_done(page, live_server, e2e_curator, t
     expect(job.get_by_role("progressbar")).to_have_attribute("aria-valuenow", "100")
     job.get_by_role("link", name=re.compile("Harbour Notes")).click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Harbour Notes")
-    expect(page.locator(".chapters")).to_contain_text("Harbour notes")
+    expect(page.locator(".chapters")).to_contain_text("Lighthouses")
     expect(page.locator("#chunks")).to_contain_text("Kestrel Light is a granite tower")
