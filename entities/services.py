@@ -1510,18 +1510,24 @@ def duplicate_suggestions_store(
     DuplicateSuggestion.objects.bulk_create(new, batch_size=BULK_BATCH, ignore_conflicts=True)
     DuplicateSuggestion.objects.bulk_update(changed, ["score", "evidence"], batch_size=BULK_BATCH)
     stats["created"], stats["updated"] = len(new), len(changed)
-    stale = DuplicateSuggestion.objects.filter(status=DuplicateSuggestion.Status.PENDING)
-    if focus is not None:
-        ids = sorted(focus)
-        for chunk in _chunks(ids):
-            rows = stale.filter(Q(entity_a_id__in=chunk) | Q(entity_b_id__in=chunk)).exclude(
-                pair_key__in=keys
-            )
-            stats["withdrawn"] += rows.delete()[0]
+    # A pair whose entity was merged away keeps its row: undoing that merge restores it.
+    pending = DuplicateSuggestion.objects.filter(
+        status=DuplicateSuggestion.Status.PENDING,
+        entity_a__isnull=False,
+        entity_b__isnull=False,
+    )
+    covered: set[str] = set()
+    if focus is None:
+        covered = set(pending.values_list("pair_key", flat=True))
     else:
-        stats["withdrawn"] = (
-            stale.exclude(pair_key__in=keys).delete()[0] if len(keys) < 30_000 else 0
-        )
+        for chunk in _chunks(sorted(focus)):
+            covered |= set(
+                pending.filter(Q(entity_a_id__in=chunk) | Q(entity_b_id__in=chunk)).values_list(
+                    "pair_key", flat=True
+                )
+            )
+    for chunk in _chunks(sorted(covered - set(keys))):
+        stats["withdrawn"] += pending.filter(pair_key__in=chunk).delete()[0]
     return stats
 
 

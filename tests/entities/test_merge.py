@@ -20,8 +20,11 @@ from entities.services import (
     entity_merge,
     entity_merge_undo,
     entity_store,
+    fact_store,
     fact_update,
 )
+from integrity import services as integrity_services
+from integrity.models import Contradiction
 from kgsite.errors import Conflict, InvalidInput, NotFound
 from kgsite.models import AuditEntry
 
@@ -236,3 +239,21 @@ def test_undo_refused_when_an_old_name_became_another_entitys_alias(graph, curat
     with pytest.raises(Conflict) as info:
         entity_merge_undo(merge=merge, actor=curator)
     assert "'Okonkwo' is now an alias of 'The Narrator'" in info.value.extra["problems"]
+
+
+def test_facts_that_now_contradict_reach_the_integrity_inbox(
+    db, curator, monkeypatch, django_capture_on_commit_callbacks
+):
+    # Only the subject links make the two facts candidates of each other (no vectors).
+    monkeypatch.setattr(integrity_services, "similar", lambda text, *, k, min_score: [])
+    kept, _ = entity_store(name="Ilse Brandvik", type="person")
+    dup, _ = entity_store(name="I. Brandvik", type="person")
+    with django_capture_on_commit_callbacks(execute=True):
+        fact_store(text="Brandvik was born in 1961.", subject=kept)
+        fact_store(text="Brandvik was born in 1958.", subject=dup)
+    assert not Contradiction.objects.exists()  # two people, as far as anyone knew
+    with django_capture_on_commit_callbacks(execute=True):
+        entity_merge(survivor=kept, duplicates=[dup], actor=curator)
+    contradiction = Contradiction.objects.get()
+    texts = {contradiction.fact_a.text, contradiction.fact_b.text}
+    assert texts == {"Brandvik was born in 1961.", "Brandvik was born in 1958."}
