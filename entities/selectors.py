@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
+from django.db import connection
 from django.db.models import Prefetch, Q, QuerySet
 
 from kgsite.errors import InvalidInput, NotFound
@@ -188,15 +189,25 @@ def fact_list(
 SEARCH_LIMIT = 50
 
 
+def _prefix(field: str, norm: str) -> Q:
+    """``field`` starts with ``norm``, as an index range where the database compares
+    strings by code point (SQLite: its LIKE is case-insensitive and never uses the
+    index); elsewhere ``LIKE 'x%'``."""
+    if connection.vendor == "sqlite":
+        return Q(**{f"{field}__gte": norm, f"{field}__lt": norm + "\U0010ffff"})
+    return Q(**{f"{field}__startswith": norm})
+
+
 def entity_search(
     *, q: str = "", type: str | None = None, limit: int = SEARCH_LIMIT
 ) -> list[Entity]:  # noqa: A002
     """Search as you type: entities whose name, a word of their name, or an alias starts
     with ``q`` (normalised as lookup normalises), best first: exact name, exact alias,
-    then name prefixes, word prefixes and alias prefixes, each alphabetical.
+    then name prefixes, alias prefixes and word prefixes, each alphabetical.
 
-    Every branch is an index range scan on ``name_norm``/``alias_norm`` except the
-    word-prefix one, which is bounded by ``limit``. An empty ``q`` lists by name.
+    Every branch but the word-prefix one is an index range scan on ``name_norm`` or
+    ``alias_norm``; the word-prefix one (a scan) runs only when the others found fewer
+    than ``limit``. An empty ``q`` lists by name.
     """
     norm = normalize(q) if isinstance(q, str) else ""
     entity_type = normalize_type(type) if type else None
@@ -206,12 +217,15 @@ def entity_search(
     if not norm:
         return list(base.order_by("name_norm", "type")[:limit])
     found: dict[str, Entity] = {}
+    alias_ids = (
+        Alias.objects.filter(_prefix("alias_norm", norm)).order_by("alias_norm").values("entity_id")
+    )
     branches = [
         base.filter(name_norm=norm),
         base.filter(aliases__alias_norm=norm),
-        base.filter(name_norm__startswith=norm),
+        base.filter(_prefix("name_norm", norm)),
+        base.filter(pk__in=alias_ids[: limit * 4]),
         base.filter(name_norm__contains=f" {norm}"),
-        base.filter(aliases__alias_norm__startswith=norm),
     ]
     for qs in branches:
         if len(found) >= limit:

@@ -22,6 +22,11 @@ def test_search_finds_names_words_and_aliases_normalised_like_lookup(curator_cli
         assert "Sherlock Holmes" in html and "John Watson" not in html, q
     html = curator_client.get("/entities/", {"q": "straße"}, **HTMX).content.decode()
     assert "No entity named" in html
+    entity_store(name="Großmarkthalle Süd", type="place")
+    html = curator_client.get("/entities/", {"q": "GROSSMARKT"}, **HTMX).content.decode()
+    assert "Großmarkthalle Süd" in html  # full case folding, as lookup does
+    html = curator_client.get("/entities/", {"q": "sud"}, **HTMX).content.decode()
+    assert "Großmarkthalle" not in html  # accents stay significant
     html = curator_client.get("/entities/", {"q": "", "type": "place"}, **HTMX).content.decode()
     assert "Baker Street" in html and "John Watson" not in html
     assert watson.pk not in html
