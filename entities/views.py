@@ -4,7 +4,10 @@ by book, duplicate suggestions), and merging with a preview and an undo."""
 
 from __future__ import annotations
 
+import re
+
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -156,12 +159,18 @@ def _merge_request(request, entity_id: str) -> tuple[Entity, list[Entity], bool]
     return survivor, duplicates, bool(request.POST.get("allow_cross_type"))
 
 
+_TARGET = re.compile(r"[a-z0-9-]{1,40}")
+
+
 def _preview_response(request, entity_id: str, **context) -> HttpResponse:
+    """The preview (or its error) in the element the request names: the entity page's
+    preview, or one row of the duplicate queue."""
     status = 400 if context.get("error") else 200
+    target = request.POST.get("target", "")
     return render_page(
         request,
         "entities/_merge_preview.html",
-        {"entity_id": entity_id, **context},
+        {"entity_id": entity_id, "target": target if _TARGET.fullmatch(target) else "", **context},
         status=status,
     )
 
@@ -239,6 +248,46 @@ def merge_undo(request, merge_id: int):
     if merge_obj.survivor_id:
         return redirect("entities:detail", entity_id=merge_obj.survivor_id)
     return redirect("entities:list")
+
+
+# --- the duplicate queue ----------------------------------------------------------------
+
+QUEUE_PAGE_SIZE = 25
+
+
+@require_GET
+@curator_required
+def duplicate_queue(request):
+    """Likely duplicate pairs with their evidence, best first: merge (after a preview)
+    or dismiss; a dismissed pair never comes back."""
+    page = Paginator(selectors.duplicate_suggestions_pending(), QUEUE_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    return render_page(
+        request,
+        "entities/duplicates.html",
+        {"page": page, "can_write": is_curator(request.user)},
+    )
+
+
+@require_POST
+@curator_required
+def duplicate_dismiss(request, suggestion_id: int):
+    suggestion, _ = checked_get(
+        request, selectors.duplicate_suggestions_pending(), suggestion_id, write=True
+    )
+    error = ""
+    try:
+        suggestion = services.duplicate_dismiss(suggestion=suggestion, actor=request.user)
+    except DomainError as exc:
+        error = exc.message
+    return render_page(
+        request,
+        "entities/duplicates.html",
+        {"s": suggestion, "error": error, "can_write": True},
+        partial="entities/_suggestion.html",
+        status=409 if error else 200,
+    )
 
 
 # --- undo from the audit log -----------------------------------------------------------
