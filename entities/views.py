@@ -64,6 +64,9 @@ def entity_list(request):
 
 def _entity_context(request, entity: Entity, **extra) -> dict:
     data = selectors.entity_page_data(entity=entity)
+    undo_problems = (
+        services.merge_undo_problems(merge=data.undoable_merge) if data.undoable_merge else []
+    )
     return {
         "entity": entity,
         "can_write": is_curator(request.user),
@@ -71,6 +74,7 @@ def _entity_context(request, entity: Entity, **extra) -> dict:
         "facts": data.facts,
         "books": data.books,
         "undoable_merge": data.undoable_merge,
+        "undo_problems": undo_problems,
         "suggestions": data.suggestions,
         **extra,
     }

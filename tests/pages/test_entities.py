@@ -147,3 +147,14 @@ def test_a_merge_is_undone_from_the_audit_log(curator_client):
     assert Entity.objects.filter(pk=duplicate.pk).exists()
     # Undone once: no second undo button for that entry.
     assert f'action="/audit/{entry}/undo"' not in curator_client.get("/audit/").content.decode()
+
+
+def test_a_merge_that_cannot_be_undone_says_why_instead_of_offering_undo(curator_client):
+    survivor, duplicate = _two_people()
+    curator_client.post(
+        reverse("entities:merge", args=[survivor.pk]), {"duplicates": [duplicate.pk]}
+    )
+    # The old name is taken by a new entity of the same type: restoring it would clash.
+    entity_store(name="G. M. Hopper", type="person")
+    html = curator_client.get(f"/entities/{survivor.pk}/").content.decode()
+    assert "can no longer be undone exactly" in html and "Undo merge" not in html
