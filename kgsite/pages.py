@@ -28,6 +28,7 @@ from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, Validatio
 from django.db import models
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 
 from .errors import DomainError
 from .models import AuditEntry
@@ -113,9 +114,15 @@ def render_page(
     partial: str | None = None,
     status: int = 200,
 ) -> HttpResponse:
-    """The whole page, or only ``partial`` when HTMX asks (``HX-Request``) for a swap."""
+    """The whole page, or only ``partial`` when HTMX asks (``HX-Request``) for a swap.
+
+    Such a URL answers two shapes, so the answer varies on ``HX-Request`` (the back
+    button must not show a cached fragment as the page)."""
     chosen = partial if partial and getattr(request, "htmx", False) else template
-    return render(request, chosen, context, status=status)
+    response = render(request, chosen, context, status=status)
+    if partial:
+        patch_vary_headers(response, ("HX-Request",))
+    return response
 
 
 # --- undo from the audit log ------------------------------------------------------------

@@ -36,6 +36,7 @@ def test_typing_gets_only_the_results_partial(curator_client, holmes):
     partial = curator_client.get("/entities/", {"q": "sher"}, **HTMX)
     assert partial.templates[0].name == "entities/_results.html"
     assert b"<html" not in partial.content
+    assert "HX-Request" in partial["Vary"]  # a cached fragment is never shown as the page
     full = curator_client.get("/entities/", {"q": "sher"})
     assert b"<html" in full.content and b"Sherlock Holmes" in full.content
 
