@@ -206,17 +206,57 @@ def _query_latency(gaz, rows_data, rng: random.Random) -> dict[str, float]:
     return percentiles(samples)
 
 
+def _matching(gaz, text: str, planted) -> tuple[list, float, float, int, float]:
+    """Mentions in the big text, throughput, planted recall, bad offsets, ASCII speed."""
+    gaz.find(text[:10_000])  # warm up
+    t0 = time.perf_counter()
+    found = gaz.find(text)
+    throughput = len(text) / (time.perf_counter() - t0)
+    # A planted mention counts if a hit starts where it starts and ends at or after its
+    # end: a longer name running into the next word legitimately wins.
+    ends = {d.start: d.end for d in found}
+    recall = sum(ends.get(s, -1) >= e for s, e, _n in planted) / max(len(planted), 1)
+    wrong_offsets = sum(
+        1 for d in found if text[d.start : d.end] != d.surface_form or not d.surface_form
+    )
+    ascii_text = text.encode("ascii", "ignore").decode()
+    t0 = time.perf_counter()
+    gaz.find(ascii_text)
+    ascii_throughput = len(ascii_text) / (time.perf_counter() - t0)
+    return found, throughput, recall, wrong_offsets, ascii_throughput
+
+
+def _staleness_checks() -> tuple[list[float], list[float]]:
+    from entities.extraction.gazetteer import _fingerprint, gazetteer_get
+
+    gazetteer_get()  # builds the cached one
+    cheap_ms, full_ms = [], []
+    for _ in range(20):
+        t0 = time.perf_counter()
+        _fingerprint(full=False)
+        cheap_ms.append((time.perf_counter() - t0) * 1000)
+        t0 = time.perf_counter()
+        _fingerprint(full=True)
+        full_ms.append((time.perf_counter() - t0) * 1000)
+    return cheap_ms, full_ms
+
+
+def _spacy_pass(text: str) -> tuple[float, int]:
+    """Seconds for spaCy's unknown-name pass over 2 kB chunks, and names it found."""
+    from entities.extraction.gazetteer import extract_entities_batch, spacy_nlp
+
+    chunks = [text[i : i + 2000] for i in range(0, len(text), 2000)]
+    spacy_nlp()
+    t0 = time.perf_counter()
+    batch = extract_entities_batch(chunks, include_unknown=True)
+    nlp_s = time.perf_counter() - t0
+    return nlp_s, sum(1 for hits in batch for d in hits if d.canonical_id is None)
+
+
 def run(quick: bool = False) -> list[dict]:
     setup("extraction")
     from benchmarks.bench_lookup import generate
-    from entities.extraction.gazetteer import (
-        Gazetteer,
-        _fingerprint,
-        _regexes,
-        extract_entities_batch,
-        gazetteer_get,
-        spacy_nlp,
-    )
+    from entities.extraction.gazetteer import Gazetteer, _regexes
 
     n_entities = 10_000 if quick else 100_000
     text_size = 150_000 if quick else 1_500_000
@@ -234,43 +274,11 @@ def run(quick: bool = False) -> list[dict]:
     rss1 = _rss_mb()
 
     text, planted = make_text(rows_data, text_size, rng)
-    gaz.find(text[:10_000])  # warm up
-    t0 = time.perf_counter()
-    found = gaz.find(text)
-    match_s = time.perf_counter() - t0
-    throughput = len(text) / match_s
-    # A planted mention counts if a hit starts where it starts and ends at or after its
-    # end: a longer name running into the next word legitimately wins.
-    ends = {d.start: d.end for d in found}
-    recall = sum(ends.get(s, -1) >= e for s, e, _n in planted) / max(len(planted), 1)
-    wrong_offsets = sum(
-        1 for d in found if text[d.start : d.end] != d.surface_form or not d.surface_form
-    )
-
-    ascii_text = text.encode("ascii", "ignore").decode()
-    t0 = time.perf_counter()
-    gaz.find(ascii_text)
-    ascii_throughput = len(ascii_text) / (time.perf_counter() - t0)
-
+    found, throughput, recall, wrong_offsets, ascii_throughput = _matching(gaz, text, planted)
     query = _query_latency(gaz, rows_data, rng)
-
-    gazetteer_get()  # builds the cached one
-    cheap_ms, full_ms = [], []
-    for _ in range(20):
-        t0 = time.perf_counter()
-        _fingerprint(full=False)
-        cheap_ms.append((time.perf_counter() - t0) * 1000)
-        t0 = time.perf_counter()
-        _fingerprint(full=True)
-        full_ms.append((time.perf_counter() - t0) * 1000)
-
+    cheap_ms, full_ms = _staleness_checks()
     nlp_chars = 20_000 if quick else 100_000
-    chunks = [text[i : i + 2000] for i in range(0, nlp_chars, 2000)]
-    spacy_nlp()
-    t0 = time.perf_counter()
-    batch = extract_entities_batch(chunks, include_unknown=True)
-    nlp_s = time.perf_counter() - t0
-    unknown = sum(1 for hits in batch for d in hits if d.canonical_id is None)
+    nlp_s, unknown = _spacy_pass(text[:nlp_chars])
 
     return [
         _row("database", database_vendor(), ""),

@@ -8,11 +8,14 @@ class BooksConfig(AppConfig):
 
     def ready(self) -> None:
         """Chunks are a kind of the vectors room, like facts and entities; mentions hold
-        on to their entities when the entity graph collects garbage."""
+        on to their entities when the entity graph collects garbage, follow them through
+        a merge (and its undo), and show on the entity's page."""
         from entities import hooks
+        from kgsite.pages import dashboard_panel
         from kgsite.vectors.index import register_kind
+        from notifications.views import notification_page
 
-        from . import selectors
+        from . import selectors, services, views
 
         register_kind(
             "chunks",
@@ -22,3 +25,16 @@ class BooksConfig(AppConfig):
             key_type=int,
         )
         hooks.entity_referrers(selectors.entities_mentioned)
+        hooks.merge_mover(
+            hooks.MergeMover(
+                name="mentions",
+                count=services.mentions_count,
+                move=services.mentions_merge,
+                problems=services.mentions_merge_problems,
+                undo=services.mentions_merge_undo,
+            )
+        )
+        hooks.mention_reader(selectors.entity_mention_groups)
+        # Pages: the dashboard's books and jobs, the bell's link to a failed job.
+        dashboard_panel(views.HOME_PANEL)
+        notification_page("job_failed", views.job_page)

@@ -83,6 +83,11 @@ def chunk_get(*, chunk_id: int) -> Chunk:
     return chunk
 
 
+def book_chunks(*, book_id: int) -> QuerySet[Chunk]:
+    """A book's chunks in reading order."""
+    return Chunk.objects.filter(book_id=book_id).order_by("ordinal")
+
+
 # --- semantic search over chunks ---------------------------------------------------------
 
 
@@ -176,6 +181,39 @@ def entity_books(*, entity: Entity) -> list[BookMentions]:
         .order_by("-n_defines", "-n_mentions", "title_norm", "pk")
     )
     return [BookMentions(b, b.n_mentions, b.n_defines, b.first_start) for b in books]
+
+
+MENTIONS_PER_BOOK = 20
+
+
+def entity_mention_groups(entity_id: str) -> list[dict]:
+    """The entity page's mentions (a ``mention_reader`` hook): grouped by book, books
+    with a defining chunk first, and within a book defining chunks first, then in
+    reading order; at most ``MENTIONS_PER_BOOK`` per book (``count`` says how many)."""
+    entity = Entity(pk=entity_id)
+    groups = []
+    for found in entity_books(entity=entity):
+        rows = entity_mentions(entity=entity, book_id=found.book.pk)[:MENTIONS_PER_BOOK]
+        groups.append(
+            {
+                "book_id": found.book.pk,
+                "title": found.book.title,
+                "count": found.mentions,
+                "defines": found.defines,
+                "mentions": [
+                    {
+                        "chunk_id": m.chunk_id,
+                        "ordinal": m.chunk.ordinal,
+                        "heading": m.chunk.heading,
+                        "mention_type": m.mention_type,
+                        "surface": m.surface,
+                        "context": m.context,
+                    }
+                    for m in rows
+                ],
+            }
+        )
+    return groups
 
 
 def book_mentions(*, book_id: int) -> QuerySet[Mention]:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.db import transaction
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -17,7 +19,7 @@ from kgsite.text import normalize
 from kgsite.vectors.service import vector_batch
 
 from . import services
-from .models import Alias, Entity, EntityFact, Fact
+from .models import Alias, DuplicateSuggestion, Entity, EntityFact, EntityMerge, Fact
 from .names import normalize_type
 
 # --- Entities ---------------------------------------------------------------------------
@@ -128,6 +130,56 @@ class EntityAdmin(admin.ModelAdmin):
     search_fields = ["name_norm", "aliases__alias_norm", "=id"]
     readonly_fields = ["id", "name_norm", "curated", "created_at", "updated_at"]
     inlines = [AliasInline, EntityFactInline]
+    actions = ["merge_selected"]
+
+    @admin.action(description="Merge selected entities", permissions=["curate"])
+    def merge_selected(self, request, queryset):
+        """An intermediate page: choose the survivor, see the preview, then confirm."""
+        entities = list(queryset.order_by("created_at", "pk"))
+        if len(entities) < 2:
+            self.message_user(request, "Select at least two entities to merge.", messages.WARNING)
+            return None
+        by_id = {e.pk: e for e in entities}
+        survivor = by_id.get(request.POST.get("survivor"), entities[0])
+        duplicates = [e for e in entities if e.pk != survivor.pk]
+        cross = request.POST.get("allow_cross_type") == "on"
+        confirm = "_confirm" in request.POST
+        try:
+            outcome = services.entity_merge(
+                survivor=survivor,
+                duplicates=duplicates,
+                actor=request.user,
+                allow_cross_type=cross,
+                preview=not confirm,
+            )
+        except DomainError as exc:
+            outcome, error = None, exc.message
+        else:
+            error = None
+        if confirm and outcome is not None:
+            self.message_user(
+                request,
+                f"Merged {len(duplicates)} entities into '{survivor.canonical_name}' "
+                f"(merge {outcome.merge.pk}; undo it from the merge history).",
+                messages.SUCCESS,
+            )
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Merge entities",
+            "opts": self.model._meta,
+            "entities": entities,
+            "survivor": survivor,
+            "allow_cross_type": cross,
+            "preview": outcome.plan.as_dict() if outcome is not None else None,
+            "error": error,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            "action": "merge_selected",
+        }
+        return TemplateResponse(request, "admin/entities/merge_confirm.html", context)
+
+    def has_curate_permission(self, request) -> bool:
+        return request.user.has_perm("entities.curate")
 
     def get_search_results(self, request, queryset, search_term):
         # Search the normalised columns with the normalised term ("STRASSE" finds "Straße").
@@ -289,3 +341,72 @@ class AuditEntryAdmin(admin.ModelAdmin):
     list_display = ["created_at", "actor", "action", "target_type", "target_id"]
     list_filter = ["action"]
     readonly_fields = [f.name for f in AuditEntry._meta.fields]
+
+
+# --- Merges and duplicate suggestions -----------------------------------------------------
+
+
+@admin.register(EntityMerge)
+class EntityMergeAdmin(admin.ModelAdmin):
+    list_display = ["id", "survivor_name", "survivor", "created_at", "actor", "undone_at"]
+    readonly_fields = [
+        "survivor",
+        "survivor_name",
+        "duplicate_ids",
+        "actor",
+        "created_at",
+        "undone_at",
+        "undone_by",
+        "what_moved",
+    ]
+    # The full before state (thousands of rows for a big merge) stays off the page.
+    exclude = ["state"]
+    actions = ["undo_selected"]
+
+    @admin.display(description="what moved")
+    def what_moved(self, obj: EntityMerge) -> str:
+        plan = obj.state.get("plan", {})
+        moves = ", ".join(f"{n} {name}" for name, n in plan.get("moves", {}).items())
+        aliases = ", ".join(plan.get("new_aliases", [])) or "none"
+        return f"{moves}; new aliases: {aliases}; {len(plan.get('conflicts', []))} conflicts"
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # history: undo instead
+
+    @admin.action(description="Undo selected merges", permissions=["curate"])
+    def undo_selected(self, request, queryset):
+        for merge in queryset.order_by("-created_at", "-pk"):  # newest first
+            try:
+                services.entity_merge_undo(merge=merge, actor=request.user)
+            except DomainError as exc:
+                self.message_user(request, exc.message, messages.ERROR)
+            else:
+                self.message_user(request, f"Undid merge {merge.pk}.", messages.SUCCESS)
+
+    def has_curate_permission(self, request) -> bool:
+        return request.user.has_perm("entities.curate")
+
+
+@admin.register(DuplicateSuggestion)
+class DuplicateSuggestionAdmin(admin.ModelAdmin):
+    list_display = ["pair_key", "entity_a", "entity_b", "score", "status"]
+    list_filter = ["status"]
+    readonly_fields = ["pair_key", "entity_a", "entity_b", "score", "evidence", "status"]
+    actions = ["dismiss_selected"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    @admin.action(description="Dismiss selected suggestions", permissions=["curate"])
+    def dismiss_selected(self, request, queryset):
+        for suggestion in queryset:
+            try:
+                services.duplicate_dismiss(suggestion=suggestion, actor=request.user)
+            except DomainError as exc:
+                self.message_user(request, exc.message, messages.ERROR)
+
+    def has_curate_permission(self, request) -> bool:
+        return request.user.has_perm("entities.curate")

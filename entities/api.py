@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 from django.db import transaction
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+)
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from kgsite.api import paginated_response
 from kgsite.errors import InvalidInput, NotFound
+from kgsite.schema import ErrorResponseSerializer
 
 from . import selectors, services
 from .models import Fact
 from .serializers import (
     AliasSerializer,
     AliasWriteSerializer,
+    DuplicateSuggestionSerializer,
+    EntityMovedSerializer,
     EntitySerializer,
     EntityUpdateSerializer,
     EntityWriteSerializer,
@@ -26,6 +35,11 @@ from .serializers import (
     FactWriteSerializer,
     LookupQuerySerializer,
     LookupResponseSerializer,
+    MergePreviewSerializer,
+    MergeRequestSerializer,
+    MergeResponseSerializer,
+    MergeSerializer,
+    MergeUndoResponseSerializer,
 )
 
 
@@ -103,8 +117,24 @@ class EntityListView(GenericAPIView):
 class EntityDetailView(GenericAPIView):
     serializer_class = EntitySerializer
 
+    @extend_schema(
+        responses={200: EntitySerializer, 301: EntityMovedSerializer},
+        description="An id merged into another entity answers 301 to the survivor, with "
+        "`merged_into` in the body.",
+    )
     def get(self, request, entity_id: str):
-        return Response(EntitySerializer(selectors.entity_get(entity_id=entity_id)).data)
+        try:
+            entity = selectors.entity_get(entity_id=entity_id)
+        except NotFound:
+            target = selectors.entity_redirect_target(entity_id=entity_id)
+            if target is None:
+                raise
+            location = reverse("entity-detail", args=[target])
+            body = {"id": entity_id, "merged_into": target, "location": location}
+            return Response(
+                body, status=status.HTTP_301_MOVED_PERMANENTLY, headers={"Location": location}
+            )
+        return Response(EntitySerializer(entity).data)
 
     @extend_schema(request=EntityUpdateSerializer, responses=EntitySerializer)
     def patch(self, request, entity_id: str):
@@ -225,3 +255,116 @@ class FactDetailView(GenericAPIView):
         data = _validated(FactUpdateSerializer, request.data)
         fact = services.fact_update(fact=fact, actor=request.user, **data)
         return Response(FactSerializer(selectors.fact_get(fact_id=fact.pk)).data)
+
+
+# --- merges and duplicate suggestions ---------------------------------------------------
+
+
+def _entities_for_merge(ids: list[str], field: str) -> list:
+    """Entities named in a merge request; an unknown id is a 404 naming the field, a
+    merged-away one says where it went."""
+    found = {e.pk: e for e in selectors.entity_list().filter(pk__in=ids)}
+    for pk in ids:
+        if pk not in found:
+            target = selectors.entity_redirect_target(entity_id=pk)
+            hint = f" (it was merged into '{target}')" if target else ""
+            raise NotFound(f"no entity with id '{pk}'{hint}", field=field)
+    return [found[pk] for pk in ids]
+
+
+class EntityMergeView(GenericAPIView):
+    serializer_class = MergeResponseSerializer
+
+    @extend_schema(
+        request=MergeRequestSerializer,
+        responses={
+            200: PolymorphicProxySerializer(
+                component_name="MergeAnswer",
+                serializers=[MergeResponseSerializer, MergePreviewSerializer],
+                resource_type_field_name=None,
+            ),
+            404: OpenApiResponse(ErrorResponseSerializer, description="An unknown entity id."),
+        },
+        summary="Merge duplicates into a survivor, or preview what would move",
+        description="With `preview: true` nothing is written and the answer is the "
+        "preview. Unknown ids are a 404, the survivor among the duplicates a 400, "
+        "entities of another type without `allow_cross_type` a 409.",
+    )
+    def post(self, request):
+        data = _validated(MergeRequestSerializer, request.data)
+        (survivor,) = _entities_for_merge([data["survivor"]], "survivor")
+        duplicates = _entities_for_merge(data["duplicates"], "duplicates")
+        outcome = services.entity_merge(
+            survivor=survivor,
+            duplicates=duplicates,
+            actor=request.user,
+            allow_cross_type=data["allow_cross_type"],
+            preview=data["preview"],
+        )
+        plan = outcome.plan.as_dict()
+        if outcome.merge is None:
+            return Response(plan)
+        survivor = selectors.entity_get(entity_id=survivor.pk)
+        return Response(
+            {
+                "merge": MergeSerializer(outcome.merge).data,
+                "survivor": EntitySerializer(survivor).data,
+                "conflicts": plan["conflicts"],
+            }
+        )
+
+
+class MergeListView(GenericAPIView):
+    serializer_class = MergeSerializer
+
+    @extend_schema(operation_id="merges_list", responses=MergeSerializer(many=True))
+    def get(self, request):
+        page = self.paginate_queryset(selectors.merge_list())
+        return self.get_paginated_response(MergeSerializer(page, many=True).data)
+
+
+class MergeUndoView(GenericAPIView):
+    serializer_class = MergeUndoResponseSerializer
+
+    @extend_schema(
+        request=None,
+        responses=MergeUndoResponseSerializer,
+        summary="Undo a merge exactly (409 naming what changed if that is impossible)",
+    )
+    def post(self, request, merge_id: int):
+        merge = services.entity_merge_undo(
+            merge=selectors.merge_get(merge_id=merge_id), actor=request.user
+        )
+        restored = selectors.entity_list().filter(pk__in=merge.duplicate_ids)
+        return Response(
+            {
+                "merge": MergeSerializer(merge).data,
+                "restored": EntitySerializer(restored.prefetch_related("aliases"), many=True).data,
+            }
+        )
+
+
+class DuplicateListView(GenericAPIView):
+    serializer_class = DuplicateSuggestionSerializer
+
+    @extend_schema(
+        parameters=[OpenApiParameter("entity", OpenApiTypes.STR, description="Entity id.")],
+        operation_id="entities_duplicates_list",
+        responses=DuplicateSuggestionSerializer(many=True),
+        summary="Likely duplicate pairs waiting for a curator, best evidence first",
+    )
+    def get(self, request):
+        entity_id = request.query_params.get("entity")
+        entity = selectors.entity_get(entity_id=entity_id) if entity_id else None
+        page = self.paginate_queryset(selectors.duplicate_suggestions_pending(entity=entity))
+        return self.get_paginated_response(DuplicateSuggestionSerializer(page, many=True).data)
+
+
+class DuplicateDismissView(GenericAPIView):
+    serializer_class = DuplicateSuggestionSerializer
+
+    @extend_schema(request=None, responses=DuplicateSuggestionSerializer)
+    def post(self, request, suggestion_id: int):
+        suggestion = selectors.duplicate_suggestion_get(suggestion_id=suggestion_id)
+        suggestion = services.duplicate_dismiss(suggestion=suggestion, actor=request.user)
+        return Response(DuplicateSuggestionSerializer(suggestion).data)

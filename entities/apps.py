@@ -9,12 +9,14 @@ class EntitiesConfig(AppConfig):
     def ready(self) -> None:
         """Register the fact and entity kinds of the vectors room, and keep them and the
         cached gazetteer in step with writes (see ``entities.hooks``)."""
-        from kgsite.pages import dashboard_panel
+        from kgsite.pages import dashboard_panel, undo_action
 
-        from . import hooks, views
+        from . import hooks, tasks, views
         from .extraction import gazetteer
         from .search import kinds
 
         kinds.kinds_register()
         hooks.on_entity_saved(gazetteer.gazetteer_invalidate)
+        hooks.on_entities_ingested(tasks.entities_ingested_scan)
         dashboard_panel(views.HOME_PANEL)
+        undo_action(views.MERGE_UNDO)

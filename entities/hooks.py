@@ -12,14 +12,17 @@ failing or slow reaction never undoes or delays the write that caused it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 from django.db import transaction
 
 if TYPE_CHECKING:
     from .models import Fact
 
-FactAction = Literal["created", "confirmed", "updated", "deleted"]
+# "relinked": the fact's text is unchanged but its entities changed (a merge moved it
+# from a duplicate to the survivor), so it may now repeat or contradict the survivor's.
+FactAction = Literal["created", "confirmed", "updated", "deleted", "relinked"]
 # (fact id, action) after commit.
 FactSavedHook = Callable[[int, FactAction], None]
 # (entity ids) after commit: created, renamed, retyped, aliases or description changed,
@@ -30,10 +33,39 @@ EntityReferrersHook = Callable[[list[str]], set[str]]
 # (fact text, normalised text) -> an existing fact that says the same, or None.
 DuplicateFinder = Callable[[str, str], "Fact | None"]
 
+# (entity id) -> the places that mention it, grouped by book, defining places first:
+# [{"book_id", "title", "mentions": [{"chunk_id", "ordinal", "heading", "mention_type",
+# "surface", "context"}]}]. Books registers it; the entity page shows it.
+MentionReader = Callable[[str], list[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class MergeMover:
+    """How an app that refers to entities takes part in a merge and its undo.
+
+    ``entity_merge`` calls ``move(survivor_id, duplicate_ids)`` inside its transaction,
+    before the duplicates are deleted: the app points its rows at the survivor and
+    returns a JSON payload describing exactly what it changed. ``entity_merge_undo``
+    calls ``problems(survivor_id, duplicate_ids, payload)`` first (a list of sentences
+    naming what changed since, making exact restoration impossible; empty if none) and
+    then ``undo(...)`` once the duplicates exist again, inside the undo transaction.
+    ``count(duplicate_ids)`` is what the preview shows under ``moves[name]``.
+    """
+
+    name: str
+    count: Callable[[list[str]], int]
+    move: Callable[[str, list[str]], dict[str, Any]]
+    problems: Callable[[str, list[str], dict[str, Any]], list[str]]
+    undo: Callable[[str, list[str], dict[str, Any]], None]
+
+
 _fact_saved: list[FactSavedHook] = []
 _entity_saved: list[EntitySavedHook] = []
 _entity_referrers: list[EntityReferrersHook] = []
 _duplicate_finders: list[DuplicateFinder] = []
+_merge_movers: list[MergeMover] = []
+_entities_ingested: list[EntitySavedHook] = []
+_mention_readers: list[MentionReader] = []
 
 
 def _register(registry: list, hook: Callable) -> Callable:
@@ -65,6 +97,26 @@ def duplicate_finder(hook: DuplicateFinder) -> DuplicateFinder:
     return _register(_duplicate_finders, hook)
 
 
+def on_entities_ingested(hook: EntitySavedHook) -> EntitySavedHook:
+    """Run ``hook(entity_ids)`` after commit when a machine (book ingestion) created
+    entities in bulk: the duplicate scan looks at them."""
+    return _register(_entities_ingested, hook)
+
+
+def merge_mover(mover: MergeMover) -> MergeMover:
+    """Take part in entity merges and their undo (books: mentions)."""
+    for existing in _merge_movers:
+        if existing.name == mover.name:
+            return existing
+    _merge_movers.append(mover)
+    return mover
+
+
+def mention_reader(hook: MentionReader) -> MentionReader:
+    """Supply the book mentions shown on an entity's page."""
+    return _register(_mention_readers, hook)
+
+
 # --- calls made by entities.services ------------------------------------------------------
 
 
@@ -83,6 +135,12 @@ def entities_saved_fire(entity_ids: list[str]) -> None:
         transaction.on_commit(lambda h=hook: h(ids))
 
 
+def entities_ingested_fire(entity_ids: list[str]) -> None:
+    ids = list(entity_ids)
+    for hook in list(_entities_ingested):
+        transaction.on_commit(lambda h=hook: h(ids))
+
+
 def entities_referred(entity_ids: Iterable[str]) -> set[str]:
     """The ids among ``entity_ids`` that some app still refers to."""
     ids = list(entity_ids)
@@ -98,6 +156,18 @@ def entities_referred(entity_ids: Iterable[str]) -> set[str]:
 
 def duplicate_finders() -> list[DuplicateFinder]:
     return list(_duplicate_finders)
+
+
+def merge_movers() -> list[MergeMover]:
+    return list(_merge_movers)
+
+
+def entity_mentions_read(entity_id: str) -> list[dict[str, Any]]:
+    """Every registered reader's mention groups for this entity, in registration order."""
+    groups: list[dict[str, Any]] = []
+    for reader in list(_mention_readers):
+        groups += reader(entity_id)
+    return groups
 
 
 class suspended:

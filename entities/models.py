@@ -149,3 +149,127 @@ class NameToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}: {self.text}"
+
+
+class EntityMerge(models.Model):
+    """One merge of duplicates into a survivor, with the full before state so undo can
+    restore exactly what was there (ids, names, aliases, links, other apps' references)."""
+
+    survivor = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.SET_NULL, related_name="merges"
+    )
+    # Kept when the survivor is later deleted or merged away: history still reads.
+    survivor_name = models.CharField(max_length=512)
+    duplicate_ids = models.JSONField(default=list)
+    # What the merge moved and dropped; see ``entities.services.entity_merge``.
+    state = models.JSONField(default=dict)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    undone_at = models.DateTimeField(null=True, blank=True)
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"merge {self.pk} into {self.survivor_name}"
+
+    @property
+    def undone(self) -> bool:
+        return self.undone_at is not None
+
+
+class EntityRedirect(models.Model):
+    """A merged-away entity id and the entity that absorbed it. Not a foreign key: the
+    target may itself be merged later, and readers follow the chain."""
+
+    old_id = models.CharField(primary_key=True, max_length=12)
+    target_id = models.CharField(max_length=12, db_index=True)
+    merge = models.ForeignKey(EntityMerge, on_delete=models.CASCADE, related_name="redirects")
+
+    def __str__(self) -> str:
+        return f"{self.old_id} -> {self.target_id}"
+
+
+class DuplicateSuggestion(TimeStampedModel):
+    """A pair of entities that look like one, with the evidence; a curator merges or
+    dismisses it. ``pair_key`` ("a|b", ids sorted) outlives the entities' rows, so a
+    dismissed pair stays dismissed whatever the job finds later."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DISMISSED = "dismissed"
+        MERGED = "merged"
+
+    pair_key = models.CharField(max_length=25, unique=True)
+    entity_a = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    entity_b = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    score = models.FloatField(default=0.0)
+    evidence = models.JSONField(default=list)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-score", "id"]
+        indexes = [models.Index(fields=["status", "-score"], name="dupsugg_status_score_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.pair_key} ({self.status}, {self.score:.2f})"
+
+
+class DuplicateScan(TimeStampedModel):
+    """One run of the duplicate-suggestion job: its scope, progress and outcome.
+
+    Saves after ingestion are coalesced: while a scan is queued and not started, new
+    entity ids join its ``entity_ids`` instead of queueing another job.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    # None: every entity; otherwise the ids whose pairs are looked for.
+    entity_ids = models.JSONField(null=True, blank=True)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    result = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True, default="")
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        scope = "all" if self.entity_ids is None else f"{len(self.entity_ids)} entities"
+        return f"duplicate scan {self.pk} ({scope}, {self.status})"

@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import QuerySet
+from django.db import connection
+from django.db.models import Prefetch, Q, QuerySet
 from rapidfuzz import fuzz
 
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.text import normalize
 
-from .models import Entity, EntityFact, Fact
+from . import hooks
+from .models import (
+    Alias,
+    DuplicateSuggestion,
+    Entity,
+    EntityFact,
+    EntityMerge,
+    EntityRedirect,
+    Fact,
+)
 from .name_index import fold, name_candidates
 from .names import normalize_type, validate_name
 
@@ -155,3 +165,177 @@ def fact_list(
     if source:
         qs = qs.filter(source=source)
     return qs.order_by("-created_at", "-id")
+
+
+SEARCH_LIMIT = 50
+
+
+def _prefix(field: str, norm: str) -> Q:
+    """``field`` starts with ``norm``, as an index range where the database compares
+    strings by code point (SQLite: its LIKE is case-insensitive and never uses the
+    index); elsewhere ``LIKE 'x%'``."""
+    if connection.vendor == "sqlite":
+        return Q(**{f"{field}__gte": norm, f"{field}__lt": norm + "\U0010ffff"})
+    return Q(**{f"{field}__startswith": norm})
+
+
+def entity_search(
+    *, q: str = "", type: str | None = None, limit: int = SEARCH_LIMIT
+) -> list[Entity]:  # noqa: A002
+    """Search as you type: entities whose name, a word of their name, or an alias starts
+    with ``q`` (normalised as lookup normalises), best first: exact name, exact alias,
+    then name prefixes, alias prefixes and word prefixes, each alphabetical.
+
+    Every branch but the word-prefix one is an index range scan on ``name_norm`` or
+    ``alias_norm``; the word-prefix one (a scan) runs only when the others found fewer
+    than ``limit``. An empty ``q`` lists by name.
+    """
+    norm = normalize(q) if isinstance(q, str) else ""
+    entity_type = normalize_type(type) if type else None
+    base = Entity.objects.all()
+    if entity_type:
+        base = base.filter(type=entity_type)
+    if not norm:
+        return list(base.order_by("name_norm", "type")[:limit])
+    found: dict[str, Entity] = {}
+    alias_ids = (
+        Alias.objects.filter(_prefix("alias_norm", norm)).order_by("alias_norm").values("entity_id")
+    )
+    branches = [
+        base.filter(name_norm=norm),
+        base.filter(aliases__alias_norm=norm),
+        base.filter(_prefix("name_norm", norm)),
+        base.filter(pk__in=alias_ids[: limit * 4]),
+        base.filter(name_norm__contains=f" {norm}"),
+    ]
+    for qs in branches:
+        if len(found) >= limit:
+            break
+        for entity in qs.order_by("name_norm", "type").distinct()[:limit]:
+            found.setdefault(entity.id, entity)
+    return list(found.values())[:limit]
+
+
+def entity_types() -> list[str]:
+    """The types in use, for a type filter (one pass over the (type, name) index)."""
+    return list(Entity.objects.order_by("type").values_list("type", flat=True).distinct())
+
+
+FACT_PAGE_LIMIT = 200
+
+
+def entity_fact_links(*, entity: Entity, limit: int = FACT_PAGE_LIMIT) -> list[EntityFact]:
+    """The entity's fact links (role and fact), active facts first, newest first."""
+    return list(
+        EntityFact.objects.filter(entity=entity)
+        .select_related("fact")
+        .order_by("fact__status", "-fact__created_at", "-fact_id")[:limit]
+    )
+
+
+# --- merges, redirects, duplicate suggestions, the entity page ---------------------------
+
+REDIRECT_HOPS = 20
+
+
+def entity_redirect_target(*, entity_id: str) -> str | None:
+    """The entity that absorbed a merged-away id, following later merges; None when the
+    id was never merged away (or its merge was undone)."""
+    current, seen = entity_id, {entity_id}
+    for _hop in range(REDIRECT_HOPS):
+        target = (
+            EntityRedirect.objects.filter(old_id=current)
+            .values_list("target_id", flat=True)
+            .first()
+        )
+        if target is None or target in seen:
+            break
+        current = target
+        seen.add(current)
+        if Entity.objects.filter(pk=current).exists():
+            return current
+    return None
+
+
+def merge_get(*, merge_id: int) -> EntityMerge:
+    try:
+        return EntityMerge.objects.select_related("actor", "undone_by").get(pk=merge_id)
+    except (EntityMerge.DoesNotExist, ValueError, TypeError):
+        raise NotFound(f"no merge with id {merge_id}", field="id") from None
+
+
+def merge_list() -> QuerySet[EntityMerge]:
+    """Merge history, newest first."""
+    return EntityMerge.objects.select_related("actor", "undone_by").order_by("-created_at", "-id")
+
+
+def merge_undoable_for(*, entity: Entity) -> EntityMerge | None:
+    """The newest merge into ``entity`` that is not undone yet (the page's undo button)."""
+    return merge_list().filter(survivor=entity, undone_at__isnull=True).first()
+
+
+def duplicate_suggestions_pending(*, entity: Entity | None = None) -> QuerySet[DuplicateSuggestion]:
+    """Pairs waiting for a curator, best evidence first (both entities still exist)."""
+    qs = DuplicateSuggestion.objects.filter(
+        status=DuplicateSuggestion.Status.PENDING,
+        entity_a__isnull=False,
+        entity_b__isnull=False,
+    )
+    if entity is not None:
+        qs = qs.filter(Q(entity_a=entity) | Q(entity_b=entity))
+    return qs.select_related("entity_a", "entity_b").order_by("-score", "id")
+
+
+def duplicate_suggestion_get(*, suggestion_id: int) -> DuplicateSuggestion:
+    try:
+        return DuplicateSuggestion.objects.select_related("entity_a", "entity_b").get(
+            pk=suggestion_id
+        )
+    except (DuplicateSuggestion.DoesNotExist, ValueError, TypeError):
+        raise NotFound(f"no duplicate suggestion with id {suggestion_id}", field="id") from None
+
+
+@dataclass(frozen=True)
+class FactRow:
+    fact: Fact
+    role: str  # subject | object | mention
+
+
+@dataclass(frozen=True)
+class EntityPageData:
+    entity: Entity
+    aliases: list[Alias]
+    facts: list[FactRow]
+    # Mentions grouped by book, defining chunks first (``hooks.MentionReader``'s shape).
+    books: list[dict]
+    undoable_merge: EntityMerge | None
+    suggestions: list[DuplicateSuggestion]
+
+
+ENTITY_PAGE_FACTS = 200
+
+
+def entity_page_data(*, entity: Entity) -> EntityPageData:
+    """Everything the entity page shows: aliases, facts (newest first; status,
+    confidence, confirmations, source, validity are on ``fact``), mentions by book
+    (supplied by books through ``hooks.mention_reader``), the merge it can undo and
+    the duplicate suggestions that involve it."""
+    links = (
+        EntityFact.objects.filter(entity=entity)
+        .select_related("fact")
+        .prefetch_related(
+            Prefetch(
+                "fact__entity_facts",
+                queryset=EntityFact.objects.select_related("entity").order_by("role", "entity_id"),
+            )
+        )
+        .order_by("-fact__created_at", "-fact_id")[:ENTITY_PAGE_FACTS]
+    )
+    return EntityPageData(
+        entity=entity,
+        aliases=list(entity.aliases.order_by("alias_norm")),
+        facts=[FactRow(fact=link.fact, role=link.role) for link in links],
+        books=hooks.entity_mentions_read(entity.pk),
+        undoable_merge=merge_undoable_for(entity=entity),
+        suggestions=list(duplicate_suggestions_pending(entity=entity)[:20]),
+    )

@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from kgsite.text import MAX_NAME_LENGTH
 
-from .models import Alias, Entity, Fact
+from .models import Alias, DuplicateSuggestion, Entity, EntityMerge, Fact
 
 
 class EntityBriefSerializer(serializers.Serializer):
@@ -193,3 +193,96 @@ class FactUpdateSerializer(serializers.Serializer):
 class FactStoreResponseSerializer(serializers.Serializer):
     action = serializers.ChoiceField(choices=["created", "confirmed"])
     fact = FactSerializer()
+
+
+# --- merges and duplicate suggestions ---------------------------------------------------
+
+
+class MergeRequestSerializer(serializers.Serializer):
+    survivor = serializers.CharField(help_text="Id of the entity that stays.")
+    duplicates = serializers.ListField(
+        child=serializers.CharField(),
+        allow_empty=False,
+        help_text="Ids of the entities merged into the survivor (they stop existing; "
+        "their ids redirect to the survivor).",
+    )
+    preview = serializers.BooleanField(
+        required=False, default=False, help_text="Say what would move; write nothing."
+    )
+    allow_cross_type = serializers.BooleanField(
+        required=False, default=False, help_text="Needed to merge entities of another type."
+    )
+
+
+class MergeConflictSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(
+        choices=["alias_dropped", "name_not_added", "fact_self_reference"]
+    )
+    value = serializers.JSONField(help_text="The alias or name, or the fact id.")
+    message = serializers.CharField()
+
+
+class MergeMovesSerializer(serializers.Serializer):
+    aliases = serializers.IntegerField(help_text="Alias rows moved to the survivor.")
+    facts = serializers.IntegerField(help_text="Facts relinked (any role, subject, object).")
+    mentions = serializers.IntegerField(required=False, help_text="Book mentions moved.")
+
+
+class MergePreviewSerializer(serializers.Serializer):
+    survivor = EntityBriefSerializer()
+    duplicates = EntityBriefSerializer(many=True)
+    moves = MergeMovesSerializer()
+    new_aliases = serializers.ListField(
+        child=serializers.CharField(), help_text="The duplicates' names the survivor gains."
+    )
+    conflicts = MergeConflictSerializer(many=True)
+
+
+class MergeSerializer(serializers.ModelSerializer):
+    survivor = serializers.CharField(source="survivor_id", allow_null=True)
+    duplicates = serializers.ListField(source="duplicate_ids", child=serializers.CharField())
+    undone = serializers.BooleanField()
+    actor = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+
+    class Meta:
+        model = EntityMerge
+        fields = [
+            "id",
+            "survivor",
+            "survivor_name",
+            "duplicates",
+            "created_at",
+            "undone",
+            "undone_at",
+            "actor",
+        ]
+
+
+class MergeResponseSerializer(serializers.Serializer):
+    merge = MergeSerializer()
+    survivor = EntitySerializer()
+    conflicts = MergeConflictSerializer(many=True)
+
+
+class MergeUndoResponseSerializer(serializers.Serializer):
+    merge = MergeSerializer()
+    restored = EntitySerializer(many=True)
+
+
+class EntityMovedSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="The merged-away id asked for.")
+    merged_into = serializers.CharField(help_text="The entity that absorbed it.")
+    location = serializers.CharField()
+
+
+class DuplicateSuggestionSerializer(serializers.ModelSerializer):
+    entity_a = EntityBriefSerializer()
+    entity_b = EntityBriefSerializer()
+    evidence = serializers.JSONField(
+        help_text='[{"kind": "same_name_other_type" | "alias_is_name" | "name_similarity" | '
+        '"embedding_similarity" | "shared_facts", "score", ...}]'
+    )
+
+    class Meta:
+        model = DuplicateSuggestion
+        fields = ["id", "entity_a", "entity_b", "score", "evidence", "status", "created_at"]

@@ -2,20 +2,35 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.db.models.expressions import RawSQL
+from django.utils import timezone
 
 from kgsite.errors import Conflict, InvalidInput, NotFound
 from kgsite.models import AuditEntry, audit, audit_many
 from kgsite.text import clean_display, has_control_chars, normalize
 
 from . import hooks
-from .models import FACT_TEXT_HEAD, Alias, Entity, EntityFact, Fact
+from .duplicates import MIN_SCORE as DUPLICATE_MIN_SCORE
+from .duplicates import Candidates, duplicate_candidates, pair_key
+from .models import (
+    FACT_TEXT_HEAD,
+    Alias,
+    DuplicateScan,
+    DuplicateSuggestion,
+    Entity,
+    EntityFact,
+    EntityMerge,
+    EntityRedirect,
+    Fact,
+)
 from .name_index import name_index_refresh
 from .names import normalize_type, validate_name
 
@@ -800,6 +815,7 @@ def entities_ensure(*, drafts: Iterable[EntityDraft], source: str, actor=None) -
             payload={"source": source, "ids": created},
         )
         _entities_saved(created)
+        hooks.entities_ingested_fire(created)
     return EnsureResult(ids=ids, created=created)
 
 
@@ -862,3 +878,738 @@ def fact_status_set(*, fact: Fact, status: str, valid_to: datetime | None) -> Fa
     fact.save(update_fields=["status", "valid_to", "updated_at"])
     hooks.fact_saved_fire(fact.pk, "updated")
     return fact
+
+
+# --- Merge and its undo ----------------------------------------------------------------
+#
+# A merge moves everything that points at the duplicates to the survivor, turns their
+# canonical names into the survivor's aliases, deletes them and leaves a redirect per
+# old id. ``EntityMerge.state`` records exactly what changed (rows moved, rows dropped
+# with all their fields, roles upgraded, other apps' payloads), so undo puts back the
+# same ids, names, aliases, links and mentions, or refuses naming what changed since.
+
+# A link keeps the strongest role when the survivor is already linked to the fact.
+_ROLE_RANK = {EntityFact.Role.SUBJECT: 0, EntityFact.Role.OBJECT: 1, EntityFact.Role.MENTION: 2}
+_ENTITY_FIELDS = ("id", "canonical_name", "name_norm", "type", "description", "curated")
+_ALIAS_FIELDS = ("id", "entity_id", "alias", "alias_norm", "type", "manual")
+_LINK_FIELDS = ("id", "entity_id", "fact_id", "role")
+
+
+def _stamp(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _unstamp(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def _rows(qs, fields: tuple[str, ...], stamps: tuple[str, ...] = ()) -> list[dict]:
+    """Model rows as JSON-ready dicts (timestamps as ISO text) for ``EntityMerge.state``."""
+    rows = []
+    for row in qs.values(*fields, *stamps):
+        for stamp in stamps:
+            row[stamp] = _stamp(row[stamp])
+        rows.append(row)
+    return rows
+
+
+def _insert_exact(model, objs: list) -> None:
+    """Insert rows exactly as recorded, ids and timestamps included. ``bulk_create``
+    would let auto_now(_add) fields stamp the present time; a raw insert (what fixture
+    loading uses) keeps the values given."""
+    fields = [f for f in model._meta.concrete_fields]
+    for start in range(0, len(objs), BULK_BATCH // 4):
+        model._base_manager._insert(objs[start : start + BULK_BATCH // 4], fields=fields, raw=True)
+
+
+def _brief(entity: Entity) -> dict:
+    return {"id": entity.id, "canonical_name": entity.canonical_name, "type": entity.type}
+
+
+@dataclass
+class MergePlan:
+    """What a merge would do; ``as_dict()`` is the preview the API and pages show."""
+
+    survivor: Entity
+    duplicates: list[Entity]
+    # (alias id, reason it is dropped or None when it moves to the survivor)
+    alias_moves: list[tuple[int, str | None]] = dataclasses.field(default_factory=list)
+    new_aliases: list[str] = dataclasses.field(default_factory=list)
+    # the duplicates' fact links: (row id, duplicate id, fact id, role)
+    links: list[tuple[int, str, int, str]] = dataclasses.field(default_factory=list)
+    conflicts: list[dict] = dataclasses.field(default_factory=list)
+    moves: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    @property
+    def duplicate_ids(self) -> list[str]:
+        return [d.id for d in self.duplicates]
+
+    def as_dict(self) -> dict:
+        return {
+            "survivor": _brief(self.survivor),
+            "duplicates": [_brief(d) for d in self.duplicates],
+            "moves": dict(self.moves),
+            "new_aliases": list(self.new_aliases),
+            "conflicts": list(self.conflicts),
+        }
+
+
+@dataclass(frozen=True)
+class MergeOutcome:
+    plan: MergePlan
+    merge: EntityMerge | None  # None for a preview
+
+
+def _merge_validate(
+    survivor: Entity, duplicates: list[Entity], allow_cross_type: bool
+) -> list[Entity]:
+    unique: dict[str, Entity] = {}
+    for duplicate in duplicates:
+        unique.setdefault(duplicate.pk, duplicate)
+    if not unique:
+        raise InvalidInput("name at least one duplicate to merge", field="duplicates")
+    if survivor.pk in unique:
+        raise InvalidInput("the survivor cannot also be a duplicate", field="duplicates")
+    cross = [d for d in unique.values() if d.type != survivor.type]
+    if cross and not allow_cross_type:
+        names = ", ".join(f"'{d.canonical_name}' ({d.type or 'untyped'})" for d in cross)
+        raise Conflict(
+            f"{names} not of the survivor's type '{survivor.type or 'untyped'}'; "
+            "set allow_cross_type to merge across types",
+            field="allow_cross_type",
+            code="cross_type",
+            extra={"candidates": _candidates_payload(cross)},
+        )
+    return list(unique.values())
+
+
+def _names_taken(norms: set[str], entity_type: str, exclude: list[str]) -> dict[str, str]:
+    """norm -> the name of another entity (not in ``exclude``) owning it in this type."""
+    taken: dict[str, str] = {}
+    for chunk in _chunks(sorted(norms)):
+        for norm, name in (
+            Alias.objects.filter(alias_norm__in=chunk, type=entity_type)
+            .exclude(entity_id__in=exclude)
+            .values_list("alias_norm", "entity__canonical_name")
+        ):
+            taken[norm] = name
+        for norm, name in (
+            Entity.objects.filter(name_norm__in=chunk, type=entity_type)
+            .exclude(pk__in=exclude)
+            .values_list("name_norm", "canonical_name")
+        ):
+            taken[norm] = name
+    return taken
+
+
+def _plan_aliases(plan: MergePlan) -> None:
+    """Duplicates' names first (lookup by an old name must find the survivor), then
+    their aliases, in the order the duplicates were given; the first claim of a
+    normalised name wins, later ones are dropped and reported."""
+    survivor, ids = plan.survivor, plan.duplicate_ids
+    aliases = list(
+        Alias.objects.filter(entity_id__in=ids)
+        .order_by("alias_norm", "pk")
+        .values_list("pk", "entity_id", "alias", "alias_norm")
+    )
+    order = {pk: i for i, pk in enumerate(ids)}
+    aliases.sort(key=lambda row: (order[row[1]], row[3], row[0]))
+    norms = {d.name_norm for d in plan.duplicates} | {row[3] for row in aliases}
+    taken = _names_taken(norms, survivor.type, [survivor.pk, *ids])
+    claimed = {survivor.name_norm} | set(survivor.aliases.values_list("alias_norm", flat=True))
+
+    def why_not(norm: str, shown: str) -> str | None:
+        if norm in claimed:
+            return f"'{shown}' already names '{survivor.canonical_name}'"
+        if norm in taken:
+            return f"'{shown}' already names '{taken[norm]}' among {survivor.type or 'untyped'}"
+        return None
+
+    for duplicate in plan.duplicates:
+        reason = why_not(duplicate.name_norm, duplicate.canonical_name)
+        if reason is None:
+            plan.new_aliases.append(duplicate.canonical_name)
+            claimed.add(duplicate.name_norm)
+        elif duplicate.name_norm not in claimed or duplicate.name_norm != survivor.name_norm:
+            plan.conflicts.append(
+                {"kind": "name_not_added", "value": duplicate.canonical_name, "message": reason}
+            )
+    for pk, _entity_id, alias, norm in aliases:
+        reason = why_not(norm, alias)
+        plan.alias_moves.append((pk, reason))
+        if reason is None:
+            claimed.add(norm)
+        else:
+            plan.conflicts.append({"kind": "alias_dropped", "value": alias, "message": reason})
+    plan.moves["aliases"] = sum(1 for _pk, reason in plan.alias_moves if reason is None)
+
+
+def _plan_facts(plan: MergePlan) -> None:
+    ids = plan.duplicate_ids
+    plan.links = list(
+        EntityFact.objects.filter(entity_id__in=ids)
+        .order_by("fact_id", "pk")
+        .values_list("pk", "entity_id", "fact_id", "role")
+    )
+    fact_ids = {row[2] for row in plan.links}
+    fact_ids |= set(Fact.objects.filter(subject_id__in=ids).values_list("pk", flat=True))
+    fact_ids |= set(Fact.objects.filter(object_entity_id__in=ids).values_list("pk", flat=True))
+    plan.moves["facts"] = len(fact_ids)
+    group = [plan.survivor.pk, *ids]
+    loops = list(
+        Fact.objects.filter(subject_id__in=group, object_entity_id__in=group)
+        .filter(Q(subject_id__in=ids) | Q(object_entity_id__in=ids))
+        .order_by("pk")
+        .values_list("pk", "text")
+    )
+    for pk, text in loops:
+        plan.conflicts.append(
+            {
+                "kind": "fact_self_reference",
+                "value": pk,
+                "message": f"fact {pk} ('{text[:60]}') would relate the survivor to itself",
+            }
+        )
+
+
+def _merge_plan(survivor: Entity, duplicates: list[Entity], allow_cross_type: bool) -> MergePlan:
+    duplicates = _merge_validate(survivor, duplicates, allow_cross_type)
+    plan = MergePlan(survivor=survivor, duplicates=duplicates)
+    _plan_aliases(plan)
+    _plan_facts(plan)
+    for mover in hooks.merge_movers():
+        plan.moves[mover.name] = mover.count(plan.duplicate_ids)
+    return plan
+
+
+def _merge_aliases(plan: MergePlan, state: dict) -> None:
+    survivor = plan.survivor
+    state["aliases"] = _rows(
+        Alias.objects.filter(entity_id__in=plan.duplicate_ids).order_by("pk"),
+        _ALIAS_FIELDS,
+        ("created_at", "updated_at"),
+    )
+    moved = [pk for pk, reason in plan.alias_moves if reason is None]
+    dropped = [pk for pk, reason in plan.alias_moves if reason is not None]
+    state["moved_aliases"] = moved
+    Alias.objects.filter(pk__in=dropped).delete()
+    for chunk in _chunks(moved):
+        Alias.objects.filter(pk__in=chunk).update(entity=survivor, type=survivor.type)
+
+
+def _merge_links(plan: MergePlan, state: dict) -> set[int]:
+    """Move the duplicates' fact links; where the survivor (or an earlier duplicate) is
+    already linked, keep that row with the stronger role. Returns the facts touched."""
+    survivor_id = plan.survivor.pk
+    fact_ids = sorted({row[2] for row in plan.links})
+    held: dict[int, tuple[int, str]] = {}
+    for chunk in _chunks(fact_ids):
+        for pk, fact_id, role in EntityFact.objects.filter(
+            entity_id=survivor_id, fact_id__in=chunk
+        ).values_list("pk", "fact_id", "role"):
+            held[fact_id] = (pk, role)
+    moved: list[list] = []  # [link id, duplicate id, fact id]
+    dropped: list[int] = []
+    roles: dict[int, tuple[str, str]] = {}  # kept row -> (role before, role after)
+    for pk, entity_id, fact_id, role in plan.links:
+        if fact_id not in held:
+            held[fact_id] = (pk, role)
+            moved.append([pk, entity_id, fact_id])
+            continue
+        dropped.append(pk)
+        keep_pk, keep_role = held[fact_id]
+        if _ROLE_RANK[role] < _ROLE_RANK[keep_role]:
+            before = roles.get(keep_pk, (keep_role, keep_role))[0]
+            roles[keep_pk] = (before, role)
+            held[fact_id] = (keep_pk, role)
+    state["links"] = {
+        "moved": moved,
+        "dropped": _rows(
+            EntityFact.objects.filter(pk__in=dropped).order_by("pk"), _LINK_FIELDS, ("created_at",)
+        ),
+        "roles": [[pk, before, after] for pk, (before, after) in sorted(roles.items())],
+    }
+    for chunk in _chunks(dropped):
+        EntityFact.objects.filter(pk__in=chunk).delete()
+    _roles_set([(pk, after) for pk, _before, after in state["links"]["roles"]])
+    for chunk in _chunks([pk for pk, _e, _f in moved]):
+        EntityFact.objects.filter(pk__in=chunk).update(entity_id=survivor_id)
+    return set(fact_ids)
+
+
+def _roles_set(changes: list[tuple[int, str]]) -> None:
+    """One UPDATE per role (a CASE per row is slow on thousands of rows)."""
+    by_role: dict[str, list[int]] = {}
+    for pk, role in changes:
+        by_role.setdefault(role, []).append(pk)
+    for role, pks in by_role.items():
+        for chunk in _chunks(pks):
+            EntityFact.objects.filter(pk__in=chunk).update(role=role)
+
+
+def _merge_triples(plan: MergePlan, state: dict) -> set[int]:
+    ids, survivor_id = plan.duplicate_ids, plan.survivor.pk
+    subjects = list(
+        Fact.objects.filter(subject_id__in=ids).order_by("pk").values_list("pk", "subject_id")
+    )
+    objects = list(
+        Fact.objects.filter(object_entity_id__in=ids)
+        .order_by("pk")
+        .values_list("pk", "object_entity_id")
+    )
+    state["subjects"] = [list(row) for row in subjects]
+    state["objects"] = [list(row) for row in objects]
+    Fact.objects.filter(subject_id__in=ids).update(subject_id=survivor_id)
+    Fact.objects.filter(object_entity_id__in=ids).update(object_entity_id=survivor_id)
+    return {pk for pk, _e in subjects} | {pk for pk, _e in objects}
+
+
+def _merge_suggestions(plan: MergePlan, state: dict, actor) -> None:
+    ids = plan.duplicate_ids
+    rows = DuplicateSuggestion.objects.filter(Q(entity_a_id__in=ids) | Q(entity_b_id__in=ids))
+    state["suggestions"] = _rows(
+        rows.order_by("pk"),
+        ("id", "entity_a_id", "entity_b_id", "status", "decided_by_id"),
+        ("decided_at",),
+    )
+    rows.filter(Q(entity_a=plan.survivor) | Q(entity_b=plan.survivor)).update(
+        status=DuplicateSuggestion.Status.MERGED,
+        decided_by=actor if getattr(actor, "is_authenticated", False) else None,
+        decided_at=timezone.now(),
+    )
+
+
+@transaction.atomic(durable=True)
+def _merge_before_state(plan) -> dict[str, Any]:
+    """What undo needs besides the moves: the duplicates' rows as they were, the merges
+    they survived, the plan."""
+    return {
+        "entities": _rows(
+            Entity.objects.filter(pk__in=plan.duplicate_ids).order_by("pk"),
+            _ENTITY_FIELDS,
+            ("created_at", "updated_at"),
+        ),
+        "survivor_of": list(
+            EntityMerge.objects.filter(survivor_id__in=plan.duplicate_ids).values_list(
+                "pk", "survivor_id"
+            )
+        ),
+        "plan": plan.as_dict(),
+    }
+
+
+def _merge_audit(plan, merge: EntityMerge, actor) -> None:
+    audit(
+        actor=actor,
+        action="entity.merge",
+        target=plan.survivor,
+        payload={
+            "merge": merge.pk,
+            "duplicates": [_brief(d) for d in plan.duplicates],
+            "new_aliases": plan.new_aliases,
+            "conflicts": plan.conflicts,
+            "moves": plan.moves,
+        },
+    )
+
+
+def entity_merge(
+    *,
+    survivor: Entity,
+    duplicates: list[Entity],
+    actor,
+    allow_cross_type: bool = False,
+    preview: bool = False,
+) -> MergeOutcome:
+    """Merge ``duplicates`` into ``survivor``, or with ``preview`` say what would move
+    and write nothing.
+
+    Moves aliases, fact links (every role), subject and object references and, through
+    ``hooks.merge_mover``, other apps' references (books: mentions); the duplicates'
+    names become the survivor's aliases; each old id redirects to the survivor. Alias
+    clashes are settled deterministically (first claim wins) and reported under
+    ``conflicts``. Moved facts are saved as "relinked", so integrity re-checks them
+    against the survivor's facts (confirmations, contradictions).
+    """
+    ids = [survivor.pk, *[d.pk for d in duplicates]]
+    locked = {e.pk: e for e in Entity.objects.select_for_update().filter(pk__in=ids)}
+    missing = [pk for pk in ids if pk not in locked]
+    if missing:
+        raise NotFound(f"no entity with id '{missing[0]}'", field="duplicates")
+    plan = _merge_plan(locked[survivor.pk], [locked[d.pk] for d in duplicates], allow_cross_type)
+    if preview:
+        return MergeOutcome(plan=plan, merge=None)
+    survivor = plan.survivor
+    state = _merge_before_state(plan)
+    _merge_aliases(plan, state)
+    relinked = _merge_links(plan, state) | _merge_triples(plan, state)
+    state["movers"] = {
+        mover.name: mover.move(survivor.pk, plan.duplicate_ids) for mover in hooks.merge_movers()
+    }
+    _merge_suggestions(plan, state, actor)
+    Entity.objects.filter(pk__in=plan.duplicate_ids).delete()
+    added = [
+        Alias.objects.create(
+            entity=survivor,
+            alias=name,
+            alias_norm=normalize(name),
+            type=survivor.type,
+            manual=True,
+        ).pk
+        for name in plan.new_aliases
+    ]
+    state["added_aliases"] = added
+    merge = EntityMerge.objects.create(
+        survivor=survivor,
+        survivor_name=survivor.canonical_name,
+        duplicate_ids=plan.duplicate_ids,
+        state=state,
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+    )
+    EntityRedirect.objects.bulk_create(
+        [EntityRedirect(old_id=pk, target_id=survivor.pk, merge=merge) for pk in plan.duplicate_ids]
+    )
+    _merge_audit(plan, merge, actor)
+    _entities_saved([survivor.pk, *plan.duplicate_ids])
+    for fact_id in sorted(relinked):
+        hooks.fact_saved_fire(fact_id, "relinked")
+    return MergeOutcome(plan=plan, merge=merge)
+
+
+def _undo_entity_problems(merge: EntityMerge) -> list[str]:
+    state = merge.state
+    problems: list[str] = []
+    if merge.survivor_id is None:
+        problems.append(
+            f"the survivor '{merge.survivor_name}' no longer exists "
+            "(deleted or merged into another entity)"
+        )
+    back = [row["id"] for row in state["entities"]]
+    if Entity.objects.filter(pk__in=back).exists():
+        problems.append("an entity with a merged-away id exists again")
+    added = set(state["added_aliases"])
+    mine = set(state["moved_aliases"]) | added
+    for row in state["entities"]:
+        other = (
+            Entity.objects.filter(name_norm=row["name_norm"], type=row["type"])
+            .exclude(pk=row["id"])
+            .first()
+        )
+        if other is not None:
+            problems.append(
+                f"'{row['canonical_name']}' ({row['type'] or 'untyped'}) now names "
+                f"another entity ({other.pk})"
+            )
+        alias = (
+            Alias.objects.filter(alias_norm=row["name_norm"], type=row["type"])
+            .exclude(pk__in=mine)
+            .select_related("entity")
+            .first()
+        )
+        if alias is not None:
+            problems.append(
+                f"'{row['canonical_name']}' is now an alias of '{alias.entity.canonical_name}'"
+            )
+    for row in state["aliases"]:
+        owner = (
+            Alias.objects.filter(alias_norm=row["alias_norm"], type=row["type"])
+            .exclude(pk__in=mine)
+            .select_related("entity")
+            .first()
+        )
+        if owner is not None:
+            problems.append(f"alias '{row['alias']}' now points to '{owner.entity.canonical_name}'")
+    return problems
+
+
+def _undo_fact_problems(merge: EntityMerge) -> list[str]:
+    state = merge.state
+    survivor_id = merge.survivor_id
+    links = state["links"]
+    moved = {pk: fact_id for pk, _entity_id, fact_id in links["moved"]}
+    wanted = set(moved.values()) | {row["fact_id"] for row in links["dropped"]}
+    wanted |= {fact_id for fact_id, _e in state["subjects"] + state["objects"]}
+    present: set[int] = set()
+    for chunk in _chunks(sorted(wanted)):
+        present |= set(Fact.objects.filter(pk__in=chunk).values_list("pk", flat=True))
+    problems = [f"fact {pk} was deleted since the merge" for pk in sorted(wanted - present)]
+    still: dict[int, str] = {}
+    for chunk in _chunks(sorted(moved)):
+        still.update(EntityFact.objects.filter(pk__in=chunk).values_list("pk", "entity_id"))
+    for pk, fact_id in sorted(moved.items()):
+        if fact_id in present and still.get(pk) != survivor_id:
+            problems.append(f"fact {fact_id} was unlinked from the survivor since the merge")
+    for key, column in (("subjects", "subject_id"), ("objects", "object_entity_id")):
+        ids = sorted(fact_id for fact_id, _e in state[key])
+        for chunk in _chunks(ids):
+            changed = Fact.objects.filter(pk__in=chunk).exclude(**{column: survivor_id})
+            problems += [
+                f"fact {pk}'s {key[:-1]} changed since the merge"
+                for pk in changed.values_list("pk", flat=True)
+            ]
+    return problems
+
+
+def _undo_entities(merge: EntityMerge) -> None:
+    state = merge.state
+    Alias.objects.filter(pk__in=state["added_aliases"], entity_id=merge.survivor_id).delete()
+    _insert_exact(
+        Entity,
+        [
+            Entity(
+                **{k: row[k] for k in _ENTITY_FIELDS},
+                created_at=_unstamp(row["created_at"]),
+                updated_at=_unstamp(row["updated_at"]),
+            )
+            for row in state["entities"]
+        ],
+    )
+    moved = set(state["moved_aliases"])
+    present = set(Alias.objects.filter(pk__in=moved).values_list("pk", flat=True))
+    recreate = []
+    for row in state["aliases"]:
+        if row["id"] in present:
+            Alias.objects.filter(pk=row["id"]).update(entity_id=row["entity_id"], type=row["type"])
+        else:
+            recreate.append(
+                Alias(
+                    **{k: row[k] for k in _ALIAS_FIELDS},
+                    created_at=_unstamp(row["created_at"]),
+                    updated_at=_unstamp(row["updated_at"]),
+                )
+            )
+    _insert_exact(Alias, recreate)
+    for pk, survivor_id in state["survivor_of"]:
+        EntityMerge.objects.filter(pk=pk).update(survivor_id=survivor_id)
+
+
+def _undo_facts(merge: EntityMerge) -> set[int]:
+    state = merge.state
+    links = state["links"]
+    by_entity: dict[str, list[int]] = {}
+    for pk, entity_id, _fact_id in links["moved"]:
+        by_entity.setdefault(entity_id, []).append(pk)
+    for entity_id, pks in by_entity.items():
+        for chunk in _chunks(pks):
+            EntityFact.objects.filter(pk__in=chunk).update(entity_id=entity_id)
+    _roles_set([(pk, before) for pk, before, _after in links["roles"]])
+    dropped = [
+        EntityFact(**{k: row[k] for k in _LINK_FIELDS}, created_at=_unstamp(row["created_at"]))
+        for row in links["dropped"]
+    ]
+    _insert_exact(EntityFact, dropped)
+    touched = {fact_id for _pk, _e, fact_id in links["moved"]}
+    touched |= {row["fact_id"] for row in links["dropped"]}
+    for key, column in (("subjects", "subject_id"), ("objects", "object_entity_id")):
+        grouped: dict[str, list[int]] = {}
+        for fact_id, entity_id in state[key]:
+            grouped.setdefault(entity_id, []).append(fact_id)
+            touched.add(fact_id)
+        for entity_id, fact_ids in grouped.items():
+            for chunk in _chunks(fact_ids):
+                Fact.objects.filter(pk__in=chunk).update(**{column: entity_id})
+    return touched
+
+
+def _undo_suggestions(merge: EntityMerge) -> None:
+    for row in merge.state["suggestions"]:
+        DuplicateSuggestion.objects.filter(pk=row["id"]).update(
+            entity_a_id=row["entity_a_id"],
+            entity_b_id=row["entity_b_id"],
+            status=row["status"],
+            decided_by_id=row["decided_by_id"],
+            decided_at=_unstamp(row["decided_at"]),
+        )
+
+
+def merge_undo_problems(*, merge: EntityMerge) -> list[str]:
+    """What changed since ``merge`` that makes restoring it exactly impossible."""
+    if merge.undone:
+        return [f"merge {merge.pk} was already undone"]
+    problems = _undo_entity_problems(merge) + _undo_fact_problems(merge)
+    if merge.survivor_id is not None:
+        for mover in hooks.merge_movers():
+            payload = merge.state.get("movers", {}).get(mover.name)
+            if payload is not None:
+                problems += mover.problems(merge.survivor_id, merge.duplicate_ids, payload)
+    return problems
+
+
+@transaction.atomic(durable=True)
+def entity_merge_undo(*, merge: EntityMerge, actor) -> EntityMerge:
+    """Put back exactly what ``merge`` changed: the same entity ids, names, types,
+    descriptions, aliases (with their ``manual`` flag), fact links and roles, subject and
+    object references, other apps' references (mentions), suggestions; remove the
+    redirects. Refused (409, ``problems`` listing each) when something changed since
+    in a way that makes exact restoration impossible."""
+    merge = EntityMerge.objects.select_for_update().get(pk=merge.pk)
+    problems = merge_undo_problems(merge=merge)
+    if problems:
+        raise Conflict(
+            f"merge {merge.pk} cannot be undone exactly: {problems[0]}"
+            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
+            field="merge",
+            code="undo_refused",
+            extra={"problems": problems},
+        )
+    _undo_entities(merge)
+    touched = _undo_facts(merge)
+    for mover in hooks.merge_movers():
+        payload = merge.state.get("movers", {}).get(mover.name)
+        if payload is not None:
+            mover.undo(merge.survivor_id, merge.duplicate_ids, payload)
+    _undo_suggestions(merge)
+    EntityRedirect.objects.filter(merge=merge).delete()
+    merge.undone_at = timezone.now()
+    merge.undone_by = actor if getattr(actor, "is_authenticated", False) else None
+    merge.save(update_fields=["undone_at", "undone_by"])
+    audit(
+        actor=actor,
+        action="entity.merge_undo",
+        target=merge,
+        payload={"merge": merge.pk, "restored": merge.duplicate_ids},
+    )
+    _entities_saved([merge.survivor_id, *merge.duplicate_ids])
+    for fact_id in sorted(touched):
+        hooks.fact_saved_fire(fact_id, "relinked")
+    return merge
+
+
+@transaction.atomic
+def duplicate_dismiss(*, suggestion: DuplicateSuggestion, actor) -> DuplicateSuggestion:
+    """The two entities are different: the pair never comes back (``pair_key`` stays)."""
+    suggestion = DuplicateSuggestion.objects.select_for_update().get(pk=suggestion.pk)
+    if suggestion.status == DuplicateSuggestion.Status.MERGED:
+        raise Conflict(f"suggestion {suggestion.pk} was already merged", field="id")
+    if suggestion.status == DuplicateSuggestion.Status.DISMISSED:
+        return suggestion
+    suggestion.status = DuplicateSuggestion.Status.DISMISSED
+    suggestion.decided_by = actor if getattr(actor, "is_authenticated", False) else None
+    suggestion.decided_at = timezone.now()
+    suggestion.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
+    audit(
+        actor=actor,
+        action="duplicate.dismiss",
+        target=suggestion,
+        payload={"pair": suggestion.pair_key, "score": suggestion.score},
+    )
+    return suggestion
+
+
+# --- Duplicate suggestions --------------------------------------------------------------
+
+
+@transaction.atomic
+def duplicate_suggestions_store(
+    *, candidates: Candidates, entity_ids: Iterable[str] | None = None
+) -> dict[str, int]:
+    """Write a scan's pairs: new ones pending, pending ones refreshed; a dismissed or
+    merged pair is never reopened. Pending pairs the scan covered but no longer finds
+    (an alias was removed, a name changed) are withdrawn."""
+    focus = set(entity_ids) if entity_ids is not None else None
+    scored = {
+        pair_key(pair): (pair, candidates.score(pair), items)
+        for pair, items in candidates.evidence.items()
+    }
+    scored = {k: v for k, v in scored.items() if v[1] >= DUPLICATE_MIN_SCORE}
+    existing: dict[str, DuplicateSuggestion] = {}
+    keys = sorted(scored)
+    for chunk in _chunks(keys):
+        existing.update(DuplicateSuggestion.objects.in_bulk(chunk, field_name="pair_key"))
+    stats = {"found": len(scored), "created": 0, "updated": 0, "kept_decided": 0, "withdrawn": 0}
+    new, changed = [], []
+    for key, (pair, score, items) in scored.items():
+        row = existing.get(key)
+        if row is None:
+            new.append(
+                DuplicateSuggestion(
+                    pair_key=key,
+                    entity_a_id=pair[0],
+                    entity_b_id=pair[1],
+                    score=score,
+                    evidence=items,
+                )
+            )
+        elif row.status != DuplicateSuggestion.Status.PENDING:
+            stats["kept_decided"] += 1
+        elif row.score != score or row.evidence != items:
+            row.score, row.evidence = score, items
+            changed.append(row)
+    DuplicateSuggestion.objects.bulk_create(new, batch_size=BULK_BATCH, ignore_conflicts=True)
+    DuplicateSuggestion.objects.bulk_update(changed, ["score", "evidence"], batch_size=BULK_BATCH)
+    stats["created"], stats["updated"] = len(new), len(changed)
+    # A pair whose entity was merged away keeps its row: undoing that merge restores it.
+    pending = DuplicateSuggestion.objects.filter(
+        status=DuplicateSuggestion.Status.PENDING,
+        entity_a__isnull=False,
+        entity_b__isnull=False,
+    )
+    covered: set[str] = set()
+    if focus is None:
+        covered = set(pending.values_list("pair_key", flat=True))
+    else:
+        for chunk in _chunks(sorted(focus)):
+            covered |= set(
+                pending.filter(Q(entity_a_id__in=chunk) | Q(entity_b_id__in=chunk)).values_list(
+                    "pair_key", flat=True
+                )
+            )
+    for chunk in _chunks(sorted(covered - set(keys))):
+        stats["withdrawn"] += pending.filter(pair_key__in=chunk).delete()[0]
+    return stats
+
+
+def duplicate_scan_request(
+    *, entity_ids: Iterable[str] | None = None
+) -> tuple[DuplicateScan, bool]:
+    """Ask for a scan; joins the scan already queued and not started, if any (saves in a
+    burst, such as a book's ingestion, become one job). Returns (scan, newly queued)."""
+    ids = sorted(set(entity_ids)) if entity_ids is not None else None
+    with transaction.atomic():
+        queued = (
+            DuplicateScan.objects.select_for_update()
+            .filter(status=DuplicateScan.Status.QUEUED)
+            .order_by("pk")
+            .first()
+        )
+        if queued is not None:
+            if ids is None or queued.entity_ids is None:
+                queued.entity_ids = None
+            else:
+                queued.entity_ids = sorted(set(queued.entity_ids) | set(ids))
+            queued.save(update_fields=["entity_ids", "updated_at"])
+            return queued, False
+        return DuplicateScan.objects.create(entity_ids=ids), True
+
+
+def duplicate_scan_run(*, scan_id: int) -> DuplicateScan:
+    """The job's work: find candidate pairs (outside any transaction: it reads for a
+    while) and store them; progress and outcome go on the scan row."""
+    with transaction.atomic():
+        scan = DuplicateScan.objects.select_for_update().get(pk=scan_id)
+        if scan.status in (DuplicateScan.Status.RUNNING, DuplicateScan.Status.DONE):
+            return scan  # a retried job: idempotent
+        scan.status, scan.started_at = DuplicateScan.Status.RUNNING, timezone.now()
+        scan.total = len(scan.entity_ids) if scan.entity_ids is not None else Entity.objects.count()
+        scan.save(update_fields=["status", "started_at", "total", "updated_at"])
+
+    def progress(done: int) -> None:
+        DuplicateScan.objects.filter(pk=scan_id).update(done=done)
+
+    try:
+        candidates = duplicate_candidates(entity_ids=scan.entity_ids, progress=progress)
+        result = duplicate_suggestions_store(candidates=candidates, entity_ids=scan.entity_ids)
+    except Exception as exc:
+        DuplicateScan.objects.filter(pk=scan_id).update(
+            status=DuplicateScan.Status.FAILED, error=str(exc)[:2000], finished_at=timezone.now()
+        )
+        raise
+    result["embedding_checked"] = candidates.embedding_checked
+    DuplicateScan.objects.filter(pk=scan_id).update(
+        status=DuplicateScan.Status.DONE,
+        done=scan.total,
+        result=result,
+        finished_at=timezone.now(),
+    )
+    scan.refresh_from_db()
+    return scan

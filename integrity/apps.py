@@ -7,10 +7,17 @@ class IntegrityConfig(AppConfig):
     name = "integrity"
 
     def ready(self) -> None:
-        """Widen fact_store's duplicate check and check every new fact in the background."""
+        """Widen fact_store's duplicate check, check every new fact in the background, and
+        add the contradiction pages to the dashboard, the bell and the audit log."""
         from entities import hooks
+        from kgsite.pages import dashboard_panel, undo_action
+        from notifications.views import notification_page
 
-        from . import services, tasks
+        from . import services, tasks, views
 
         hooks.duplicate_finder(services.fact_find_near_duplicate)
         hooks.on_fact_saved(tasks.fact_check_enqueue)
+        # Pages: the dashboard panel, the bell's link to the inbox, undo from the audit log.
+        dashboard_panel(views.HOME_PANEL)
+        notification_page("contradiction", views.contradiction_page)
+        undo_action(views.RESOLUTION_UNDO)

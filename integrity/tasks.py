@@ -18,12 +18,13 @@ def fact_check_task(fact_id: int) -> dict:
 
 
 def fact_check_enqueue(fact_id: int, action: str) -> None:
-    """``on_fact_saved`` hook: check a newly created fact in the background.
+    """``on_fact_saved`` hook: check a newly created fact in the background, and a fact
+    a merge relinked to another entity (it may now repeat or contradict that entity's).
 
     Runs after the fact has committed, so a broker that refuses the job must not turn
     the save into an error: the fact is remembered as pending instead.
     """
-    if action != "created":
+    if action not in ("created", "relinked"):
         return
     try:
         queue.async_task(fact_check_task, fact_id, group=INTEGRITY_GROUP)

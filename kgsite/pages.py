@@ -10,7 +10,10 @@ Pages live with the app whose data they show (``<app>/views.py``, ``<app>/urls.p
 - ``form_error``: a service's ``DomainError`` as a form error on the field it names,
   for forms and the admin alike;
 - ``dashboard_panel``: apps add their panel to the home page from ``ready()``
-  (this package imports no app).
+  (this package imports no app);
+- ``render_page``: the whole page, or only its swappable partial for an HTMX request;
+- ``undo_action``: apps say how an audited action of theirs is undone, so the audit
+  log offers an undo button without knowing the app.
 """
 
 from __future__ import annotations
@@ -24,8 +27,11 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
 from django.db import models
 from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 
 from .errors import DomainError
+from .models import AuditEntry
 
 CURATE_PERMISSION = "entities.curate"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -98,3 +104,55 @@ def dashboard_panel(panel: Panel) -> Panel:
 
 def dashboard_panels() -> list[Panel]:
     return sorted(_panels.values(), key=lambda p: (p.order, p.name))
+
+
+def render_page(
+    request: HttpRequest,
+    template: str,
+    context: dict[str, Any],
+    *,
+    partial: str | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    """The whole page, or only ``partial`` when HTMX asks (``HX-Request``) for a swap.
+
+    Such a URL answers two shapes, so the answer varies on ``HX-Request`` (the back
+    button must not show a cached fragment as the page)."""
+    chosen = partial if partial and getattr(request, "htmx", False) else template
+    response = render(request, chosen, context, status=status)
+    if partial:
+        patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+# --- undo from the audit log ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UndoAction:
+    """How one audited action is undone.
+
+    ``undo(entry, actor)`` calls the app's undo service (raising a ``DomainError`` when
+    it refuses); ``available(entry)`` says whether this entry can still be undone (the
+    latest decision, not undone yet)."""
+
+    action: str
+    undo: Callable[[AuditEntry, Any], Any]
+    available: Callable[[AuditEntry], bool]
+
+
+_undo_actions: dict[str, UndoAction] = {}
+
+
+def undo_action(action: UndoAction) -> UndoAction:
+    """Register (or replace) the undo of an audit action; call from ``ready()``."""
+    _undo_actions[action.action] = action
+    return action
+
+
+def undo_for(entry: AuditEntry) -> UndoAction | None:
+    """The undo of this entry's action, if it has one and the entry can still be undone."""
+    action = _undo_actions.get(entry.action)
+    if action is None or not action.available(entry):
+        return None
+    return action

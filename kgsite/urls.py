@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
@@ -8,6 +9,15 @@ from kgsite import api, views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("audit/", views.audit_log, name="audit"),
+    path("audit/<int:entry_id>/undo", views.audit_undo, name="audit-undo"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Each app's curator pages (``<app>/urls.py``).
+    path("entities/", include("entities.urls")),
+    path("integrity/", include("integrity.urls")),
+    path("books/", include("books.urls")),
+    path("notifications/", include("notifications.urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

@@ -64,8 +64,8 @@ def _entity_count() -> int:
 
 def fact_saved_index(fact_id: int, action: str) -> None:
     """Index the fact as it now stands ("created", "updated") or drop it ("deleted").
-    A "confirmed" save leaves the text alone."""
-    if action != "confirmed":
+    A "confirmed" or "relinked" save leaves the text alone."""
+    if action not in ("confirmed", "relinked"):
         vector_changed("facts", [fact_id])
 
 

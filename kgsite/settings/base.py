@@ -137,7 +137,9 @@ KGSITE_PUBLIC_READ = env_bool("KGSITE_PUBLIC_READ", False)
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
-LOGIN_URL = "admin:login"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
 
 # --- API -----------------------------------------------------------------------------
 REST_FRAMEWORK = {

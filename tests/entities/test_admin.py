@@ -67,10 +67,14 @@ def test_admin_edit_keeps_the_normalised_name_in_step(admin_client):
     assert Entity.objects.count() == 1
 
 
-def test_home_page_shows_counts(client):
+def test_home_page_shows_counts(client, reader):
+    # Issue 11: the dashboard needs a login (anonymous visitors go to the login page).
     entity_store(name="PostgreSQL", type="database")
+    assert client.get("/").status_code == 302
+    client.force_login(reader)
     page = client.get("/")
-    assert page.status_code == 200 and "1 entities" in page.content.decode()
+    assert page.status_code == 200
+    assert '<span class="n">1</span> entities' in page.content.decode()
 
 
 # --- The admin goes through the services ---------------------------------------------------

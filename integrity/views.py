@@ -1,0 +1,179 @@
+"""The contradiction inbox: open contradictions by urgency, the two facts side by side
+with what differs highlighted, resolve (keep first / keep second / both true / drop
+both) and undo, with keyboard shortcuts (``static/kgsite.js``)."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from django.core.paginator import Paginator
+from django.http import HttpRequest
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from kgsite.errors import DomainError
+from kgsite.models import AuditEntry
+from kgsite.pages import Panel, UndoAction, checked_get, curator_required, render_page
+from notifications.models import Notification
+from notifications.views import EVENT
+
+from . import selectors, services
+from .models import Contradiction
+
+INBOX_PAGE_SIZE = 20
+RESOLVE_ACTION = "contradiction.resolve"
+_TOKEN = re.compile(r"\w+|[^\w\s]+|\s+")
+
+
+def differing_words(first: str, second: str) -> tuple[list[dict], list[dict]]:
+    """Both texts as runs of {"text", "diff"}: ``diff`` marks the words one text has and
+    the other does not (the conflicting values: a date, a number, a name, a "not")."""
+    a, b = _TOKEN.findall(first), _TOKEN.findall(second)
+    runs_a: list[dict] = []
+    runs_b: list[dict] = []
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        changed = op != "equal"
+        if i2 > i1:
+            runs_a.append({"text": "".join(a[i1:i2]), "diff": changed})
+        if j2 > j1:
+            runs_b.append({"text": "".join(b[j1:j2]), "diff": changed})
+    return runs_a, runs_b
+
+
+def urgency(contradiction: Contradiction) -> str:
+    return services.contradiction_urgency(contradiction.confidence)
+
+
+def _card(contradiction: Contradiction, *, error: str = "", note: str = "") -> dict:
+    runs_a, runs_b = differing_words(contradiction.fact_a.text, contradiction.fact_b.text)
+    return {
+        "c": contradiction,
+        "urgency": urgency(contradiction),
+        "runs_a": runs_a,
+        "runs_b": runs_b,
+        "error": error,
+        "note": note if error else contradiction.note,
+        "resolutions": Contradiction.Resolution,
+    }
+
+
+@require_GET
+@curator_required
+def inbox(request):
+    """Open contradictions, most urgent (most confident) first, oldest first within."""
+    open_ones = selectors.contradiction_list(status=Contradiction.Status.OPEN).order_by(
+        "-confidence", "created_at", "id"
+    )
+    page = Paginator(open_ones, INBOX_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render_page(
+        request,
+        "integrity/inbox.html",
+        {"page": page, "cards": [_card(c) for c in page.object_list]},
+    )
+
+
+@require_GET
+@curator_required
+def detail(request, contradiction_id: int):
+    contradiction, _ = checked_get(request, selectors.contradiction_list(), contradiction_id)
+    return render_page(request, "integrity/detail.html", {"card": _card(contradiction)})
+
+
+def _card_response(request, contradiction, *, error="", note="", status=200):
+    response = render_page(
+        request,
+        "integrity/detail.html",
+        {"card": _card(contradiction, error=error, note=note)},
+        partial="integrity/_card.html",
+        status=status,
+    )
+    if not error:
+        response["HX-Trigger"] = EVENT  # the bell's count changed
+    return response
+
+
+@require_POST
+@curator_required
+def resolve(request, contradiction_id: int):
+    contradiction, _ = checked_get(
+        request, selectors.contradiction_list(), contradiction_id, write=True
+    )
+    note = request.POST.get("note", "")
+    try:
+        contradiction = services.contradiction_resolve(
+            contradiction=contradiction,
+            resolution=request.POST.get("resolution", ""),
+            note=note,
+            actor=request.user,
+        )
+    except DomainError as exc:
+        contradiction = selectors.contradiction_get(contradiction_id=contradiction.pk)
+        return _card_response(request, contradiction, error=exc.message, note=note, status=400)
+    return _card_response(request, selectors.contradiction_get(contradiction_id=contradiction.pk))
+
+
+@require_POST
+@curator_required
+def undo(request, contradiction_id: int):
+    contradiction, _ = checked_get(
+        request, selectors.contradiction_list(), contradiction_id, write=True
+    )
+    try:
+        services.contradiction_undo(contradiction=contradiction, actor=request.user)
+    except DomainError as exc:
+        return _card_response(request, contradiction, error=exc.message, status=409)
+    return _card_response(request, selectors.contradiction_get(contradiction_id=contradiction.pk))
+
+
+# --- what integrity adds to other pages -------------------------------------------------
+
+
+def home_panel_context(request: HttpRequest) -> dict:
+    open_ones = selectors.contradiction_list(status=Contradiction.Status.OPEN)
+    return {
+        "open_count": open_ones.count(),
+        "top": list(open_ones.order_by("-confidence", "created_at")[:5]),
+    }
+
+
+HOME_PANEL = Panel(
+    name="integrity",
+    template="integrity/panel_home.html",
+    context=home_panel_context,
+    order=20,
+)
+
+
+def contradiction_page(notification: Notification) -> str:
+    """Where the bell sends a curator for a contradiction notification."""
+    return reverse("integrity:detail", args=[int(notification.payload["contradiction"])])
+
+
+def _resolution_undoable(entry: AuditEntry) -> bool:
+    """The latest resolution of a contradiction that is still resolved."""
+    latest = (
+        AuditEntry.objects.filter(
+            action=RESOLVE_ACTION, target_type=entry.target_type, target_id=entry.target_id
+        )
+        .order_by("-id")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    return (
+        latest == entry.pk
+        and Contradiction.objects.filter(
+            pk=entry.target_id, status=Contradiction.Status.RESOLVED
+        ).exists()
+    )
+
+
+def _resolution_undo(entry: AuditEntry, actor) -> None:
+    contradiction = selectors.contradiction_get(contradiction_id=int(entry.target_id))
+    services.contradiction_undo(contradiction=contradiction, actor=actor)
+
+
+RESOLUTION_UNDO = UndoAction(
+    action=RESOLVE_ACTION, undo=_resolution_undo, available=_resolution_undoable
+)

@@ -1,0 +1,73 @@
+"""Browser tests: Debian's Chromium driven by Playwright against pytest-django's live
+server. Nothing downloads a browser: ``make chromium`` installs the distribution
+package, and Playwright is launched with its ``executable_path``.
+
+Each test saves a full-page screenshot when it fails (its path is printed in the report).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import curators_group
+
+CHROMIUM = os.environ.get("KGSITE_CHROMIUM", "/usr/bin/chromium")
+PASSWORD = "e2e-curator-pass"
+
+# Playwright's sync API keeps an event loop in the test thread; the ORM calls the tests
+# make to set up data are synchronous and safe there.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
+        pytest.skip(f"no Chromium at {CHROMIUM}: run `make chromium` (Debian's chromium package)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[dev]'")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"]
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, request, tmp_path):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    yield page
+    failed = getattr(request.node, "rep_call", None)
+    if failed is not None and failed.failed:
+        shot = tmp_path / f"{request.node.name}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        print(f"\nscreenshot of the failure: {shot}")
+    context.close()
+
+
+@pytest.fixture
+def e2e_curator(transactional_db, django_user_model):
+    user = django_user_model.objects.create_user("ada", password=PASSWORD)
+    user.groups.add(curators_group())
+    return user
+
+
+def log_in(page, live_server, user, *, path: str = "/") -> None:
+    """Log in through the login page as a new curator would."""
+    page.goto(f"{live_server.url}{path}")
+    page.get_by_label("Username").fill(user.username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_load_state("networkidle")

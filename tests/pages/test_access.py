@@ -1,0 +1,84 @@
+"""Who may see and do what on the curator pages: anonymous visitors go to the login
+page, readers see but cannot change, and every HTMX post needs the CSRF token the page
+puts in ``hx-headers``."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from .conftest import HTMX, csrf_token
+
+pytestmark = pytest.mark.django_db
+
+PAGES = ["/", "/entities/", "/integrity/", "/books/", "/audit/", "/notifications/panel"]
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_anonymous_visitors_are_sent_to_the_login_page(client, url):
+    response = client.get(url)
+    assert response.status_code == 302
+    assert response["Location"].startswith(f"{reverse('login')}?next=")
+
+
+def test_the_login_page_logs_a_curator_in_and_back_to_where_they_were(client, curator):
+    page = client.get(reverse("login"))
+    assert b'name="username"' in page.content
+    response = client.post(
+        reverse("login"),
+        {"username": "curator", "password": "curator-pass", "next": "/books/"},
+    )
+    assert response.status_code == 302 and response["Location"] == "/books/"
+    assert client.get("/books/").status_code == 200
+
+
+def test_a_wrong_password_is_shown_on_the_login_page(client, curator):
+    response = client.post(reverse("login"), {"username": "curator", "password": "nope"})
+    assert response.status_code == 200
+    assert b'role="alert"' in response.content
+
+
+def test_logging_out_is_a_post(curator_client):
+    response = curator_client.post(reverse("logout"))
+    assert response.status_code == 302
+    assert curator_client.get("/").status_code == 302
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_readers_see_every_page(reader_client, url):
+    assert reader_client.get(url).status_code == 200
+
+
+def test_every_page_has_the_bell_and_the_csrf_header(curator_client, holmes):
+    for url in ["/", "/entities/", f"/entities/{holmes.pk}/", "/integrity/", "/books/"]:
+        html = curator_client.get(url).content.decode()
+        assert 'id="bell-badge"' in html and 'hx-trigger="load, every 10s' in html
+        assert 'hx-headers=\'{"X-CSRFToken": "' in html
+        assert "django_htmx/htmx-2.min.js" in html  # served from our static files
+
+
+def test_readers_cannot_write(reader_client, holmes):
+    posts = [
+        reverse("entities:alias-add", args=[holmes.pk]),
+        reverse("entities:alias-remove", args=[holmes.pk]),
+        reverse("entities:merge-preview", args=[holmes.pk]),
+        reverse("entities:merge", args=[holmes.pk]),
+        reverse("books:upload"),
+        reverse("notifications:read"),
+    ]
+    for url in posts:
+        assert reader_client.post(url, {"alias": "Holmes"}, **HTMX).status_code == 403, url
+    assert holmes.aliases.count() == 1
+
+
+def test_an_htmx_post_without_the_csrf_token_is_refused(csrf_client, holmes):
+    url = reverse("entities:alias-add", args=[holmes.pk])
+    assert csrf_client.post(url, {"alias": "S. Holmes"}, **HTMX).status_code == 403
+    token = csrf_token(csrf_client, f"/entities/{holmes.pk}/")
+    response = csrf_client.post(url, {"alias": "S. Holmes"}, HTTP_X_CSRFTOKEN=token, **HTMX)
+    assert response.status_code == 200
+    assert holmes.aliases.filter(alias="S. Holmes").exists()
+
+
+def test_an_unknown_entity_is_a_404_page(curator_client):
+    assert curator_client.get("/entities/nope/").status_code == 404

@@ -1,0 +1,92 @@
+"""Books and jobs: upload, the job's progress partial, a failed job's error and retry,
+browsing a book's chapters, chunks and mentions."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from books.models import Book, IngestJob
+
+from .conftest import HTMX
+
+pytestmark = pytest.mark.django_db
+
+NOTES = (
+    b"# Harbour notes\n\n## Lighthouses\n\nThe Kestrel Light is a granite tower on the north "
+    b"mole. Keepers of the Kestrel Light logged every ship.\n\n## Ferries\n\nThe Morning "
+    b"Ferry crosses to the island twice a day.\n"
+)
+
+
+def _upload(client, content=NOTES, name="harbour.md", **fields):
+    return client.post(
+        reverse("books:upload"), {"file": SimpleUploadedFile(name, content), **fields}
+    )
+
+
+def test_an_upload_runs_its_job_to_done_and_the_page_shows_it(
+    curator_client, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _upload(curator_client, title="Harbour Notes")
+    job = IngestJob.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/books/jobs/{job.pk}/"
+    html = curator_client.get(response["Location"]).content.decode()
+    assert 'data-status="done"' in html and 'aria-valuenow="100"' in html
+    assert 'hx-trigger="every 1s"' not in html  # finished: no more polling
+    book = Book.objects.get()
+    assert f'href="/books/{book.pk}/"' in html
+
+
+def test_a_queued_job_polls_its_own_partial(curator_client):
+    _upload(curator_client)  # the job stays queued: nothing commits in this test
+    job = IngestJob.objects.get()
+    page = curator_client.get(f"/books/jobs/{job.pk}/")
+    assert b'hx-trigger="every 1s"' in page.content and b'data-status="queued"' in page.content
+    partial = curator_client.get(f"/books/jobs/{job.pk}/", **HTMX)
+    assert partial.templates[0].name == "books/_job.html"
+    assert b"<html" not in partial.content
+
+
+def test_upload_errors_are_shown_inline_and_queue_nothing(curator_client):
+    response = _upload(curator_client, content=b"   \n", name="empty.md")
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'role="alert"' in html and 'aria-invalid="true"' in html
+    response = curator_client.post(reverse("books:upload"), {"title": "x"})
+    assert response.status_code == 400 and b"choose a Markdown" in response.content
+    assert not IngestJob.objects.exists()
+
+
+def test_a_failed_job_shows_its_error_and_can_be_retried(
+    curator_client, django_capture_on_commit_callbacks
+):
+    _upload(curator_client)
+    job = IngestJob.objects.get()
+    IngestJob.objects.filter(pk=job.pk).update(status="failed", error="the disk was full")
+    html = curator_client.get(f"/books/jobs/{job.pk}/").content.decode()
+    assert "the disk was full" in html and "Retry" in html
+    with django_capture_on_commit_callbacks(execute=True):
+        response = curator_client.post(reverse("books:job-retry", args=[job.pk]), **HTMX)
+    assert response.status_code == 200
+    job.refresh_from_db()
+    assert job.status == "done" and job.error == ""
+    response = curator_client.post(reverse("books:job-retry", args=[job.pk]), **HTMX)
+    assert response.status_code == 409 and b"only a failed job" in response.content
+
+
+def test_a_book_page_lists_chapters_chunks_and_mentions(
+    curator_client, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        _upload(curator_client, title="Harbour Notes")
+    book = Book.objects.get()
+    html = curator_client.get(f"/books/{book.pk}/").content.decode()
+    assert "Harbour notes" in html and "Lighthouses" in html and "Kestrel Light" in html
+    chunk_id = int(html.split('href="/books/chunks/')[1].split("/")[0])
+    chunk = curator_client.get(f"/books/chunks/{chunk_id}/")
+    assert chunk.status_code == 200
+    dashboard = curator_client.get("/").content.decode()
+    assert "Harbour Notes" in dashboard  # the recent job, on the dashboard

@@ -1,0 +1,83 @@
+"""The duplicate queue: pairs with their evidence, merge after a preview, or dismiss for
+good."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from entities.models import DuplicateSuggestion, Entity
+from entities.services import alias_add, duplicate_scan_request, duplicate_scan_run, entity_store
+
+from .conftest import HTMX
+
+pytestmark = pytest.mark.django_db
+
+
+def _scan() -> None:
+    scan, _ = duplicate_scan_request()
+    duplicate_scan_run(scan_id=scan.pk)
+
+
+@pytest.fixture
+def pair():
+    keeper, _ = entity_store(name="Marie Curie", type="person")
+    alias_add(entity=keeper, alias="M. Curie")
+    other, _ = entity_store(name="M. Curie", type="person")
+    _scan()
+    return keeper, other, DuplicateSuggestion.objects.get(status="pending")
+
+
+def test_the_queue_shows_each_pair_with_its_evidence(curator_client, pair):
+    keeper, other, suggestion = pair
+    html = curator_client.get(reverse("entities:duplicates")).content.decode()
+    assert f'id="suggestion-{suggestion.pk}"' in html
+    assert "Marie Curie" in html and "M. Curie" in html
+    assert "alias_is_name" in html  # why it was suggested
+    assert "1 pending" in html
+
+
+def test_a_merge_from_the_queue_is_previewed_in_its_row(curator_client, pair):
+    keeper, other, suggestion = pair
+    target = f"preview-{suggestion.pk}"
+    response = curator_client.post(
+        reverse("entities:merge-preview", args=[keeper.pk]),
+        {"duplicates": [other.pk], "target": target},
+        **HTMX,
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f'<div id="{target}">' in html and f'hx-target="#{target}"' in html
+    response = curator_client.post(
+        reverse("entities:merge", args=[keeper.pk]), {"duplicates": [other.pk]}, **HTMX
+    )
+    assert response["HX-Redirect"] == f"/entities/{keeper.pk}/"
+    assert not Entity.objects.filter(pk=other.pk).exists()
+    assert (
+        f'id="suggestion-{suggestion.pk}"'
+        not in curator_client.get(reverse("entities:duplicates")).content.decode()
+    )
+
+
+def test_a_dismissed_pair_stays_dismissed(curator_client, reader_client, pair):
+    _keeper, _other, suggestion = pair
+    url = reverse("entities:dismiss", args=[suggestion.pk])
+    assert reader_client.post(url, **HTMX).status_code == 403
+    response = curator_client.post(url, **HTMX)
+    assert response.status_code == 200 and b"Dismissed" in response.content
+    _scan()
+    assert not DuplicateSuggestion.objects.filter(status="pending").exists()
+    assert (
+        "No pending suggestions"
+        in curator_client.get(reverse("entities:duplicates")).content.decode()
+    )
+
+
+def test_a_target_that_is_not_an_element_id_is_ignored(curator_client, pair):
+    keeper, other, _ = pair
+    response = curator_client.post(
+        reverse("entities:merge-preview", args=[keeper.pk]),
+        {"duplicates": [other.pk], "target": 'x"><script>'},
+        **HTMX,
+    )
+    assert b'<div id="merge-preview">' in response.content and b"<script>" not in response.content

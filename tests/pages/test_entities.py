@@ -1,0 +1,161 @@
+"""Entity pages: search as you type, the entity page, aliases inline, merge with a
+preview and an undo."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from entities.models import Entity
+from entities.services import alias_add, entity_store, fact_store
+
+from .conftest import HTMX
+
+pytestmark = pytest.mark.django_db
+
+
+def test_search_finds_names_words_and_aliases_normalised_like_lookup(curator_client, holmes):
+    watson, _ = entity_store(name="John Watson", type="person")
+    entity_store(name="Baker Street", type="place")
+    for q in ["sherl", "HOLMES", "mr. hol", "  Sherlock   Holmes "]:
+        html = curator_client.get("/entities/", {"q": q}, **HTMX).content.decode()
+        assert "Sherlock Holmes" in html and "John Watson" not in html, q
+    html = curator_client.get("/entities/", {"q": "straße"}, **HTMX).content.decode()
+    assert "No entity named" in html
+    entity_store(name="Großmarkthalle Süd", type="place")
+    html = curator_client.get("/entities/", {"q": "GROSSMARKT"}, **HTMX).content.decode()
+    assert "Großmarkthalle Süd" in html  # full case folding, as lookup does
+    html = curator_client.get("/entities/", {"q": "sud"}, **HTMX).content.decode()
+    assert "Großmarkthalle" not in html  # accents stay significant
+    html = curator_client.get("/entities/", {"q": "", "type": "place"}, **HTMX).content.decode()
+    assert "Baker Street" in html and "John Watson" not in html
+    assert watson.pk not in html
+
+
+def test_typing_gets_only_the_results_partial(curator_client, holmes):
+    partial = curator_client.get("/entities/", {"q": "sher"}, **HTMX)
+    assert partial.templates[0].name == "entities/_results.html"
+    assert b"<html" not in partial.content
+    assert "HX-Request" in partial["Vary"]  # a cached fragment is never shown as the page
+    full = curator_client.get("/entities/", {"q": "sher"})
+    assert b"<html" in full.content and b"Sherlock Holmes" in full.content
+
+
+def test_the_entity_page_shows_aliases_facts_and_their_details(curator_client, holmes):
+    fact_store(text="Sherlock Holmes lives at 221B Baker Street", entities=[holmes],
+               source="a study in scarlet", confidence=0.9)  # fmt: skip
+    html = curator_client.get(f"/entities/{holmes.pk}/").content.decode()
+    assert "Mr. Holmes" in html
+    assert "lives at 221B Baker Street" in html and "a study in scarlet" in html
+    assert "0.90" in html and "active" in html
+
+
+def test_aliases_are_added_and_removed_inline(curator_client, holmes):
+    url = reverse("entities:alias-add", args=[holmes.pk])
+    response = curator_client.post(url, {"alias": "The Great Detective"}, **HTMX)
+    assert response.status_code == 200
+    assert response.templates[0].name == "entities/_aliases.html"
+    assert b"The Great Detective" in response.content
+    url = reverse("entities:alias-remove", args=[holmes.pk])
+    response = curator_client.post(url, {"alias": "Mr. Holmes"}, **HTMX)
+    assert b"Mr. Holmes" not in response.content
+    assert sorted(holmes.aliases.values_list("alias", flat=True)) == ["The Great Detective"]
+
+
+def test_an_alias_error_is_shown_inline_next_to_the_field(curator_client, holmes):
+    other, _ = entity_store(name="Mycroft Holmes", type="person")
+    alias_add(entity=other, alias="Big Brother")
+    url = reverse("entities:alias-add", args=[holmes.pk])
+    response = curator_client.post(url, {"alias": "Big Brother"}, **HTMX)
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'role="alert"' in html and "Big Brother" in html and 'aria-invalid="true"' in html
+    response = curator_client.post(url, {"alias": "   "}, **HTMX)
+    assert response.status_code == 400 and b'role="alert"' in response.content
+
+
+def _two_people():
+    survivor, _ = entity_store(name="Grace Hopper", type="person")
+    duplicate, _ = entity_store(name="G. M. Hopper", type="person")
+    alias_add(entity=duplicate, alias="Amazing Grace")
+    fact_store(text="G. M. Hopper wrote the first compiler", entities=[duplicate])
+    return survivor, duplicate
+
+
+def test_merge_candidates_exclude_the_entity_itself(curator_client):
+    survivor, duplicate = _two_people()
+    url = reverse("entities:merge-candidates", args=[survivor.pk])
+    html = curator_client.get(url, {"q": "hopper"}, **HTMX).content.decode()
+    assert f'value="{duplicate.pk}"' in html and f'value="{survivor.pk}"' not in html
+
+
+def test_the_merge_preview_says_what_moves_and_writes_nothing(curator_client):
+    survivor, duplicate = _two_people()
+    url = reverse("entities:merge-preview", args=[survivor.pk])
+    response = curator_client.post(url, {"duplicates": [duplicate.pk]}, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "1</span> aliases move" in html and "1</span> fact links move" in html
+    assert "G. M. Hopper" in html and "Confirm merge" in html
+    assert Entity.objects.filter(pk=duplicate.pk).exists()
+
+
+def test_merge_errors_are_shown_inline(curator_client):
+    survivor, _ = _two_people()
+    place, _ = entity_store(name="Hopper Island", type="place")
+    url = reverse("entities:merge-preview", args=[survivor.pk])
+    response = curator_client.post(url, {}, **HTMX)
+    assert response.status_code == 400 and b"choose at least one" in response.content
+    response = curator_client.post(url, {"duplicates": [place.pk]}, **HTMX)
+    assert response.status_code == 400
+    assert b"allow_cross_type" in response.content or b"across types" in response.content
+    response = curator_client.post(url, {"duplicates": [place.pk], "allow_cross_type": "1"}, **HTMX)
+    assert response.status_code == 200 and b"Confirm merge" in response.content
+
+
+def test_merge_then_undo_from_the_entity_page(curator_client):
+    survivor, duplicate = _two_people()
+    response = curator_client.post(
+        reverse("entities:merge", args=[survivor.pk]), {"duplicates": [duplicate.pk]}, **HTMX
+    )
+    assert response.status_code == 204
+    assert response["HX-Redirect"] == f"/entities/{survivor.pk}/"
+    page = curator_client.get(f"/entities/{survivor.pk}/").content.decode()
+    assert "Merged" in page and "G. M. Hopper" in page and "first compiler" in page
+    assert "Undo merge" in page
+    # The old id leads to the survivor.
+    moved = curator_client.get(f"/entities/{duplicate.pk}/")
+    assert moved.status_code == 302 and moved["Location"] == f"/entities/{survivor.pk}/"
+
+    merge_id = page.split("/entities/merges/")[1].split("/")[0]
+    response = curator_client.post(reverse("entities:merge-undo", args=[int(merge_id)]))
+    assert response.status_code == 302
+    back = curator_client.get(f"/entities/{duplicate.pk}/").content.decode()
+    assert "G. M. Hopper" in back and "Amazing Grace" in back and "first compiler" in back
+    assert "Merge undone" in back or "Merge undone" in curator_client.get("/").content.decode()
+
+
+def test_a_merge_is_undone_from_the_audit_log(curator_client):
+    survivor, duplicate = _two_people()
+    curator_client.post(
+        reverse("entities:merge", args=[survivor.pk]), {"duplicates": [duplicate.pk]}
+    )
+    audit = curator_client.get("/audit/").content.decode()
+    assert "entity.merge" in audit and "Undo" in audit
+    entry = audit.split('action="/audit/')[1].split("/")[0]
+    response = curator_client.post(reverse("audit-undo", args=[int(entry)]), follow=True)
+    assert b"Undone: entity.merge" in response.content
+    assert Entity.objects.filter(pk=duplicate.pk).exists()
+    # Undone once: no second undo button for that entry.
+    assert f'action="/audit/{entry}/undo"' not in curator_client.get("/audit/").content.decode()
+
+
+def test_a_merge_that_cannot_be_undone_says_why_instead_of_offering_undo(curator_client):
+    survivor, duplicate = _two_people()
+    curator_client.post(
+        reverse("entities:merge", args=[survivor.pk]), {"duplicates": [duplicate.pk]}
+    )
+    # The old name is taken by a new entity of the same type: restoring it would clash.
+    entity_store(name="G. M. Hopper", type="person")
+    html = curator_client.get(f"/entities/{survivor.pk}/").content.decode()
+    assert "can no longer be undone exactly" in html and "Undo merge" not in html

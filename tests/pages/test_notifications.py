@@ -1,0 +1,56 @@
+"""The bell: unread badge with the HIGH banner, the panel grouped by urgency, mark read,
+and notifications addressed to one curator stay theirs."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from notifications.models import Notification
+from notifications.services import notification_create
+
+from .conftest import HTMX
+
+pytestmark = pytest.mark.django_db
+
+
+def _notices():
+    high = notification_create(type="system", urgency="high", title="Index rebuild failed")
+    medium = notification_create(type="duplicate", urgency="medium", title="Two similar facts")
+    low = notification_create(type="job_done", urgency="low", title="Book ingested")
+    return high, medium, low
+
+
+def test_the_badge_counts_unread_and_raises_the_high_banner(curator_client):
+    _notices()
+    html = curator_client.get("/notifications/badge", **HTMX).content.decode()
+    assert 'data-count="3"' in html and "badge high" in html
+    assert 'id="high-banner" hx-swap-oob="true"' in html and "Index rebuild failed" in html
+
+
+def test_the_panel_groups_by_urgency_and_marks_read(curator_client):
+    high, medium, low = _notices()
+    html = curator_client.get("/notifications/panel", **HTMX).content.decode()
+    assert html.index("High") < html.index("Medium") < html.index("Low")
+    response = curator_client.post(reverse("notifications:read"), {"id": high.pk}, **HTMX)
+    assert response.status_code == 200 and response["HX-Trigger"] == "kg:notifications"
+    assert b"Index rebuild failed" not in response.content
+    badge = curator_client.get("/notifications/badge", **HTMX).content.decode()
+    assert 'data-count="2"' in badge and "Urgent" not in badge
+    curator_client.post(reverse("notifications:read"), {"all": "1"}, **HTMX)
+    assert not Notification.objects.filter(read=False).exists()
+
+
+def test_marking_an_unknown_notification_is_an_inline_error(curator_client):
+    response = curator_client.post(reverse("notifications:read"), {"id": "999"}, **HTMX)
+    assert response.status_code == 400 and b'role="alert"' in response.content
+    response = curator_client.post(reverse("notifications:read"), {}, **HTMX)
+    assert response.status_code == 400
+
+
+def test_a_notification_for_another_curator_is_not_in_my_bell(curator_client):
+    other = User.objects.create_user("grace")
+    notification_create(type="system", urgency="high", title="For Grace only", recipient=other)
+    html = curator_client.get("/notifications/panel", **HTMX).content.decode()
+    assert "For Grace only" not in html
