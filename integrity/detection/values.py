@@ -662,13 +662,33 @@ def _phrase_at(tokens: list[Token], i: int, pattern: list[re.Pattern[str]]) -> b
     return all(p.fullmatch(tokens[i + k].norm) for k, p in enumerate(pattern))
 
 
+_STARTS: dict[tuple[int, str], list[tuple[str, list[re.Pattern[str]]]]] = {}
+
+
+def _starting_with(
+    key: int, word: str, table: list[tuple[str, list[re.Pattern[str]]]]
+) -> list[tuple[str, list[re.Pattern[str]]]]:
+    """The phrases of ``table`` (a module-level table, ``key`` its id) starting with
+    ``word``; remembered for the tables' lifetime (bounded, as the vocabulary is)."""
+    found = _STARTS.get((key, word))
+    if found is None:
+        found = [(label, pattern) for label, pattern in table if pattern[0].fullmatch(word)]
+        if len(_STARTS) < 200_000:
+            _STARTS[(key, word)] = found
+    return found
+
+
 def _find_phrases(
     tokens: list[Token], table: list[tuple[str, list[re.Pattern[str]]]]
 ) -> list[tuple[int, int, str]]:
-    """Longest non-overlapping phrase matches as (start, end, label), in order."""
+    """Longest non-overlapping phrase matches as (start, end, label), in order.
+
+    Only the phrases whose first word matches a token are tried there (cached per
+    table and word): the tables hold hundreds of phrases, sentences a dozen words.
+    """
     found = []
-    for i in range(len(tokens)):
-        for label, pattern in table:
+    for i, token in enumerate(tokens):
+        for label, pattern in _starting_with(id(table), token.norm, table):
             if _phrase_at(tokens, i, pattern):
                 found.append((i, i + len(pattern), label))
     found.sort(key=lambda f: (-(f[1] - f[0]), f[0]))
@@ -909,16 +929,21 @@ class _Parse:
 
     @property
     def ignore(self) -> frozenset[str]:
-        lang = self.lang
-        return (
-            lx.ALL_STOPWORDS
-            | lx.LIGHT_VERBS
-            | lx.FRAME_LIGHT_WORDS
-            | lx.NEGATIONS.get(lang, frozenset())
-            | lx.ADDITIVES.get(lang, frozenset())
-            | lx.USER_WORDS.get(lang, frozenset())
-            | lx.USER_NOUNS
-        )
+        return _ignored_words(self.lang)
+
+
+@functools.lru_cache(maxsize=8)
+def _ignored_words(lang: str) -> frozenset[str]:
+    """Words no comparison counts: function words, hedges, negations, the user."""
+    return (
+        lx.ALL_STOPWORDS
+        | lx.LIGHT_VERBS
+        | lx.FRAME_LIGHT_WORDS
+        | lx.NEGATIONS.get(lang, frozenset())
+        | lx.ADDITIVES.get(lang, frozenset())
+        | lx.USER_WORDS.get(lang, frozenset())
+        | lx.USER_NOUNS
+    )
 
 
 @functools.lru_cache(maxsize=4096)

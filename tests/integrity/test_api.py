@@ -355,3 +355,27 @@ def test_check_endpoint_with_the_real_model(api, settings):
     assert label("Nina's dog is called Rex.", "Nina's cat is called Rex.") != "duplicate"
     assert label("Bob bought a house in Lyon.", "In Lyon, Bob bought a house.") == "duplicate"
     assert label("Tom loves sushi.", "Tom hates sushi.") == "contradiction"
+
+
+@pytest.mark.parametrize(
+    ("existing", "new"),
+    [
+        # Issue 14: Portuguese clock times answered a 500 (IndexError in _extract_dates).
+        ("O jantar do Rui é às 19h.", "O jantar do Rui é às 20h."),
+        ("A aula da Sofia começa às 7h30.", "A aula da Sofia começa às 8h."),
+        ("O voo do Hugo parte às 21h.", "O voo do Hugo parte às 21h15."),
+    ],
+)
+def test_check_reads_portuguese_clock_times(api, existing, new):
+    response = api.post(
+        "/api/v1/integrity/check", {"existing": existing, "new": new, "lang": "pt"}, format="json"
+    )
+    assert response.status_code == 200
+    assert response.json()["label"] == "contradiction"
+
+
+def test_check_answers_uncertain_with_its_reason(api):
+    body = {"existing": "The fee is 40 CHF.", "new": "The fee is 42 EUR."}
+    answer = api.post("/api/v1/integrity/check", body, format="json").json()
+    assert answer["label"] == "uncertain"
+    assert "currencies" in answer["explanation"]

@@ -648,3 +648,49 @@ def test_open_and_closed_only_of_the_subject() -> None:
 )
 def test_middle_initials_tell_people_apart(existing, new, label):
     assert classify_pair(existing, new).label == label
+
+
+def test_command_breaks_down_by_phenomenon_and_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 14: a per-phenomenon and per-language breakdown, and the uncertain count."""
+    path = _write(
+        tmp_path / "pairs.jsonl",
+        [
+            {
+                "id": "p1",
+                "lang": "en",
+                "existing": "The fee is 40 CHF.",
+                "new": "The fee is 42 EUR.",
+                "label": "contradiction",
+                "phenomenon": "money",
+            },
+            {
+                "id": "p2",
+                "lang": "pt",
+                "existing": "O jantar do Rui é às 19h.",
+                "new": "O jantar do Rui é às 20h.",
+                "label": "contradiction",
+                "phenomenon": "time",
+            },
+        ],
+    )
+    call_command("eval_contradictions", str(path))
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
+    assert lines["uncertain"][-1] == "1"
+    assert lines["money"][1:] == ["0.000", "0", "1", "1"]
+    assert lines["time"][1:] == ["1.000", "1", "0", "1"]
+    assert lines["pt"][1:] == ["1.000", "1", "0", "1"]
+    assert "p1: expected contradiction, got uncertain" in out
+
+
+def test_uncertain_counts_as_wrong_in_the_scores() -> None:
+    outcomes = [
+        Outcome("a", CONTRADICTION, "uncertain", "?"),
+        Outcome("b", CONTRADICTION, CONTRADICTION, "x"),
+    ]
+    report = evaluate(outcomes)
+    assert report.uncertain == 1 and report.accuracy == 0.5
+    assert report.confusion[CONTRADICTION]["uncertain"] == 1
+    assert "uncertain" in format_report(report)

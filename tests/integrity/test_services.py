@@ -571,3 +571,17 @@ def test_real_model_confirms_a_reworded_copy(real_index, django_capture_on_commi
         result = fact_store(text="In Lyon, Bob bought a house.")
     assert (result.action, result.fact.pk, result.fact.confirmations) == ("confirmed", first.pk, 2)
     assert Fact.objects.count() == 1
+
+
+def test_an_uncertain_pair_asks_a_curator_with_a_low_notification(alice, no_index):
+    """Issue 14: "possibly conflicting, please check" instead of passing as compatible."""
+    store("Alice's rent is 900 CHF.", subject=alice)
+    new = store("Alice's rent is 950 EUR.", subject=alice)
+    result = services.fact_check(fact_id=new.pk)
+    assert result.uncertain and not result.contradictions
+    assert not Contradiction.objects.exists()
+    notice = Notification.objects.get()
+    assert notice.urgency == "low" and notice.title.startswith("Possibly conflicting")
+    assert notice.payload["verdict"] == "uncertain"
+    services.fact_check(fact_id=new.pk)  # idempotent: one notification per pair
+    assert Notification.objects.count() == 1
