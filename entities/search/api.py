@@ -12,10 +12,19 @@ from kgsite.schema import bad_request
 
 from ..models import Fact
 from ..names import normalize_type
+from ..scopes import ScopeFilter
+from ..serializers import ALL_SCOPES_HELP, SCOPE_HELP
 from . import ranking
 
 
-class EntitySearchRequestSerializer(serializers.Serializer):
+class ScopeFieldsMixin(serializers.Serializer):
+    scope = serializers.CharField(
+        required=False, allow_blank=True, max_length=128, default="", help_text=SCOPE_HELP
+    )
+    all_scopes = serializers.BooleanField(required=False, default=False, help_text=ALL_SCOPES_HELP)
+
+
+class EntitySearchRequestSerializer(ScopeFieldsMixin):
     entities = serializers.ListField(
         child=serializers.CharField(max_length=512, allow_blank=False),
         min_length=1,
@@ -89,7 +98,7 @@ class EntitySearchResponseSerializer(serializers.Serializer):
     search_time_ms = serializers.FloatField()
 
 
-class FactSearchQuerySerializer(serializers.Serializer):
+class FactSearchQuerySerializer(ScopeFieldsMixin):
     q = serializers.CharField(max_length=2000, help_text="What the facts should be about.")
     k = serializers.IntegerField(min_value=1, max_value=50, default=10)
     entity = serializers.CharField(
@@ -113,6 +122,8 @@ class FactSearchHitSerializer(serializers.Serializer):
     status = serializers.CharField()
     source = serializers.CharField()
     confidence = serializers.FloatField()
+    kind = serializers.CharField()
+    scope = serializers.CharField()
     entities = FactSearchEntitySerializer(many=True)
 
 
@@ -149,6 +160,7 @@ class EntitySearchView(GenericAPIView):
             min_score=data["minScore"],
             include_content=data["includeContent"],
             boost_exact_match=data["boostExactMatch"],
+            scopes=ScopeFilter.of(data["scope"], data["all_scopes"]),
         )
         return Response(result)
 
@@ -177,5 +189,6 @@ class FactSearchView(GenericAPIView):
             status=data["status"],
             source=data.get("source"),
             min_score=data["minScore"],
+            scopes=ScopeFilter.of(data["scope"], data["all_scopes"]),
         )
         return Response(result)

@@ -30,6 +30,7 @@ from kgsite.vectors import service as vectors
 from ..extraction import AMBIGUOUS, extract_entities, gazetteer_get
 from ..models import EntityFact, Fact
 from ..names import normalize_type
+from ..scopes import ScopeFilter
 
 SIMILARITY_WEIGHT = 0.7
 ENTITY_WEIGHT = 0.3
@@ -144,8 +145,13 @@ def search_by_entities(
     min_score: float = 0.2,
     include_content: bool = False,
     boost_exact_match: float = 1.3,
+    scopes: ScopeFilter | None = None,
+    kinds: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """Facts about these entities, ranked by meaning and by the entities they mention."""
+    """Facts about these entities, ranked by meaning and by the entities they mention.
+
+    Only facts the reader's scope sees (global memory by default) and, with ``kinds``,
+    of those kinds."""
     started = time.perf_counter()
     _check(
         isinstance(entities, list | tuple) and 1 <= len(entities) <= 20,
@@ -193,9 +199,12 @@ def search_by_entities(
     if not scored:
         return _finish(result, started)
 
+    visible = Fact.objects.filter((scopes or ScopeFilter()).q())
+    if kinds:
+        visible = visible.filter(kind__in=list(kinds))
     rows = {
         pk: (text, norm)
-        for pk, text, norm in Fact.objects.filter(
+        for pk, text, norm in visible.filter(
             pk__in=list(scored), status=Fact.Status.ACTIVE
         ).values_list("pk", "text", "text_norm")
     }
@@ -290,9 +299,12 @@ def fact_search(
     status: str = "active",
     source: str | None = None,
     min_score: float = 0.0,
+    scopes: ScopeFilter | None = None,
+    kinds: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Facts closest in meaning to ``q``, optionally only those linked to an entity,
-    of one status (``all`` for any) or from one source."""
+    of one status (``all`` for any), from one source or of some kinds; always only
+    those the reader's scope sees (global memory by default)."""
     started = time.perf_counter()
     _check(isinstance(q, str) and bool(q.strip()), "q must not be empty", "q")
     _check(1 <= k <= 50, "k must be between 1 and 50", "k")
@@ -300,14 +312,20 @@ def fact_search(
     statuses = [*Fact.Status.values, STATUS_ALL]
     _check(status in statuses, f"status must be one of {', '.join(statuses)}", "status")
 
-    qs = Fact.objects.all()
+    scopes = scopes or ScopeFilter()
+    qs = Fact.objects.filter(scopes.q())
+    if kinds:
+        qs = qs.filter(kind__in=list(kinds))
     if status != STATUS_ALL:
         qs = qs.filter(status=status)
     if source:
         qs = qs.filter(source=source)
     if entity:
         qs = qs.filter(pk__in=EntityFact.objects.filter(entity_id=entity).values("fact_id"))
-    filtered = status != STATUS_ALL or bool(source) or bool(entity)
+    # Scope and kind filters usually keep many facts, like a status: over-fetch first.
+    filtered = (
+        status != STATUS_ALL or bool(source) or bool(entity) or not scopes.all_scopes or bool(kinds)
+    )
 
     vector = vectors.embed_query(q)
 
@@ -369,6 +387,8 @@ def fact_search(
                 "status": fact.status,
                 "source": fact.source,
                 "confidence": fact.confidence,
+                "kind": fact.kind,
+                "scope": fact.scope,
                 "entities": [
                     {
                         "id": link.entity_id,
