@@ -13,8 +13,10 @@ class EntitiesConfig(AppConfig):
 
         from . import hooks, views
         from .extraction import gazetteer
+        from .recall import kinds as recall_kinds
         from .search import kinds
 
         kinds.kinds_register()
+        recall_kinds.episodes_kind_register()
         hooks.on_entity_saved(gazetteer.gazetteer_invalidate)
         dashboard_panel(views.HOME_PANEL)
