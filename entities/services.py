@@ -676,23 +676,28 @@ def fact_changes(*, fact: Fact, **fields: Any) -> dict[str, Any]:
     if new.get("object_value") and fact.subject_id is None:
         raise InvalidInput("a triple needs a subject", field="object_value")
     changed = {k: v for k, v in new.items() if getattr(fact, k) != v}
+    _check_no_twin(fact, changed)
+    return changed
+
+
+def _check_no_twin(fact: Fact, changed: dict[str, Any]) -> None:
+    """An edit must not make the fact repeat another active fact of its scope and kind."""
     text_norm = changed.get("text_norm", fact.text_norm)
     status = changed.get("status", fact.status)
-    if ("text_norm" in changed or "status" in changed) and status == Fact.Status.ACTIVE:
-        kind = changed.get("kind", fact.kind)
-        twins = [
-            f
-            for f in _same_text(text_norm, status=Fact.Status.ACTIVE)
-            if f.pk != fact.pk and f.scope == fact.scope and f.kind == kind
-        ]
-        twin = twins[0] if twins else None
-        if twin is not None:
-            raise Conflict(
-                f"fact {twin.pk} already says this; confirm or retract it instead",
-                field="text",
-                extra={"fact": twin.pk},
-            )
-    return changed
+    if not (("text_norm" in changed or "status" in changed) and status == Fact.Status.ACTIVE):
+        return
+    kind = changed.get("kind", fact.kind)
+    twins = [
+        f
+        for f in _same_text(text_norm, status=Fact.Status.ACTIVE)
+        if f.pk != fact.pk and f.scope == fact.scope and f.kind == kind
+    ]
+    if twins:
+        raise Conflict(
+            f"fact {twins[0].pk} already says this; confirm or retract it instead",
+            field="text",
+            extra={"fact": twins[0].pk},
+        )
 
 
 def _kind_changes(fact: Fact, given: dict[str, Any]) -> dict[str, Any]:

@@ -199,9 +199,7 @@ def search_by_entities(
     if not scored:
         return _finish(result, started)
 
-    visible = Fact.objects.filter((scopes or ScopeFilter()).q())
-    if kinds:
-        visible = visible.filter(kind__in=list(kinds))
+    visible = _visible_facts(scopes or ScopeFilter(), kinds)
     rows = {
         pk: (text, norm)
         for pk, text, norm in visible.filter(
@@ -278,6 +276,12 @@ def search_by_entities(
     return _finish(result, started)
 
 
+def _visible_facts(scopes: ScopeFilter, kinds: Sequence[str] | None):
+    """Facts the reader's scope sees, of the given kinds (every kind when None)."""
+    qs = Fact.objects.filter(scopes.q())
+    return qs.filter(kind__in=list(kinds)) if kinds else qs
+
+
 def _finish(result: dict[str, Any], started: float) -> dict[str, Any]:
     result["search_time_ms"] = round((time.perf_counter() - started) * 1000, 3)
     return result
@@ -313,9 +317,7 @@ def fact_search(
     _check(status in statuses, f"status must be one of {', '.join(statuses)}", "status")
 
     scopes = scopes or ScopeFilter()
-    qs = Fact.objects.filter(scopes.q())
-    if kinds:
-        qs = qs.filter(kind__in=list(kinds))
+    qs = _visible_facts(scopes, kinds)
     if status != STATUS_ALL:
         qs = qs.filter(status=status)
     if source:
