@@ -203,9 +203,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--timeout", type=float, default=3600, help="seconds per benchmark (default 3600)"
     )
+    parser.add_argument(
+        "--size",
+        type=int,
+        metavar="N",
+        help="data size for benchmarks that take one (recall: N facts, N/10 episodes)",
+    )
     parser.add_argument("--child", metavar="NAME", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
+    if args.size is not None:
+        os.environ["KGSITE_BENCH_SIZE"] = str(args.size)
     if args.child:
         return child_main(args.child, args.quick)
 

@@ -58,36 +58,44 @@ def text_check(value: object, field_name: str) -> str:
 # --- Nearest rows of a kind, within a queryset -----------------------------------------
 
 
+TEXT_FIELDS = {"facts": "text", "episodes": "narrative"}
+# Rounds of over-fetching from the whole index before listing the matching ids.
+FETCH_ROUNDS = (MIN_FETCH, 1000)
+
+
 def _nearest(
     kind: str, vector: np.ndarray, qs: QuerySet, *, k: int, min_score: float
 ) -> list[tuple[int, float]]:
     """The ``k`` rows of ``qs`` closest to ``vector`` in the ``kind`` index, at or above
-    ``min_score``. Over-fetches from the whole index first; when too few pass the
-    filters, searches among the matching ids only (listed up to ``FILTER_IDS``)."""
+    ``min_score``. Over-fetches from the whole index (cheap: hnswlib answers 1,000
+    neighbours in a few milliseconds); only when too few pass the filters does it list
+    the matching ids (up to ``FILTER_IDS``) and search among them."""
     if k <= 0:
         return []
-    fetch = max(k * OVERFETCH, MIN_FETCH)
-    hits = vectors.search_vector(kind, vector, fetch)
-    found = _kept(kind, vector, qs, hits, min_score)
-    exhausted = len(hits) < fetch or bool(hits and hits[-1][1] < min_score)
-    if len(found) < k and not exhausted:
-        ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
-        if len(ids) <= FILTER_IDS:
-            hits = vectors.search_vector(kind, vector, k * 2, filter_ids=ids) if ids else []
-        else:
-            hits = vectors.search_vector(kind, vector, fetch * 8)
+    found: list[tuple[int, float]] = []
+    for fetch in (max(k * OVERFETCH, FETCH_ROUNDS[0]), *FETCH_ROUNDS[1:]):
+        hits = vectors.search_vector(kind, vector, fetch)
+        found = _kept(kind, vector, qs, hits, min_score)
+        exhausted = len(hits) < fetch or bool(hits and hits[-1][1] < min_score)
+        if len(found) >= k or exhausted:
+            return found[:k]
+    ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
+    if len(ids) <= FILTER_IDS:
+        hits = vectors.search_vector(kind, vector, k * 2, filter_ids=ids) if ids else []
         found = _kept(kind, vector, qs, hits, min_score)
     return found[:k]
 
 
 def _kept(kind, vector, qs, hits, min_score) -> list[tuple[int, float]]:
-    scored = {int(key): score for key, score in hits if score >= min_score - 0.05}
-    if not scored:
+    """Hits that pass the filters of ``qs``, re-checked against their rows' texts (one
+    query for both: only rows that pass are verified)."""
+    candidates = [int(key) for key, score in hits if score >= min_score - 0.05]
+    if not candidates:
         return []
-    texts = dict(vectors.vector_index(kind).kind.fetch(list(scored)))
+    texts = dict(qs.filter(pk__in=candidates).values_list("pk", TEXT_FIELDS[kind]))
+    scored = {int(key): score for key, score in hits if int(key) in texts}
     scored = vectors.verify_hits(kind, vector, scored, texts)
-    keep = set(qs.filter(pk__in=list(scored)).values_list("pk", flat=True))
-    ranked = [(pk, s) for pk, s in scored.items() if pk in keep and s >= min_score]
+    ranked = [(pk, s) for pk, s in scored.items() if s >= min_score]
     return sorted(ranked, key=lambda kv: (-kv[1], kv[0]))
 
 
@@ -219,9 +227,8 @@ def _goals(scopes: ScopeFilter, options: RecallOptions) -> list[Fact]:
 
 
 def _goal_recall(
-    goal: Fact, scopes: ScopeFilter, options: RecallOptions, session_id: str
+    goal: Fact, vector: np.ndarray, scopes: ScopeFilter, options: RecallOptions, session_id: str
 ) -> GoalRecall:
-    vector = vectors.embed_query(goal.text)
     label = f"goal #{goal.pk} {_quote(goal.text, 40)}"
     facts_qs = _facts(scopes, MEMORY_KINDS).filter(confidence__gte=options.min_confidence)
     facts = _nearest("facts", vector, facts_qs, k=options.max_facts, min_score=options.relevance)
@@ -272,7 +279,13 @@ def recall_session_start(
     notifications, and a Markdown rendering of them within the budget."""
     trigger_check("session_start")
     started = time.perf_counter()
-    recalls = [_goal_recall(g, scopes, options, session_id) for g in _goals(scopes, options)]
+    goals_found = _goals(scopes, options)
+    # One model call for every goal (a batch), not one per goal.
+    goal_vectors = vectors.embed_texts([g.text for g in goals_found]) if goals_found else []
+    recalls = [
+        _goal_recall(g, v, scopes, options, session_id)
+        for g, v in zip(goals_found, goal_vectors, strict=True)
+    ]
     notices = [
         {
             "type": "notification",
@@ -672,14 +685,17 @@ def recall_query(*, query: str, scopes: ScopeFilter, options: RecallOptions) -> 
             if r["memory_id"] in facts
         ]
         sources.append("search_by_entities")
-    semantic = ranking.fact_search(
-        q=query, k=k, min_score=options.relevance, scopes=scopes, kinds=MEMORY_KINDS
+    vector = vectors.embed_query(query)
+    semantic = _nearest(
+        "facts",
+        vector,
+        _facts(scopes, MEMORY_KINDS, options),
+        k=k,
+        min_score=options.relevance,
     )
-    facts = Fact.objects.in_bulk([r["id"] for r in semantic["results"]])
     items += [
-        fact_item(facts[r["id"]], r["score"], f"close in meaning to the query ({_cos(r['score'])})")
-        for r in semantic["results"]
-        if r["id"] in facts
+        fact_item(f, s, f"close in meaning to the query ({_cos(s)})")
+        for f, s in _load_facts(semantic)
     ]
     sources.append("facts")
     chunks = _chunk_items(query, k, options.relevance)
