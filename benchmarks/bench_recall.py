@@ -235,8 +235,8 @@ def run(quick: bool = False) -> list[dict]:
         samples.append((time.perf_counter() - started) * 1000)
     pct = percentiles(samples)
     row("query embedding alone p50", round(pct["p50"], 1), "ms")
-    row("query embedding alone p95", round(pct["p95"], 1), "ms",
-        note=f"real model, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")  # fmt: skip
+    load = f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    row("query embedding alone p95", round(pct["p95"], 1), "ms", note=f"real model, {load}")
     for endpoint in ("session-start", "pre-check", "unknown", "finding", "domain", "recall"):
         _latency(endpoint, _bodies(endpoint, 10, rng))  # warm-up
         pct = _latency(endpoint, _bodies(endpoint, count, rng))
