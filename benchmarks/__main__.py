@@ -225,7 +225,10 @@ def main(argv: list[str] | None = None) -> int:
         f"or ${SHARED_ENV})",
     )
     parser.add_argument(
-        "--size", type=int, metavar="N", help="data size for benchmarks that take one (scale)"
+        "--size",
+        type=int,
+        metavar="N",
+        help="data size for benchmarks that take one (scale; recall: N facts, N/10 episodes)",
     )
     parser.add_argument("--child", metavar="NAME", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -21,6 +21,7 @@ from kgsite.schema import ErrorResponseSerializer
 
 from . import selectors, services
 from .models import Fact
+from .scopes import ScopeFilter
 from .serializers import (
     AliasSerializer,
     AliasWriteSerializer,
@@ -40,6 +41,7 @@ from .serializers import (
     MergeResponseSerializer,
     MergeSerializer,
     MergeUndoResponseSerializer,
+    ScopeQuerySerializer,
 )
 
 
@@ -47,6 +49,19 @@ def _validated(serializer_class, data) -> dict:
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
+
+
+def _scopes(params) -> ScopeFilter:
+    data = _validated(ScopeQuerySerializer, params)
+    return ScopeFilter.of(data["scope"], data["all_scopes"])
+
+
+SCOPE_PARAMETERS = [
+    OpenApiParameter("scope", OpenApiTypes.STR, description=ScopeQuerySerializer.SCOPE_HELP),
+    OpenApiParameter(
+        "all_scopes", OpenApiTypes.BOOL, description=ScopeQuerySerializer.ALL_SCOPES_HELP
+    ),
+]
 
 
 class EntityLookupView(GenericAPIView):
@@ -62,13 +77,18 @@ class EntityLookupView(GenericAPIView):
                 description="Canonical name or alias, any case or Unicode form.",
             ),
             OpenApiParameter("type", OpenApiTypes.STR, description="Narrow to one type."),
+            *SCOPE_PARAMETERS,
         ],
         responses=LookupResponseSerializer,
         summary="Resolve a name to one entity, or say honestly that none matches",
     )
     def get(self, request):
         params = _validated(LookupQuerySerializer, request.query_params)
-        result = selectors.entity_lookup(name=params["name"], type=params.get("type"))
+        result = selectors.entity_lookup(
+            name=params["name"],
+            type=params.get("type"),
+            scopes=ScopeFilter.of(params["scope"], params["all_scopes"]),
+        )
         return Response(result.as_dict())
 
 
@@ -192,7 +212,11 @@ class FactListView(GenericAPIView):
     def get_queryset(self):
         p = self.request.query_params
         return selectors.fact_list(
-            entity=p.get("entity"), status=p.get("status"), source=p.get("source")
+            entity=p.get("entity"),
+            status=p.get("status"),
+            source=p.get("source"),
+            kind=p.get("kind"),
+            scopes=_scopes(p),
         )
 
     @extend_schema(
@@ -200,6 +224,8 @@ class FactListView(GenericAPIView):
             OpenApiParameter("entity", OpenApiTypes.STR, description="Entity id."),
             OpenApiParameter("status", OpenApiTypes.STR, enum=Fact.Status.values),
             OpenApiParameter("source", OpenApiTypes.STR),
+            OpenApiParameter("kind", OpenApiTypes.STR, enum=Fact.Kind.values),
+            *SCOPE_PARAMETERS,
         ],
         operation_id="facts_list",
         responses=FactSerializer(many=True),
@@ -229,6 +255,13 @@ class FactListView(GenericAPIView):
             client=data["client"],
             valid_from=data["valid_from"],
             valid_to=data["valid_to"],
+            kind=data["kind"],
+            goal_status=data["goal_status"],
+            resolved_by=data["resolved_by"],
+            domain=data["domain"],
+            scope=data["scope"],
+            ai_id=data["ai_id"],
+            session_id=data["session_id"],
             actor=request.user,
         )
         body = {"action": result.action, "fact": FactSerializer(result.fact).data}

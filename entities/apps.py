@@ -13,10 +13,22 @@ class EntitiesConfig(AppConfig):
 
         from . import hooks, tasks, views
         from .extraction import gazetteer
+        from .recall import kinds as recall_kinds
+        from .recall import merging as recall_merging
         from .search import kinds
 
         kinds.kinds_register()
+        recall_kinds.episodes_kind_register()
         hooks.on_entity_saved(gazetteer.gazetteer_invalidate)
         hooks.on_entities_ingested(tasks.entities_ingested_scan)
+        hooks.merge_mover(
+            hooks.MergeMover(
+                name="recall",
+                count=recall_merging.recall_refs_count,
+                move=recall_merging.recall_refs_move,
+                problems=recall_merging.recall_refs_problems,
+                undo=recall_merging.recall_refs_undo,
+            )
+        )
         dashboard_panel(views.HOME_PANEL)
         undo_action(views.MERGE_UNDO)

@@ -30,8 +30,16 @@ FactSavedHook = Callable[[int, FactAction], None]
 EntitySavedHook = Callable[[list[str]], None]
 # (entity ids) -> the subset still referred to by the registering app (books: mentions).
 EntityReferrersHook = Callable[[list[str]], set[str]]
-# (fact text, normalised text) -> an existing fact that says the same, or None.
-DuplicateFinder = Callable[[str, str], "Fact | None"]
+# (fact text, normalised text, *, scope=, kind=) -> an active fact of that project scope
+# and kind that says the same, or None.
+DuplicateFinder = Callable[..., "Fact | None"]
+# (query, *, scope, all_scopes, k) -> [(fact id, score)] from the graph (personalised
+# PageRank); registered by the graph room once it exists. Recall mixes its answer in.
+GraphRetriever = Callable[..., list[tuple[int, float]]]
+# () -> pending HIGH notifications as [{"id", "title", "link", "created_at"}] and the
+# chat digest as a dict; registered by the notifications app (entities never imports it).
+NoticesProvider = Callable[[], list[dict]]
+DigestProvider = Callable[[], dict]
 
 # (entity id) -> the places that mention it, grouped by book, defining places first:
 # [{"book_id", "title", "mentions": [{"chunk_id", "ordinal", "heading", "mention_type",
@@ -66,6 +74,9 @@ _duplicate_finders: list[DuplicateFinder] = []
 _merge_movers: list[MergeMover] = []
 _entities_ingested: list[EntitySavedHook] = []
 _mention_readers: list[MentionReader] = []
+_graph_retrievers: list[GraphRetriever] = []
+_notices_providers: list[NoticesProvider] = []
+_digest_providers: list[DigestProvider] = []
 
 
 def _register(registry: list, hook: Callable) -> Callable:
@@ -93,7 +104,10 @@ def entity_referrers(hook: EntityReferrersHook) -> EntityReferrersHook:
 
 
 def duplicate_finder(hook: DuplicateFinder) -> DuplicateFinder:
-    """Widen ``fact_store``'s synchronous duplicate check (after the exact-text match)."""
+    """Widen ``fact_store``'s synchronous duplicate check (after the exact-text match).
+
+    Called as ``hook(text, text_norm, scope=..., kind=...)``: only a fact of that scope
+    and kind may be returned. Recall's finding trigger asks the same finders."""
     return _register(_duplicate_finders, hook)
 
 
@@ -115,6 +129,21 @@ def merge_mover(mover: MergeMover) -> MergeMover:
 def mention_reader(hook: MentionReader) -> MentionReader:
     """Supply the book mentions shown on an entity's page."""
     return _register(_mention_readers, hook)
+
+
+def graph_retriever(hook: GraphRetriever) -> GraphRetriever:
+    """Add graph retrieval (personalised PageRank) to free-query recall."""
+    return _register(_graph_retrievers, hook)
+
+
+def high_notices(hook: NoticesProvider) -> NoticesProvider:
+    """Tell session-start recall which HIGH notifications are pending."""
+    return _register(_notices_providers, hook)
+
+
+def notification_digest(hook: DigestProvider) -> DigestProvider:
+    """Give the MCP server's ``notifications_digest`` tool its answer."""
+    return _register(_digest_providers, hook)
 
 
 # --- calls made by entities.services ------------------------------------------------------
@@ -168,6 +197,21 @@ def entity_mentions_read(entity_id: str) -> list[dict[str, Any]]:
     for reader in list(_mention_readers):
         groups += reader(entity_id)
     return groups
+
+
+def graph_retrievers() -> list[GraphRetriever]:
+    return list(_graph_retrievers)
+
+
+def high_notices_get() -> list[dict]:
+    notices: list[dict] = []
+    for hook in list(_notices_providers):
+        notices += hook()
+    return notices
+
+
+def digest_providers() -> list[DigestProvider]:
+    return list(_digest_providers)
 
 
 class suspended:

@@ -65,6 +65,23 @@ class Fact(TimeStampedModel):
         SUPERSEDED = "superseded"
         RETRACTED = "retracted"
 
+    class Kind(models.TextChoices):
+        """What an agent's memory item is; recall triggers pick the kinds they need."""
+
+        FACT = "fact"
+        DECISION = "decision"
+        INVESTIGATION = "investigation"
+        MISTAKE = "mistake"
+        DEAD_END = "dead_end"
+        UNKNOWN = "unknown"
+        RESOLVED_UNKNOWN = "resolved_unknown"
+        PATTERN = "pattern"
+        GOAL = "goal"
+
+    class GoalStatus(models.TextChoices):
+        ACTIVE = "active"
+        DONE = "done"
+
     text = models.TextField()
     text_norm = models.TextField(editable=False)
     subject = models.ForeignKey(
@@ -88,6 +105,15 @@ class Fact(TimeStampedModel):
     valid_from = models.DateTimeField(null=True, blank=True)
     valid_to = models.DateTimeField(null=True, blank=True)
     entities = models.ManyToManyField(Entity, through="EntityFact", related_name="facts")
+    kind = models.CharField(max_length=24, choices=Kind.choices, default=Kind.FACT)
+    # Kind-specific: a goal's progress, a resolved unknown's resolution, a pattern's domain.
+    goal_status = models.CharField(max_length=8, choices=GoalStatus.choices, blank=True, default="")
+    resolved_by = models.TextField(blank=True, default="")
+    domain = models.CharField(max_length=64, blank=True, default="")
+    # Project key; empty is global memory, visible from every project.
+    scope = models.CharField(max_length=128, blank=True, default="")
+    ai_id = models.CharField(max_length=128, blank=True, default="")
+    session_id = models.CharField(max_length=128, blank=True, default="")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -96,6 +122,9 @@ class Fact(TimeStampedModel):
                 condition=Q(confidence__gte=0) & Q(confidence__lte=1), name="fact_confidence_0_1"
             ),
             models.CheckConstraint(condition=~Q(text_norm=""), name="fact_text_not_empty"),
+            models.CheckConstraint(
+                condition=Q(kind="goal") | Q(goal_status=""), name="fact_goal_status_only_goals"
+            ),
         ]
         indexes = [
             # With status: SQLite then prefers it to the status index for duplicate checks.
@@ -103,6 +132,7 @@ class Fact(TimeStampedModel):
                 Left("text_norm", FACT_TEXT_HEAD), "status", name="fact_text_head_status_idx"
             ),
             models.Index(fields=["subject", "predicate"], name="fact_subject_predicate_idx"),
+            models.Index(fields=["scope", "kind", "status"], name="fact_scope_kind_status_idx"),
         ]
 
     def __str__(self) -> str:
@@ -273,3 +303,36 @@ class DuplicateScan(TimeStampedModel):
     def __str__(self) -> str:
         scope = "all" if self.entity_ids is None else f"{len(self.entity_ids)} entities"
         return f"duplicate scan {self.pk} ({scope}, {self.status})"
+
+
+class ExternalFactLink(models.Model):
+    """A fact id of an imported entity memory (``import_entity_kg``) and where it went.
+
+    ``fact`` is set when the store's facts table was imported; without one the id stays
+    an external reference on the entity it was linked to. One row per (store, id, entity)
+    keeps a second import from changing anything.
+    """
+
+    store = models.CharField(max_length=255)
+    external_id = models.CharField(max_length=255)
+    entity = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.CASCADE, related_name="external_facts"
+    )
+    fact = models.ForeignKey(
+        Fact, null=True, blank=True, on_delete=models.SET_NULL, related_name="external_ids"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["store", "external_id", "entity"], name="externalfact_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.store}:{self.external_id}"
+
+
+# The recall room's models live in their package; imported here so Django finds them.
+from .recall.models import Episode  # noqa: E402, F401

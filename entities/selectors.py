@@ -23,6 +23,7 @@ from .models import (
 )
 from .name_index import fold, name_candidates
 from .names import normalize_type, validate_name
+from .scopes import ScopeFilter
 
 SUGGESTION_LIMIT = 5
 SUGGESTION_MIN_SCORE = 0.6
@@ -69,14 +70,26 @@ def entity_list(*, type: str | None = None, prefix: str | None = None) -> QueryS
     return qs.order_by("name_norm", "type")
 
 
-def entity_facts(*, entity: Entity, status: str | None = Fact.Status.ACTIVE) -> list[int]:
+def entity_facts(
+    *,
+    entity: Entity,
+    status: str | None = Fact.Status.ACTIVE,
+    scopes: ScopeFilter | None = None,
+) -> list[int]:
+    """Ids of the entity's facts that the reader's scope sees (global only by default)."""
     qs = EntityFact.objects.filter(entity=entity)
     if status:
         qs = qs.filter(fact__status=status)
+    qs = qs.filter((scopes or ScopeFilter()).q("fact__"))
     return list(qs.order_by("fact_id").values_list("fact_id", flat=True))
 
 
-def entity_lookup(*, name: object, type: str | None = None) -> LookupResult:  # noqa: A002
+def entity_lookup(
+    *,
+    name: object,
+    type: str | None = None,  # noqa: A002
+    scopes: ScopeFilter | None = None,
+) -> LookupResult:
     """Resolve a name through canonical names and aliases; never guess.
 
     A name matching (as canonical name or alias) entities of several types is
@@ -117,7 +130,7 @@ def entity_lookup(*, name: object, type: str | None = None) -> LookupResult:  # 
         match=match,
         entity=entity,
         aliases=[alias for _norm, alias in aliases],
-        facts=entity_facts(entity=entity),
+        facts=entity_facts(entity=entity, scopes=scopes),
     )
 
 
@@ -151,9 +164,19 @@ def fact_get(*, fact_id: int) -> Fact:
 
 
 def fact_list(
-    *, entity: str | None = None, status: str | None = None, source: str | None = None
+    *,
+    entity: str | None = None,
+    status: str | None = None,
+    source: str | None = None,
+    kind: str | None = None,
+    scopes: ScopeFilter | None = None,
 ) -> QuerySet[Fact]:
-    qs = Fact.objects.prefetch_related("entity_facts__entity")
+    """Facts the reader's scope sees (``scopes``: global only by default), newest first."""
+    qs = Fact.objects.prefetch_related("entity_facts__entity").filter((scopes or ScopeFilter()).q())
+    if kind:
+        if kind not in Fact.Kind.values:
+            raise InvalidInput(f"kind must be one of {', '.join(Fact.Kind.values)}", field="kind")
+        qs = qs.filter(kind=kind)
     if entity:
         qs = qs.filter(entity_facts__entity_id=entity)
     if status:

@@ -30,7 +30,20 @@ class LookupResponseSerializer(serializers.Serializer):
     suggestions = SuggestionSerializer(many=True)
 
 
-class LookupQuerySerializer(serializers.Serializer):
+SCOPE_HELP = "Project key: that project's facts plus global ones. Absent: global memory only."
+ALL_SCOPES_HELP = "Opt in to global recall: facts of every project."
+
+
+class ScopeQuerySerializer(serializers.Serializer):
+    SCOPE_HELP = SCOPE_HELP
+    ALL_SCOPES_HELP = ALL_SCOPES_HELP
+    scope = serializers.CharField(
+        required=False, allow_blank=True, max_length=128, default="", help_text=SCOPE_HELP
+    )
+    all_scopes = serializers.BooleanField(required=False, default=False, help_text=ALL_SCOPES_HELP)
+
+
+class LookupQuerySerializer(ScopeQuerySerializer):
     name = serializers.CharField(trim_whitespace=False, allow_blank=True)
     type = serializers.CharField(required=False, allow_blank=True)
 
@@ -111,6 +124,13 @@ class FactSerializer(serializers.ModelSerializer):
             "status",
             "valid_from",
             "valid_to",
+            "kind",
+            "goal_status",
+            "resolved_by",
+            "domain",
+            "scope",
+            "ai_id",
+            "session_id",
             "entities",
             "created_at",
             "updated_at",
@@ -163,6 +183,41 @@ class FactWriteSerializer(serializers.Serializer):
     )
     valid_from = serializers.DateTimeField(required=False, allow_null=True, default=None)
     valid_to = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    kind = serializers.ChoiceField(choices=Fact.Kind.choices, required=False, default="fact")
+    goal_status = serializers.ChoiceField(
+        choices=Fact.GoalStatus.choices,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="A goal's progress (active by default); only for kind goal.",
+    )
+    resolved_by = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="The resolution; required for kind resolved_unknown, whose text is the "
+        "original unknown.",
+    )
+    domain = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=_fact_limit("domain"),
+        help_text="A pattern's domain (auth, api, db, ...); only for kind pattern.",
+    )
+    scope = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=128,
+        help_text="Project key; empty stores global memory.",
+    )
+    ai_id = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=_fact_limit("ai_id")
+    )
+    session_id = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=_fact_limit("session_id")
+    )
 
 
 # Named "PatchedFact" in the schema, so its status enum is the Fact's (FactStatusEnum).
@@ -182,6 +237,12 @@ class FactUpdateSerializer(serializers.Serializer):
     )
     valid_from = serializers.DateTimeField(required=False, allow_null=True)
     valid_to = serializers.DateTimeField(required=False, allow_null=True)
+    kind = serializers.ChoiceField(required=False, choices=Fact.Kind.choices)
+    goal_status = serializers.ChoiceField(
+        required=False, choices=Fact.GoalStatus.choices, help_text="Mark a goal done."
+    )
+    resolved_by = serializers.CharField(required=False, allow_blank=True)
+    domain = serializers.CharField(required=False, allow_blank=True)
 
     def validate(self, attrs: dict) -> dict:
         unknown = sorted(set(getattr(self, "initial_data", {})) - set(self.fields))

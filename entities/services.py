@@ -33,6 +33,7 @@ from .models import (
 )
 from .name_index import name_index_refresh
 from .names import normalize_type, validate_name
+from .scopes import scope_clean
 
 
 def _candidates_payload(entities: Iterable[Entity]) -> list[dict]:
@@ -485,9 +486,64 @@ def _same_text(text_norm: str, *, status: str | None = None) -> list[Fact]:
     return [fact for fact in qs.order_by("-created_at", "-id") if fact.text_norm == text_norm]
 
 
-def _exact_duplicate(text: str, text_norm: str) -> Fact | None:
-    found = _same_text(text_norm, status=Fact.Status.ACTIVE)
+def _exact_duplicate(
+    text: str, text_norm: str, *, scope: str = "", kind: str = Fact.Kind.FACT
+) -> Fact | None:
+    found = [
+        f
+        for f in _same_text(text_norm, status=Fact.Status.ACTIVE)
+        if f.scope == scope and f.kind == kind
+    ]
     return found[0] if found else None
+
+
+def fact_find_duplicate(*, text: str, scope: str = "", kind: str = Fact.Kind.FACT) -> Fact | None:
+    """The active fact of this scope and kind that already says ``text``, or None.
+
+    One judgement for every caller (``fact_store`` and recall's finding trigger): the
+    exact normalised text first, then the finders other apps register (integrity: an
+    index neighbour that plainly says the same, ``hooks.duplicate_finder``).
+    """
+    display = _validate_fact_text(text)
+    norm = normalize(display)
+    for finder in (_exact_duplicate, *hooks.duplicate_finders()):
+        duplicate = finder(display, norm, scope=scope, kind=kind)
+        if duplicate is not None:
+            return duplicate
+    return None
+
+
+@dataclass(frozen=True)
+class FactKindFields:
+    kind: str = Fact.Kind.FACT
+    goal_status: str = ""
+    resolved_by: str = ""
+    domain: str = ""
+
+
+def fact_kind_check(
+    *, kind: object = Fact.Kind.FACT, goal_status: object = "", resolved_by: object = "", domain=""
+) -> FactKindFields:
+    """A kind with the fields only it may carry: a goal's status (active by default), a
+    resolved unknown's resolution (required), a pattern's domain. Raises InvalidInput."""
+    if kind not in Fact.Kind.values:
+        raise InvalidInput(f"kind must be one of {', '.join(Fact.Kind.values)}", field="kind")
+    goal_status = goal_status or ""
+    if goal_status and goal_status not in Fact.GoalStatus.values:
+        raise InvalidInput("goal_status must be active or done", field="goal_status")
+    if kind == Fact.Kind.GOAL:
+        goal_status = goal_status or Fact.GoalStatus.ACTIVE
+    elif goal_status:
+        raise InvalidInput("only a goal has a goal_status", field="goal_status")
+    resolved_by = _limited(resolved_by or "", "resolved_by", 10_000)
+    if kind == Fact.Kind.RESOLVED_UNKNOWN and not resolved_by:
+        raise InvalidInput("a resolved unknown needs resolved_by", field="resolved_by")
+    if kind != Fact.Kind.RESOLVED_UNKNOWN and resolved_by:
+        raise InvalidInput("only a resolved unknown has resolved_by", field="resolved_by")
+    domain = _fact_column(domain or "", "domain").lower()
+    if domain and kind != Fact.Kind.PATTERN:
+        raise InvalidInput("only a pattern has a domain", field="domain")
+    return FactKindFields(str(kind), str(goal_status), resolved_by, domain)
 
 
 @transaction.atomic
@@ -527,13 +583,21 @@ def fact_store(
     client: str = "",
     valid_from: datetime | None = None,
     valid_to: datetime | None = None,
+    kind: str = Fact.Kind.FACT,
+    goal_status: str = "",
+    resolved_by: str = "",
+    domain: str = "",
+    scope: str = "",
+    ai_id: str = "",
+    session_id: str = "",
     actor=None,
 ) -> FactStoreResult:
     """Store a proposition, or confirm the existing one that says the same thing.
 
-    A confirmation also links the entities this call names to the existing fact.
-    Raises InvalidInput naming the field, a value too long for its column included
-    (never cut), before anything is written.
+    A confirmation also links the entities this call names to the existing fact. Only a
+    fact of the same project scope and kind is confirmed: another project's memory is
+    never touched. Raises InvalidInput naming the field, a value too long for its column
+    included (never cut), before anything is written.
     """
     display = fact_check(
         text=text,
@@ -548,14 +612,18 @@ def fact_store(
     object_value = _fact_column(object_value, "object_value")
     source = _fact_column(source, "source")
     client = _fact_column(client, "client")
+    kinds = fact_kind_check(
+        kind=kind, goal_status=goal_status, resolved_by=resolved_by, domain=domain
+    )
+    scope = scope_clean(scope)
+    ai_id = _fact_column(ai_id, "ai_id")
+    session_id = _fact_column(session_id, "session_id")
     norm = normalize(display)
-    # The exact-text match first; apps widen it (integrity: near-duplicates by similarity).
-    for finder in (_exact_duplicate, *hooks.duplicate_finders()):
-        duplicate = finder(display, norm)
-        if duplicate is not None:
-            fact = fact_confirm(fact=duplicate, confidence=confidence)
-            _link_all(fact, subject, object_entity, entities)
-            return FactStoreResult("confirmed", fact)
+    duplicate = fact_find_duplicate(text=display, scope=scope, kind=kinds.kind)
+    if duplicate is not None:
+        fact = fact_confirm(fact=duplicate, confidence=confidence)
+        _link_all(fact, subject, object_entity, entities)
+        return FactStoreResult("confirmed", fact)
     fact = Fact.objects.create(
         text=display,
         text_norm=norm,
@@ -569,6 +637,13 @@ def fact_store(
         created_by=actor if getattr(actor, "is_authenticated", False) else None,
         valid_from=valid_from,
         valid_to=valid_to,
+        kind=kinds.kind,
+        goal_status=kinds.goal_status,
+        resolved_by=kinds.resolved_by,
+        domain=kinds.domain,
+        scope=scope,
+        ai_id=ai_id,
+        session_id=session_id,
     )
     _link_all(fact, subject, object_entity, entities)
     hooks.fact_saved_fire(fact.id, "created")
@@ -584,6 +659,10 @@ FACT_EDITABLE = (
     "status",
     "valid_from",
     "valid_to",
+    "kind",
+    "goal_status",
+    "resolved_by",
+    "domain",
 )
 
 
@@ -625,21 +704,49 @@ def fact_changes(*, fact: Fact, **fields: Any) -> dict[str, Any]:
         raise InvalidInput(f"{field} cannot be edited", field=field)
     new = _fact_edits(fields)
     _validate_period(new.get("valid_from", fact.valid_from), new.get("valid_to", fact.valid_to))
+    new.update(_kind_changes(fact, fields))
     if new.get("object_value") and fact.subject_id is None:
         raise InvalidInput("a triple needs a subject", field="object_value")
     changed = {k: v for k, v in new.items() if getattr(fact, k) != v}
+    _check_no_twin(fact, changed)
+    return changed
+
+
+def _check_no_twin(fact: Fact, changed: dict[str, Any]) -> None:
+    """An edit must not make the fact repeat another active fact of its scope and kind."""
     text_norm = changed.get("text_norm", fact.text_norm)
     status = changed.get("status", fact.status)
-    if ("text_norm" in changed or "status" in changed) and status == Fact.Status.ACTIVE:
-        twins = [f for f in _same_text(text_norm, status=Fact.Status.ACTIVE) if f.pk != fact.pk]
-        twin = twins[0] if twins else None
-        if twin is not None:
-            raise Conflict(
-                f"fact {twin.pk} already says this; confirm or retract it instead",
-                field="text",
-                extra={"fact": twin.pk},
-            )
-    return changed
+    if not (("text_norm" in changed or "status" in changed) and status == Fact.Status.ACTIVE):
+        return
+    kind = changed.get("kind", fact.kind)
+    twins = [
+        f
+        for f in _same_text(text_norm, status=Fact.Status.ACTIVE)
+        if f.pk != fact.pk and f.scope == fact.scope and f.kind == kind
+    ]
+    if twins:
+        raise Conflict(
+            f"fact {twins[0].pk} already says this; confirm or retract it instead",
+            field="text",
+            extra={"fact": twins[0].pk},
+        )
+
+
+def _kind_changes(fact: Fact, given: dict[str, Any]) -> dict[str, Any]:
+    """Kind-specific edits, checked as a whole (an unknown resolved: kind and resolution
+    together; a goal done). A kind change clears the fields the new kind has not."""
+    names = ("kind", "goal_status", "resolved_by", "domain")
+    if not any(name in given for name in names):
+        return {}
+    kind = given.get("kind", fact.kind)
+    keep = kind == fact.kind
+    checked = fact_kind_check(
+        kind=kind,
+        goal_status=given.get("goal_status", fact.goal_status if keep else ""),
+        resolved_by=given.get("resolved_by", fact.resolved_by if keep else ""),
+        domain=given.get("domain", fact.domain if keep else ""),
+    )
+    return {name: getattr(checked, name) for name in names}
 
 
 def _jsonable(value: Any) -> Any:

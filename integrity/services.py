@@ -89,7 +89,9 @@ def similar(text: str, *, k: int, min_score: float) -> list[tuple[int, float]]:
 # --- Synchronous near-duplicate finder (an entities.hooks.duplicate_finder) ----------
 
 
-def fact_find_near_duplicate(text: str, text_norm: str) -> Fact | None:
+def fact_find_near_duplicate(
+    text: str, text_norm: str, *, scope: str = "", kind: str = Fact.Kind.FACT
+) -> Fact | None:
     """An active fact that plainly says the same thing, so fact_store confirms it.
 
     Conservative on purpose, because a confirmed fact is not stored: an index
@@ -97,14 +99,17 @@ def fact_find_near_duplicate(text: str, text_norm: str) -> Fact | None:
     finds the same values and wording that agrees both ways (``obvious_duplicate``).
     "Bob bought a house" is not confirmed by "Bob sold a house", however close their
     embeddings. Doubtful pairs are stored; the background check may then raise a LOW
-    "possible duplicate" notification. The LLM judge is never consulted here.
+    "possible duplicate" notification. The LLM judge is never consulted here. Only a
+    fact of the same project scope and kind counts.
     """
     threshold = settings.KGSITE_DUPLICATE_SIMILARITY
     hits = similar(text, k=settings.KGSITE_NEAR_DUPLICATE_K, min_score=threshold)
     hits = [(fid, score) for fid, score in hits if score >= threshold]
     if not hits:
         return None
-    facts = Fact.objects.filter(pk__in=[fid for fid, _ in hits], status=Fact.Status.ACTIVE)
+    facts = Fact.objects.filter(
+        pk__in=[fid for fid, _ in hits], status=Fact.Status.ACTIVE, scope=scope, kind=kind
+    )
     by_id = {f.pk: f for f in facts}
     thresholds = classifier_thresholds()
     for fact_id, score in sorted(hits, key=lambda h: (-h[1], h[0])):
@@ -222,7 +227,20 @@ def fact_candidates(*, fact: Fact) -> dict[int, float | None]:
             )
             for fact_id in newest:
                 found.setdefault(fact_id, None)
-    return found
+    return _within_scope(fact, found)
+
+
+def _within_scope(fact: Fact, found: dict[int, float | None]) -> dict[int, float | None]:
+    """Pairs are compared within a project plus global memory: a project's fact against
+    its project's and global facts, a global fact against any."""
+    if not fact.scope or not found:
+        return found
+    visible = set(
+        Fact.objects.filter(pk__in=list(found), scope__in=[fact.scope, ""]).values_list(
+            "pk", flat=True
+        )
+    )
+    return {pk: score for pk, score in found.items() if pk in visible}
 
 
 def _linked_fact_ids(*, fact: Fact, entity_ids: set[str], role: str | None = None):

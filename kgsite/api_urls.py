@@ -7,6 +7,7 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("entities.api_urls")),
     path("", include("entities.search.urls")),
+    path("", include("entities.recall.api_urls")),
     path("", include("notifications.api_urls")),
     path("", include("integrity.api_urls")),
     path("", include("entities.extraction.urls")),

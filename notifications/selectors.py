@@ -90,3 +90,29 @@ def notification_digest(*, user=None) -> Digest:
         medium_count=counts["medium"],
         low_count=counts["low"],
     )
+
+
+def _brief(notification: Notification) -> dict:
+    return {
+        "id": notification.pk,
+        "type": notification.type,
+        "title": notification.title,
+        "link": notification.link,
+        "created_at": notification.created_at.isoformat(),
+    }
+
+
+def notification_high_pending() -> list[dict]:
+    """Unread broadcast HIGH notifications, oldest first (session-start recall)."""
+    return [_brief(n) for n in notification_digest().high]
+
+
+def notification_digest_dict() -> dict:
+    """The chat digest as plain data (the MCP server's ``notifications_digest`` tool)."""
+    digest = notification_digest()
+    return {
+        "high": [_brief(n) for n in digest.high],
+        "high_count": digest.high_count,
+        "medium": {"count": digest.medium_count, "question": digest.question},
+        "badge": digest.low_count,
+    }

@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from kgsite.api import Reader
 from kgsite.schema import bad_request
 
+from ..scopes import ScopeFilter
 from . import ranking
 from .serializers import (
     EntitySearchRequestSerializer,
@@ -46,6 +47,7 @@ class EntitySearchView(GenericAPIView):
             min_score=data["minScore"],
             include_content=data["includeContent"],
             boost_exact_match=data["boostExactMatch"],
+            scopes=ScopeFilter.of(data["scope"], data["all_scopes"]),
         )
         return Response(result)
 
@@ -75,5 +77,6 @@ class FactSearchView(GenericAPIView):
             status=data["status"],
             source=data.get("source"),
             min_score=data["minScore"],
+            scopes=ScopeFilter.of(data["scope"], data["all_scopes"]),
         )
         return Response(result)

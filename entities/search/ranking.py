@@ -30,6 +30,7 @@ from kgsite.vectors import service as vectors
 from ..extraction import AMBIGUOUS, extract_entities, gazetteer_get
 from ..models import EntityFact, Fact
 from ..names import normalize_type
+from ..scopes import ScopeFilter
 
 SIMILARITY_WEIGHT = 0.7
 ENTITY_WEIGHT = 0.3
@@ -184,12 +185,13 @@ def _entity_candidates(vector, query_ids: frozenset[str], top_k: int) -> dict[in
 
 
 def _active_rows(
-    vector, scored: dict[int, float]
+    vector, scored: dict[int, float], visible
 ) -> tuple[dict[int, tuple[str, str]], dict[int, float]]:
-    """(text, normalised text) of the active candidates, and their re-checked scores."""
+    """(text, normalised text) of the active candidates the reader may see, and their
+    re-checked scores."""
     rows = {
         pk: (text, norm)
-        for pk, text, norm in Fact.objects.filter(
+        for pk, text, norm in visible.filter(
             pk__in=list(scored), status=Fact.Status.ACTIVE
         ).values_list("pk", "text", "text_norm")
     }
@@ -256,8 +258,13 @@ def search_by_entities(
     min_score: float = 0.2,
     include_content: bool = False,
     boost_exact_match: float = 1.3,
+    scopes: ScopeFilter | None = None,
+    kinds: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """Facts about these entities, ranked by meaning and by the entities they mention."""
+    """Facts about these entities, ranked by meaning and by the entities they mention.
+
+    Only facts the reader's scope sees (global memory by default) and, with ``kinds``,
+    of those kinds."""
     started = time.perf_counter()
     types = _search_types(entities, entity_types, match_mode, top_k, min_score, boost_exact_match)
     query = query_entities_resolve(list(entities), types=types)
@@ -272,7 +279,7 @@ def search_by_entities(
     result["index_complete"] = vectors.vector_index("facts").complete
     if not scored:
         return _finish(result, started)
-    rows, scored = _active_rows(vector, scored)
+    rows, scored = _active_rows(vector, scored, _visible_facts(scopes or ScopeFilter(), kinds))
     candidates = [pk for pk in scored if pk in rows]
     result["total_candidates"] = len(candidates)
 
@@ -305,6 +312,12 @@ def search_by_entities(
     return _finish(result, started)
 
 
+def _visible_facts(scopes: ScopeFilter, kinds: Sequence[str] | None):
+    """Facts the reader's scope sees, of the given kinds (every kind when None)."""
+    qs = Fact.objects.filter(scopes.q())
+    return qs.filter(kind__in=list(kinds)) if kinds else qs
+
+
 def _finish(result: dict[str, Any], started: float) -> dict[str, Any]:
     result["search_time_ms"] = round((time.perf_counter() - started) * 1000, 3)
     return result
@@ -318,16 +331,27 @@ STATUS_ALL = "all"
 FILTER_IDS = 100_000
 
 
-def _fact_filter(*, status: str, source: str | None, entity: str | None):
+def _fact_filter(
+    *,
+    status: str,
+    source: str | None,
+    entity: str | None,
+    scopes: ScopeFilter,
+    kinds: Sequence[str] | None,
+):
     """The facts a search may return, and whether anything narrows them."""
-    qs = Fact.objects.all()
+    qs = _visible_facts(scopes, kinds)
     if status != STATUS_ALL:
         qs = qs.filter(status=status)
     if source:
         qs = qs.filter(source=source)
     if entity:
         qs = qs.filter(pk__in=EntityFact.objects.filter(entity_id=entity).values("fact_id"))
-    return qs, status != STATUS_ALL or bool(source) or bool(entity)
+    # Scope and kind filters usually keep many facts, like a status: over-fetch first.
+    filtered = (
+        status != STATUS_ALL or bool(source) or bool(entity) or not scopes.all_scopes or bool(kinds)
+    )
+    return qs, filtered
 
 
 class _FactHits:
@@ -376,6 +400,8 @@ def _fact_item(fact: Fact, score: float) -> dict[str, Any]:
         "status": fact.status,
         "source": fact.source,
         "confidence": fact.confidence,
+        "kind": fact.kind,
+        "scope": fact.scope,
         "entities": [
             {
                 "id": link.entity_id,
@@ -396,16 +422,21 @@ def fact_search(
     status: str = "active",
     source: str | None = None,
     min_score: float = 0.0,
+    scopes: ScopeFilter | None = None,
+    kinds: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Facts closest in meaning to ``q``, optionally only those linked to an entity,
-    of one status (``all`` for any) or from one source."""
+    of one status (``all`` for any), from one source or of some kinds; always only
+    those the reader's scope sees (global memory by default)."""
     started = time.perf_counter()
     _check(isinstance(q, str) and bool(q.strip()), "q must not be empty", "q")
     _check(1 <= k <= 50, "k must be between 1 and 50", "k")
     _check(0 <= min_score <= 1, "minScore must be between 0 and 1", "minScore")
     statuses = [*Fact.Status.values, STATUS_ALL]
     _check(status in statuses, f"status must be one of {', '.join(statuses)}", "status")
-    qs, filtered = _fact_filter(status=status, source=source, entity=entity)
+    qs, filtered = _fact_filter(
+        status=status, source=source, entity=entity, scopes=scopes or ScopeFilter(), kinds=kinds
+    )
     search = _FactHits(vectors.embed_query(q), qs, k, min_score)
 
     results: list[tuple[int, float]] = []

@@ -8,10 +8,18 @@ from kgsite.errors import InvalidInput
 
 from ..models import Fact
 from ..names import normalize_type
+from ..serializers import ALL_SCOPES_HELP, SCOPE_HELP
 from . import ranking
 
 
-class EntitySearchRequestSerializer(serializers.Serializer):
+class ScopeFieldsMixin(serializers.Serializer):
+    scope = serializers.CharField(
+        required=False, allow_blank=True, max_length=128, default="", help_text=SCOPE_HELP
+    )
+    all_scopes = serializers.BooleanField(required=False, default=False, help_text=ALL_SCOPES_HELP)
+
+
+class EntitySearchRequestSerializer(ScopeFieldsMixin):
     entities = serializers.ListField(
         child=serializers.CharField(max_length=512, allow_blank=False),
         min_length=1,
@@ -85,7 +93,7 @@ class EntitySearchResponseSerializer(serializers.Serializer):
     search_time_ms = serializers.FloatField()
 
 
-class FactSearchQuerySerializer(serializers.Serializer):
+class FactSearchQuerySerializer(ScopeFieldsMixin):
     q = serializers.CharField(max_length=2000, help_text="What the facts should be about.")
     k = serializers.IntegerField(min_value=1, max_value=50, default=10)
     entity = serializers.CharField(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -187,6 +188,10 @@ SPECTACULAR_SETTINGS = {
     "PATH_CONVERTER_OVERRIDES": {
         "id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
     },
+    "ENUM_NAME_OVERRIDES": {
+        "FactKindEnum": "entities.models.Fact.Kind",
+        "ContradictionKindEnum": "integrity.models.Contradiction.Kind",
+    },
 }
 
 # --- Background jobs (django-q2) -----------------------------------------------------
@@ -272,6 +277,98 @@ KGSITE_CANDIDATE_TOP_N = env_int("KGSITE_CANDIDATE_TOP_N", 10)
 KGSITE_CANDIDATE_EXHAUSTIVE = env_bool("KGSITE_CANDIDATE_EXHAUSTIVE", False)
 KGSITE_CONTRADICTION_NOTIFY_THRESHOLD = env_float("KGSITE_CONTRADICTION_NOTIFY_THRESHOLD", 0.8)
 KGSITE_LLM_JUDGE = env_bool("KGSITE_LLM_JUDGE", False)
+
+# Recall for agents (entities/recall): defaults of the six triggers. Each can be overridden
+# per request within the bounds in entities/recall/settings.py.
+KGSITE_RECALL_SIMILARITY = env_float("KGSITE_RECALL_SIMILARITY", 0.8)
+KGSITE_RECALL_UNKNOWN_SIMILARITY = env_float("KGSITE_RECALL_UNKNOWN_SIMILARITY", 0.85)
+KGSITE_RECALL_RELEVANCE = env_float("KGSITE_RECALL_RELEVANCE", 0.3)
+KGSITE_RECALL_MIN_CONFIDENCE = env_float("KGSITE_RECALL_MIN_CONFIDENCE", 0.5)
+KGSITE_RECALL_MAX_FACTS = env_int("KGSITE_RECALL_MAX_FACTS", 5)
+KGSITE_RECALL_MAX_EPISODES = env_int("KGSITE_RECALL_MAX_EPISODES", 3)
+KGSITE_RECALL_UNCERTAINTY = env_float("KGSITE_RECALL_UNCERTAINTY", 0.5)
+KGSITE_RECALL_RECENT_SESSIONS = env_int("KGSITE_RECALL_RECENT_SESSIONS", 0)  # 0: all
+KGSITE_RECALL_BUDGET_CHARS = env_int("KGSITE_RECALL_BUDGET_CHARS", 4000)
+# Triggers switched off (comma list of session_start, pre_check, unknown, finding, domain,
+# query, uncertainty): their endpoint answers 403 and the MCP tool an error.
+KGSITE_RECALL_DISABLED = [
+    t.strip() for t in env("KGSITE_RECALL_DISABLED", "").split(",") if t.strip()
+]
+# Domain detection for the domain trigger: words in a tool's name or arguments. A JSON
+# object in the environment replaces the whole table.
+KGSITE_RECALL_DOMAINS: dict[str, list[str]] = (
+    json.loads(env("KGSITE_RECALL_DOMAINS"))
+    if env("KGSITE_RECALL_DOMAINS")
+    else {
+        "auth": [
+            "auth",
+            "login",
+            "logout",
+            "password",
+            "token",
+            "oauth",
+            "jwt",
+            "session",
+            "credential",
+            "permission",
+            "sso",
+            "signin",
+            "signup",
+        ],
+        "api": [
+            "api",
+            "endpoint",
+            "rest",
+            "http",
+            "request",
+            "response",
+            "graphql",
+            "route",
+            "webhook",
+            "status_code",
+        ],
+        "db": [
+            "db",
+            "database",
+            "sql",
+            "query",
+            "migration",
+            "schema",
+            "table",
+            "index",
+            "postgres",
+            "postgresql",
+            "sqlite",
+            "mysql",
+            "orm",
+            "transaction",
+        ],
+        "testing": ["test", "tests", "pytest", "fixture", "mock", "assert", "coverage"],
+        "deploy": [
+            "deploy",
+            "deployment",
+            "docker",
+            "kubernetes",
+            "k8s",
+            "ci",
+            "release",
+            "helm",
+            "terraform",
+        ],
+        "frontend": ["css", "html", "react", "component", "template", "ui", "layout", "dom"],
+        "security": [
+            "secret",
+            "encrypt",
+            "decrypt",
+            "tls",
+            "ssl",
+            "cve",
+            "vulnerability",
+            "csrf",
+            "xss",
+        ],
+    }
+)
 
 LOGGING = {
     "version": 1,

@@ -4,6 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from entities.scopes import ScopeFilter
 from entities.selectors import entity_lookup
 from kgsite.errors import DomainError
 
@@ -15,10 +16,13 @@ class Command(BaseCommand):
         parser.add_argument("name")
         parser.add_argument("--type", default=None)
         parser.add_argument("--json", action="store_true", help="Print the API's JSON payload.")
+        parser.add_argument("--scope", default="", help="Project key (facts: it plus global).")
+        parser.add_argument("--all-scopes", action="store_true", help="Facts of every project.")
 
     def handle(self, *args, name: str, type: str | None, json: bool, **options):  # noqa: A002
         try:
-            payload = entity_lookup(name=name, type=type).as_dict()
+            scopes = ScopeFilter.of(options["scope"], options["all_scopes"])
+            payload = entity_lookup(name=name, type=type, scopes=scopes).as_dict()
         except DomainError as exc:
             raise CommandError(exc.message) from None
         if json:

@@ -1,0 +1,1 @@
+"""Imports of other memories into the entity graph."""

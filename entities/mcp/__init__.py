@@ -1,0 +1,1 @@
+"""The Model Context Protocol face of the memory: ``manage.py mcp_serve``."""

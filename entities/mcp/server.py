@@ -1,0 +1,187 @@
+"""The Model Context Protocol server (official ``mcp`` SDK) over the tools in ``tools.py``.
+
+Scope comes from the server's configuration (``mcp_serve --scope`` or
+``KGSITE_MCP_SCOPE``); a tool reads another project's memory only when the call sets
+``all_scopes``. Every tool takes an optional ``uncertainty`` (0 to 1): above
+``KGSITE_RECALL_UNCERTAINTY`` the result gains a ``memory_hint``. Domain errors become
+MCP tool errors (``isError`` with "field: message"), never a crash of the server.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from django.db import close_old_connections
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from kgsite.errors import DomainError, InvalidInput
+
+from . import tools
+from .tools import ToolContext
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = """\
+Long-term memory of entities, facts, decisions, mistakes, goals and past work, kept true
+by human curators. Call recall_session_start once when a session begins, recall_pre_check
+before a decision, recall_unknown before logging an unknown, recall_finding before
+logging a finding, recall_domain before a tool call in a sensitive area. Every tool takes
+an optional `uncertainty` (0-1): when you are unsure, pass it and relevant memory comes
+back as `memory_hint`. Memory is scoped to this server's project plus global memory; pass
+all_scopes only when the user asks about other projects."""
+
+DESCRIPTIONS: dict[str, str] = {
+    "entity_get": (
+        "What do you know about X? Resolve a name (canonical name or alias, any case or "
+        "Unicode form) to one entity with its aliases and facts. Answers entity: null with "
+        "suggestions when the name is unknown (it never guesses), or ambiguous with "
+        "candidates. Do not use it to validate a claim or to search a topic: use "
+        "facts_search or recall for topics."
+    ),
+    "entity_store": (
+        "Create an entity (or return the existing one of that name and type) and add "
+        "aliases. Call it when the user introduces a new named thing worth remembering. "
+        "Do not call it for every noun: extract_entities tells you which names are known."
+    ),
+    "facts_search": (
+        "Facts closest in meaning to a topic (optionally of one kind). Use for 'what do we "
+        "know about <topic>'. Not for a named entity (entity_get) or for a mixed answer "
+        "(recall)."
+    ),
+    "facts_list": (
+        "List facts by entity id, kind (goal, decision, mistake, ...) or status, newest "
+        "first. Use to enumerate, e.g. all active goals. Not for relevance ranking."
+    ),
+    "fact_store": (
+        "Store a fact, decision, investigation, mistake, dead_end, unknown, "
+        "resolved_unknown (needs resolved_by), pattern (with domain) or goal in this "
+        "project. An existing fact saying the same is confirmed instead (action: "
+        "confirmed). Call recall_finding first when unsure whether it is new."
+    ),
+    "search_by_entities": (
+        "Facts about given entity names, ranked by meaning and entity overlap. Use when "
+        "the question names entities ('Redis and Django'). Not for free text."
+    ),
+    "extract_entities": (
+        "Which entities a text mentions (known ones resolved; include_unknown adds names "
+        "found by NER). Use before entity_store or search_by_entities. Stores nothing."
+    ),
+    "notifications_digest": (
+        "Curator notifications to show now: HIGH items in full, one question for MEDIUM, "
+        "a badge count for LOW. Call at the start of a conversation turn with a human."
+    ),
+    "recall_session_start": (
+        "Call once at the start of a session: the top active goals with relevant facts and "
+        "past work, pending HIGH notices, and Markdown ('## Memory Context') to put in your "
+        "context. Do not call it again mid-session."
+    ),
+    "recall_pre_check": (
+        "Call before a decision or risky action: similar past decisions and "
+        "investigations, mistakes and dead ends, with warnings in plain words. Not for "
+        "general questions."
+    ),
+    "recall_unknown": (
+        "Call before logging an unknown: says whether a similar unknown was already "
+        "resolved (already_resolved with the resolution). If it was, use the resolution "
+        "instead of logging the unknown."
+    ),
+    "recall_finding": (
+        "Call before logging a finding: if an existing fact already says it, action is "
+        "boost_confidence (with log=true its confidence rises instead of a copy being "
+        "stored); otherwise create_new (log=true stores it)."
+    ),
+    "recall_domain": (
+        "Call before a tool call in a sensitive area (auth, api, db, deploy, ...): the "
+        "patterns this project learned for the domains the call touches."
+    ),
+    "recall": (
+        "Free recall: one ranked, deduplicated list of entities, facts and book passages "
+        "for a question, within a size budget. Use for open questions; use entity_get for "
+        "one named thing."
+    ),
+    "episode_store": (
+        "Record what was done in this session (a short narrative), so later sessions "
+        "recall it as past work. Call at the end of a piece of work, not after every step."
+    ),
+}
+
+TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
+    "entity_get": tools.entity_get,
+    "entity_store": tools.entity_store,
+    "facts_search": tools.facts_search,
+    "facts_list": tools.facts_list,
+    "fact_store": tools.fact_store,
+    "search_by_entities": tools.search_by_entities,
+    "extract_entities": tools.extract_entities,
+    "notifications_digest": tools.notifications_digest,
+    "recall_session_start": tools.recall_session_start,
+    "recall_pre_check": tools.recall_pre_check,
+    "recall_unknown": tools.recall_unknown,
+    "recall_finding": tools.recall_finding,
+    "recall_domain": tools.recall_domain,
+    "recall": tools.recall_query,
+    "episode_store": tools.episode_store,
+}
+WRITE_TOOLS = {"entity_store", "fact_store", "episode_store"}
+
+UNCERTAINTY = inspect.Parameter(
+    "uncertainty",
+    inspect.Parameter.KEYWORD_ONLY,
+    default=None,
+    annotation=float | None,
+)
+
+
+def _message(exc: DomainError) -> str:
+    return f"{exc.field}: {exc.message}" if exc.field else exc.message
+
+
+def _uncertainty(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise InvalidInput("uncertainty must be between 0 and 1", field="uncertainty")
+    return float(value)
+
+
+def tool_wrap(fn: Callable[..., dict[str, Any]], ctx: ToolContext, name: str) -> Callable:
+    """The tool as the SDK sees it: the function's own arguments plus ``uncertainty``;
+    the server's context bound; domain errors turned into tool errors."""
+    signature = inspect.signature(fn, eval_str=True)
+    params = [p for key, p in signature.parameters.items() if key != "ctx"]
+
+    def call(**kwargs: Any) -> dict[str, Any]:
+        close_old_connections()
+        try:
+            uncertainty = _uncertainty(kwargs.pop("uncertainty", None))
+            result = fn(ctx, **kwargs)
+            if uncertainty is not None:
+                hint = tools.memory_hint(ctx, arguments=kwargs, uncertainty=uncertainty)
+                if hint is not None:
+                    result["memory_hint"] = hint
+            return result
+        except DomainError as exc:
+            raise ToolError(_message(exc)) from None
+        finally:
+            close_old_connections()
+
+    call.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*params, UNCERTAINTY], return_annotation=dict[str, Any]
+    )
+    call.__name__ = name
+    call.__doc__ = DESCRIPTIONS[name]
+    return call
+
+
+def mcp_server_build(ctx: ToolContext) -> MCPServer:
+    """An MCP server over the memory, for this scope (writes off when read-only)."""
+    server = MCPServer(name="kgsite-memory", instructions=INSTRUCTIONS, log_level="WARNING")
+    for name, fn in TOOLS.items():
+        if ctx.read_only and name in WRITE_TOOLS:
+            continue
+        server.add_tool(tool_wrap(fn, ctx, name), name=name, description=DESCRIPTIONS[name])
+    return server

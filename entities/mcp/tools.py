@@ -1,0 +1,260 @@
+"""The MCP tools: thin calls to the same services and selectors as the REST API.
+
+Each function parses its arguments, calls one service or selector and returns plain
+data. ``server.py`` registers them with their descriptions (when to call each one and
+when not to), the server's scope, and the high-uncertainty memory hint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from kgsite.errors import InvalidInput
+
+from .. import hooks, selectors, services
+from ..extraction import extract_entities as gazetteer_extract
+from ..models import Fact
+from ..recall import selectors as recall
+from ..recall.options import RecallOptions
+from ..recall.services import episode_store as episode_store_service
+from ..scopes import ScopeFilter, scope_clean
+from ..search import ranking
+
+MAX_LIST = 100
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What the server was started with: its project scope, whether it may write, and
+    the user its writes are audited as (None: unaudited machine writes)."""
+
+    scope: str = ""
+    read_only: bool = False
+    username: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def scopes(self, all_scopes: bool = False) -> ScopeFilter:
+        return ScopeFilter.of(self.scope, bool(all_scopes))
+
+    def actor(self):
+        if not self.username:
+            return None
+        return get_user_model().objects.filter(username=self.username).first()
+
+    def writable(self) -> None:
+        if self.read_only:
+            raise InvalidInput("this memory server is read-only", field=None)
+
+
+def fact_brief(fact: Fact) -> dict[str, Any]:
+    return {
+        "id": fact.pk,
+        "text": fact.text,
+        "kind": fact.kind,
+        "confidence": fact.confidence,
+        "confirmations": fact.confirmations,
+        "status": fact.status,
+        "scope": fact.scope,
+    }
+
+
+def entity_get(ctx: ToolContext, *, name: str, type: str | None = None, all_scopes: bool = False):  # noqa: A002
+    result = selectors.entity_lookup(name=name, type=type or None, scopes=ctx.scopes(all_scopes))
+    payload = result.as_dict()
+    facts = Fact.objects.in_bulk(payload["facts"][:MAX_LIST])
+    payload["fact_texts"] = [fact_brief(facts[i]) for i in payload["facts"] if i in facts]
+    return payload
+
+
+def entity_store(
+    ctx: ToolContext,
+    *,
+    name: str,
+    type: str | None = None,  # noqa: A002
+    description: str = "",
+    aliases: list[str] | None = None,
+):
+    ctx.writable()
+    entity, created = services.entity_store(
+        name=name, type=type, description=description, actor=ctx.actor()
+    )
+    for alias in aliases or ():
+        services.alias_add(entity=entity, alias=alias, actor=ctx.actor())
+    return {
+        "created": created,
+        "entity": {"id": entity.pk, "canonical_name": entity.canonical_name, "type": entity.type},
+        "aliases": sorted(entity.aliases.values_list("alias", flat=True)),
+    }
+
+
+def facts_search(
+    ctx: ToolContext, *, q: str, k: int = 10, kind: str | None = None, all_scopes: bool = False
+):
+    kinds = [kind] if kind else None
+    if kind and kind not in Fact.Kind.values:
+        raise InvalidInput(f"kind must be one of {', '.join(Fact.Kind.values)}", field="kind")
+    return ranking.fact_search(q=q, k=k, scopes=ctx.scopes(all_scopes), kinds=kinds)
+
+
+def facts_list(
+    ctx: ToolContext,
+    *,
+    entity: str | None = None,
+    kind: str | None = None,
+    status: str | None = None,
+    limit: int = 20,
+    all_scopes: bool = False,
+):
+    if not 1 <= limit <= MAX_LIST:
+        raise InvalidInput(f"limit must be between 1 and {MAX_LIST}", field="limit")
+    qs = selectors.fact_list(entity=entity, kind=kind, status=status, scopes=ctx.scopes(all_scopes))
+    return {"facts": [fact_brief(f) for f in qs[:limit]]}
+
+
+def fact_store(
+    ctx: ToolContext,
+    *,
+    text: str,
+    kind: str = "fact",
+    entities: list[str] | None = None,
+    confidence: float = 1.0,
+    source: str = "",
+    goal_status: str = "",
+    resolved_by: str = "",
+    domain: str = "",
+    session_id: str = "",
+    ai_id: str = "",
+):
+    ctx.writable()
+    linked = [selectors.entity_get(entity_id=e) for e in entities or ()]
+    result = services.fact_store(
+        text=text,
+        kind=kind,
+        entities=linked,
+        confidence=confidence,
+        source=source or "mcp",
+        goal_status=goal_status,
+        resolved_by=resolved_by,
+        domain=domain,
+        scope=ctx.scope,
+        session_id=session_id,
+        ai_id=ai_id,
+        actor=ctx.actor(),
+    )
+    return {"action": result.action, "fact": fact_brief(result.fact)}
+
+
+def search_by_entities(
+    ctx: ToolContext,
+    *,
+    entities: list[str],
+    match_mode: str = "any",
+    top_k: int = 10,
+    min_score: float = 0.2,
+    all_scopes: bool = False,
+):
+    return ranking.search_by_entities(
+        entities=entities,
+        match_mode=match_mode,
+        top_k=top_k,
+        min_score=min_score,
+        include_content=True,
+        scopes=ctx.scopes(all_scopes),
+    )
+
+
+def extract_entities(ctx: ToolContext, *, text: str, include_unknown: bool = False):
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput("text must not be empty", field="text")
+    found = gazetteer_extract(text, include_unknown=include_unknown)
+    return {"entities": [d.as_dict() for d in found]}
+
+
+def notifications_digest(ctx: ToolContext):
+    providers = hooks.digest_providers()
+    if not providers:
+        return {"high": [], "high_count": 0, "medium": {"count": 0, "question": ""}, "badge": 0}
+    return providers[0]()
+
+
+def _options(overrides: dict[str, Any]) -> RecallOptions:
+    return RecallOptions.of({k: v for k, v in overrides.items() if v is not None})
+
+
+def recall_session_start(
+    ctx: ToolContext,
+    *,
+    session_id: str = "",
+    budget_chars: int | None = None,
+    all_scopes: bool = False,
+):
+    return recall.recall_session_start(
+        scopes=ctx.scopes(all_scopes),
+        session_id=scope_clean(session_id, field="session_id"),
+        options=_options({"budget_chars": budget_chars}),
+    )
+
+
+def recall_pre_check(
+    ctx: ToolContext, *, action: str, similarity: float | None = None, all_scopes: bool = False
+):
+    return recall.recall_pre_check(
+        action=action, scopes=ctx.scopes(all_scopes), options=_options({"similarity": similarity})
+    )
+
+
+def recall_unknown(ctx: ToolContext, *, text: str, all_scopes: bool = False):
+    return recall.recall_unknown(text=text, scopes=ctx.scopes(all_scopes), options=_options({}))
+
+
+def recall_finding(
+    ctx: ToolContext, *, text: str, kind: str = "fact", log: bool = False, confidence: float = 1.0
+):
+    result = recall.recall_finding(text=text, scope=ctx.scope, kind=kind)
+    result["logged"] = None
+    if log:
+        stored = fact_store(ctx, text=text, kind=kind, confidence=confidence)
+        result["logged"] = stored["action"]
+        result["fact"] = stored["fact"]
+    return result
+
+
+def recall_domain(
+    ctx: ToolContext, *, tool: str, arguments: dict | None = None, all_scopes: bool = False
+):
+    return recall.recall_domain(
+        tool=tool, arguments=arguments or {}, scopes=ctx.scopes(all_scopes), options=_options({})
+    )
+
+
+def recall_query(
+    ctx: ToolContext, *, query: str, budget_chars: int | None = None, all_scopes: bool = False
+):
+    return recall.recall_query(
+        query=query, scopes=ctx.scopes(all_scopes), options=_options({"budget_chars": budget_chars})
+    )
+
+
+def episode_store(ctx: ToolContext, *, narrative: str, session_id: str = "", ai_id: str = ""):
+    ctx.writable()
+    episode = episode_store_service(
+        narrative=narrative,
+        scope=ctx.scope,
+        session_id=session_id,
+        ai_id=ai_id,
+        actor=ctx.actor(),
+    )
+    return {"id": episode.pk, "scope": episode.scope, "session_id": episode.session_id}
+
+
+def memory_hint(ctx: ToolContext, *, arguments: dict[str, Any], uncertainty: float):
+    """The high-uncertainty trigger: memory close to what the call is about."""
+    text = " ".join(str(v) for v in arguments.values() if isinstance(v, str) and v.strip())
+    if not text:
+        return None
+    return recall.recall_uncertainty_hint(
+        text=text, scopes=ctx.scopes(), options=RecallOptions.defaults(), uncertainty=uncertainty
+    )

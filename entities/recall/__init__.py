@@ -1,0 +1,1 @@
+"""Recall for agents: the six retrieval triggers, episodes of past work, scopes."""

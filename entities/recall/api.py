@@ -1,0 +1,412 @@
+"""Recall endpoints: the six triggers an agent calls without being asked, and episodes.
+
+A recall is a read sent as a POST (its input is a text): open like every search. Logging
+a finding (``log: true``) and recording an episode are writes and need a curator.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.generics import GenericAPIView
+from rest_framework.response import Response
+
+from kgsite.api import Reader
+from kgsite.pages import is_curator
+from kgsite.schema import ErrorResponseSerializer, bad_request
+
+from .. import selectors as entity_selectors
+from ..models import Fact
+from ..scopes import ScopeFilter
+from ..serializers import ALL_SCOPES_HELP, SCOPE_HELP, FactSerializer
+from . import selectors, services
+from .options import BOUNDS, INTEGERS, RecallOptions
+
+# --- Requests -----------------------------------------------------------------------------
+
+
+def _option_field(name: str) -> serializers.Field:
+    setting, low, high = BOUNDS[name]
+    help_text = f"Override {setting} for this request ({low} to {high})."
+    if name in INTEGERS:
+        return serializers.IntegerField(
+            required=False, min_value=int(low), max_value=int(high), help_text=help_text
+        )
+    return serializers.FloatField(
+        required=False, min_value=low, max_value=high, help_text=help_text
+    )
+
+
+class RecallRequestSerializer(serializers.Serializer):
+    scope = serializers.CharField(
+        required=False, allow_blank=True, max_length=128, default="", help_text=SCOPE_HELP
+    )
+    all_scopes = serializers.BooleanField(required=False, default=False, help_text=ALL_SCOPES_HELP)
+    ai_id = serializers.CharField(
+        required=False, allow_blank=True, max_length=128, help_text="Only this agent's memory."
+    )
+    budget_chars = _option_field("budget_chars")
+    similarity = _option_field("similarity")
+    unknown_similarity = _option_field("unknown_similarity")
+    relevance = _option_field("relevance")
+    min_confidence = _option_field("min_confidence")
+    max_facts = _option_field("max_facts")
+    max_episodes = _option_field("max_episodes")
+    recent_sessions = _option_field("recent_sessions")
+
+    def scopes(self) -> ScopeFilter:
+        return ScopeFilter.of(self.validated_data["scope"], self.validated_data["all_scopes"])
+
+    def options(self) -> RecallOptions:
+        names = [*BOUNDS, "ai_id"]
+        return RecallOptions.of(
+            {n: self.validated_data[n] for n in names if n in self.validated_data}
+        )
+
+
+class SessionStartRequestSerializer(RecallRequestSerializer):
+    session_id = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=128,
+        default="",
+        help_text="The session starting now: its own episodes are not past work.",
+    )
+
+
+class PreCheckRequestSerializer(RecallRequestSerializer):
+    action = serializers.CharField(max_length=10_000, help_text="What the agent is about to do.")
+
+
+class UnknownRequestSerializer(RecallRequestSerializer):
+    text = serializers.CharField(max_length=10_000, help_text="The unknown about to be logged.")
+
+
+class FindingRequestSerializer(serializers.Serializer):
+    text = serializers.CharField(max_length=10_000, help_text="The finding about to be logged.")
+    scope = serializers.CharField(
+        required=False, allow_blank=True, max_length=128, default="", help_text=SCOPE_HELP
+    )
+    kind = serializers.ChoiceField(choices=Fact.Kind.choices, required=False, default="fact")
+    log = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Store it (curators): confirm the existing fact, raising its confidence, "
+        "or create a new one.",
+    )
+    confidence = serializers.FloatField(required=False, default=1.0, min_value=0, max_value=1)
+    source = serializers.CharField(required=False, allow_blank=True, default="", max_length=255)
+    ai_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
+    session_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
+
+
+class DomainRequestSerializer(RecallRequestSerializer):
+    tool = serializers.CharField(max_length=512, help_text="The tool about to be called.")
+    arguments = serializers.DictField(
+        required=False, default=dict, help_text="Its arguments (keys and string values count)."
+    )
+
+
+class QueryRequestSerializer(RecallRequestSerializer):
+    query = serializers.CharField(max_length=10_000, help_text="What the agent wants to recall.")
+
+
+class EpisodeWriteSerializer(serializers.Serializer):
+    narrative = serializers.CharField(max_length=services.MAX_NARRATIVE)
+    scope = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
+    session_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
+    ai_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
+    entities = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    facts = serializers.ListField(child=serializers.IntegerField(), required=False, default=list)
+
+
+# --- Responses ----------------------------------------------------------------------------
+
+
+@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}]})
+class IdField(serializers.Field):
+    """A number for facts, episodes and chunks; a string for entities (their own ids)."""
+
+    def to_representation(self, value):
+        return value
+
+
+class RecallItemSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["fact", "episode", "entity", "chunk", "notification"])
+    id = IdField(help_text="Fact, episode or chunk id (a number) or entity id (a string).")
+    text = serializers.CharField()
+    score = serializers.FloatField(allow_null=True, required=False)
+    kind = serializers.CharField(required=False)
+    confidence = serializers.FloatField(required=False)
+    scope = serializers.CharField(required=False)
+    surfaced_because = serializers.CharField(help_text="Why this item is in the answer.")
+
+
+class BudgetSerializer(serializers.Serializer):
+    limit_chars = serializers.IntegerField()
+    used_chars = serializers.IntegerField()
+    omitted = serializers.IntegerField(help_text="Items left out to keep within the budget.")
+
+
+class GoalRecallSerializer(serializers.Serializer):
+    goal = RecallItemSerializer()
+    facts = RecallItemSerializer(many=True)
+    episodes = RecallItemSerializer(many=True)
+
+
+class SessionStartResponseSerializer(serializers.Serializer):
+    scope = serializers.CharField()
+    session_id = serializers.CharField()
+    goals = GoalRecallSerializer(many=True)
+    notifications = RecallItemSerializer(many=True)
+    context = serializers.CharField(help_text="Markdown (## Memory Context) to inject.")
+    budget = BudgetSerializer()
+    options = serializers.DictField()
+    took_ms = serializers.FloatField()
+
+
+class PreCheckResponseSerializer(serializers.Serializer):
+    action = serializers.CharField()
+    similar = RecallItemSerializer(many=True)
+    mistakes = RecallItemSerializer(many=True)
+    dead_ends = RecallItemSerializer(many=True)
+    warnings = serializers.ListField(child=serializers.CharField())
+    budget = BudgetSerializer()
+    options = serializers.DictField()
+    took_ms = serializers.FloatField()
+
+
+class AlreadyResolvedSerializer(serializers.Serializer):
+    fact_id = serializers.IntegerField()
+    original_unknown = serializers.CharField()
+    resolution = serializers.CharField()
+    confidence = serializers.FloatField()
+    similarity = serializers.FloatField()
+
+
+class UnknownResponseSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    already_resolved = AlreadyResolvedSerializer(allow_null=True)
+    items = RecallItemSerializer(many=True)
+    budget = BudgetSerializer()
+    options = serializers.DictField()
+    took_ms = serializers.FloatField()
+
+
+class ExistingFactSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+    confidence = serializers.FloatField()
+    confirmations = serializers.IntegerField()
+
+
+class FindingResponseSerializer(serializers.Serializer):
+    action = serializers.CharField(
+        help_text="boost_confidence (an existing fact says it) or create_new."
+    )
+    existing_fact = ExistingFactSerializer(allow_null=True)
+    items = RecallItemSerializer(many=True)
+    logged = serializers.CharField(
+        allow_null=True, help_text="With log: created or confirmed; null without log."
+    )
+    fact = FactSerializer(allow_null=True, help_text="With log: the stored fact.")
+    took_ms = serializers.FloatField()
+
+
+class DomainResponseSerializer(serializers.Serializer):
+    domains = serializers.ListField(child=serializers.CharField())
+    patterns = RecallItemSerializer(many=True)
+    budget = BudgetSerializer()
+    options = serializers.DictField()
+    took_ms = serializers.FloatField()
+
+
+class QueryResponseSerializer(serializers.Serializer):
+    query = serializers.CharField()
+    items = RecallItemSerializer(many=True)
+    sources = serializers.ListField(child=serializers.CharField())
+    budget = BudgetSerializer()
+    options = serializers.DictField()
+    took_ms = serializers.FloatField()
+
+
+class EpisodeSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    narrative = serializers.CharField()
+    scope = serializers.CharField()
+    session_id = serializers.CharField()
+    ai_id = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+# --- Views --------------------------------------------------------------------------------
+
+
+def _request(serializer_class, data) -> RecallRequestSerializer:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer
+
+
+class RecallView(GenericAPIView):
+    """A recall is a read: open to readers (anyone with ``KGSITE_PUBLIC_READ``), like
+    every search, and throttled like one."""
+
+    permission_classes = [Reader]
+    throttle_scope = "search"
+    pagination_class = None
+
+
+class SessionStartView(RecallView):
+    serializer_class = SessionStartRequestSerializer
+
+    @extend_schema(
+        operation_id="recall_session_start",
+        request=SessionStartRequestSerializer,
+        responses={200: SessionStartResponseSerializer, 400: bad_request("scope", "...")},
+        summary="At session start: active goals with relevant facts and past work, "
+        "pending HIGH notices, and Markdown to inject",
+    )
+    def post(self, request):
+        r = _request(SessionStartRequestSerializer, request.data)
+        return Response(
+            selectors.recall_session_start(
+                scopes=r.scopes(), session_id=r.validated_data["session_id"], options=r.options()
+            )
+        )
+
+
+class PreCheckView(RecallView):
+    serializer_class = PreCheckRequestSerializer
+
+    @extend_schema(
+        operation_id="recall_pre_check",
+        request=PreCheckRequestSerializer,
+        responses={200: PreCheckResponseSerializer, 400: bad_request("action", "...")},
+        summary="Before a decision: similar decisions, mistakes and dead ends, with warnings",
+    )
+    def post(self, request):
+        r = _request(PreCheckRequestSerializer, request.data)
+        return Response(
+            selectors.recall_pre_check(
+                action=r.validated_data["action"], scopes=r.scopes(), options=r.options()
+            )
+        )
+
+
+class UnknownView(RecallView):
+    serializer_class = UnknownRequestSerializer
+
+    @extend_schema(
+        operation_id="recall_unknown",
+        request=UnknownRequestSerializer,
+        responses={200: UnknownResponseSerializer, 400: bad_request("text", "...")},
+        summary="Before logging an unknown: was it already resolved?",
+    )
+    def post(self, request):
+        r = _request(UnknownRequestSerializer, request.data)
+        return Response(
+            selectors.recall_unknown(
+                text=r.validated_data["text"], scopes=r.scopes(), options=r.options()
+            )
+        )
+
+
+class FindingView(RecallView):
+    serializer_class = FindingRequestSerializer
+
+    @extend_schema(
+        operation_id="recall_finding",
+        request=FindingRequestSerializer,
+        responses={200: FindingResponseSerializer, 400: bad_request("text", "...")},
+        summary="Before logging a finding: does it exist already (then confirm it)?",
+    )
+    def post(self, request):
+        r = _request(FindingRequestSerializer, request.data)
+        data = r.validated_data
+        if data["log"] and not is_curator(request.user):
+            raise PermissionDenied("logging a finding needs an authenticated curator")
+        scope = ScopeFilter.of(data["scope"]).scope
+        result = selectors.recall_finding(text=data["text"], scope=scope, kind=data["kind"])
+        result.update({"logged": None, "fact": None})
+        if data["log"]:
+            stored = services.recall_finding_log(
+                text=data["text"],
+                scope=scope,
+                kind=data["kind"],
+                fields={k: data[k] for k in ("confidence", "source", "ai_id", "session_id")},
+                actor=request.user,
+            )
+            fact = entity_selectors.fact_get(fact_id=stored.fact.pk)
+            result.update({"logged": stored.action, "fact": FactSerializer(fact).data})
+        return Response(result)
+
+
+class DomainView(RecallView):
+    serializer_class = DomainRequestSerializer
+
+    @extend_schema(
+        operation_id="recall_domain",
+        request=DomainRequestSerializer,
+        responses={200: DomainResponseSerializer, 400: bad_request("tool", "...")},
+        summary="Before a tool call: the patterns of the domains it touches",
+    )
+    def post(self, request):
+        r = _request(DomainRequestSerializer, request.data)
+        return Response(
+            selectors.recall_domain(
+                tool=r.validated_data["tool"],
+                arguments=r.validated_data["arguments"],
+                scopes=r.scopes(),
+                options=r.options(),
+            )
+        )
+
+
+class QueryView(RecallView):
+    serializer_class = QueryRequestSerializer
+
+    @extend_schema(
+        operation_id="recall_query",
+        request=QueryRequestSerializer,
+        responses={200: QueryResponseSerializer, 400: bad_request("query", "...")},
+        summary="Free recall: entities, facts, book passages and graph in one ranked list",
+    )
+    def post(self, request):
+        r = _request(QueryRequestSerializer, request.data)
+        return Response(
+            selectors.recall_query(
+                query=r.validated_data["query"], scopes=r.scopes(), options=r.options()
+            )
+        )
+
+
+class EpisodeCreateView(GenericAPIView):
+    serializer_class = EpisodeWriteSerializer
+    pagination_class = None
+
+    @extend_schema(
+        operation_id="recall_episode_create",
+        request=EpisodeWriteSerializer,
+        responses={
+            201: EpisodeSerializer,
+            400: bad_request("narrative", "..."),
+            404: OpenApiResponse(ErrorResponseSerializer, description="An unknown fact or entity."),
+        },
+        summary="Record past work of a session (embedded for recall)",
+    )
+    def post(self, request):
+        data = _request(EpisodeWriteSerializer, request.data).validated_data
+        entities = [entity_selectors.entity_get(entity_id=e) for e in data["entities"]]
+        facts = [entity_selectors.fact_get(fact_id=f) for f in data["facts"]]
+        episode = services.episode_store(
+            narrative=data["narrative"],
+            scope=data["scope"],
+            session_id=data["session_id"],
+            ai_id=data["ai_id"],
+            entities=entities,
+            facts=facts,
+            actor=request.user,
+        )
+        return Response(EpisodeSerializer(episode).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,759 @@
+"""The recall triggers (read side): what an agent is told at the moments it needs memory.
+
+Every answer lists ranked items, each with ``surfaced_because`` in plain words, and keeps
+within a size budget: the items' texts (and, at session start, the Markdown rendering)
+add up to at most ``budget_chars`` characters; what did not fit is counted in
+``budget.omitted``. Only memory the reader's scope sees is ever considered
+(``entities.scopes``): another project's facts and episodes never surface without the
+``all_scopes`` opt-in.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.db.models import Max, QuerySet
+
+from kgsite.errors import InvalidInput
+from kgsite.vectors import service as vectors
+from kgsite.vectors.index import KINDS
+
+from .. import hooks, services
+from ..extraction import extract_entities
+from ..models import Entity, EntityFact, Fact
+from ..scopes import ScopeFilter
+from ..search import ranking
+from .models import Episode
+from .options import RecallOptions, trigger_check
+
+# Items a trigger considers from the index per wanted item, before filters.
+OVERFETCH = 20
+MIN_FETCH = 100
+# A filtered search lists the matching ids up to this many and searches among them.
+FILTER_IDS = 50_000
+GOALS = 3
+EPISODES_PER_GOAL = 2
+PRE_CHECK_LIMIT = 3
+CHUNK_CHARS = 600
+MAX_TEXT = 10_000
+
+Fk = Fact.Kind
+MEMORY_KINDS = [k for k in Fk.values if k != Fk.GOAL]
+
+
+def text_check(value: object, field_name: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{field_name} must not be empty", field=field_name)
+    if len(value) > MAX_TEXT:
+        raise InvalidInput(f"{field_name} is longer than {MAX_TEXT} characters", field=field_name)
+    return value.strip()
+
+
+# --- Nearest rows of a kind, within a queryset -----------------------------------------
+
+
+TEXT_FIELDS = {"facts": "text", "episodes": "narrative"}
+# Rounds of over-fetching from the whole index before listing the matching ids.
+FETCH_ROUNDS = (MIN_FETCH, 1000)
+
+
+def _nearest(
+    kind: str, vector: np.ndarray, qs: QuerySet, *, k: int, min_score: float
+) -> list[tuple[int, float]]:
+    """The ``k`` rows of ``qs`` closest to ``vector`` in the ``kind`` index, at or above
+    ``min_score``. Over-fetches from the whole index (cheap: hnswlib answers 1,000
+    neighbours in a few milliseconds); only when too few pass the filters does it list
+    the matching ids (up to ``FILTER_IDS``) and search among them."""
+    if k <= 0:
+        return []
+    found: list[tuple[int, float]] = []
+    for fetch in (max(k * OVERFETCH, FETCH_ROUNDS[0]), *FETCH_ROUNDS[1:]):
+        hits = vectors.search_vector(kind, vector, fetch)
+        found = _kept(kind, vector, qs, hits, min_score)
+        exhausted = len(hits) < fetch or bool(hits and hits[-1][1] < min_score)
+        if len(found) >= k or exhausted:
+            return found[:k]
+    ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
+    if len(ids) <= FILTER_IDS:
+        hits = vectors.search_vector(kind, vector, k * 2, filter_ids=ids) if ids else []
+        found = _kept(kind, vector, qs, hits, min_score)
+    return found[:k]
+
+
+def _kept(kind, vector, qs, hits, min_score) -> list[tuple[int, float]]:
+    """Hits that pass the filters of ``qs``, re-checked against their rows' texts (one
+    query for both: only rows that pass are verified)."""
+    candidates = [int(key) for key, score in hits if score >= min_score - 0.05]
+    if not candidates:
+        return []
+    texts = dict(qs.filter(pk__in=candidates).values_list("pk", TEXT_FIELDS[kind]))
+    scored = {int(key): score for key, score in hits if int(key) in texts}
+    scored = vectors.verify_hits(kind, vector, scored, texts)
+    ranked = [(pk, s) for pk, s in scored.items() if s >= min_score]
+    return sorted(ranked, key=lambda kv: (-kv[1], kv[0]))
+
+
+def _facts(scopes: ScopeFilter, kinds: Sequence[str], options: RecallOptions | None = None):
+    qs = Fact.objects.filter(scopes.q(), status=Fact.Status.ACTIVE, kind__in=list(kinds))
+    if options is not None and options.ai_id:
+        qs = qs.filter(ai_id=options.ai_id)
+    return qs
+
+
+def _episodes(scopes: ScopeFilter, options: RecallOptions, exclude_session: str = ""):
+    qs = Episode.objects.filter(scopes.q())
+    if options.ai_id:
+        qs = qs.filter(ai_id=options.ai_id)
+    if exclude_session:
+        qs = qs.exclude(session_id=exclude_session)
+    if options.recent_sessions:
+        recent = (
+            qs.exclude(session_id="")
+            .values("session_id")
+            .annotate(last=Max("created_at"))
+            .order_by("-last")
+            .values_list("session_id", flat=True)[: options.recent_sessions]
+        )
+        qs = qs.filter(session_id__in=list(recent))
+    return qs
+
+
+# --- Items and the budget ----------------------------------------------------------------
+
+
+def fact_item(fact: Fact, score: float | None, because: str) -> dict[str, Any]:
+    item = {
+        "type": "fact",
+        "id": fact.pk,
+        "kind": fact.kind,
+        "text": fact.text,
+        "confidence": fact.confidence,
+        "confirmations": fact.confirmations,
+        "scope": fact.scope,
+        "score": round(score, 4) if score is not None else None,
+        "surfaced_because": because,
+    }
+    if fact.kind == Fk.RESOLVED_UNKNOWN:
+        item["resolved_by"] = fact.resolved_by
+    if fact.kind == Fk.PATTERN:
+        item["domain"] = fact.domain
+    if fact.kind == Fk.GOAL:
+        item["goal_status"] = fact.goal_status
+    return item
+
+
+def episode_item(episode: Episode, score: float | None, because: str) -> dict[str, Any]:
+    return {
+        "type": "episode",
+        "id": episode.pk,
+        "text": episode.narrative,
+        "session_id": episode.session_id,
+        "ai_id": episode.ai_id,
+        "scope": episode.scope,
+        "created_at": episode.created_at.isoformat(),
+        "score": round(score, 4) if score is not None else None,
+        "surfaced_because": because,
+    }
+
+
+def _item_size(item: dict[str, Any]) -> int:
+    return len(item.get("text", "")) + len(item.get("resolved_by", "") or "")
+
+
+@dataclass
+class Budget:
+    """Characters left for item texts; items that do not fit are counted, not cut."""
+
+    limit: int
+    used: int = 0
+    omitted: int = 0
+
+    def take(self, item: dict[str, Any]) -> bool:
+        size = _item_size(item)
+        if self.used + size > self.limit:
+            self.omitted += 1
+            return False
+        self.used += size
+        return True
+
+    def fit(self, items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [item for item in items if self.take(item)]
+
+    def as_dict(self) -> dict[str, int]:
+        return {"limit_chars": self.limit, "used_chars": self.used, "omitted": self.omitted}
+
+
+def _cos(score: float) -> str:
+    return f"{score:.2f}"
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
+
+
+def _load_facts(pairs: list[tuple[int, float]]) -> list[tuple[Fact, float]]:
+    by_id = Fact.objects.in_bulk([pk for pk, _s in pairs])
+    return [(by_id[pk], s) for pk, s in pairs if pk in by_id]
+
+
+def _load_episodes(pairs: list[tuple[int, float]]) -> list[tuple[Episode, float]]:
+    by_id = Episode.objects.in_bulk([pk for pk, _s in pairs])
+    return [(by_id[pk], s) for pk, s in pairs if pk in by_id]
+
+
+# --- Session start -------------------------------------------------------------------------
+
+
+@dataclass
+class GoalRecall:
+    goal: Fact
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    episodes: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _goals(scopes: ScopeFilter, options: RecallOptions) -> list[Fact]:
+    qs = Fact.objects.filter(
+        scopes.q(), kind=Fk.GOAL, goal_status=Fact.GoalStatus.ACTIVE, status=Fact.Status.ACTIVE
+    )
+    if options.ai_id:
+        qs = qs.filter(ai_id=options.ai_id)
+    return list(qs.order_by("-confidence", "-updated_at", "-id")[:GOALS])
+
+
+def _goal_recall(
+    goal: Fact, vector: np.ndarray, scopes: ScopeFilter, options: RecallOptions, session_id: str
+) -> GoalRecall:
+    label = f"goal #{goal.pk} {_quote(goal.text, 40)}"
+    facts_qs = _facts(scopes, MEMORY_KINDS).filter(confidence__gte=options.min_confidence)
+    facts = _nearest("facts", vector, facts_qs, k=options.max_facts, min_score=options.relevance)
+    episodes = _nearest(
+        "episodes",
+        vector,
+        _episodes(scopes, options, exclude_session=session_id),
+        k=min(EPISODES_PER_GOAL, options.max_episodes),
+        min_score=options.relevance,
+    )
+    return GoalRecall(
+        goal=goal,
+        facts=[
+            fact_item(f, s, f"relevant to active {label} (similarity {_cos(s)})")
+            for f, s in _load_facts(facts)
+        ],
+        episodes=[
+            episode_item(e, s, f"past work on active {label} (similarity {_cos(s)})")
+            for e, s in _load_episodes(episodes)
+        ],
+    )
+
+
+def session_render(goals: list[dict[str, Any]], notices: list[dict[str, Any]]) -> str:
+    """The Markdown an agent's session hook injects into its context."""
+    lines = ["## Memory Context", ""]
+    if not goals and not notices:
+        lines.append("No active goals or pending notices in memory.")
+    for goal in goals:
+        lines.append(f"### Goal: {goal['goal']['text']}")
+        if goal["facts"]:
+            lines += ["", "Relevant facts:"]
+            lines += [f"- {f['text']} (confidence {f['confidence']:.2f})" for f in goal["facts"]]
+        if goal["episodes"]:
+            lines += ["", "Past work:"]
+            lines += [f"- {e['created_at'][:10]}: {e['text']}" for e in goal["episodes"]]
+        lines.append("")
+    if notices:
+        lines += ["### Needs attention", ""]
+        lines += [f"- {n['text']}" for n in notices]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def recall_session_start(
+    *, scopes: ScopeFilter, session_id: str = "", options: RecallOptions
+) -> dict[str, Any]:
+    """The top active goals, each with relevant facts and past work, pending HIGH
+    notifications, and a Markdown rendering of them within the budget."""
+    trigger_check("session_start")
+    started = time.perf_counter()
+    goals_found = _goals(scopes, options)
+    # One model call for every goal (a batch), not one per goal.
+    goal_vectors = vectors.embed_texts([g.text for g in goals_found]) if goals_found else []
+    recalls = [
+        _goal_recall(g, v, scopes, options, session_id)
+        for g, v in zip(goals_found, goal_vectors, strict=True)
+    ]
+    notices = [
+        {
+            "type": "notification",
+            "id": n["id"],
+            "text": n["title"],
+            "link": n.get("link", ""),
+            "surfaced_because": "pending HIGH notification for a curator",
+        }
+        for n in hooks.high_notices_get()
+    ]
+    # Fill in priority order: goals, then per goal its facts and episodes, then notices;
+    # an item stays only if the whole rendering still fits.
+    goals: list[dict[str, Any]] = []
+    kept_notices: list[dict[str, Any]] = []
+    omitted = 0
+
+    def fits() -> bool:
+        return len(session_render(goals, kept_notices)) <= options.budget_chars
+
+    def attempt(target: list, item: dict) -> None:
+        nonlocal omitted
+        target.append(item)
+        if not fits():
+            target.pop()
+            omitted += 1
+
+    for recall in recalls:
+        goal_item = fact_item(recall.goal, None, "active goal, among the top 3 by confidence")
+        entry = {"goal": goal_item, "facts": [], "episodes": []}
+        goals.append(entry)
+        if not fits():
+            goals.pop()
+            omitted += 1 + len(recall.facts) + len(recall.episodes)
+            continue
+        for item in recall.facts:
+            attempt(entry["facts"], item)
+        for item in recall.episodes:
+            attempt(entry["episodes"], item)
+    for notice in notices:
+        attempt(kept_notices, notice)
+    context = session_render(goals, kept_notices)
+    return {
+        "scope": scopes.scope,
+        "session_id": session_id,
+        "goals": goals,
+        "notifications": kept_notices,
+        "context": context,
+        "budget": {
+            "limit_chars": options.budget_chars,
+            "used_chars": len(context),
+            "omitted": omitted,
+        },
+        "options": options.as_dict(),
+        "took_ms": _ms(started),
+    }
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+# --- Before a decision ---------------------------------------------------------------------
+
+
+def recall_pre_check(*, action: str, scopes: ScopeFilter, options: RecallOptions) -> dict[str, Any]:
+    """Similar past decisions and investigations, mistakes above the minimum confidence
+    and dead ends, with plain warnings."""
+    trigger_check("pre_check")
+    started = time.perf_counter()
+    action = text_check(action, "action")
+    vector = vectors.embed_query(action)
+    sim = options.similarity
+
+    def near(kinds: Sequence[str], k: int, min_confidence: float = 0.0):
+        qs = _facts(scopes, kinds, options)
+        if min_confidence:
+            qs = qs.filter(confidence__gte=min_confidence)
+        return _load_facts(_nearest("facts", vector, qs, k=k, min_score=sim))
+
+    similar = near([Fk.DECISION, Fk.INVESTIGATION], PRE_CHECK_LIMIT)
+    mistakes = near([Fk.MISTAKE], options.max_facts, options.min_confidence)
+    dead_ends = near([Fk.DEAD_END], PRE_CHECK_LIMIT)
+    budget = Budget(options.budget_chars)
+    mistakes_items = budget.fit(
+        fact_item(
+            f,
+            s,
+            f"a past mistake similar to this action (similarity {_cos(s)}, "
+            f"confidence {f.confidence:.2f} ≥ {options.min_confidence:.2f})",
+        )
+        for f, s in mistakes
+    )
+    dead_items = budget.fit(
+        fact_item(f, s, f"an approach already tried without success (similarity {_cos(s)})")
+        for f, s in dead_ends
+    )
+    similar_items = budget.fit(
+        fact_item(f, s, f"a past {f.kind} similar to this action (similarity {_cos(s)})")
+        for f, s in similar
+    )
+    warnings = [f"A similar action went wrong before: {m['text']}" for m in mistakes_items]
+    warnings += [f"This was tried before and led nowhere: {d['text']}" for d in dead_items]
+    return {
+        "action": action,
+        "similar": similar_items,
+        "mistakes": mistakes_items,
+        "dead_ends": dead_items,
+        "warnings": warnings,
+        "budget": budget.as_dict(),
+        "options": options.as_dict(),
+        "took_ms": _ms(started),
+    }
+
+
+# --- Before logging an unknown -------------------------------------------------------------
+
+
+def recall_unknown(*, text: str, scopes: ScopeFilter, options: RecallOptions) -> dict[str, Any]:
+    """Was this unknown already resolved? The closest resolved unknown at or above
+    ``unknown_similarity``, and open unknowns already logged like it."""
+    trigger_check("unknown")
+    started = time.perf_counter()
+    text = text_check(text, "text")
+    vector = vectors.embed_query(text)
+    resolved = _load_facts(
+        _nearest(
+            "facts",
+            vector,
+            _facts(scopes, [Fk.RESOLVED_UNKNOWN], options),
+            k=options.max_facts,
+            min_score=options.unknown_similarity,
+        )
+    )
+    still_open = _load_facts(
+        _nearest(
+            "facts",
+            vector,
+            _facts(scopes, [Fk.UNKNOWN], options),
+            k=options.max_facts,
+            min_score=options.unknown_similarity,
+        )
+    )
+    budget = Budget(options.budget_chars)
+    items = budget.fit(
+        [
+            *(
+                fact_item(
+                    f,
+                    s,
+                    f"resolved unknown similar to yours (similarity {_cos(s)} ≥ "
+                    f"{options.unknown_similarity:.2f})",
+                )
+                for f, s in resolved
+            ),
+            *(
+                fact_item(f, s, f"the same unknown is already logged, still open ({_cos(s)})")
+                for f, s in still_open
+            ),
+        ]
+    )
+    first = next((i for i in items if i["kind"] == Fk.RESOLVED_UNKNOWN), None)
+    already = None
+    if first is not None:
+        already = {
+            "fact_id": first["id"],
+            "original_unknown": first["text"],
+            "resolution": first["resolved_by"],
+            "confidence": first["confidence"],
+            "similarity": first["score"],
+        }
+    return {
+        "text": text,
+        "already_resolved": already,
+        "items": items,
+        "budget": budget.as_dict(),
+        "options": options.as_dict(),
+        "took_ms": _ms(started),
+    }
+
+
+# --- Before logging a finding --------------------------------------------------------------
+
+
+def recall_finding(*, text: str, scope: str, kind: str = Fk.FACT) -> dict[str, Any]:
+    """Does this finding already exist? Integrity's duplicate judgement decides (through
+    ``services.fact_find_duplicate``), never a looser rule of recall's own."""
+    trigger_check("finding")
+    started = time.perf_counter()
+    text = text_check(text, "text")
+    existing = services.fact_find_duplicate(text=text, scope=scope, kind=kind)
+    if existing is None:
+        return {"action": "create_new", "existing_fact": None, "items": [], "took_ms": _ms(started)}
+    item = fact_item(existing, None, "an existing fact already says this (duplicate rule)")
+    return {
+        "action": "boost_confidence",
+        "existing_fact": {
+            "id": existing.pk,
+            "text": existing.text,
+            "confidence": existing.confidence,
+            "confirmations": existing.confirmations,
+        },
+        "items": [item],
+        "took_ms": _ms(started),
+    }
+
+
+# --- Before a tool call: domain patterns ---------------------------------------------------
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+MAX_ARGUMENT_WORDS = 2000
+
+
+def _words(value: object, out: list[str], depth: int = 0) -> None:
+    """Words of a tool's name and arguments (keys and string values, nested)."""
+    if len(out) > MAX_ARGUMENT_WORDS or depth > 5:
+        return
+    if isinstance(value, str):
+        out += [w.lower() for w in _WORD.findall(_CAMEL.sub(" ", value))]
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _words(str(key), out, depth + 1)
+            _words(item, out, depth + 1)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _words(item, out, depth + 1)
+
+
+def domains_detect(tool: str, arguments: object) -> dict[str, list[str]]:
+    """Domain -> the configured keywords found among the call's words."""
+    words: list[str] = []
+    _words(tool, words)
+    _words(arguments, words)
+    present = set(words)
+    joined = f" {' '.join(words)} "
+    found: dict[str, list[str]] = {}
+    for domain, keywords in settings.KGSITE_RECALL_DOMAINS.items():
+        hits = []
+        for keyword in keywords:
+            kw = keyword.lower()
+            spaced = " ".join(_WORD.findall(kw))
+            if kw in present or (" " in spaced and f" {spaced} " in joined):
+                hits.append(keyword)
+        if hits:
+            found[domain] = hits
+    return found
+
+
+def recall_domain(
+    *, tool: str, arguments: object, scopes: ScopeFilter, options: RecallOptions
+) -> dict[str, Any]:
+    """The patterns of the domains a tool call touches, above the minimum confidence."""
+    trigger_check("domain")
+    started = time.perf_counter()
+    tool = text_check(tool, "tool")
+    if arguments is not None and not isinstance(arguments, dict):
+        raise InvalidInput("arguments must be an object", field="arguments")
+    detected = domains_detect(tool, arguments or {})
+    patterns: list[Fact] = []
+    if detected:
+        patterns = list(
+            _facts(scopes, [Fk.PATTERN], options)
+            .filter(domain__in=list(detected), confidence__gte=options.min_confidence)
+            .order_by("-confidence", "-confirmations", "-id")[: options.max_facts]
+        )
+    budget = Budget(options.budget_chars)
+    items = budget.fit(
+        fact_item(
+            p,
+            p.confidence,
+            f"pattern of the '{p.domain}' domain: the call mentions "
+            f"{', '.join(detected[p.domain][:3])} (confidence {p.confidence:.2f} ≥ "
+            f"{options.min_confidence:.2f})",
+        )
+        for p in patterns
+    )
+    return {
+        "domains": sorted(detected),
+        "patterns": items,
+        "budget": budget.as_dict(),
+        "options": options.as_dict(),
+        "took_ms": _ms(started),
+    }
+
+
+# --- Free query ----------------------------------------------------------------------------
+
+
+def _merge(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per (type, id): the best score, every reason."""
+    merged: dict[tuple[str, Any], dict[str, Any]] = {}
+    for item in items:
+        key = (item["type"], item["id"])
+        seen = merged.get(key)
+        if seen is None:
+            merged[key] = {**item}
+            continue
+        if (item.get("score") or 0) > (seen.get("score") or 0):
+            seen["score"] = item["score"]
+        if item["surfaced_because"] not in seen["surfaced_because"]:
+            seen["surfaced_because"] += "; " + item["surfaced_because"]
+    return sorted(merged.values(), key=lambda i: (-(i.get("score") or 0), i["type"], str(i["id"])))
+
+
+def _entity_items(query: str, scopes: ScopeFilter) -> tuple[list[dict], list[str]]:
+    """Entities the query names (gazetteer: canonical names and aliases)."""
+    items: list[dict] = []
+    names: list[str] = []
+    found = {d.canonical_id: d for d in extract_entities(query) if d.canonical_id is not None}
+    entities = Entity.objects.in_bulk(list(found))
+    for d in found.values():
+        entity = entities.get(d.canonical_id)
+        if entity is None:
+            continue
+        names.append(d.surface_form)
+        facts = (
+            EntityFact.objects.filter(entity=entity, fact__status=Fact.Status.ACTIVE)
+            .filter(scopes.q("fact__"))
+            .count()
+        )
+        label = f" [{entity.type}]" if entity.type else ""
+        items.append(
+            {
+                "type": "entity",
+                "id": entity.pk,
+                "text": f"{entity.canonical_name}{label}"
+                + (f": {entity.description}" if entity.description else ""),
+                "facts": facts,
+                "score": 1.0,
+                "surfaced_because": f"the query names {_quote(d.surface_form, 40)} (entity lookup)",
+            }
+        )
+    return items, names
+
+
+def _chunk_items(query: str, k: int, min_score: float) -> list[dict]:
+    """Book passages through the vectors room's "chunks" kind, when an app registers it."""
+    kind = KINDS.get("chunks")
+    if kind is None:
+        return []
+    hits = vectors.similar_items("chunks", query, k, min_score)
+    texts = dict(kind.fetch([key for key, _s in hits]))
+    return [
+        {
+            "type": "chunk",
+            "id": key,
+            "text": texts.get(key, "")[:CHUNK_CHARS],
+            "score": round(score, 4),
+            "surfaced_because": f"book passage close to the query (similarity {_cos(score)})",
+        }
+        for key, score in hits
+        if key in texts
+    ]
+
+
+def _graph_items(query: str, scopes: ScopeFilter, k: int) -> list[dict]:
+    """Facts from graph retrieval (personalised PageRank), once the graph room registers
+    a retriever through ``hooks.graph_retriever``; none is registered until then."""
+    pairs: list[tuple[int, float]] = []
+    for retriever in hooks.graph_retrievers():
+        pairs += retriever(query, scope=scopes.scope, all_scopes=scopes.all_scopes, k=k)
+    visible = {f.pk: f for f in Fact.objects.filter(scopes.q(), pk__in=[p for p, _s in pairs])}
+    return [
+        fact_item(visible[pk], s, f"reached through the entity graph (PageRank {s:.3f})")
+        for pk, s in pairs
+        if pk in visible
+    ]
+
+
+def recall_query(*, query: str, scopes: ScopeFilter, options: RecallOptions) -> dict[str, Any]:
+    """One ranked, deduplicated list: entity lookup, entity-aware search, facts by
+    meaning, book chunks and graph retrieval, within the budget."""
+    trigger_check("query")
+    started = time.perf_counter()
+    query = text_check(query, "query")
+    k = options.max_facts
+    items, names = _entity_items(query, scopes)
+    sources = ["lookup"]
+    if names:
+        found = ranking.search_by_entities(
+            entities=names[:20],
+            top_k=k,
+            min_score=options.relevance,
+            include_content=True,
+            scopes=scopes,
+            kinds=MEMORY_KINDS,
+        )
+        facts = Fact.objects.in_bulk([r["memory_id"] for r in found["results"]])
+        items += [
+            fact_item(
+                facts[r["memory_id"]],
+                r["score"],
+                f"about {', '.join(r['matched_entities']) or 'the query'} "
+                f"(entity-aware search {r['score']:.2f})",
+            )
+            for r in found["results"]
+            if r["memory_id"] in facts
+        ]
+        sources.append("search_by_entities")
+    vector = vectors.embed_query(query)
+    semantic = _nearest(
+        "facts",
+        vector,
+        _facts(scopes, MEMORY_KINDS, options),
+        k=k,
+        min_score=options.relevance,
+    )
+    items += [
+        fact_item(f, s, f"close in meaning to the query ({_cos(s)})")
+        for f, s in _load_facts(semantic)
+    ]
+    sources.append("facts")
+    chunks = _chunk_items(query, k, options.relevance)
+    if "chunks" in KINDS:
+        sources.append("chunks")
+    items += chunks
+    if hooks.graph_retrievers():
+        items += _graph_items(query, scopes, k)
+        sources.append("graph")
+    budget = Budget(options.budget_chars)
+    ranked = budget.fit(_merge(items))
+    return {
+        "query": query,
+        "items": ranked,
+        "sources": sources,
+        "budget": budget.as_dict(),
+        "options": options.as_dict(),
+        "took_ms": _ms(started),
+    }
+
+
+# --- High uncertainty (MCP tool calls) -----------------------------------------------------
+
+
+def recall_uncertainty_hint(
+    *, text: str, scopes: ScopeFilter, options: RecallOptions, uncertainty: float
+) -> dict[str, Any] | None:
+    """Facts and episodes close to what an unsure agent is doing, or None when the
+    uncertainty is not above the threshold (or the trigger is off)."""
+    if uncertainty <= options.uncertainty or "uncertainty" in settings.KGSITE_RECALL_DISABLED:
+        return None
+    vector = vectors.embed_query(text_check(text, "text"))
+    facts = _load_facts(
+        _nearest(
+            "facts",
+            vector,
+            _facts(scopes, MEMORY_KINDS, options).filter(confidence__gte=options.min_confidence),
+            k=options.max_facts,
+            min_score=options.relevance,
+        )
+    )
+    episodes = _load_episodes(
+        _nearest(
+            "episodes",
+            vector,
+            _episodes(scopes, options),
+            k=options.max_episodes,
+            min_score=options.relevance,
+        )
+    )
+    budget = Budget(options.budget_chars)
+    return {
+        "surfaced_because": (
+            f"uncertainty {uncertainty:.2f} is above {options.uncertainty:.2f}: memory close to "
+            "this call"
+        ),
+        "facts": budget.fit(fact_item(f, s, f"close to this call ({_cos(s)})") for f, s in facts),
+        "episodes": budget.fit(
+            episode_item(e, s, f"past work close to this call ({_cos(s)})") for e, s in episodes
+        ),
+    }

@@ -1,0 +1,68 @@
+"""Recall writes: episodes of past work, and a finding logged through ``fact_store``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import transaction
+
+from kgsite.errors import InvalidInput
+from kgsite.models import audit
+from kgsite.text import has_control_chars
+from kgsite.vectors.service import vector_changed
+
+from .. import services as entity_services
+from ..models import Entity, Fact
+from ..scopes import scope_clean
+from . import selectors
+from .models import Episode
+
+MAX_NARRATIVE = 20_000
+
+
+def _short(value: object, field: str, limit: int = 128) -> str:
+    if not isinstance(value, str) or has_control_chars(value) or len(value.strip()) > limit:
+        raise InvalidInput(f"{field} must be a string of at most {limit} characters", field=field)
+    return value.strip()
+
+
+def _episode_indexed(episode_id: int) -> None:
+    vector_changed("episodes", [episode_id])
+
+
+@transaction.atomic
+def episode_store(
+    *,
+    narrative: str,
+    scope: str = "",
+    session_id: str = "",
+    ai_id: str = "",
+    entities: Iterable[Entity] = (),
+    facts: Iterable[Fact] = (),
+    actor=None,
+) -> Episode:
+    """Record what an agent did in a session; it is embedded after commit for recall."""
+    narrative = selectors.text_check(narrative, "narrative")
+    if len(narrative) > MAX_NARRATIVE:
+        raise InvalidInput(
+            f"narrative is longer than {MAX_NARRATIVE} characters", field="narrative"
+        )
+    episode = Episode.objects.create(
+        narrative=narrative,
+        scope=scope_clean(scope),
+        session_id=_short(session_id, "session_id"),
+        ai_id=_short(ai_id, "ai_id"),
+    )
+    episode.entities.set(list(entities))
+    episode.facts.set(list(facts))
+    if actor is not None and getattr(actor, "is_authenticated", False):
+        audit(actor=actor, action="episode.create", target=episode, payload={"scope": scope})
+    transaction.on_commit(lambda: _episode_indexed(episode.pk))
+    return episode
+
+
+def recall_finding_log(*, text: str, scope: str, kind: str, fields: dict[str, Any], actor):
+    """The finding trigger asked to log: ``fact_store`` confirms the existing fact (its
+    confidence rises) or stores a new one, by the same duplicate judgement."""
+    return entity_services.fact_store(text=text, scope=scope, kind=kind, actor=actor, **fields)

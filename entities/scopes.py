@@ -1,0 +1,64 @@
+"""Project scopes: which facts a reader sees.
+
+A fact's ``scope`` is a project key; empty is global memory. A reader naming a project
+sees that project's facts plus global ones; a reader naming none sees global memory
+only; ``all_scopes`` (the opt-in "global recall") sees every project. Another project's
+facts never surface otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Q
+
+from kgsite.errors import InvalidInput
+from kgsite.text import has_control_chars
+
+GLOBAL = ""
+MAX_SCOPE_LENGTH = 128
+
+
+def scope_clean(value: object, *, field: str = "scope") -> str:
+    """A project key as stored: trimmed, at most 128 characters, no control characters."""
+    if value is None:
+        return GLOBAL
+    if not isinstance(value, str):
+        raise InvalidInput(f"{field} must be a string", field=field)
+    value = value.strip()
+    if len(value) > MAX_SCOPE_LENGTH:
+        raise InvalidInput(f"{field} is longer than {MAX_SCOPE_LENGTH} characters", field=field)
+    if has_control_chars(value):
+        raise InvalidInput(f"{field} contains control characters", field=field)
+    return value
+
+
+@dataclass(frozen=True)
+class ScopeFilter:
+    """Who is reading: a project (or global only), and whether every project is opted in."""
+
+    scope: str = GLOBAL
+    all_scopes: bool = False
+
+    @classmethod
+    def of(cls, scope: object = None, all_scopes: object = False) -> ScopeFilter:
+        if not isinstance(all_scopes, bool):
+            raise InvalidInput("all_scopes must be true or false", field="all_scopes")
+        return cls(scope=scope_clean(scope), all_scopes=all_scopes)
+
+    def q(self, prefix: str = "") -> Q:
+        """The condition on a model with a ``scope`` column (``prefix`` for a relation)."""
+        if self.all_scopes:
+            return Q()
+        column = f"{prefix}scope"
+        if not self.scope:
+            return Q(**{column: GLOBAL})
+        return Q(**{f"{column}__in": [self.scope, GLOBAL]})
+
+    def sees(self, scope: str) -> bool:
+        return self.all_scopes or scope in (GLOBAL, self.scope)
+
+    def describe(self) -> str:
+        if self.all_scopes:
+            return "every project"
+        return f"project '{self.scope}' and global memory" if self.scope else "global memory"
