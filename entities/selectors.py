@@ -244,18 +244,6 @@ def entity_types() -> list[str]:
     return list(Entity.objects.order_by("type").values_list("type", flat=True).distinct())
 
 
-FACT_PAGE_LIMIT = 200
-
-
-def entity_fact_links(*, entity: Entity, limit: int = FACT_PAGE_LIMIT) -> list[EntityFact]:
-    """The entity's fact links (role and fact), active facts first, newest first."""
-    return list(
-        EntityFact.objects.filter(entity=entity)
-        .select_related("fact")
-        .order_by("fact__status", "-fact__created_at", "-fact_id")[:limit]
-    )
-
-
 # --- merges, redirects, duplicate suggestions, the entity page ---------------------------
 
 REDIRECT_HOPS = 20

@@ -57,7 +57,13 @@ def entity_list(request):
     return render_page(
         request,
         "entities/list.html",
-        {"q": q, "type": entity_type, "types": selectors.entity_types(), "results": results},
+        {
+            "q": q,
+            "type": entity_type,
+            # The type filter is not part of the results partial: no query for it.
+            "types": [] if request.htmx else selectors.entity_types(),
+            "results": results,
+        },
         partial="entities/_results.html",
     )
 
