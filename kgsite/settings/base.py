@@ -189,7 +189,8 @@ SPECTACULAR_SETTINGS = {
 # --- Background jobs (django-q2) -----------------------------------------------------
 REDIS_URL = env("REDIS_URL", "")
 Q_CLUSTER = {
-    "name": "kgsite",
+    # Several deployments sharing one Redis need their own queue name.
+    "name": env("KGSITE_Q_NAME", "kgsite"),
     "workers": env_int("KGSITE_Q_WORKERS", 1),
     "timeout": env_int("KGSITE_Q_TIMEOUT", 3600),
     "retry": env_int("KGSITE_Q_RETRY", 3700),
