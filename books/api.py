@@ -164,6 +164,10 @@ class ChunkHitSerializer(_ChunkPlaceSerializer):
 
 class ChunkSearchResponseSerializer(serializers.Serializer):
     results = ChunkHitSerializer(many=True)
+    index_complete = serializers.BooleanField(
+        help_text="False while a book's chunks are still waiting for their vectors (being "
+        "embedded, or a run that died is being retried): passages of it may be missing."
+    )
 
 
 class DeleteSummarySerializer(serializers.Serializer):
@@ -331,4 +335,9 @@ class ChunkSearchView(GenericAPIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         hits = selectors.chunk_search(q=data["q"], k=data["k"], book_id=data.get("book"))
-        return Response({"results": ChunkHitSerializer(hits, many=True).data})
+        return Response(
+            {
+                "results": ChunkHitSerializer(hits, many=True).data,
+                "index_complete": not services.books_missing_vectors(),
+            }
+        )

