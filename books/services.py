@@ -517,6 +517,7 @@ def _embed_missing(book: Book, report: _Reporter) -> int:
         from entities.search.service import vector_index
 
         index = vector_index("chunks")
+        index.refresh()  # what other processes (the dead worker) wrote before
         missing = [pk for pk in chunk_ids if pk not in index]
     report("embed", len(chunk_ids) - len(missing), len(chunk_ids))
     done_before = len(chunk_ids) - len(missing)
