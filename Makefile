@@ -45,6 +45,7 @@ prod: export DATABASE_URL := $(PROD_DB)
 prod: export REDIS_URL := $(PROD_REDIS)
 prod: export KGSITE_SSL_REDIRECT ?= 0
 prod: export KGSITE_Q_WORKERS ?= $(PROD_QWORKERS)
+prod: export KGSITE_INGEST_CLUSTER ?= kgsite-ingest
 prod: export DJANGO_SECRET_KEY ?= $(shell $(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))")
 prod: install
 	-createdb -h 127.0.0.1 -U postgres $(lastword $(subst /, ,$(PROD_DB))) 2>/dev/null
@@ -52,7 +53,7 @@ prod: install
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	$(BIN)/python manage.py seed_demo
 	@echo "kgsite (production profile) on http://$(PROD_HOST)"
-	exec $(BIN)/python manage.py serve --workers 1 -- \
+	exec $(BIN)/python manage.py serve --workers 1 --ingest-workers 1 -- \
 	  $(BIN)/gunicorn kgsite.wsgi --bind $(PROD_HOST) --workers $(PROD_WEB) \
 	  --threads $(PROD_THREADS) --worker-class gthread --timeout 60 --access-logfile -
 

@@ -104,6 +104,7 @@ class Profile:
             self.env["KGSITE_Q_NAME"] = f"kgsite-load-{os.getpid()}"
             self.env["KGSITE_CACHE_PREFIX"] = f"kgsite-load-{os.getpid()}"
             self.env["KGSITE_Q_WORKERS"] = str(workers)
+            self.env["KGSITE_INGEST_CLUSTER"] = f"kgsite-load-{os.getpid()}-ingest"
             server = [
                 str(Path(PY).parent / "gunicorn"), "kgsite.wsgi", "--bind",
                 f"127.0.0.1:{self.port}", "--workers", "2", "--threads", "4",
@@ -120,7 +121,8 @@ class Profile:
         self.tokens = self._tokens()
         self.log = open(self.tmp / "server.log", "w")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [PY, "manage.py", "serve", "--workers", "1", "--", *server],
+            [PY, "manage.py", "serve", "--workers", "1", "--ingest-workers",
+             "1" if name == "prod" else "0", "--", *server],
             cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         self._wait_ready()

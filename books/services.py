@@ -847,7 +847,9 @@ def ingest_job_create(
 def _enqueue(job_id: int) -> None:
     from django_q.tasks import async_task
 
-    async_task("books.tasks.ingest_job_task", job_id, group="books")
+    # On the ingestion queue when there is one (KGSITE_INGEST_CLUSTER).
+    cluster = settings.KGSITE_INGEST_CLUSTER or None
+    async_task("books.tasks.ingest_job_task", job_id, group="books", cluster=cluster)
     _recovery_scheduled()
 
 

@@ -202,6 +202,18 @@ if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL
 else:
     Q_CLUSTER["orm"] = "default"
+# Book ingestion on a queue of its own (empty: the one queue), served by its own cluster
+# (`Q_CLUSTER_NAME=<name> manage.py qcluster`, or `manage.py serve --ingest-workers N`), so
+# one long book never holds up fact checks and index updates.
+KGSITE_INGEST_CLUSTER = env("KGSITE_INGEST_CLUSTER", "")
+if KGSITE_INGEST_CLUSTER:
+    Q_CLUSTER["ALT_CLUSTERS"] = {
+        KGSITE_INGEST_CLUSTER: {
+            "workers": env_int("KGSITE_INGEST_WORKERS", 1),
+            "timeout": env_int("KGSITE_INGEST_TIMEOUT", 4 * 3600),
+            "retry": env_int("KGSITE_INGEST_TIMEOUT", 4 * 3600) + 100,
+        }
+    }
 
 # --- Knowledge-graph engine ----------------------------------------------------------
 # Dotted paths name the implementations; heavy libraries are imported lazily behind them.

@@ -201,3 +201,16 @@ def test_a_real_worker_killed_mid_embed_leaves_a_whole_searchable_book(api, tmp_
     body = api.get("/api/v1/chunks/search", {"q": "blinded creature can't see"}).json()
     assert body["index_complete"] is True
     assert body["results"] and body["results"][0]["book"]["id"] == book.pk
+
+
+@pytest.mark.django_db
+def test_ingestion_goes_to_its_own_queue_when_one_is_named(settings, monkeypatch):
+    import django_q.tasks
+
+    sent = []
+    monkeypatch.setattr(django_q.tasks, "async_task", lambda *a, **kw: sent.append(kw))
+    settings.KGSITE_INGEST_CLUSTER = "kgsite-ingest"
+    services._enqueue(1)
+    settings.KGSITE_INGEST_CLUSTER = ""
+    services._enqueue(2)
+    assert [kw["cluster"] for kw in sent] == ["kgsite-ingest", None]

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 GRACE_SECONDS = 30.0
@@ -29,11 +30,22 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--workers", type=int, default=1, help="qcluster processes")
+        parser.add_argument(
+            "--ingest-workers",
+            type=int,
+            default=0,
+            help="qcluster processes for the ingestion queue (KGSITE_INGEST_CLUSTER)",
+        )
         parser.add_argument("server", nargs="+", help="the server command line, after --")
 
-    def handle(self, *args, workers: int, server: list[str], **options) -> None:
-        if workers < 0:
-            raise CommandError("--workers must be 0 or more")
+    def handle(
+        self, *args, workers: int, ingest_workers: int, server: list[str], **options
+    ) -> None:
+        if workers < 0 or ingest_workers < 0:
+            raise CommandError("--workers and --ingest-workers must be 0 or more")
+        ingest = settings.KGSITE_INGEST_CLUSTER
+        if ingest_workers and not ingest:
+            raise CommandError("--ingest-workers needs KGSITE_INGEST_CLUSTER")
         stop = {"signal": None}
 
         def on_signal(signum, _frame) -> None:
@@ -45,6 +57,14 @@ class Command(BaseCommand):
         children = [
             (subprocess.Popen([*manage, "qcluster"], start_new_session=True), signal.SIGINT)
             for _ in range(workers)
+        ]
+        ingest_env = {**os.environ, "Q_CLUSTER_NAME": ingest}
+        children += [
+            (
+                subprocess.Popen([*manage, "qcluster"], env=ingest_env, start_new_session=True),
+                signal.SIGINT,
+            )
+            for _ in range(ingest_workers)
         ]
         web = subprocess.Popen(server, start_new_session=True)
         children.append((web, signal.SIGTERM))
