@@ -201,7 +201,9 @@ class Client:
             except (http.client.HTTPException, OSError):
                 self.conn.close()
                 self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-                if attempt == 2:
+                # A dropped keep-alive connection is retried once, for a read only: a
+                # write that may have happened counts as an error, never silently twice.
+                if attempt == 2 or method != "GET":
                     raise
         try:
             return response.status, json.loads(raw or b"{}")
