@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1:8000
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install chromium run scaleout test test-postgres lint bench screenshots clean
+.PHONY: install chromium run prod scaleout test test-postgres lint bench load screenshots clean
 
 # Reuses the virtual environment while pyproject.toml is unchanged.
 $(STAMP): pyproject.toml
@@ -32,14 +32,40 @@ chromium:
 	 else echo "no $(CHROMIUM) and not root: install Debian's chromium package to run tests/e2e"; fi
 
 # Set up the embedded default (SQLite in WAL + django-q2 ORM broker), load sample data,
-# and serve the site with a background worker on http://$(HOST).
+# and serve the site with a background worker on http://$(HOST). DEBUG stays off unless
+# asked for: DJANGO_DEBUG=1 make run. SIGTERM or Ctrl-C stops server and worker together.
 run: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo
 	@echo "kgsite on http://$(HOST)  (admin: http://$(HOST)/admin/, API docs: http://$(HOST)/api/docs/)"
-	@trap 'kill $$WORKER 2>/dev/null' EXIT INT TERM; \
-	 $(BIN)/python manage.py qcluster & WORKER=$$!; \
-	 $(BIN)/python manage.py runserver $(HOST)
+	exec $(BIN)/python manage.py serve --workers 1 -- \
+	  $(BIN)/python manage.py runserver --noreload --insecure $(HOST)
+
+# The production profile for a local trial: gunicorn, PostgreSQL, the Redis broker,
+# several workers, collected static files (see README "Production"). Plain HTTP on
+# loopback, so KGSITE_SSL_REDIRECT=0; behind a TLS proxy leave it on.
+PROD_HOST     ?= 127.0.0.1:8001
+PROD_DB       ?= postgres://postgres@127.0.0.1:5432/kgsite
+PROD_REDIS    ?= redis://127.0.0.1:6379/0
+PROD_WEB      ?= 2
+PROD_THREADS  ?= 4
+PROD_QWORKERS ?= 2
+prod: export DJANGO_SETTINGS_MODULE := kgsite.settings.production
+prod: export DATABASE_URL := $(PROD_DB)
+prod: export REDIS_URL := $(PROD_REDIS)
+prod: export KGSITE_SSL_REDIRECT ?= 0
+prod: export KGSITE_Q_WORKERS ?= $(PROD_QWORKERS)
+prod: export KGSITE_INGEST_CLUSTER ?= kgsite-ingest
+prod: export DJANGO_SECRET_KEY ?= $(shell $(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))")
+prod: install
+	-createdb -h 127.0.0.1 -U postgres $(lastword $(subst /, ,$(PROD_DB))) 2>/dev/null
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	$(BIN)/python manage.py seed_demo
+	@echo "kgsite (production profile) on http://$(PROD_HOST)"
+	exec $(BIN)/python manage.py serve --workers 1 --ingest-workers 1 -- \
+	  $(BIN)/gunicorn kgsite.wsgi --bind $(PROD_HOST) --workers $(PROD_WEB) \
+	  --threads $(PROD_THREADS) --worker-class gthread --timeout 60 --access-logfile -
 
 # The scale-out profile for trials: PostgreSQL + pgvector, Redis, qcluster workers and
 # gunicorn, sharing no directory (see README, "Scaling out").
@@ -64,6 +90,9 @@ bench: install
 # the by-product of the browser test that checks the pages fit a phone.
 screenshots: install chromium
 	KGSITE_SCREENSHOTS_DIR=docs/screenshots $(BIN)/python -m pytest -q tests/e2e/test_screenshots.py
+# Mixed readers and writers against both profiles, side by side (loopback, bounded).
+load: install
+	$(BIN)/python -m benchmarks.load --profiles dev,prod
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

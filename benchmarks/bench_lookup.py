@@ -577,6 +577,9 @@ def run(quick: bool = False) -> list[dict]:
     cpu_stats = percentiles(cpu_hits)
     rows.append(_row("service p50 CPU time: all hits", cpu_stats["p50"], "ms"))
     rows.append(_row("service p99 CPU time: all hits", cpu_stats["p99"], "ms"))
+    miss_cpu = percentiles(service_cpu["miss"])
+    rows.append(_row("service p50 CPU time: miss", miss_cpu["p50"], "ms"))
+    rows.append(_row("service p99 CPU time: miss", miss_cpu["p99"], "ms"))
     for kind in KINDS:
         stats = percentiles(http[kind])
         rows.append(_row(f"HTTP p50: {KIND_LABEL[kind]}", stats["p50"], "ms"))

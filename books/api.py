@@ -186,4 +186,9 @@ class ChunkSearchView(GenericAPIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         hits = selectors.chunk_search(q=data["q"], k=data["k"], book_id=data.get("book"))
-        return Response({"results": ChunkHitSerializer(hits, many=True).data})
+        return Response(
+            {
+                "results": ChunkHitSerializer(hits, many=True).data,
+                "index_complete": not services.books_missing_vectors(),
+            }
+        )

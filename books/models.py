@@ -43,6 +43,10 @@ class Book(TimeStampedModel):
     chunk_count = models.PositiveIntegerField(default=0)
     ingested_at = models.DateTimeField(null=True, blank=True)
 
+    # False from the write of a version until every one of its chunks has a vector: a
+    # worker killed mid-embed leaves it False, and the next run embeds what is missing.
+    embedded = models.BooleanField(default=True)
+
     class Meta:
         ordering = ["title_norm"]
         constraints = [
@@ -156,6 +160,8 @@ class IngestJob(TimeStampedModel):
     result = models.JSONField(default=dict, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Runs started: a job whose worker died is retried up to KGSITE_JOB_MAX_ATTEMPTS.
+    attempts = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -153,6 +153,10 @@ class ChunkHitSerializer(_ChunkPlaceSerializer):
 
 class ChunkSearchResponseSerializer(serializers.Serializer):
     results = ChunkHitSerializer(many=True)
+    index_complete = serializers.BooleanField(
+        help_text="False while a book's chunks are still waiting for their vectors (being "
+        "embedded, or a run that died is being retried): passages of it may be missing."
+    )
 
 
 class DeleteSummarySerializer(serializers.Serializer):

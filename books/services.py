@@ -16,15 +16,19 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import F
 from django.utils import timezone
 from django_q import tasks as queue
+from django_q.models import Schedule
 
 from entities.extraction import Gazetteer, GazetteerEntry
 from entities.models import Alias, Entity
@@ -34,7 +38,7 @@ from kgsite.errors import Conflict, DomainError, InvalidInput, NotFound
 from kgsite.models import audit
 from kgsite.text import clean_display, normalize
 from kgsite.vectors.index import KINDS
-from kgsite.vectors.service import vector_delete, vector_upsert
+from kgsite.vectors.service import vector_delete, vector_index, vector_upsert
 from notifications.services import notification_create, notification_mark_read_by_key
 
 from .chunking import ChunkDraft, chunk_sections, sentence_spans
@@ -322,6 +326,7 @@ def _book_row(
     book.format = fmt
     book.extractor = extractor
     book.status = Book.Status.READY
+    book.embedded = False  # until every chunk of this version has its vector
     book.char_count = len(text)
     book.word_count = len(text.split())
     book.ingested_at = timezone.now()
@@ -457,6 +462,31 @@ def chunks_embed(*, chunk_ids: Sequence[int], progress: Callable[[int], None] | 
     return changed
 
 
+def _embed_missing(book: Book, report: _Reporter) -> int:
+    """Embed the chunks of a written book that have no vector yet (idempotent)."""
+    chunk_ids = list(
+        Chunk.objects.filter(book=book).order_by("ordinal").values_list("pk", flat=True)
+    )
+    missing = chunk_ids
+    if _search_available():
+        index = vector_index("chunks")
+        index.refresh()  # what other processes (the dead worker) wrote before
+        missing = [pk for pk in chunk_ids if pk not in index]
+    report("embed", len(chunk_ids) - len(missing), len(chunk_ids))
+    done_before = len(chunk_ids) - len(missing)
+    chunks_embed(
+        chunk_ids=missing,
+        progress=lambda done: report("embed", done_before + done, len(chunk_ids)),
+    )
+    Book.objects.filter(pk=book.pk).update(embedded=True)
+    return len(missing)
+
+
+def books_missing_vectors() -> bool:
+    """Whether a ready book still has chunks waiting for their vectors."""
+    return Book.objects.filter(status=Book.Status.READY, embedded=False).exists()
+
+
 def _chunks_unindex(chunk_ids: Sequence[int]) -> None:
     if not chunk_ids or not _search_available():
         return
@@ -529,6 +559,9 @@ def _book_ingest_bytes(
         and existing.extractor == chosen.name  # another extractor finds other mentions
         and existing.status == Book.Status.READY
     ):
+        if embed and not existing.embedded:  # a run died while embedding: finish it
+            _embed_missing(existing, report)
+            return IngestResult(book=existing, action="resumed", chunks=existing.chunk_count)
         return IngestResult(book=existing, action="unchanged", chunks=existing.chunk_count)
 
     if existing is not None:
@@ -612,6 +645,7 @@ def _book_ingest(
         chunks_embed(
             chunk_ids=chunk_ids, progress=lambda done: report("embed", done, len(chunk_ids))
         )
+        Book.objects.filter(pk=book.pk).update(embedded=True)
         timings["embed"] = time.perf_counter() - t0
     timings["total"] = time.perf_counter() - started
     return IngestResult(
@@ -710,21 +744,130 @@ def ingest_job_create(
 # The job function lives in books/tasks.py, which imports this module: the queue takes
 # its dotted path (tests/test_architecture.py checks that it resolves).
 INGEST_JOB_TASK = "books.tasks.ingest_job_task"
+RECOVER_TASK = "books.tasks.ingest_jobs_recover_task"
 BOOKS_GROUP = "books"
 
 
 def _enqueue(job_id: int) -> None:
-    queue.async_task(INGEST_JOB_TASK, job_id, group=BOOKS_GROUP)
+    # On the ingestion queue when there is one (KGSITE_INGEST_CLUSTER).
+    cluster = settings.KGSITE_INGEST_CLUSTER or None
+    queue.async_task(INGEST_JOB_TASK, job_id, group=BOOKS_GROUP, cluster=cluster)
+    _recovery_scheduled()
+
+
+def _recovery_scheduled() -> None:
+    """Once: a django-q2 schedule that runs ``ingest_jobs_recover`` every minute."""
+    try:
+        Schedule.objects.get_or_create(
+            name="kgsite: recover ingest jobs",
+            defaults={
+                "func": RECOVER_TASK,
+                "schedule_type": Schedule.MINUTES,
+                "minutes": 1,
+            },
+        )
+    except Exception:  # the job itself is queued; recovery also runs by command
+        logger.exception("could not schedule ingest job recovery")
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.KGSITE_JOB_LEASE_SECONDS)
+
+
+def _claim(job: IngestJob) -> bool:
+    """Take the job unless a live worker holds it (its heartbeat is within the lease).
+
+    Compare-and-set on ``updated_at``: of two workers handed the same job, one wins.
+    """
+    if job.status == IngestJob.Status.RUNNING and job.updated_at > timezone.now() - _lease():
+        return False
+    now = timezone.now()
+    return bool(
+        IngestJob.objects.filter(pk=job.pk, status=job.status, updated_at=job.updated_at).update(
+            status=IngestJob.Status.RUNNING,
+            started_at=now,
+            updated_at=now,
+            error="",
+            attempts=F("attempts") + 1,
+        )
+    )
+
+
+class _Heartbeat:
+    """Touches the running job every quarter lease from a thread of the worker process, so
+    a long step (one slow chunk, one big embedding batch) is not taken for a dead worker,
+    and a dead worker's job goes stale within one lease."""
+
+    def __init__(self, job_id: int) -> None:
+        self.job_id = job_id
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True, name=f"job-{job_id}-beat")
+
+    def _run(self) -> None:
+        every = max(0.5, settings.KGSITE_JOB_LEASE_SECONDS / 4)
+        try:
+            while not self.stop.wait(every):
+                try:
+                    IngestJob.objects.filter(
+                        pk=self.job_id, status=IngestJob.Status.RUNNING
+                    ).update(updated_at=timezone.now())
+                except Exception:  # a busy database: the next beat will do
+                    logger.debug("heartbeat of job %s skipped", self.job_id, exc_info=True)
+        finally:
+            connection.close()
+
+    def __enter__(self) -> _Heartbeat:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join(timeout=30)
+
+
+def ingest_jobs_recover() -> list[int]:
+    """Find running jobs whose worker died (no heartbeat for a lease) and queue them again,
+    up to ``KGSITE_JOB_MAX_ATTEMPTS`` runs; then they fail with a notification."""
+    requeued: list[int] = []
+    stale = IngestJob.objects.filter(
+        status=IngestJob.Status.RUNNING, updated_at__lt=timezone.now() - _lease()
+    )
+    for job in stale:
+        died = f"the worker died during {job.phase or 'the job'} (run {job.attempts})"
+        if job.attempts >= settings.KGSITE_JOB_MAX_ATTEMPTS:
+            if IngestJob.objects.filter(pk=job.pk, updated_at=job.updated_at).update(
+                status=IngestJob.Status.FAILED, error=died, finished_at=timezone.now()
+            ):
+                _notify_failure(job, died)
+            continue
+        if IngestJob.objects.filter(
+            pk=job.pk, status=IngestJob.Status.RUNNING, updated_at=job.updated_at
+        ).update(
+            status=IngestJob.Status.QUEUED,
+            error=f"{died}; retrying",
+            warnings=[*job.warnings, f"{died}; retried"],
+            updated_at=timezone.now(),
+        ):
+            _enqueue(job.pk)
+            requeued.append(job.pk)
+    return requeued
 
 
 def ingest_job_run(*, job_id: int, progress: PhaseProgress | None = None) -> IngestJob:
-    """Run a queued job; record progress, the result, or the failure on the job."""
+    """Run a queued job; record progress, the result, or the failure on the job.
+
+    Safe to deliver twice: a done job, or one a live worker holds, is left alone; a job
+    whose worker died is taken over, and each phase picks up what is missing.
+    """
     job = IngestJob.objects.get(pk=job_id)
-    if job.status == IngestJob.Status.DONE:
-        return job  # idempotent: a re-delivered task does nothing
-    IngestJob.objects.filter(pk=job.pk).update(
-        status=IngestJob.Status.RUNNING, started_at=timezone.now(), error=""
-    )
+    if job.status == IngestJob.Status.DONE or not _claim(job):
+        return job
+    job.refresh_from_db()
+    with _Heartbeat(job.pk):
+        return _ingest_job_execute(job, progress)
+
+
+def _ingest_job_execute(job: IngestJob, progress: PhaseProgress | None) -> IngestJob:
     try:
         result = book_ingest(
             path=job.source_path,
@@ -746,7 +889,7 @@ def ingest_job_run(*, job_id: int, progress: PhaseProgress | None = None) -> Ing
         status=IngestJob.Status.DONE,
         book=result.book,
         result=result.as_dict(),
-        warnings=result.warnings[:500],
+        warnings=[*job.warnings, *result.warnings][:500],  # a retry's note stays
         done=max(job.total, result.chunks),
         total=max(job.total, result.chunks),
         finished_at=timezone.now(),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from .models import IngestJob
-from .services import ingest_job_run
+from .services import ingest_job_run, ingest_jobs_recover
 
 logger = logging.getLogger(__name__)
 
@@ -20,3 +20,8 @@ def ingest_job_task(job_id: int) -> dict:
         logger.exception("ingest job %s failed", job_id)
         job = IngestJob.objects.get(pk=job_id)
     return {"job_id": job.pk, "status": job.status, "result": job.result, "error": job.error}
+
+
+def ingest_jobs_recover_task() -> list[int]:
+    """Scheduled every minute: queue again the jobs whose worker died."""
+    return ingest_jobs_recover()

@@ -171,7 +171,8 @@ class NameToken(models.Model):
     # transliterated form (ö -> oe): what a suggestion query's words are looked up by.
     prefix = models.CharField(max_length=8)
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="+")
-    # The normalised name or alias the word belongs to: what the suggestion is scored on.
+    # The name or alias the word belongs to, normalised and folded (``name_index.fold``):
+    # what a suggestion is scored on.
     text = models.CharField(max_length=MAX_NORM_LENGTH)
 
     class Meta:

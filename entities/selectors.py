@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 from django.db.models import Prefetch, Q, QuerySet
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.text import normalize
@@ -143,11 +143,19 @@ def entity_suggest(*, norm: str, type: str | None = None) -> list[tuple[Entity, 
     stems = {token[:3] for token in folded_query.split() if len(token) >= 3}
     if not stems:
         return []
+    pairs = name_candidates(stems=sorted(stems), type=type)
+    # One call into rapidfuzz's C loop for every candidate text.
+    matches = process.extract(
+        folded_query,
+        [text for _id, text in pairs],
+        scorer=fuzz.WRatio,
+        score_cutoff=SUGGESTION_MIN_SCORE * 100,
+        limit=None,
+    )
     best: dict[str, float] = {}
-    for entity_id, text in name_candidates(stems=sorted(stems), type=type):
-        score = fuzz.WRatio(folded_query, fold(text)) / 100
-        if score >= SUGGESTION_MIN_SCORE and score > best.get(entity_id, 0.0):
-            best[entity_id] = score
+    for _text, score, position in matches:
+        entity_id = pairs[position][0]
+        best[entity_id] = max(best.get(entity_id, 0.0), score / 100)
     entities = Entity.objects.in_bulk(list(best))
     ranked = sorted(
         ((entities[pk], score) for pk, score in best.items() if pk in entities),

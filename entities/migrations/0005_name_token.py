@@ -47,7 +47,7 @@ def backfill(apps, schema_editor):
             for form in (word, fold(word)):
                 if len(form) >= 3:
                     found.add(form[:3])
-        return [NameToken(prefix=p, entity_id=pk, text=norm) for p in found]
+        return [NameToken(prefix=p, entity_id=pk, text=fold(norm)) for p in found]
 
     batch = []
     for qs in (

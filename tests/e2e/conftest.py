@@ -18,10 +18,6 @@ from tests.conftest import curators_group
 CHROMIUM = os.environ.get("KGSITE_CHROMIUM", "/usr/bin/chromium")
 PASSWORD = "e2e-curator-pass"
 
-# Playwright's sync API keeps an event loop in the test thread; the ORM calls the tests
-# make to set up data are synchronous and safe there.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
@@ -30,17 +26,29 @@ def pytest_runtest_makereport(item, call):
     setattr(item, f"rep_{report.when}", report)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """One browser per module. Playwright's sync API keeps an event loop running in the
+    test thread while it is open, so it closes with the module: later tests (asyncio,
+    Django's async-safety checks) must not find a loop or the flag below left behind."""
     if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
         pytest.skip(f"no Chromium at {CHROMIUM}: run `make chromium` (Debian's chromium package)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[dev]'")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"]
-        )
-        yield browser
-        browser.close()
+    # The ORM calls the tests make to set up data are synchronous and safe in this thread.
+    before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"]
+            )
+            yield browser
+            browser.close()
+    finally:
+        if before is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
 
 
 @pytest.fixture

@@ -110,3 +110,18 @@ def test_extraction_is_throttled_per_user_in_the_json_shape(api, monkeypatch):
     response = api.post("/api/v1/extract/entities", body, format="json")
     assert response.json()["error"]["code"] == "throttled"
     assert int(response["Retry-After"]) > 0
+
+
+def test_stored_token_prefixes_are_cleared_by_the_migration(curator):
+    import importlib
+
+    from django.apps import apps
+
+    from entities.models import Fact
+
+    token = Token.objects.create(user=curator)
+    leaked = fact_store(text="Ada Lovelace met Mary Somerville.", client=token.key[:8]).fact
+    named = fact_store(text="Ada Lovelace wrote notes.", client="notes-app").fact
+    importlib.import_module("entities.migrations.0009_clear_token_clients").forwards(apps, None)
+    assert Fact.objects.get(pk=leaked.pk).client == ""
+    assert Fact.objects.get(pk=named.pk).client == "notes-app"

@@ -1,0 +1,30 @@
+"""The production profile passes Django's deployment checks as shipped."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_check_deploy_is_clean_with_the_production_settings(tmp_path):
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "kgsite.settings.production",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "DJANGO_ALLOWED_HOSTS": "kgsite.example.org",
+        "KGSITE_DATA_DIR": str(tmp_path),
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    }
+    for local_override in ("KGSITE_SSL_REDIRECT", "DJANGO_DEBUG", "KGSITE_HSTS_SECONDS"):
+        env.pop(local_override, None)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "no issues" in done.stdout

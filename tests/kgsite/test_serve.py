@@ -1,0 +1,79 @@
+"""``manage.py serve`` (what ``make run`` and ``make prod`` start): SIGTERM stops all."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below pid (from /proc): the server, the workers and their children."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="reads the process table from /proc")
+def test_sigterm_stops_the_server_and_its_worker(tmp_path):
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "kgsite.settings.dev",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}",
+        "KGSITE_DATA_DIR": str(tmp_path),
+        "KGSITE_LOG_LEVEL": "ERROR",
+    }
+    env.pop("REDIS_URL", None)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--verbosity", "0"], cwd=ROOT, env=env, check=True
+    )
+    server = [sys.executable, "-c", "import time; time.sleep(300)"]
+    serve = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--workers", "1", "--", *server],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        # The server, the qcluster and the processes qcluster forks (guard, workers, ...).
+        while len(_descendants(serve.pid)) < 4 and time.monotonic() < deadline:
+            time.sleep(0.3)
+        started = _descendants(serve.pid)
+        assert len(started) >= 4, started
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=60) == 0
+        deadline = time.monotonic() + 20
+        while any(_alive(p) for p in started) and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert [p for p in started if _alive(p)] == []  # no orphaned worker
+    finally:
+        if serve.poll() is None:
+            serve.kill()
