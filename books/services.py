@@ -190,6 +190,7 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
     """
     from entities.extraction import Gazetteer, GazetteerEntry
 
+    from .extraction.candidates import candidates_merge
     from .extraction.structure import KnownName, defined_entities, resolve_definitions
 
     gazetteer = Gazetteer.from_db()
@@ -214,6 +215,7 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
     definitions = resolve_definitions(
         [defined_entities(c, document_text=document_text, known=known) for c in chunks]
     )
+    found = candidates_merge(chunks, definitions)
     wanted: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
     for entities in definitions:
         for entity in entities:
@@ -256,7 +258,42 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
         defined_ids=defined_ids,
         defined_names=defined_names,
         definitions=definitions,
+        candidates=_candidates_lexicon(found, gazetteer, defined_ids),
     )
+
+
+def _candidates_lexicon(found, gazetteer, defined_ids) -> dict:
+    """Put the names the text introduces into the book's gazetteer (a stored entity of
+    the same name and type is reused; a new one is matched strictly, as a candidate)."""
+    from entities.extraction import GazetteerEntry
+
+    info: dict[tuple[str, str], tuple[int, tuple[str, ...]]] = {}
+    wanted: dict[tuple[str, str], object] = {}
+    for candidate in found:
+        try:
+            key = (normalize(validate_name(candidate.name)), normalize_type(candidate.type))
+        except InvalidInput:
+            continue
+        if key not in info:
+            info[key] = (candidate.evidence, candidate.aliases)
+            wanted[key] = candidate
+    stored: dict[tuple[str, str], tuple[str, str]] = {}
+    norms = sorted({norm for norm, _t in wanted if (norm, _t) not in defined_ids})
+    for start in range(0, len(norms), 500):
+        rows = Entity.objects.filter(name_norm__in=norms[start : start + 500]).values_list(
+            "pk", "canonical_name", "name_norm", "type"
+        )
+        for pk, name, norm, entity_type in rows:
+            stored[(norm, entity_type)] = (pk, name)
+    for key, candidate in wanted.items():
+        entity_id = defined_ids.get(key) or (stored[key][0] if key in stored else None)
+        if entity_id is not None and not entity_id.startswith(NEW_PREFIX):
+            continue  # a stored entity: the gazetteer has it, with its own matching
+        entity_id = entity_id or _new_id(*key)
+        entry = GazetteerEntry(entity_id, candidate.name, key[1])
+        for form in (candidate.name, *candidate.aliases):
+            gazetteer.add(form, entry, strict=True)
+    return info
 
 
 # --- writing ---------------------------------------------------------------------------
@@ -333,6 +370,61 @@ def _entities_for(
                 )
     Alias.objects.bulk_create(aliases, batch_size=WRITE_BATCH, ignore_conflicts=True)
     return ids, created
+
+
+def _candidates_record(
+    *,
+    book: Book,
+    new_ids: dict[tuple[str, str], str],
+    created: list[str],
+    lexicon: BookLexicon,
+    found: list[list[FoundMention]],
+) -> None:
+    """Entities this ingest created on its own are candidates, with their evidence and
+    the aliases the text gave them; a candidate another book proposes again is
+    confirmed."""
+    chunks_of: dict[str, int] = {}
+    for mentions in found:
+        for m in mentions:
+            chunks_of[m.entity_id or ""] = chunks_of.get(m.entity_id or "", 0) + 1
+    created_set = set(created)
+    evidence: dict[str, int] = {}
+    aliases: list[Alias] = []
+    for key, pk in new_ids.items():
+        if pk not in created_set:
+            continue
+        score, forms = lexicon.candidates.get(key, (0, ()))
+        evidence[pk] = max(score, chunks_of.get(_new_id(*key), 0), 1)
+        for form in forms:
+            norm = normalize(form)
+            if norm and norm != key[0]:
+                aliases.append(
+                    Alias(
+                        entity_id=pk,
+                        alias=clean_display(form)[:512],
+                        alias_norm=norm[:512],
+                        type=key[1],
+                        manual=False,
+                    )
+                )
+    rows = [Entity(pk=pk, candidate=True, evidence=score) for pk, score in evidence.items()]
+    Entity.objects.bulk_update(rows, ["candidate", "evidence"], batch_size=WRITE_BATCH)
+    Alias.objects.bulk_create(aliases, batch_size=WRITE_BATCH, ignore_conflicts=True)
+    proposed = [
+        pk for key, pk in new_ids.items() if key in lexicon.candidates and pk not in created_set
+    ]
+    proposed += [
+        lexicon.defined_ids[key]
+        for key in lexicon.candidates
+        if not lexicon.defined_ids.get(key, NEW_PREFIX).startswith(NEW_PREFIX)
+    ]
+    if proposed:
+        elsewhere = (
+            Mention.objects.filter(entity_id__in=proposed)
+            .exclude(book=book)
+            .values_list("entity_id", flat=True)
+        )
+        Entity.objects.filter(pk__in=set(elsewhere), candidate=True).update(candidate=False)
 
 
 def _entities_saved(entity_ids: list[str]) -> None:
@@ -421,6 +513,7 @@ def _book_write(
             r.pk = ids[r.ordinal]
 
     new_ids, created = _entities_for((m for ms in found for m in ms), lexicon)
+    _candidates_record(book=book, new_ids=new_ids, created=created, lexicon=lexicon, found=found)
     mentions: list[Mention] = []
     defines = 0
     for index, (chunk, row) in enumerate(zip(chunks, rows, strict=True)):

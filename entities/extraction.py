@@ -321,6 +321,9 @@ class Gazetteer:
         self._prefixes: set[str] = set()
         # Resolution without a type filter, memoised per name.
         self._resolved: dict[str, _Resolved] = {}
+        # Candidate entities (proposed by extraction, unconfirmed) → their written forms:
+        # they match only as ``strict_match_allows`` says.
+        self._strict: dict[str, set[str]] = {}
         rx = _regexes()
         self._token = rx.token
         self._marks = rx.marks
@@ -369,9 +372,10 @@ class Gazetteer:
                 gaz._add(norm, entry, norm == name_norm)
         return gaz
 
-    def add(self, surface: str, entity: Any) -> None:
+    def add(self, surface: str, entity: Any, *, strict: bool = False) -> None:
         """Add one name to a private gazetteer (e.g. an entity just created mid-book).
 
+        ``strict``: a candidate entity, matched as ``strict_match_allows`` says.
         Not for the shared ``gazetteer_get()`` instance, which other threads read.
         """
         entry = _entry_of(entity)
@@ -379,6 +383,8 @@ class Gazetteer:
         if norm:
             self._add(norm, entry, norm == normalize(entry.canonical_name))
             self._resolved.pop(norm, None)
+            if strict:
+                self._strict.setdefault(entry.entity_id, set()).add(clean_display(surface))
 
     @classmethod
     def from_db(cls) -> Gazetteer:
@@ -387,17 +393,23 @@ class Gazetteer:
 
         gaz = cls()
         entries: dict[str, GazetteerEntry] = {}
-        rows = Entity.objects.order_by().values_list("id", "canonical_name", "name_norm", "type")
-        for entity_id, name, norm, entity_type in rows.iterator(chunk_size=10_000):
+        rows = Entity.objects.order_by().values_list(
+            "id", "canonical_name", "name_norm", "type", "candidate"
+        )
+        for entity_id, name, norm, entity_type, candidate in rows.iterator(chunk_size=10_000):
             entry = GazetteerEntry(entity_id, name, entity_type)
             entries[entity_id] = entry
             if norm:
                 gaz._add(norm, entry, True)
-        aliases = Alias.objects.order_by().values_list("alias_norm", "entity_id")
-        for norm, entity_id in aliases.iterator(chunk_size=10_000):
+            if candidate:
+                gaz._strict[entity_id] = {name}
+        aliases = Alias.objects.order_by().values_list("alias_norm", "entity_id", "alias")
+        for norm, entity_id, alias in aliases.iterator(chunk_size=10_000):
             entry = entries.get(entity_id)
             if entry is not None and norm:  # None: an entity created after the first query
                 gaz._add(norm, entry, False)
+                if entity_id in gaz._strict:
+                    gaz._strict[entity_id].add(alias)
         return gaz
 
     # Reading.
@@ -500,10 +512,17 @@ class Gazetteer:
                 key = norm[start:end]
             if best is None:
                 continue
-            covered = best_end
             o_start, o_end = mapped.span(start, best_end) if mapped else (start, best_end)
             surface = text[o_start:o_end]
             entry, candidates, name = best
+            if (
+                entry is not None
+                and entry.entity_id in self._strict
+                and not normalized
+                and not strict_match_allows(text, o_start, o_end, self._strict[entry.entity_id])
+            ):
+                continue
+            covered = best_end
             if entry is not None:
                 found.append(
                     DetectedEntity(
@@ -521,6 +540,72 @@ class Gazetteer:
                     DetectedEntity(surface, None, name, AMBIGUOUS, o_start, o_end, candidates)
                 )
         return found
+
+
+# --- Candidate entities: strict matching ------------------------------------------------
+
+# Zipf frequency (wordfreq) from which an English word is common: a candidate named by
+# such a word ("Document", "NULL") matches only as written, never the ordinary word.
+COMMON_ZIPF = 3.5
+
+
+@cache
+def word_zipf(word: str, lang: str) -> float:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, lang)
+
+
+def is_common_word(name: str, lang: str = "en") -> bool:
+    """A single word common enough in ``lang`` never to be a name by itself.
+
+    Only as prose writes the word (lower case, capitalised or in capitals): "cURL" and
+    "GitHub" are not the words "curl" and "github".
+    """
+    word = name.strip()
+    folded = word.casefold()
+    if not word or " " in word or word not in (folded, folded.capitalize(), folded.upper()):
+        return False
+    return word_zipf(folded, lang) >= COMMON_ZIPF
+
+
+def _in_url_or_path(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` sits inside a URL, a file path or an e-mail address."""
+    if (start > 0 and text[start - 1] in "/\\@~") or text[end : end + 1] in ("/", "\\", "@"):
+        return True
+    left = start
+    while left > 0 and not text[left - 1].isspace() and start - left < 200:
+        left -= 1
+    right = end
+    while right < len(text) and not text[right].isspace() and right - end < 200:
+        right += 1
+    token = text[left:right]
+    return "://" in token or token.startswith(("/", "~/", "./", "../"))
+
+
+def _needs_exact_case(form: str) -> bool:
+    letters = [c for c in form if c.isalpha()]
+    return bool(letters) and (all(c.isupper() for c in letters) or is_common_word(form))
+
+
+def strict_match_allows(text: str, start: int, end: int, forms: Iterable[str]) -> bool:
+    """Whether a candidate entity written ``forms`` may be matched at ``text[start:end]``.
+
+    Never inside a URL or a path; an all-capitals name or acronym ("DER", "NULL") and a
+    name that is a common word ("Document") only in exactly that case; other names
+    case-insensitively, as curated entities are.
+    """
+    if _in_url_or_path(text, start, end):
+        return False
+    surface = " ".join(text[start:end].split())
+    norm = normalize(surface)
+    for form in forms:
+        written = " ".join(form.split())
+        if normalize(written) != norm:
+            continue
+        if not _needs_exact_case(written) or surface == written:
+            return True
+    return False
 
 
 # --- The cached, database-backed gazetteer ----------------------------------------------

@@ -298,6 +298,7 @@ def entity_update(
     if description is not None:
         entity.description = description
     entity.curated = True
+    entity.candidate = False  # a curator's edit confirms what extraction proposed
     try:
         with transaction.atomic():
             if plan.redundant_aliases:

@@ -40,6 +40,74 @@ _NOT_A_NAME = re.compile(r"[\d*#|_\[\]{}<>=\n]")
 _LEADING_ARTICLE = re.compile(r"^the\s+")
 
 
+_NUMBERING = re.compile(r"^(?:(?:\d{1,2}|[A-Z])(?:\.\d{1,2})*\.?\s+)")
+# Nouns that end an organisation's name: "Free Software Foundation", "Apache Group".
+_ORG_HEADS = frozenset(
+    {
+        "foundation",
+        "inc",
+        "ltd",
+        "corporation",
+        "consortium",
+        "institute",
+        "university",
+        "association",
+        "society",
+        "committee",
+        "council",
+        "group",
+        "project",
+        "llc",
+        "gmbh",
+    }
+)
+
+
+def plausible_name(name: str, entity_type: str) -> bool:
+    """Whether a name spaCy proposes can be a name at all.
+
+    Never a common word ("Document", "Returns"), nor an English word in capitals (a
+    placeholder such as NULL or LEN); a person has a first and a last name, not only
+    common words ("Cover Texts"); an organisation of common words ends with a noun
+    that names one ("Free Software Foundation").
+    """
+    from entities.extraction import is_common_word, word_zipf
+
+    words = name.split()
+    if len(words) == 1:
+        word = words[0]
+        if is_common_word(word) or (word.isupper() and word_zipf(word.casefold(), "en") >= 3.0):
+            return False
+        return entity_type != "person"
+    common = all(word_zipf(w.casefold(), "en") >= 3.0 for w in words)
+    if entity_type == "person":
+        return not common and all(w[:1].isupper() for w in words)
+    if common:
+        return entity_type == "organization" and words[-1].casefold().strip(".,") in _ORG_HEADS
+    return True
+
+
+def distinctive_name(name: str) -> bool:
+    """A name of several capitalised words, one of them rare: one mention is enough."""
+    from entities.extraction import word_zipf
+
+    words = name.split()
+    return (
+        len(words) >= 2
+        and all(w[:1].isupper() for w in words)
+        and any(word_zipf(w.casefold(), "en") < 3.0 for w in words)
+    )
+
+
+def _heading_chunks(chunks: Sequence[ChunkDraft]) -> dict[str, int]:
+    """Normalised heading (numbering aside) → the chunk that opens its section."""
+    found: dict[str, int] = {}
+    for index, chunk in enumerate(chunks):
+        if chunk.heading_path and chunk.part == 0:
+            found.setdefault(normalize(_NUMBERING.sub("", chunk.heading_path[-1])), index)
+    return found
+
+
 def _pick(
     hit: DetectedEntity, defined_here: set[str], heading_type: str | None
 ) -> GazetteerEntry | None:
@@ -155,7 +223,8 @@ class OfflineExtractor:
         hits_per_chunk: list[list[DetectedEntity]],
     ) -> None:
         """Names spaCy finds outside typed chapters, kept when the book repeats them."""
-        from entities.extraction import SPACY_LABELS, spacy_nlp
+        from books.extraction.types import NER_TYPES
+        from entities.extraction import spacy_nlp
 
         targets = [
             i
@@ -175,7 +244,7 @@ class OfflineExtractor:
         for i, doc in zip(targets, nlp.pipe(texts, batch_size=32), strict=True):
             spans = [(h.start, h.end) for h in hits_per_chunk[i]]
             for ent in doc.ents:
-                entity_type = SPACY_LABELS.get(ent.label_)
+                entity_type = NER_TYPES.get(ent.label_)
                 if entity_type is None:
                     continue
                 start, end = ent.start_char, ent.end_char
@@ -187,6 +256,7 @@ class OfflineExtractor:
                     or _NOT_A_NAME.search(display)
                     or not display[0].isupper()
                     or display in gazetteer
+                    or not plausible_name(display, entity_type)
                 ):
                     continue
                 start = end - len(display) if ent.text.endswith(display) else start
@@ -199,8 +269,11 @@ class OfflineExtractor:
             type_votes[norm][entity_type] += 1
             shown.setdefault(norm, display)
         kept = {
-            norm for norm, where in chunk_sets.items() if len(where) >= self.min_ner_occurrences
+            norm
+            for norm, where in chunk_sets.items()
+            if len(where) >= self.min_ner_occurrences or distinctive_name(shown[norm])
         }
+        headings = _heading_chunks(chunks)
         per_chunk: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
         for i, norm, _d, _t, start, end in proposals:
             if norm in kept:
@@ -211,7 +284,7 @@ class OfflineExtractor:
                 FoundMention(
                     name=shown[norm],
                     entity_type=type_votes[norm].most_common(1)[0][0],
-                    mention_type=REFERENCES,
+                    mention_type=DEFINES if headings.get(norm) == i else REFERENCES,
                     start=start,
                     end=end,
                     count=len(spans),
