@@ -253,6 +253,12 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
                 gazetteer.add(alias, entry)
         defined_ids[(norm, entity_type)] = entity_id
         defined_names[entity_id] = (name, entity_type)
+    for entities in definitions:
+        for entity in entities:  # the book's own structure defines these: not strict
+            if entity.via != "candidate":
+                key = (normalize(entity.name), normalize_type(entity.type))
+                if key in defined_ids:
+                    gazetteer.relax(defined_ids[key])
     return BookLexicon(
         gazetteer=gazetteer,
         defined_ids=defined_ids,

@@ -386,6 +386,11 @@ class Gazetteer:
             if strict:
                 self._strict.setdefault(entry.entity_id, set()).add(clean_display(surface))
 
+    def relax(self, entity_id: str) -> None:
+        """Match this entity as curated ones are (a book that defines a candidate uses
+        its name as that term, in any case)."""
+        self._strict.pop(entity_id, None)
+
     @classmethod
     def from_db(cls) -> Gazetteer:
         """All entities and aliases, using the normalised forms stored with them."""
