@@ -569,8 +569,8 @@ def is_common_word(name: str, lang: str = "en") -> bool:
     """
     word = name.strip()
     folded = word.casefold()
-    if not word or " " in word or word not in (folded, folded.capitalize(), folded.upper()):
-        return False
+    if not word.isalpha() or word not in (folded, folded.capitalize(), folded.upper()):
+        return False  # "--canvas-size", "x.y": wordfreq would score their parts
     return word_zipf(folded, lang) >= COMMON_ZIPF
 
 

@@ -172,7 +172,7 @@ class _Pool:
         entry.bonus = max(entry.bonus, bonus)
         if type_:
             entry.votes[type_] += weight
-        if alias and _key(alias) != key:
+        if alias and normalize(alias) != normalize(entry.display):
             entry.aliases[alias.strip()] = None
         return entry
 
@@ -415,10 +415,20 @@ def _introduced(pool: _Pool, index: int, text: str) -> None:
     for match in _INTRODUCED.finditer(text):
         group = "quoted" if match.group("quoted") else "plain"
         term = match.group(group).strip()
-        if is_common_word(term) or len(term.split()) > 5:
+        capitalised = term[:1].isupper() and not term.isupper()  # NAME: a placeholder
+        if len(term.split()) > 5 or (is_common_word(term) and not capitalised):
             continue
         start = match.start(group)
-        pool.define(term, index, start, start + len(term), strength=3, type_="concept", weight=1)
+        pool.define(
+            term,
+            index,
+            start,
+            start + len(term),
+            strength=3,
+            type_="concept",
+            weight=1,
+            strong=capitalised,  # "called a Batch": capitalised, it is the term
+        )
     for match in _MEANS.finditer(text):
         term = match.group("term").strip()
         start = match.start("term")
@@ -562,7 +572,7 @@ def book_candidates(chunks: Sequence[ChunkDraft]) -> list[Candidate]:
     _commands(pool, texts)
     minimum = int(settings.KGSITE_CANDIDATE_MIN_EVIDENCE)
     found: list[Candidate] = []
-    for key, entry in pool.entries.items():
+    for entry in pool.entries.values():
         type_ = _final_type(entry, called)
         if type_ is None or not _keep(entry, pool.parameters, minimum):
             continue
@@ -572,7 +582,7 @@ def book_candidates(chunks: Sequence[ChunkDraft]) -> list[Candidate]:
                 name=entry.display,
                 type=type_,
                 evidence=entry.hits + entry.bonus,
-                aliases=tuple(a for a in entry.aliases if _key(a) != key),
+                aliases=tuple(a for a in entry.aliases if normalize(a) != normalize(entry.display)),
                 define=define,  # type: ignore[arg-type]
             )
         )
