@@ -416,14 +416,18 @@ def _candidates_record(
     rows = [Entity(pk=pk, candidate=True, evidence=score) for pk, score in evidence.items()]
     Entity.objects.bulk_update(rows, ["candidate", "evidence"], batch_size=WRITE_BATCH)
     Alias.objects.bulk_create(aliases, batch_size=WRITE_BATCH, ignore_conflicts=True)
-    proposed = [
-        pk for key, pk in new_ids.items() if key in lexicon.candidates and pk not in created_set
-    ]
-    proposed += [
-        lexicon.defined_ids[key]
-        for key in lexicon.candidates
-        if not lexicon.defined_ids.get(key, NEW_PREFIX).startswith(NEW_PREFIX)
-    ]
+    # Stored entities this book proposes again on its own evidence.
+    norms = sorted({norm for norm, _t in lexicon.candidates})
+    proposed: list[str] = []
+    for start in range(0, len(norms), 500):
+        rows = Entity.objects.filter(
+            name_norm__in=norms[start : start + 500], candidate=True
+        ).values_list("pk", "name_norm", "type")
+        proposed += [
+            pk
+            for pk, norm, entity_type in rows
+            if (norm, entity_type) in lexicon.candidates and pk not in created_set
+        ]
     if proposed:
         elsewhere = (
             Mention.objects.filter(entity_id__in=proposed)

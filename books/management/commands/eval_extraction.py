@@ -32,6 +32,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--extractor", default="offline")
         parser.add_argument("--quiet", action="store_true", help="figures only, no misses")
+        parser.add_argument(
+            "--no-scratch",
+            action="store_true",
+            help="ingest into the configured database (a throwaway one) instead of a scratch copy",
+        )
 
     def handle(self, *args, **options) -> None:
         gold = Path(options["gold"])
@@ -46,13 +51,16 @@ class Command(BaseCommand):
         absent = [d for d in docs if not (folder / d).is_file()]
         if absent:
             raise CommandError(f"Not found in {folder}: {', '.join(absent)}")
-        old_name = connection.creation.create_test_db(
-            verbosity=0, autoclobber=True, serialize=False
-        )
-        try:
+        if options["no_scratch"]:
             scores, timings = self._run(rows, docs, folder, options["extractor"])
-        finally:
-            connection.creation.destroy_test_db(old_name, verbosity=0)
+        else:
+            old_name = connection.creation.create_test_db(
+                verbosity=0, autoclobber=True, serialize=False
+            )
+            try:
+                scores, timings = self._run(rows, docs, folder, options["extractor"])
+            finally:
+                connection.creation.destroy_test_db(old_name, verbosity=0)
         self._print(scores, timings, quiet=options["quiet"])
 
     def _run(self, rows, docs, folder, extractor):
