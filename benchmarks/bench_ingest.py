@@ -8,20 +8,29 @@ the books are queryable (everything but "embed") is reported separately, because
 embedding runs after the write commits and could move to its own job.
 
 It also runs ``eval_defines`` on the SRD dev set and reports recall and precision.
+It also ingests the three technical documents of ``corpus/foreign`` (a PDF manual, a
+Markdown API reference, plain-text release notes).
 ``--quick`` ingests three SRD chapters and one novel.
+
+The shared corpus is found beside the checkout (``../shared``); set
+``KGSITE_SHARED_DIR`` to point elsewhere.
 """
 
 from __future__ import annotations
 
 import csv
+import os
 import sys
 import time
 from pathlib import Path
 
 from benchmarks._django import setup
 
-CORPUS = Path("/work/shared/corpus")
-DEV_SET = Path("/work/shared/eval/srd_defines_dev.tsv")
+SHARED = Path(
+    os.environ.get("KGSITE_SHARED_DIR") or Path(__file__).resolve().parents[1] / ".." / "shared"
+)
+CORPUS = SHARED / "corpus"
+DEV_SET = SHARED / "eval" / "srd_defines_dev.tsv"
 SRD_GOAL_S = 60.0
 PHASES = ("parse", "extract", "write", "embed")
 
@@ -115,6 +124,8 @@ def run(quick: bool = False) -> list[dict]:
 
     spacy_nlp()
 
+    if not (CORPUS / "srd").is_dir():
+        raise SystemExit(f"no corpus under {CORPUS}: set KGSITE_SHARED_DIR")
     srd = sorted((CORPUS / "srd").glob("*.md"))
     novels = sorted((CORPUS / "gutenberg").glob("*_pg*.txt"))  # not SOURCES.txt
     if quick:
@@ -147,6 +158,12 @@ def run(quick: bool = False) -> list[dict]:
         ]
     novel_stats = _ingest_all(novels)
     rows += _rows(f"{len(novels)} novels", novel_stats, None)
+    technical = sorted(
+        p for p in (CORPUS / "foreign").glob("*") if p.suffix in (".pdf", ".md", ".txt")
+    )
+    technical = [p for p in technical if p.name != "SOURCES.txt"]
+    if technical and not quick:
+        rows += _rows(f"{len(technical)} technical documents", _ingest_all(technical), None)
     return rows
 
 

