@@ -253,12 +253,7 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
                 gazetteer.add(alias, entry)
         defined_ids[(norm, entity_type)] = entity_id
         defined_names[entity_id] = (name, entity_type)
-    for entities in definitions:
-        for entity in entities:  # the book's own structure defines these: not strict
-            if entity.via != "candidate":
-                key = (normalize(entity.name), normalize_type(entity.type))
-                if key in defined_ids:
-                    gazetteer.relax(defined_ids[key])
+    _definitions_relax(gazetteer, definitions, defined_ids)
     return BookLexicon(
         gazetteer=gazetteer,
         defined_ids=defined_ids,
@@ -266,6 +261,17 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
         definitions=definitions,
         candidates=_candidates_lexicon(found, gazetteer, defined_ids),
     )
+
+
+def _definitions_relax(gazetteer, definitions, defined_ids) -> None:
+    """The book's own structure defines these names: match them as its terms (stored
+    candidates would otherwise be matched strictly)."""
+    for entities in definitions:
+        for entity in entities:
+            if entity.via != "candidate":
+                key = (normalize(entity.name), normalize_type(entity.type))
+                if key in defined_ids:
+                    gazetteer.relax(defined_ids[key])
 
 
 def _candidates_lexicon(found, gazetteer, defined_ids) -> dict:
@@ -463,6 +469,53 @@ def _book_entity_ids(book: Book) -> set[str]:
     )
 
 
+def _mentions_build(
+    *,
+    book: Book,
+    chunks: Sequence[ChunkDraft],
+    rows: list[Chunk],
+    found: list[list[FoundMention]],
+    new_ids: dict[tuple[str, str], str],
+    report: _Reporter,
+) -> tuple[list[Mention], int]:
+    """One Mention per (chunk, entity) at its first occurrence, with its context."""
+    mentions: list[Mention] = []
+    defines = 0
+    for index, (chunk, row) in enumerate(zip(chunks, rows, strict=True)):
+        seen: set[str] = set()
+        spans = sentence_spans(chunk.text) if found[index] else []
+        for m in found[index]:
+            entity_id = m.entity_id
+            if not entity_id or entity_id.startswith(NEW_PREFIX):
+                try:
+                    key = (normalize(validate_name(m.name)), normalize_type(m.entity_type))
+                except InvalidInput:
+                    continue
+                entity_id = new_ids.get(key)
+            if entity_id is None or entity_id in seen:
+                continue
+            seen.add(entity_id)
+            start = max(0, min(m.start, len(chunk.text)))
+            end = max(start, min(m.end, len(chunk.text)))
+            defines += m.mention_type == DEFINES
+            mentions.append(
+                Mention(
+                    entity_id=entity_id,
+                    book=book,
+                    chunk_id=row.pk,
+                    mention_type=m.mention_type,
+                    surface=chunk.text[start:end][:512],
+                    start=chunk.start + start,
+                    end=chunk.start + end,
+                    count=max(1, m.count),
+                    context=context_excerpt(chunk.text, start, end, spans=spans),
+                )
+            )
+        if (index + 1) % WRITE_BATCH == 0:
+            report("write", index + 1, len(chunks))
+    return mentions, defines
+
+
 @transaction.atomic
 def _book_write(
     *,
@@ -524,40 +577,9 @@ def _book_write(
 
     new_ids, created = _entities_for((m for ms in found for m in ms), lexicon)
     _candidates_record(book=book, new_ids=new_ids, created=created, lexicon=lexicon, found=found)
-    mentions: list[Mention] = []
-    defines = 0
-    for index, (chunk, row) in enumerate(zip(chunks, rows, strict=True)):
-        seen: set[str] = set()
-        spans = sentence_spans(chunk.text) if found[index] else []
-        for m in found[index]:
-            entity_id = m.entity_id
-            if not entity_id or entity_id.startswith(NEW_PREFIX):
-                try:
-                    key = (normalize(validate_name(m.name)), normalize_type(m.entity_type))
-                except InvalidInput:
-                    continue
-                entity_id = new_ids.get(key)
-            if entity_id is None or entity_id in seen:
-                continue
-            seen.add(entity_id)
-            start = max(0, min(m.start, len(chunk.text)))
-            end = max(start, min(m.end, len(chunk.text)))
-            defines += m.mention_type == DEFINES
-            mentions.append(
-                Mention(
-                    entity_id=entity_id,
-                    book=book,
-                    chunk_id=row.pk,
-                    mention_type=m.mention_type,
-                    surface=chunk.text[start:end][:512],
-                    start=chunk.start + start,
-                    end=chunk.start + end,
-                    count=max(1, m.count),
-                    context=context_excerpt(chunk.text, start, end, spans=spans),
-                )
-            )
-        if (index + 1) % WRITE_BATCH == 0:
-            report("write", index + 1, len(chunks))
+    mentions, defines = _mentions_build(
+        book=book, chunks=chunks, rows=rows, found=found, new_ids=new_ids, report=report
+    )
     Mention.objects.bulk_create(mentions, batch_size=WRITE_BATCH)
     report("write", len(chunks), len(chunks))
     _entities_saved(created)

@@ -455,6 +455,38 @@ class Gazetteer:
             self._resolved[norm] = result
         return result
 
+    def _longest(
+        self, norm: str, m: re.Match[str], allowed: frozenset[str] | None
+    ) -> tuple[int, _Resolved | None]:
+        """The longest known name starting at token ``m`` (end, resolution)."""
+        names = self._names
+        word_char = self._word_char.match
+        size = len(norm)
+        start, end, key = m.start(), m.end(), m.group()
+        best_end = -1
+        best: _Resolved | None = None
+        while True:
+            if key in names and not (
+                # Names with punctuation at an edge ("c++", ".net") must still not
+                # touch a word character outside them.
+                (start > 0 and word_char(norm, start - 1)) or (end < size and word_char(norm, end))
+            ):
+                resolved = self._resolve(key, allowed)
+                if resolved is not None:
+                    best_end, best = end, resolved
+            if key not in self._prefixes:
+                break
+            nxt = self._token.match(norm, end + 1 if norm.startswith(" ", end) else end)
+            if nxt is None:
+                break
+            end = nxt.end()
+            key = norm[start:end]
+        return best_end, best
+
+    def _strict_allows(self, entry: GazetteerEntry | None, text: str, start: int, end: int) -> bool:
+        forms = self._strict.get(entry.entity_id) if entry is not None else None
+        return forms is None or strict_match_allows(text, start, end, forms)
+
     def find(
         self,
         text: str,
@@ -483,49 +515,19 @@ class Gazetteer:
         hits = [m for m in tokens.finditer(norm) if m.group() in first]
         if not hits:
             return []
-        names = self._names
-        prefixes = self._prefixes
-        token_match = self._token.match
-        word_char = self._word_char.match
-        size = len(norm)
         found: list[DetectedEntity] = []
         covered = 0
         for m in hits:
             start = m.start()
             if start < covered:
                 continue
-            key = m.group()
-            end = m.end()
-            best_end = -1
-            best: _Resolved | None = None
-            while True:
-                if key in names and not (
-                    # Names with punctuation at an edge ("c++", ".net") must still not
-                    # touch a word character outside them.
-                    (start > 0 and word_char(norm, start - 1))
-                    or (end < size and word_char(norm, end))
-                ):
-                    resolved = self._resolve(key, allowed)
-                    if resolved is not None:
-                        best_end, best = end, resolved
-                if key not in prefixes:
-                    break
-                nxt = token_match(norm, end + 1 if norm.startswith(" ", end) else end)
-                if nxt is None:
-                    break
-                end = nxt.end()
-                key = norm[start:end]
+            best_end, best = self._longest(norm, m, allowed)
             if best is None:
                 continue
             o_start, o_end = mapped.span(start, best_end) if mapped else (start, best_end)
             surface = text[o_start:o_end]
             entry, candidates, name = best
-            if (
-                entry is not None
-                and entry.entity_id in self._strict
-                and not normalized
-                and not strict_match_allows(text, o_start, o_end, self._strict[entry.entity_id])
-            ):
+            if not normalized and not self._strict_allows(entry, text, o_start, o_end):
                 continue
             covered = best_end
             if entry is not None:

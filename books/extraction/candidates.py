@@ -310,6 +310,11 @@ def _identifiers(pool: _Pool, index: int, text: str) -> None:
             pool.see(bare, index, type_="library", weight=1)
             continue
         pool.see(name, index, type_=type_from_syntax(name), weight=1, bonus=1)
+    _marked_names(pool, index, text)
+
+
+def _marked_names(pool: _Pool, index: int, text: str) -> None:
+    """Options, manual-page references, standards, brand names, versioned nouns."""
     for match in _OPTION_TOKEN.finditer(text):
         pool.see(match.group(), index, type_="option", weight=2)
     for match in _MAN_REF.finditer(text):
