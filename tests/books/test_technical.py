@@ -220,3 +220,22 @@ def test_eval_extraction_scores_a_gold_file(tmp_path):
     keys, recall, *_ = overall.split()[1:]
     assert (keys, recall) == ("3", "0.67")
     assert "missed   ropes.Braid (class)" in text
+
+
+def test_upload_accepts_html_and_refuses_binary_text(
+    curator_api, django_capture_on_commit_callbacks
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    page = b"<html><body><h1>Kettle</h1><p>The <code>kettle_boil()</code> call.</p></body></html>"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = curator_api.post(
+            "/api/v1/books/", {"file": SimpleUploadedFile("kettle.html", page)}, format="multipart"
+        )
+    assert response.status_code == 202
+    assert Book.objects.get().format == "html"
+    binary = SimpleUploadedFile("notes.txt", b"\x7fELF\x02\x01\x01\x00" + bytes(64))
+    response = curator_api.post("/api/v1/books/", {"file": binary}, format="multipart")
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "file"
+    assert "ELF" in response.json()["error"]["message"]
