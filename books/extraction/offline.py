@@ -111,7 +111,9 @@ def _heading_chunks(chunks: Sequence[ChunkDraft]) -> dict[str, int]:
 # A sentence (or line) with a capitalised word that does not open it: the only kind
 # spaCy's NER is shown ("said Holmes", "the Free Software Foundation"). Names at the
 # start of a sentence are found there anyway once NER has seen them elsewhere.
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
+# Sentences end at their punctuation or a blank line; a single line break (hard-wrapped
+# prose) does not end one.
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s)|\n[ \t]*\n")
 _INNER_CAPITAL = re.compile(r"[\w,;:)\]'’\"”]\s+[\"“‘(\[]?(?!I\b|I['’])[A-Z]")
 # Texts from which NER work is spread over two processes (below, forking costs more).
 PARALLEL_FROM = 2000
@@ -120,13 +122,15 @@ PARALLEL_FROM = 2000
 def name_sentences(text: str) -> list[tuple[int, int]]:
     """(start, end) of the runs of sentences that may hold a name, merged when adjacent."""
     spans: list[tuple[int, int]] = []
-    for match in _SENTENCE.finditer(text):
-        if _INNER_CAPITAL.search(match.group()):
-            lo, hi = match.start(), match.end()
+    cuts = [m.end() for m in _SENTENCE_END.finditer(text)]
+    lo = 0
+    for hi in [*cuts, len(text)]:
+        if hi > lo and _INNER_CAPITAL.search(text, lo, hi):
             if spans and spans[-1][1] >= lo - 2:
                 spans[-1] = (spans[-1][0], hi)
             else:
                 spans.append((lo, hi))
+        lo = hi
     return spans
 
 
@@ -305,7 +309,7 @@ class OfflineExtractor:
         # (chunk index, norm, display, type, start, end)
         proposals: list[tuple[int, str, str, str, int, int]] = []
         texts = (chunks[i].text[lo:hi] for i, lo, hi in pieces)
-        docs = nlp.pipe(texts, batch_size=256, n_process=ner_processes(len(pieces)))
+        docs = nlp.pipe(texts, batch_size=64, n_process=ner_processes(len(pieces)))
         for (i, offset, _hi), doc in zip(pieces, docs, strict=True):
             spans = [(h.start, h.end) for h in hits_per_chunk[i]]
             for ent in doc.ents:
