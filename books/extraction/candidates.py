@@ -28,6 +28,7 @@ from entities.extraction import is_common_word, word_zipf
 from kgsite.text import normalize
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\1[ \t]*$", re.M | re.S)
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]+\S+.*$", re.M)
 _CODE_SPAN = re.compile(r"(?<!`)`(?P<code>[^`\n]{1,120})`(?!`)")
 _NUMBERING = re.compile(r"^(?:(?:\d{1,2}|[A-Z])(?:\.\d{1,2})*\.?\s+|(?:chapter|appendix)\s+\w+\s+)")
 _SIGNATURE_CODE = re.compile(
@@ -188,8 +189,10 @@ class _Pool:
 
 
 def _blank_fences(text: str) -> str:
-    """The text with fenced code blocks blanked (same length: offsets stay valid)."""
-    return _FENCE.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+    """The text with fenced code blocks and Markdown link definitions (``[label]: url``)
+    blanked, at the same length so offsets stay valid."""
+    blank = lambda m: re.sub(r"[^\n]", " ", m.group())  # noqa: E731
+    return _LINK_DEFINITION.sub(blank, _FENCE.sub(blank, text))
 
 
 def _parse_code(code: str) -> tuple[str, str | None, list[str]] | None:

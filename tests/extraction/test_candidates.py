@@ -161,3 +161,12 @@ def test_type_from_syntax(name, expected):
 )
 def test_type_from_noun(noun, expected):
     assert type_from_noun(noun) == expected
+
+
+def test_markdown_link_definitions_and_fenced_code_are_not_prose():
+    page = (
+        "# Pumps\n\nA pump moves water.\n\n```\nint pump_start(int speed);\n```\n\n"
+        "[Fluid Transfer Protocol (FTP)]: https://pumps.test/ftp\n"
+    )
+    found = candidates(page, "markdown")
+    assert "FTP" not in found and "pump_start()" not in found
