@@ -63,11 +63,12 @@ _ORG_HEADS = frozenset(
 )
 
 
-def plausible_name(name: str, entity_type: str) -> bool:
+def plausible_name(name: str, entity_type: str, lower_words: frozenset[str] = frozenset()) -> bool:
     """Whether a name spaCy proposes can be a name at all.
 
-    Never a common word ("Document", "Returns"), nor an English word in capitals (a
-    placeholder such as NULL or LEN); a person has a first and a last name, not only
+    Never a common word the text also writes in lower case ("Document", "Returns"; but
+    "London" or "Holmes", never written "london", are names), nor an English word in capitals (a
+    placeholder such as NULL or LEN); a person's name of several words is not only
     common words ("Cover Texts"); an organisation of common words ends with a noun
     that names one ("Free Software Foundation").
     """
@@ -76,10 +77,13 @@ def plausible_name(name: str, entity_type: str) -> bool:
     words = name.split()
     if len(words) == 1:
         word = words[0]
-        if is_common_word(word) or (word.isupper() and word_zipf(word.casefold(), "en") >= 3.0):
-            return False
-        return entity_type != "person"
-    common = all(word_zipf(w.casefold(), "en") >= 3.0 for w in words)
+        common = is_common_word(word) and (
+            word.casefold() in lower_words or not word.isalpha() or word.isupper()
+        )
+        return not (common or (word.isupper() and word_zipf(word.casefold(), "en") >= 3.0))
+    common = all(
+        word_zipf(w.casefold(), "en") >= 3.0 and w.casefold() in lower_words for w in words
+    )
     if entity_type == "person":
         return not common and all(w[:1].isupper() for w in words)
     if common:
@@ -132,6 +136,43 @@ def name_sentences(text: str) -> list[tuple[int, int]]:
                 spans.append((lo, hi))
         lo = hi
     return spans
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
+# Chunks a capitalised word must have been read in (by NER) before sentences holding only
+# such words are skipped: a name needs two chunks to be kept, and its other occurrences
+# are found by the kept names' gazetteer.
+SEEN_ENOUGH = 3
+
+
+def _unseen_name_pieces(chunks, pieces, fed: list[tuple[int, int, int]]):
+    """The texts NER still needs to read, lazily: a sentence whose capitalised words have
+    all been read in ``SEEN_ENOUGH`` chunks already ("said Elizabeth" for the hundredth
+    time) tells NER nothing new. Long books repeat their names, so most of their text is
+    skipped; every piece yielded is appended to ``fed``."""
+    seen: dict[str, set[int]] = {}
+    for i, lo, hi in pieces:
+        text = chunks[i].text[lo:hi]
+        words = set(_CAPITALISED.findall(text))
+        if words and all(len(seen.get(w, ())) >= SEEN_ENOUGH for w in words):
+            continue
+        for word in words:
+            where = seen.setdefault(word, set())
+            if len(where) < SEEN_ENOUGH:
+                where.add(i)
+        fed.append((i, lo, hi))
+        yield text
+
+
+_LOWER_WORD = re.compile(r"\b[a-z][a-z'’-]*\b")
+
+
+def _lower_words(chunks: Sequence[ChunkDraft]) -> frozenset[str]:
+    """Every word the book writes in lower case."""
+    words: set[str] = set()
+    for chunk in chunks:
+        words.update(_LOWER_WORD.findall(chunk.text))
+    return frozenset(words)
 
 
 def ner_processes(pieces: int) -> int:
@@ -306,11 +347,14 @@ class OfflineExtractor:
         if longest >= nlp.max_length:
             nlp.max_length = longest + 1
         gazetteer = lexicon.gazetteer
+        lower_words = _lower_words(chunks)
         # (chunk index, norm, display, type, start, end)
         proposals: list[tuple[int, str, str, str, int, int]] = []
-        texts = (chunks[i].text[lo:hi] for i, lo, hi in pieces)
+        fed: list[tuple[int, int, int]] = []
+        texts = _unseen_name_pieces(chunks, pieces, fed)
         docs = nlp.pipe(texts, batch_size=64, n_process=ner_processes(len(pieces)))
-        for (i, offset, _hi), doc in zip(pieces, docs, strict=True):
+        for k, doc in enumerate(docs):
+            i, offset, _hi = fed[k]
             spans = [(h.start, h.end) for h in hits_per_chunk[i]]
             for ent in doc.ents:
                 entity_type = NER_TYPES.get(ent.label_)
@@ -325,7 +369,7 @@ class OfflineExtractor:
                     or _NOT_A_NAME.search(display)
                     or not display[0].isupper()
                     or display in gazetteer
-                    or not plausible_name(display, entity_type)
+                    or not plausible_name(display, entity_type, lower_words)
                 ):
                     continue
                 start = end - len(display) if ent.text.endswith(display) else start
