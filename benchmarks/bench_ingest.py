@@ -8,7 +8,12 @@ the books are queryable (everything but "embed") is reported separately, because
 embedding runs after the write commits and could move to its own job.
 
 It also runs ``eval_defines`` on the SRD dev set and reports recall and precision.
+It also ingests the three technical documents of ``corpus/foreign`` (a PDF manual, a
+Markdown API reference, plain-text release notes).
 ``--quick`` ingests three SRD chapters and one novel.
+
+The shared corpus is found beside the checkout (``../shared``); set
+``KGSITE_SHARED_DIR`` to point elsewhere.
 """
 
 from __future__ import annotations
@@ -148,6 +153,12 @@ def run(quick: bool = False) -> list[dict]:
         ]
     novel_stats = _ingest_all(novels)
     rows += _rows(f"{len(novels)} novels", novel_stats, None)
+    technical = sorted(
+        p for p in shared_path("corpus", "foreign").glob("*") if p.suffix in (".pdf", ".md", ".txt")
+    )
+    technical = [p for p in technical if p.name != "SOURCES.txt"]
+    if technical and not quick:
+        rows += _rows(f"{len(technical)} technical documents", _ingest_all(technical), None)
     return rows
 
 

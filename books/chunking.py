@@ -37,6 +37,7 @@ _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _SENTENCE = re.compile(r"""[.!?…][)\]"'’”»_*]*(?=\s)""")
 _LINE = re.compile(r"\n")
 _SPACE = re.compile(r"\s+")
+_LEADING_SPACE = re.compile(r"\s*")
 # "Mr. Holmes", "e.g. a", "5 ft. of": a full stop that does not end the sentence.
 _ABBREVIATIONS = frozenset(
     {
@@ -95,7 +96,9 @@ def _split(text: str, max_chars: int) -> list[tuple[int, int]]:
         )
         piece_end = pos + len(text[pos:cut].rstrip())
         spans.append((pos, piece_end))
-        pos = cut + len(text[cut:end]) - len(text[cut:end].lstrip())
+        # Skip the whitespace after the cut without copying the rest of the section
+        # (one huge section, a book without headings, made this quadratic).
+        pos = _LEADING_SPACE.match(text, cut, end).end()
     if end > pos:
         spans.append((pos, end))
     return spans
@@ -105,8 +108,13 @@ def _sentence_ends(text: str, end: int) -> list[int]:
     """Offsets just after sentence-final punctuation, skipping abbreviations and
     table rows (a full stop inside a table cell does not end a row)."""
     ends: list[int] = []
+    line_start = 0
+    searched = 0  # the line start is tracked forward: text without line breaks stays linear
     for match in _SENTENCE.finditer(text, 0, end):
-        line_start = text.rfind("\n", 0, match.start()) + 1
+        newline = text.rfind("\n", searched, match.start())
+        if newline >= 0:
+            line_start = newline + 1
+        searched = match.start()
         if text[line_start : match.start()].lstrip().startswith("|"):
             continue
         if text[match.start()] == ".":

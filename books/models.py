@@ -26,6 +26,8 @@ class Book(TimeStampedModel):
         MARKDOWN = "markdown"
         TEXT = "text"
         PDF = "pdf"
+        HTML = "html"
+        EPUB = "epub"
 
     title = models.CharField(max_length=512)
     # Re-ingesting a title replaces that book: the normalised title is its identity.

@@ -1,4 +1,4 @@
-"""Turn an uploaded book (Markdown, plain text, PDF) into text plus a section outline.
+"""Turn an uploaded book (Markdown, plain text, PDF, HTML, EPUB) into text plus sections.
 
 Pure Python, no Django: the ingest service stores what these functions return. Every
 offset is a character offset into ``ParsedDocument.text`` so a chunk, a mention or a
@@ -16,9 +16,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from books.formats.html import epub_to_markdown, html_to_markdown
+from books.formats.pdf import clean_pages, outline_headings, outline_items
+from books.formats.text import technical_headings
 from kgsite.errors import InvalidInput
 
-FORMATS = ("markdown", "text", "pdf")
+FORMATS = ("markdown", "text", "pdf", "html", "epub")
 
 _EXTENSIONS = {
     ".md": "markdown",
@@ -26,7 +29,12 @@ _EXTENSIONS = {
     ".txt": "text",
     ".text": "text",
     ".pdf": "pdf",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".epub": "epub",
 }
+SUPPORTED_EXTENSIONS = tuple(_EXTENSIONS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,13 +66,15 @@ def detect_format(filename: str) -> str:
     except KeyError:
         shown = suffix or "no extension"
         raise InvalidInput(
-            f"Unsupported file type ({shown}): upload a .md, .txt or .pdf file.",
+            f"Unsupported file type ({shown}): upload a .md, .txt, .pdf, .html or .epub file.",
             field="format",
         ) from None
 
 
 def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
     """Decode ``data`` and outline it; raise ``InvalidInput`` for empty or unreadable input."""
+    if fmt in ("markdown", "text", "html"):
+        refuse_binary(data)
     if fmt == "markdown":
         text = decode_text(data)
         _require_text(text)
@@ -76,13 +86,39 @@ def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
         _require_text(text[start:end])
         return ParsedDocument(text=text, sections=_plain_sections(text, start, end))
     if fmt == "pdf":
-        text = _pdf_text(data)
-        _require_pdf_text(text)
-        sections = _plain_sections(text, 0, len(text), page_text=True)
-        return ParsedDocument(text=text, sections=sections)
+        return _pdf_document(data)
+    if fmt in ("html", "epub"):
+        text = epub_to_markdown(data) if fmt == "epub" else html_to_markdown(data)
+        _require_text(text)
+        return ParsedDocument(text=text, sections=_markdown_sections(text))
     raise InvalidInput(
         f"Unknown format {fmt!r}: expected one of {', '.join(FORMATS)}.", field="format"
     )
+
+
+# Magic numbers of binary files that are sometimes renamed to a text extension.
+_BINARY_MAGIC = (
+    (b"\x7fELF", "an ELF executable"),
+    (b"MZ", "a Windows executable"),
+    (b"%PDF-", "a PDF"),
+    (b"PK\x03\x04", "a ZIP archive"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"\x1f\x8b", "a gzip archive"),
+)
+
+
+def refuse_binary(data: bytes) -> None:
+    """``InvalidInput`` for binary content in a text upload: never ingested as text."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return  # UTF-16 text holds NUL bytes legitimately
+    for magic, what in _BINARY_MAGIC:
+        if data.startswith(magic) and (magic != b"MZ" or b"\x00" in data[:1024]):
+            raise InvalidInput(f"The file is {what}, not text: nothing ingested.", field="file")
+    if b"\x00" in data[:65536]:
+        raise InvalidInput(
+            "The file holds binary data (NUL bytes), not text: nothing ingested.", field="file"
+        )
 
 
 def _require_text(text: str) -> None:
@@ -144,13 +180,18 @@ def _quiet_pypdf() -> Iterator[None]:
         log.setLevel(previous)
 
 
-def _pdf_pages(data: bytes) -> Iterator[str]:
-    """The text layer of each page, in order; ``InvalidInput`` if the file is broken."""
+def _pdf_pages(data: bytes, outline: list | None = None) -> Iterator[str]:
+    """The text layer of each page, in order; ``InvalidInput`` if the file is broken.
+
+    ``outline``, when given, receives the document's bookmarks.
+    """
     from pypdf import PdfReader  # deferred: only PDF uploads need it
 
     with _quiet_pypdf():
         try:
             reader = PdfReader(io.BytesIO(data))
+            if outline is not None:
+                outline.extend(outline_items(reader))
             for page in reader.pages:
                 yield page.extract_text() or ""
         except Exception as exc:  # a broken file fails in many ways, all one answer
@@ -158,10 +199,25 @@ def _pdf_pages(data: bytes) -> Iterator[str]:
             raise InvalidInput(f"The PDF could not be read: {message}", field="file") from exc
 
 
-def _pdf_text(data: bytes) -> str:
-    """The text layer, page by page; scanned PDFs without one come out empty."""
-    text = "\n\n".join(page.strip("\n") for page in _pdf_pages(data))
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+def _pdf_document(data: bytes) -> ParsedDocument:
+    """The text layer without running headers, outlined by the bookmarks when there are
+    any (else by chapter and numbered lines, as in a plain-text book)."""
+
+    outline: list = []
+    pages = clean_pages(list(_pdf_pages(data, outline)))
+    starts: list[int] = []
+    parts: list[str] = []
+    pos = 0
+    for page in pages:
+        starts.append(pos)
+        parts.append(page)
+        pos += len(page) + 2
+    text = "\n\n".join(parts)
+    _require_pdf_text(text)
+    headings = outline_headings(outline, starts, text) if outline else []
+    if len(headings) >= 2:
+        return ParsedDocument(text=text, sections=_build_sections(text, headings, 0, len(text)))
+    return ParsedDocument(text=text, sections=_plain_sections(text, 0, len(text), page_text=True))
 
 
 # --- Markdown ------------------------------------------------------------------------
@@ -373,5 +429,8 @@ def _plain_headings(
 
 
 def _plain_sections(text: str, start: int, end: int, *, page_text: bool = False) -> list[Section]:
-    headings = _plain_headings(text, start, end, page_text=page_text)
+
+    headings = [] if page_text else technical_headings(text, start, end)
+    if not headings:
+        headings = _plain_headings(text, start, end, page_text=page_text)
     return _build_sections(text, headings, start, end)

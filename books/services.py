@@ -33,7 +33,13 @@ from django_q.models import Schedule
 from entities.extraction import Gazetteer, GazetteerEntry
 from entities.models import Alias, Entity
 from entities.names import normalize_type, validate_name
-from entities.services import EntityDraft, entities_ensure, entity_gc
+from entities.services import (
+    EntityDraft,
+    entities_candidates_confirm,
+    entities_candidates_mark,
+    entities_ensure,
+    entity_gc,
+)
 from kgsite.errors import Conflict, DomainError, InvalidInput, NotFound
 from kgsite.models import audit
 from kgsite.text import clean_display, normalize
@@ -50,6 +56,7 @@ from .extraction.base import (
     Extractor,
     FoundMention,
 )
+from .extraction.candidates import candidates_merge
 from .extraction.registry import get_extractor
 from .extraction.structure import KnownName, defined_entities, resolve_definitions
 from .models import Book, Chunk, IngestJob, Mention
@@ -221,6 +228,7 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
     definitions = resolve_definitions(
         [defined_entities(c, document_text=document_text, known=known) for c in chunks]
     )
+    found = candidates_merge(chunks, definitions)
     wanted: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
     for entities in definitions:
         for entity in entities:
@@ -258,12 +266,58 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
                 gazetteer.add(alias, entry)
         defined_ids[(norm, entity_type)] = entity_id
         defined_names[entity_id] = (name, entity_type)
+    _definitions_relax(gazetteer, definitions, defined_ids)
     return BookLexicon(
         gazetteer=gazetteer,
         defined_ids=defined_ids,
         defined_names=defined_names,
         definitions=definitions,
+        candidates=_candidates_lexicon(found, gazetteer, defined_ids),
     )
+
+
+def _definitions_relax(gazetteer, definitions, defined_ids) -> None:
+    """The book's own structure defines these names: match them as its terms (stored
+    candidates would otherwise be matched strictly)."""
+    for entities in definitions:
+        for entity in entities:
+            if entity.via != "candidate":
+                key = (normalize(entity.name), normalize_type(entity.type))
+                if key in defined_ids:
+                    gazetteer.relax(defined_ids[key])
+
+
+def _candidates_lexicon(found, gazetteer, defined_ids) -> dict:
+    """Put the names the text introduces into the book's gazetteer (a stored entity of
+    the same name and type is reused; a new one is matched strictly, as a candidate)."""
+
+    info: dict[tuple[str, str], tuple[int, tuple[str, ...]]] = {}
+    wanted: dict[tuple[str, str], object] = {}
+    for candidate in found:
+        try:
+            key = (normalize(validate_name(candidate.name)), normalize_type(candidate.type))
+        except InvalidInput:
+            continue
+        if key not in info:
+            info[key] = (candidate.evidence, candidate.aliases)
+            wanted[key] = candidate
+    stored: dict[tuple[str, str], tuple[str, str]] = {}
+    norms = sorted({norm for norm, _t in wanted if (norm, _t) not in defined_ids})
+    for start in range(0, len(norms), 500):
+        rows = Entity.objects.filter(name_norm__in=norms[start : start + 500]).values_list(
+            "pk", "canonical_name", "name_norm", "type"
+        )
+        for pk, name, norm, entity_type in rows:
+            stored[(norm, entity_type)] = (pk, name)
+    for key, candidate in wanted.items():
+        entity_id = defined_ids.get(key) or (stored[key][0] if key in stored else None)
+        if entity_id is not None and not entity_id.startswith(NEW_PREFIX):
+            continue  # a stored entity: the gazetteer has it, with its own matching
+        entity_id = entity_id or _new_id(*key)
+        entry = GazetteerEntry(entity_id, candidate.name, key[1])
+        for form in (candidate.name, *candidate.aliases):
+            gazetteer.add(form, entry, strict=True)
+    return info
 
 
 # --- writing ---------------------------------------------------------------------------
@@ -293,6 +347,53 @@ def _entities_for(found: Iterable[FoundMention], lexicon: BookLexicon, *, source
         if key not in drafts:
             drafts[key] = EntityDraft(display, entity_type, aliases.get(key, ()))
     return entities_ensure(drafts=drafts.values(), source=source)
+
+
+def _candidates_record(
+    *,
+    book: Book,
+    new_ids: dict[tuple[str, str], str],
+    created: list[str],
+    lexicon: BookLexicon,
+    found: list[list[FoundMention]],
+) -> None:
+    """Entities this ingest created on its own are candidates, with their evidence and
+    the aliases the text gave them; a candidate another book proposes again is
+    confirmed. The entity graph writes both (``entities.services``)."""
+    chunks_of: dict[str, int] = {}
+    for mentions in found:
+        for m in mentions:
+            chunks_of[m.entity_id or ""] = chunks_of.get(m.entity_id or "", 0) + 1
+    created_set = set(created)
+    evidence: dict[str, int] = {}
+    aliases: dict[str, list[str]] = {}
+    for key, pk in new_ids.items():
+        if pk not in created_set:
+            continue
+        score, forms = lexicon.candidates.get(key, (0, ()))
+        evidence[pk] = max(score, chunks_of.get(_new_id(*key), 0), 1)
+        aliases[pk] = [form for form in forms if normalize(form) not in ("", key[0])]
+    source = f"book:{book.pk}"
+    entities_candidates_mark(evidence=evidence, aliases=aliases, source=source)
+    # Stored entities this book proposes again on its own evidence.
+    norms = sorted({norm for norm, _t in lexicon.candidates})
+    proposed: list[str] = []
+    for start in range(0, len(norms), 500):
+        rows = Entity.objects.filter(
+            name_norm__in=norms[start : start + 500], candidate=True
+        ).values_list("pk", "name_norm", "type")
+        proposed += [
+            pk
+            for pk, norm, entity_type in rows
+            if (norm, entity_type) in lexicon.candidates and pk not in created_set
+        ]
+    if proposed:
+        elsewhere = (
+            Mention.objects.filter(entity_id__in=proposed)
+            .exclude(book=book)
+            .values_list("entity_id", flat=True)
+        )
+        entities_candidates_confirm(entity_ids=set(elsewhere), source=source)
 
 
 def _book_entity_ids(book: Book) -> set[str]:
@@ -424,6 +525,9 @@ def _book_write(
     book.save()
     rows = _chunk_rows(book, chunks)
     ensured = _entities_for((m for ms in found for m in ms), lexicon, source=f"book:{book.pk}")
+    _candidates_record(
+        book=book, new_ids=ensured.ids, created=ensured.created, lexicon=lexicon, found=found
+    )
     mentions: list[Mention] = []
     for index, (chunk, row) in enumerate(zip(chunks, rows, strict=True)):
         mentions += _chunk_mentions(book, chunk, row, found[index], ensured.ids)

@@ -23,6 +23,11 @@ class Entity(TimeStampedModel):
     description = models.TextField(blank=True, default="")
     # A curator touched it by hand: garbage collection after a book is deleted spares it.
     curated = models.BooleanField(default=False)
+    # Created by extraction on its own (not by a curator or the API) and not yet confirmed
+    # by a curator or by a second book: the gazetteer matches it strictly.
+    candidate = models.BooleanField(default=False)
+    # How much spoke for it when extraction proposed it (chunks, headings, definitions).
+    evidence = models.PositiveIntegerField(default=0)
 
     class Meta:
         verbose_name_plural = "entities"

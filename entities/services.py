@@ -262,6 +262,7 @@ def entity_update(
     if description is not None:
         entity.description = description
     entity.curated = True
+    entity.candidate = False  # a curator's edit confirms what extraction proposed
     try:
         with transaction.atomic():
             if plan.redundant_aliases:
@@ -1720,3 +1721,55 @@ def duplicate_scan_run(*, scan_id: int) -> DuplicateScan:
     )
     scan.refresh_from_db()
     return scan
+
+
+@transaction.atomic
+def entities_candidates_mark(
+    *, evidence: dict[str, int], aliases: dict[str, list[str]], source: str
+) -> None:
+    """Entities a machine created on its own are candidates until a curator confirms
+    them or another source proposes them again: flag them with their evidence count and
+    add the other spellings the text gave them (machine aliases, never taken ones)."""
+    if not evidence and not aliases:
+        return
+    Entity.objects.bulk_update(
+        [Entity(pk=pk, candidate=True, evidence=count) for pk, count in evidence.items()],
+        ["candidate", "evidence"],
+        batch_size=BULK_BATCH,
+    )
+    types = dict(Entity.objects.filter(pk__in=list(aliases)).values_list("pk", "type"))
+    rows = [
+        Alias(
+            entity_id=pk,
+            alias=clean_display(form)[:512],
+            alias_norm=normalize(form)[:512],
+            type=types[pk],
+            manual=False,
+        )
+        for pk, forms in aliases.items()
+        if pk in types
+        for form in forms
+        if normalize(form)
+    ]
+    Alias.objects.bulk_create(rows, batch_size=BULK_BATCH, ignore_conflicts=True)
+    _entities_saved(sorted(set(evidence) | set(aliases)))
+
+
+@transaction.atomic
+def entities_candidates_confirm(*, entity_ids: Iterable[str], source: str, actor=None) -> int:
+    """Candidates seen again elsewhere (or confirmed by a curator) become ordinary
+    entities, matched like curated ones; one audit row lists them."""
+    ids = sorted(
+        Entity.objects.filter(pk__in=list(entity_ids), candidate=True).values_list("pk", flat=True)
+    )
+    if not ids:
+        return 0
+    Entity.objects.filter(pk__in=ids).update(candidate=False)
+    audit_many(
+        actor=actor,
+        action="entity.candidate_confirm",
+        model=Entity,
+        payload={"source": source, "ids": ids},
+    )
+    _entities_saved(ids)
+    return len(ids)

@@ -70,6 +70,9 @@ class BookLexicon:
     defined_ids: dict[tuple[str, str], str]
     defined_names: dict[str, tuple[str, str]]
     definitions: list[list[DefinedEntity]]
+    # Names the text introduces (``books.extraction.candidates``): (normalised name,
+    # type) → (evidence, aliases).
+    candidates: dict[tuple[str, str], tuple[int, tuple[str, ...]]] = field(default_factory=dict)
 
 
 class Extractor(Protocol):

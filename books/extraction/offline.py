@@ -13,10 +13,14 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from django.conf import settings
 
 from books.extraction.base import (
     DEFINES,
@@ -27,7 +31,8 @@ from books.extraction.base import (
     Progress,
 )
 from books.extraction.structure import chapter_type
-from entities.extraction import SPACY_LABELS, spacy_nlp
+from books.extraction.types import NER_TYPES
+from entities.extraction import Gazetteer, GazetteerEntry, is_common_word, spacy_nlp, word_zipf
 from kgsite.text import clean_display, normalize
 
 if TYPE_CHECKING:
@@ -39,6 +44,173 @@ BATCH = 64
 # What a name proposed by NER may not contain: Markdown, digits, line breaks.
 _NOT_A_NAME = re.compile(r"[\d*#|_\[\]{}<>=\n]")
 _LEADING_ARTICLE = re.compile(r"^the\s+")
+
+
+_NUMBERING = re.compile(r"^(?:(?:\d{1,2}|[A-Z])(?:\.\d{1,2})*\.?\s+)")
+# Nouns that end an organisation's name: "Free Software Foundation", "Apache Group".
+_ORG_HEADS = frozenset(
+    {
+        "foundation",
+        "inc",
+        "ltd",
+        "corporation",
+        "consortium",
+        "institute",
+        "university",
+        "association",
+        "society",
+        "committee",
+        "council",
+        "group",
+        "project",
+        "llc",
+        "gmbh",
+    }
+)
+
+
+def plausible_name(name: str, entity_type: str, lower_words: frozenset[str] = frozenset()) -> bool:
+    """Whether a name spaCy proposes can be a name at all.
+
+    Never a common word the text also writes in lower case ("Document", "Returns"; but
+    "London" or "Holmes", never written "london", are names), nor an English word in capitals (a
+    placeholder such as NULL or LEN); a person's name of several words is not only
+    common words ("Cover Texts"); an organisation of common words ends with a noun
+    that names one ("Free Software Foundation").
+    """
+
+    words = name.split()
+    if len(words) == 1:
+        word = words[0]
+        common = is_common_word(word) and (
+            word.casefold() in lower_words or not word.isalpha() or word.isupper()
+        )
+        return not (common or (word.isupper() and word_zipf(word.casefold(), "en") >= 3.0))
+    common = all(
+        word_zipf(w.casefold(), "en") >= 3.0 and w.casefold() in lower_words for w in words
+    )
+    if entity_type == "person":
+        return not common and all(w[:1].isupper() for w in words)
+    if common:
+        return entity_type == "organization" and words[-1].casefold().strip(".,") in _ORG_HEADS
+    return True
+
+
+def distinctive_name(name: str) -> bool:
+    """A name of several capitalised words, one of them rare: one mention is enough."""
+
+    words = name.split()
+    return (
+        len(words) >= 2
+        and all(w[:1].isupper() for w in words)
+        and any(word_zipf(w.casefold(), "en") < 3.0 for w in words)
+    )
+
+
+def _heading_chunks(chunks: Sequence[ChunkDraft]) -> dict[str, int]:
+    """Normalised heading (numbering aside) → the chunk that opens its section."""
+    found: dict[str, int] = {}
+    for index, chunk in enumerate(chunks):
+        if chunk.heading_path and chunk.part == 0:
+            found.setdefault(normalize(_NUMBERING.sub("", chunk.heading_path[-1])), index)
+    return found
+
+
+# A sentence (or line) with a capitalised word that does not open it: the only kind
+# spaCy's NER is shown ("said Holmes", "the Free Software Foundation"). Names at the
+# start of a sentence are found there anyway once NER has seen them elsewhere.
+# Sentences end at their punctuation or a blank line; a single line break (hard-wrapped
+# prose) does not end one.
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s)|\n[ \t]*\n")
+_INNER_CAPITAL = re.compile(r"[\w,;:)\]'’\"”]\s+[\"“‘(\[]?(?!I\b|I['’])[A-Z]")
+# Texts from which NER work is spread over two processes (below, forking costs more).
+PARALLEL_FROM = 2000
+
+
+def name_sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the runs of sentences that may hold a name, merged when adjacent."""
+    spans: list[tuple[int, int]] = []
+    cuts = [m.end() for m in _SENTENCE_END.finditer(text)]
+    lo = 0
+    for hi in [*cuts, len(text)]:
+        if hi > lo and _INNER_CAPITAL.search(text, lo, hi):
+            if spans and spans[-1][1] >= lo - 2:
+                spans[-1] = (spans[-1][0], hi)
+            else:
+                spans.append((lo, hi))
+        lo = hi
+    return spans
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
+# Chunks a capitalised word must have been read in (by NER) before sentences holding only
+# such words are skipped: a name needs two chunks to be kept, and its other occurrences
+# are found by the kept names' gazetteer.
+SEEN_ENOUGH = 3
+
+
+def _unseen_name_pieces(chunks, pieces, fed: list[tuple[int, int, int]]):
+    """The texts NER still needs to read, lazily: a sentence whose capitalised words have
+    all been read in ``SEEN_ENOUGH`` chunks already ("said Elizabeth" for the hundredth
+    time) tells NER nothing new. Long books repeat their names, so most of their text is
+    skipped; every piece yielded is appended to ``fed``."""
+    seen: dict[str, set[int]] = {}
+    for i, lo, hi in pieces:
+        text = chunks[i].text[lo:hi]
+        words = set(_CAPITALISED.findall(text))
+        if words and all(len(seen.get(w, ())) >= SEEN_ENOUGH for w in words):
+            continue
+        for word in words:
+            where = seen.setdefault(word, set())
+            if len(where) < SEEN_ENOUGH:
+                where.add(i)
+        fed.append((i, lo, hi))
+        yield text
+
+
+_LOWER_WORD = re.compile(r"\b[a-z][a-z'’-]*\b")
+
+
+def _lower_words(chunks: Sequence[ChunkDraft]) -> frozenset[str]:
+    """Every word the book writes in lower case."""
+    words: set[str] = set()
+    for chunk in chunks:
+        words.update(_LOWER_WORD.findall(chunk.text))
+    return frozenset(words)
+
+
+def ner_processes(pieces: int) -> int:
+    """Two spaCy processes for a big book on a machine with two cores or more; one in a
+    daemonic worker (it may not fork) or for a small text."""
+
+    wanted = int(getattr(settings, "KGSITE_SPACY_PROCESSES", 2))
+    if pieces < PARALLEL_FROM or wanted < 2 or multiprocessing.current_process().daemon:
+        return 1
+    return max(1, min(wanted, os.cpu_count() or 1))
+
+
+def _kept_mentions(
+    chunks: Sequence[ChunkDraft],
+    targets: list[int],
+    hits_per_chunk: list[list[DetectedEntity]],
+    kept: set[str],
+    shown: dict[str, str],
+) -> dict[tuple[int, str], list[tuple[int, int]]]:
+    """Every occurrence of the names NER kept, in every chunk it read (NER saw only
+    sentences with an inner capital; the name may also open a sentence)."""
+
+    if not kept:
+        return {}
+    names = Gazetteer.from_pairs((shown[n], GazetteerEntry(n, shown[n], "")) for n in kept)
+    per_chunk: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
+    for i in targets:
+        known = [(h.start, h.end) for h in hits_per_chunk[i]]
+        for hit in names.find(chunks[i].text):
+            if hit.canonical_id and not any(s < hit.end and hit.start < e for s, e in known):
+                surface = chunks[i].text[hit.start : hit.end]
+                if surface[:1].isupper():  # the name, not a common word it shares
+                    per_chunk[(i, hit.canonical_id)].append((hit.start, hit.end))
+    return per_chunk
 
 
 def _pick(
@@ -164,20 +336,27 @@ class OfflineExtractor:
         if not targets:
             return
         nlp = spacy_nlp()
-        longest = max(len(chunks[i].text) for i in targets)
+        pieces = [(i, lo, hi) for i in targets for lo, hi in name_sentences(chunks[i].text)]
+        if not pieces:
+            return
+        longest = max(hi - lo for _i, lo, hi in pieces)
         if longest >= nlp.max_length:
             nlp.max_length = longest + 1
         gazetteer = lexicon.gazetteer
+        lower_words = _lower_words(chunks)
         # (chunk index, norm, display, type, start, end)
         proposals: list[tuple[int, str, str, str, int, int]] = []
-        texts = (chunks[i].text for i in targets)
-        for i, doc in zip(targets, nlp.pipe(texts, batch_size=32), strict=True):
+        fed: list[tuple[int, int, int]] = []
+        texts = _unseen_name_pieces(chunks, pieces, fed)
+        docs = nlp.pipe(texts, batch_size=64, n_process=ner_processes(len(pieces)))
+        for k, doc in enumerate(docs):
+            i, offset, _hi = fed[k]
             spans = [(h.start, h.end) for h in hits_per_chunk[i]]
             for ent in doc.ents:
-                entity_type = SPACY_LABELS.get(ent.label_)
+                entity_type = NER_TYPES.get(ent.label_)
                 if entity_type is None:
                     continue
-                start, end = ent.start_char, ent.end_char
+                start, end = ent.start_char + offset, ent.end_char + offset
                 if any(s < end and start < e for s, e in spans):
                     continue
                 display = _LEADING_ARTICLE.sub("", clean_display(ent.text))
@@ -186,6 +365,7 @@ class OfflineExtractor:
                     or _NOT_A_NAME.search(display)
                     or not display[0].isupper()
                     or display in gazetteer
+                    or not plausible_name(display, entity_type, lower_words)
                 ):
                     continue
                 start = end - len(display) if ent.text.endswith(display) else start
@@ -198,19 +378,19 @@ class OfflineExtractor:
             type_votes[norm][entity_type] += 1
             shown.setdefault(norm, display)
         kept = {
-            norm for norm, where in chunk_sets.items() if len(where) >= self.min_ner_occurrences
+            norm
+            for norm, where in chunk_sets.items()
+            if len(where) >= self.min_ner_occurrences or distinctive_name(shown[norm])
         }
-        per_chunk: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
-        for i, norm, _d, _t, start, end in proposals:
-            if norm in kept:
-                per_chunk[(i, norm)].append((start, end))
+        headings = _heading_chunks(chunks)
+        per_chunk = _kept_mentions(chunks, targets, hits_per_chunk, kept, shown)
         for (i, norm), spans in sorted(per_chunk.items()):
             start, end = spans[0]
             mentions[i].append(
                 FoundMention(
                     name=shown[norm],
                     entity_type=type_votes[norm].most_common(1)[0][0],
-                    mention_type=REFERENCES,
+                    mention_type=DEFINES if headings.get(norm) == i else REFERENCES,
                     start=start,
                     end=end,
                     count=len(spans),

@@ -504,17 +504,24 @@ def _table_rows(chunk: ChunkDraft, type_: str, document_text: str | None) -> lis
 
 
 def _table_prefix(document_text: str, start: int) -> str:
-    """The table lines right before ``start`` (the rows a split table began with)."""
-    before = document_text[:start]
-    head = before.rstrip(" \t\n")
-    if before[len(head) :].count("\n") != 1 or not head:
+    """The table lines right before ``start`` (the rows a split table began with).
+
+    Reads backwards from ``start`` line by line: the cost is the table's, not the
+    document's (copying the whole prefix per chunk made big books quadratic).
+    """
+    end = start
+    while end > 0 and document_text[end - 1] in " \t\n":
+        end -= 1
+    if end == 0 or document_text.count("\n", end, start) != 1:
         return ""  # the chunk does not continue a table line by line
-    lines = head.split("\n")
     taken: list[str] = []
-    for line in reversed(lines):
+    while end > 0:
+        line_start = document_text.rfind("\n", 0, end) + 1
+        line = document_text[line_start:end]
         if not line.lstrip().startswith("|"):
             break
         taken.append(line)
+        end = line_start - 1
     return "\n".join(reversed(taken)) + "\n" if taken else ""
 
 

