@@ -22,3 +22,4 @@ class BooksConfig(AppConfig):
             key_type=int,
         )
         hooks.entity_referrers(selectors.entities_mentioned)
+        hooks.passage_links(selectors.chunk_links)

@@ -13,8 +13,11 @@ class EntitiesConfig(AppConfig):
 
         from . import hooks, views
         from .extraction import gazetteer
+        from .graph import edges
         from .search import kinds
 
         kinds.kinds_register()
         hooks.on_entity_saved(gazetteer.gazetteer_invalidate)
+        hooks.on_fact_saved(edges.fact_saved_edges)
+        hooks.on_entities_merged(edges.entities_merged_edges)
         dashboard_panel(views.HOME_PANEL)

@@ -29,11 +29,18 @@ EntitySavedHook = Callable[[list[str]], None]
 EntityReferrersHook = Callable[[list[str]], set[str]]
 # (fact text, normalised text) -> an existing fact that says the same, or None.
 DuplicateFinder = Callable[[str, str], "Fact | None"]
+# (entity ids, most per entity) -> passages naming them, as (passage id, entity id,
+# weight, label) rows: the graph's Personalized PageRank walks through them (books: chunks).
+PassageLinks = Callable[[list[str], int], list[tuple[int, str, float, str]]]
+# (merged-away entity id, surviving entity id) after commit: move what pointed at the first.
+EntitiesMergedHook = Callable[[str, str], None]
 
 _fact_saved: list[FactSavedHook] = []
 _entity_saved: list[EntitySavedHook] = []
 _entity_referrers: list[EntityReferrersHook] = []
 _duplicate_finders: list[DuplicateFinder] = []
+_entities_merged: list[EntitiesMergedHook] = []
+_passage_links: list[PassageLinks] = []
 
 
 def _register(registry: list, hook: Callable) -> Callable:
@@ -65,6 +72,17 @@ def duplicate_finder(hook: DuplicateFinder) -> DuplicateFinder:
     return _register(_duplicate_finders, hook)
 
 
+def on_entities_merged(hook: EntitiesMergedHook) -> EntitiesMergedHook:
+    """Run ``hook(source_id, target_id)`` after entity ``source_id`` merged into
+    ``target_id`` (the graph moves its edges)."""
+    return _register(_entities_merged, hook)
+
+
+def passage_links(hook: PassageLinks) -> PassageLinks:
+    """Offer passages (book chunks) that name entities to the graph's PageRank."""
+    return _register(_passage_links, hook)
+
+
 # --- calls made by entities.services ------------------------------------------------------
 
 
@@ -83,6 +101,11 @@ def entities_saved_fire(entity_ids: list[str]) -> None:
         transaction.on_commit(lambda h=hook: h(ids))
 
 
+def entities_merged_fire(source_id: str, target_id: str) -> None:
+    for hook in list(_entities_merged):
+        transaction.on_commit(lambda h=hook: h(source_id, target_id))
+
+
 def entities_referred(entity_ids: Iterable[str]) -> set[str]:
     """The ids among ``entity_ids`` that some app still refers to."""
     ids = list(entity_ids)
@@ -94,6 +117,15 @@ def entities_referred(entity_ids: Iterable[str]) -> set[str]:
         referred |= found
         ids = [i for i in ids if i not in found]
     return referred
+
+
+def passages_of(entity_ids: list[str], per_entity: int) -> list[tuple[int, str, float, str]]:
+    """Every registered app's passages naming these entities (at most ``per_entity``
+    each, per app)."""
+    rows: list[tuple[int, str, float, str]] = []
+    for hook in list(_passage_links):
+        rows.extend(hook(list(entity_ids), per_entity))
+    return rows
 
 
 def duplicate_finders() -> list[DuplicateFinder]:

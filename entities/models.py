@@ -128,3 +128,7 @@ class EntityFact(models.Model):
 
     def __str__(self) -> str:
         return f"{self.entity_id} — {self.fact_id}"
+
+
+# The graph of relations lives in its own package; importing it here registers its models.
+from .graph.models import Edge, EdgeFact, KGEModel, Relation  # noqa: E402,F401
