@@ -203,8 +203,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--timeout", type=float, default=3600, help="seconds per benchmark (default 3600)"
     )
+    parser.add_argument(
+        "--size",
+        type=int,
+        metavar="N",
+        help="entities in the generated graph of benchmarks that build one (kge: default "
+        "100,000 with five edges each); passed to them as KGSITE_BENCH_SIZE",
+    )
     parser.add_argument("--child", metavar="NAME", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.size is not None:
+        if args.size < 100:
+            parser.error("--size must be at least 100")
+        os.environ["KGSITE_BENCH_SIZE"] = str(args.size)
 
     if args.child:
         return child_main(args.child, args.quick)
