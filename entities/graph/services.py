@@ -27,6 +27,8 @@ MIN_TRIPLES = 8
 # Rebuild the model's vector indexes in the training process up to this many entities;
 # beyond, a queued job does it (searches meanwhile answer from the exact fallback).
 INDEX_INLINE = 200_000
+# Held-out triples ranked for the stored metrics and scored for calibration, at most.
+CALIBRATION_MAX = 5000
 
 
 @dataclass
@@ -110,13 +112,19 @@ def calibrate(pos: np.ndarray, neg: np.ndarray) -> dict[str, float]:
     pos = np.asarray(pos, dtype=np.float64)
     neg = np.asarray(neg, dtype=np.float64)
     candidates = np.unique(np.concatenate([pos, neg]))
-    best, valid = -1.0, float(np.median(pos))
-    for c in candidates:
-        accuracy = 0.5 * (np.mean(pos >= c) + np.mean(neg < c))
-        if accuracy > best:
-            best, valid = accuracy, float(c)
-    unlikely = min(float(np.quantile(pos, 0.05)), valid)
+    pos_sorted, neg_sorted = np.sort(pos), np.sort(neg)
+    # Balanced accuracy of "score >= c" for every candidate c, by binary search.
+    accuracy = 0.5 * (
+        1
+        - np.searchsorted(pos_sorted, candidates, side="left") / len(pos)
+        + np.searchsorted(neg_sorted, candidates, side="left") / len(neg)
+    )
+    best = float(accuracy.max())
     a, b = _platt(pos, neg)
+    # "valid" where the calibrated confidence reaches one half, so the label and the
+    # confidence never disagree; the accuracy-best cut if the fit is degenerate.
+    valid = -b / a if a > 0 else float(candidates[int(accuracy.argmax())])
+    unlikely = min(float(np.quantile(pos, 0.05)), valid)
     return {"a": a, "b": b, "valid": valid, "unlikely": unlikely, "accuracy": float(best)}
 
 
@@ -219,13 +227,13 @@ def _train_into(row: KGEModel, init_names: bool, valid_fraction: float, progress
         train, n_e, n_r, config=cfg, valid=valid, known=graph.triples, init=init, progress=report
     )
     ent, rel = result.entities, result.relations
-    held = valid if len(valid) >= 10 else graph.triples
+    held = (valid if len(valid) >= 10 else graph.triples)[:CALIBRATION_MAX]
     neg = _corrupt(held, known, n_e, n_r, cfg.seed)
     if not len(neg):
         neg = _corrupt(graph.triples, known, n_e, n_r, cfg.seed)
     thresholds = calibrate(triple_scores(ent, rel, held), triple_scores(ent, rel, neg))
     metrics = {
-        "valid": rank_metrics(ent, rel, valid, known, n_r) if len(valid) else {},
+        "valid": rank_metrics(ent, rel, valid[:CALIBRATION_MAX], known, n_r) if len(valid) else {},
         "train_sample": rank_metrics(ent, rel, train[:2000], known, n_r),
         "epochs": result.epochs,
         "seconds": round(result.seconds, 3),
