@@ -192,3 +192,26 @@ def test_the_graph_endpoint_respects_depth_and_max_nodes(api, team_world):
     assert api.get(f"/api/v1/graph/entity/{company.pk}", {"depth": 9}).status_code == 400
     assert api.get(f"/api/v1/graph/entity/{company.pk}", {"max_nodes": 0}).status_code == 400
     assert api.get("/api/v1/graph/entity/nope").status_code == 404
+
+
+def test_a_curator_queues_training_and_the_job_records_the_model(api, curator_api, db):
+    a, b, c = (
+        make_entity("Ledgerly", "software"),
+        make_entity("Quillpack", "library"),
+        make_entity("Inkstone", "library"),
+    )
+    for x, y in ((a, b), (b, c), (a, c), (c, b)):
+        state(x, "uses", y)
+    state(a, "depends on", b)
+    for i in range(4):
+        state(make_entity(f"Tool {i}", "software"), "uses", b)
+    edges_rebuild()
+    assert api.post("/api/v1/kge/models", {"epochs": 5}, format="json").status_code in (401, 403)
+    response = curator_api.post("/api/v1/kge/models", {"epochs": 5, "dim": 8}, format="json")
+    assert response.status_code == 202
+    row = KGEModel.objects.get(pk=response.json()["id"])
+    assert row.status == KGEModel.Status.READY  # jobs run inline in tests
+    assert row.settings["dim"] == 8 and row.thresholds["unlikely"] <= row.thresholds["valid"]
+    listed = api.get("/api/v1/kge/models").json()["results"]
+    assert [m["id"] for m in listed] == [row.pk]
+    assert curator_api.post("/api/v1/kge/models", {"dim": 4}, format="json").status_code == 400
