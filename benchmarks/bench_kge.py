@@ -51,7 +51,7 @@ def _pykeen_dataset(name: str):
 
 
 def _ours(dataset, threads: int) -> dict:
-    from entities.graph import transe
+    from entities.graph import transe  # deferred: torch loads only when the benchmark runs
 
     train = dataset.training.mapped_triples.numpy()
     valid = dataset.validation.mapped_triples.numpy()
@@ -67,11 +67,11 @@ def _ours(dataset, threads: int) -> dict:
 
 
 def _pykeen(dataset, threads: int) -> dict:
-    import torch
-    from pykeen.evaluation import RankBasedEvaluator
-    from pykeen.pipeline import pipeline
+    import torch  # deferred: heavy, optional (the bench extra)
+    from pykeen.evaluation import RankBasedEvaluator  # deferred: the bench extra
+    from pykeen.pipeline import pipeline  # deferred: the bench extra
 
-    from entities.graph import transe
+    from entities.graph import transe  # deferred: torch loads only when the benchmark runs
 
     torch.set_num_threads(threads)
     result = pipeline(
@@ -189,6 +189,7 @@ def _build_graph(n_entities: int, edges_per_entity: int) -> None:
     """Entities in communities; each edge links two entities of one community (80%) or
     any two (20%) under a relation tied to the community, so TransE has structure to
     learn. Facts, entity links, edges and supports are bulk-inserted."""
+    # deferred: Django is configured by setup() first
     from django.db import transaction
 
     from entities.graph.models import Edge, EdgeFact, Relation
@@ -275,6 +276,7 @@ def _timed(fn, args_list) -> dict[str, float]:
 
 def _graph_rows(n_entities: int, epochs: int) -> list[dict]:
     setup("kge")
+    # deferred: Django is configured by setup() first
     from entities.graph import ppr, selectors
     from entities.graph.services import kge_train
     from entities.models import Entity

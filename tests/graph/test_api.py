@@ -8,6 +8,7 @@ from entities.graph import kge
 from entities.graph.edges import edges_rebuild
 from entities.graph.models import KGEModel
 from entities.graph.services import kge_train
+from kgsite.vectors.service import vector_index
 
 from .conftest import make_entity, state
 
@@ -131,8 +132,6 @@ def test_infer_relation_ranks_the_linking_relation_first(api, team_world):
 
 
 def test_related_uses_the_models_vector_index(api, team_world):
-    from kgsite.vectors.service import vector_index
-
     index = vector_index(kge.ENTITY_KIND)
     assert index.live_count == KGEModel.objects.get(good=True).entity_count
     assert index.signature == f"transe-{KGEModel.objects.get(good=True).pk}"
