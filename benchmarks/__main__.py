@@ -228,10 +228,15 @@ def main(argv: list[str] | None = None) -> int:
         "--size",
         type=int,
         metavar="N",
-        help="data size for benchmarks that take one (scale; recall: N facts, N/10 episodes)",
+        help="data size for benchmarks that take one (scale; recall: N facts, N/10 episodes; "
+        "kge: entities of the generated graph); passed to them as KGSITE_BENCH_SIZE",
     )
     parser.add_argument("--child", metavar="NAME", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.size is not None:
+        if args.size < 100:
+            parser.error("--size must be at least 100")
+        os.environ["KGSITE_BENCH_SIZE"] = str(args.size)
 
     if args.size is not None:
         os.environ["KGSITE_BENCH_SIZE"] = str(args.size)

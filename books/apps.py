@@ -38,3 +38,4 @@ class BooksConfig(AppConfig):
         # Pages: the dashboard's books and jobs, the bell's link to a failed job.
         dashboard_panel(views.HOME_PANEL)
         notification_page("job_failed", views.job_page)
+        hooks.passage_links(selectors.chunk_links)

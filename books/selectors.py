@@ -32,6 +32,27 @@ def entities_mentioned(entity_ids: list[str]) -> set[str]:
     )
 
 
+def chunk_links(entity_ids: list[str], per_entity: int) -> list[tuple[int, str, float, str]]:
+    """Chunks naming these entities, defining chunks and frequent mentions first (a
+    ``passage_links`` hook: the graph's PageRank walks through them)."""
+    rows: list[tuple[int, str, float, str]] = []
+    taken: dict[str, int] = defaultdict(int)
+    mentions = (
+        Mention.objects.filter(entity_id__in=entity_ids)
+        .order_by("entity_id", "mention_type", "-count", "chunk_id")
+        .values_list(
+            "chunk_id", "entity_id", "mention_type", "count", "book__title", "chunk__ordinal"
+        )
+    )
+    for chunk_id, entity_id, mention_type, count, title, ordinal in mentions.iterator():
+        if taken[entity_id] >= per_entity:
+            continue
+        taken[entity_id] += 1
+        weight = (2.0 if mention_type == Mention.Type.DEFINES else 1.0) * math.log1p(count)
+        rows.append((chunk_id, entity_id, weight, f"{title} #{ordinal}"))
+    return rows
+
+
 # --- vector index source ---------------------------------------------------------------
 
 

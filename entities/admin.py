@@ -128,7 +128,7 @@ class EntityAdmin(admin.ModelAdmin):
     list_display = ["canonical_name", "type", "id", "updated_at"]
     list_filter = ["type"]
     search_fields = ["name_norm", "aliases__alias_norm", "=id"]
-    readonly_fields = ["id", "name_norm", "curated", "created_at", "updated_at"]
+    readonly_fields = ["id", "graph", "name_norm", "curated", "created_at", "updated_at"]
     inlines = [AliasInline, EntityFactInline]
     actions = ["merge_selected"]
 
@@ -180,6 +180,14 @@ class EntityAdmin(admin.ModelAdmin):
 
     def has_curate_permission(self, request) -> bool:
         return request.user.has_perm("entities.curate")
+
+    @admin.display(description="graph")
+    def graph(self, obj: Entity) -> str:
+        if not obj.pk:
+            return "-"
+        return format_html(
+            '<a href="{}">Show its graph</a>', reverse("entity-graph", args=[obj.pk])
+        )
 
     def get_search_results(self, request, queryset, search_term):
         # Search the normalised columns with the normalised term ("STRASSE" finds "Straße").

@@ -13,6 +13,7 @@ class EntitiesConfig(AppConfig):
 
         from . import hooks, tasks, views
         from .extraction import gazetteer
+        from .graph import edges
         from .recall import kinds as recall_kinds
         from .recall import merging as recall_merging
         from .search import kinds
@@ -30,5 +31,6 @@ class EntitiesConfig(AppConfig):
                 undo=recall_merging.recall_refs_undo,
             )
         )
+        hooks.on_fact_saved(edges.fact_saved_edges)
         dashboard_panel(views.HOME_PANEL)
         undo_action(views.MERGE_UNDO)

@@ -67,6 +67,10 @@ class MergeMover:
     undo: Callable[[str, list[str], dict[str, Any]], None]
 
 
+# (entity ids, most per entity) -> passages naming them, as (passage id, entity id,
+# weight, label) rows: the graph's Personalized PageRank walks through them (books: chunks).
+PassageLinks = Callable[[list[str], int], list[tuple[int, str, float, str]]]
+
 _fact_saved: list[FactSavedHook] = []
 _entity_saved: list[EntitySavedHook] = []
 _entity_referrers: list[EntityReferrersHook] = []
@@ -77,6 +81,7 @@ _mention_readers: list[MentionReader] = []
 _graph_retrievers: list[GraphRetriever] = []
 _notices_providers: list[NoticesProvider] = []
 _digest_providers: list[DigestProvider] = []
+_passage_links: list[PassageLinks] = []
 
 
 def _register(registry: list, hook: Callable) -> Callable:
@@ -146,6 +151,11 @@ def notification_digest(hook: DigestProvider) -> DigestProvider:
     return _register(_digest_providers, hook)
 
 
+def passage_links(hook: PassageLinks) -> PassageLinks:
+    """Offer passages (book chunks) that name entities to the graph's PageRank."""
+    return _register(_passage_links, hook)
+
+
 # --- calls made by entities.services ------------------------------------------------------
 
 
@@ -181,6 +191,15 @@ def entities_referred(entity_ids: Iterable[str]) -> set[str]:
         referred |= found
         ids = [i for i in ids if i not in found]
     return referred
+
+
+def passages_of(entity_ids: list[str], per_entity: int) -> list[tuple[int, str, float, str]]:
+    """Every registered app's passages naming these entities (at most ``per_entity``
+    each, per app)."""
+    rows: list[tuple[int, str, float, str]] = []
+    for hook in list(_passage_links):
+        rows.extend(hook(list(entity_ids), per_entity))
+    return rows
 
 
 def duplicate_finders() -> list[DuplicateFinder]:

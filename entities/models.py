@@ -341,4 +341,6 @@ class ExternalFactLink(models.Model):
 
 
 # The recall room's models live in their package; imported here so Django finds them.
+# The graph of relations lives in its own package; importing it here registers its models.
+from .graph.models import Edge, EdgeFact, KGEModel, Relation  # noqa: E402,F401
 from .recall.models import Episode  # noqa: E402, F401

@@ -11,5 +11,6 @@ urlpatterns = [
     path("", include("notifications.api_urls")),
     path("", include("integrity.api_urls")),
     path("", include("entities.extraction.urls")),
+    path("", include("entities.graph.api_urls")),
     path("", include("books.api_urls")),
 ]

@@ -23,6 +23,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("api/v1/", include("kgsite.api_urls")),
+    path("", include("entities.graph.urls")),
     # Last: any other /api/ URL answers the JSON error shape, with DEBUG on too.
     re_path(r"^api/", api.api_not_found, name=api.API_NOT_FOUND),
 ]

@@ -103,6 +103,29 @@ DESCRIPTIONS: dict[str, str] = {
         "for a question, within a size budget. Use for open questions; use entity_get for "
         "one named thing."
     ),
+    "validate_knowledge": (
+        "Check a claimed triple (subject, predicate, object) against the trained graph "
+        "model: valid / uncertain / unlikely with a confidence, and the stored facts that "
+        "support or contradict it. Use before trusting or storing a relation. Answers "
+        "known: false for names or relations the model has not seen (it never guesses)."
+    ),
+    "infer_relationship": (
+        "Which relation most probably links two known entities, ranked with confidence. "
+        "Use when you know two things are related but not how."
+    ),
+    "find_related_entities": (
+        "Entities that probably stand in a relation to an entity (outgoing or incoming), "
+        "ranked, with the facts that already say so. Use to explore; not for lookup."
+    ),
+    "get_entity_graph": (
+        "The neighbourhood of an entity: nodes and edges (relation, weight, fact ids) up "
+        "to a depth. Use to show or reason over connections; not for plain facts."
+    ),
+    "ppr_retrieve": (
+        "Multi-hop retrieval: facts and book passages reached from the entities of a "
+        "question by Personalized PageRank, each with the path that led to it. Use when "
+        "the answer may be two hops away; recall covers one-hop questions."
+    ),
     "episode_store": (
         "Record what was done in this session (a short narrative), so later sessions "
         "recall it as past work. Call at the end of a piece of work, not after every step."
@@ -125,6 +148,11 @@ TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
     "recall_domain": tools.recall_domain,
     "recall": tools.recall_query,
     "episode_store": tools.episode_store,
+    "validate_knowledge": tools.validate_knowledge,
+    "infer_relationship": tools.infer_relationship,
+    "find_related_entities": tools.find_related_entities,
+    "get_entity_graph": tools.get_entity_graph,
+    "ppr_retrieve": tools.ppr_retrieve,
 }
 WRITE_TOOLS = {"entity_store", "fact_store", "episode_store"}
 

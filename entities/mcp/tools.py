@@ -16,6 +16,8 @@ from kgsite.errors import InvalidInput
 
 from .. import hooks, selectors, services
 from ..extraction import extract_entities as gazetteer_extract
+from ..graph import ppr as graph_ppr
+from ..graph import selectors as graph_selectors
 from ..models import Fact
 from ..recall import selectors as recall
 from ..recall.options import RecallOptions
@@ -258,3 +260,88 @@ def memory_hint(ctx: ToolContext, *, arguments: dict[str, Any], uncertainty: flo
     return recall.recall_uncertainty_hint(
         text=text, scopes=ctx.scopes(), options=RecallOptions.defaults(), uncertainty=uncertainty
     )
+
+
+# --- The graph (TransE and Personalized PageRank) --------------------------------------
+# Their answers name facts by id; only the facts this server's scope may see are kept.
+
+
+def _visible_ids(ctx: ToolContext, ids, all_scopes: bool) -> list:
+    wanted = [i for i in ids if isinstance(i, int)]
+    visible = set(
+        Fact.objects.filter(ctx.scopes(all_scopes).q(), pk__in=wanted).values_list("pk", flat=True)
+    )
+    return [i for i in ids if i in visible]
+
+
+def validate_knowledge(
+    ctx: ToolContext,
+    *,
+    subject: str,
+    predicate: str,
+    object: str,
+    all_scopes: bool = False,  # noqa: A002
+):
+    result = graph_selectors.kge_validate(subject=subject, predicate=predicate, obj=object)
+    for key in ("supporting_facts", "contradicting_facts"):
+        if key in result:
+            result[key] = _visible_ids(ctx, result[key], all_scopes)
+    return result
+
+
+def infer_relationship(ctx: ToolContext, *, head: str, tail: str, top_k: int = 5):
+    return graph_selectors.kge_infer_relation(head=head, tail=tail, top_k=top_k)
+
+
+def find_related_entities(
+    ctx: ToolContext,
+    *,
+    entity: str,
+    relation: str,
+    direction: str = "outgoing",
+    entity_type: str | None = None,
+    top_k: int = 10,
+    min_score: float = 0.0,
+    all_scopes: bool = False,
+):
+    result = graph_selectors.kge_related(
+        entity=entity,
+        relation=relation,
+        direction=direction,
+        entity_type=entity_type,
+        top_k=top_k,
+        min_score=min_score,
+    )
+    for row in result.get("results", []):
+        row["found_in_memories"] = _visible_ids(ctx, row.get("found_in_memories", []), all_scopes)
+    return result
+
+
+def get_entity_graph(
+    ctx: ToolContext, *, entity: str, depth: int = 1, max_nodes: int = 50, all_scopes: bool = False
+):
+    found = graph_selectors.entity_resolve(entity, field="entity")
+    if found is None:
+        return {"entity": None, "nodes": [], "edges": []}
+    result = graph_selectors.entity_graph(entity_id=found.pk, depth=depth, max_nodes=max_nodes)
+    for edge in result.get("edges", []):
+        edge["fact_ids"] = _visible_ids(ctx, edge.get("fact_ids", []), all_scopes)
+    return result
+
+
+def ppr_retrieve(
+    ctx: ToolContext,
+    *,
+    query: str = "",
+    query_entities: list[str] | None = None,
+    k: int = 10,
+    all_scopes: bool = False,
+):
+    if not (query or "").strip() and not query_entities:
+        raise InvalidInput("give query or query_entities", field="query")
+    if not 1 <= k <= 50:
+        raise InvalidInput("k must be between 1 and 50", field="k")
+    result = graph_ppr.ppr_retrieve(query_entities=query_entities or [], query=query, k=k)
+    visible = set(_visible_ids(ctx, [row["id"] for row in result["facts"]], all_scopes))
+    result["facts"] = [row for row in result["facts"] if row["id"] in visible]
+    return result

@@ -19,6 +19,7 @@ from mcp.client.stdio import StdioServerParameters
 from entities import services
 from entities.mcp.server import DESCRIPTIONS, mcp_server_build
 from entities.mcp.tools import ToolContext
+from entities.models import Fact
 from entities.recall.services import episode_store
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -202,3 +203,40 @@ def test_stdio_subprocess_serves_the_same_tools(memory, tmp_path):
     assert {f["scope"] for f in facts} == {"alpha", ""}
     assert bad.is_error and "name" in bad.content[0].text
     assert not again.is_error  # the error did not take the server down
+
+
+def test_graph_tools_are_listed_and_keep_to_the_servers_scope(
+    alpha, memory, django_capture_on_commit_callbacks
+):
+    kube = memory["kube"]
+    linux, _ = services.entity_store(name="Linux", type="os")
+    with django_capture_on_commit_callbacks(execute=True):  # edges follow facts on commit
+        for project in ("alpha", "beta"):
+            services.fact_store(
+                text=f"Kubernetes runs on Linux in {project}",
+                subject=kube,
+                predicate="runs_on",
+                object_entity=linux,
+                scope=project,
+            )
+    tools = listed(alpha)
+    for name in (
+        "validate_knowledge",
+        "infer_relationship",
+        "find_related_entities",
+        "get_entity_graph",
+        "ppr_retrieve",
+    ):
+        assert tools[name] == DESCRIPTIONS[name]
+    beta_fact = Fact.objects.get(scope="beta", predicate="runs_on").pk
+    alpha_fact = Fact.objects.get(scope="alpha", predicate="runs_on").pk
+    error, graph = call(alpha, "get_entity_graph", {"entity": "Kubernetes"})
+    assert not error
+    fact_ids = {i for edge in graph["edges"] for i in edge["fact_ids"]}
+    assert alpha_fact in fact_ids and beta_fact not in fact_ids
+    error, ranked = call(alpha, "ppr_retrieve", {"query_entities": ["K8s"]})
+    assert not error and ranked["seeds"][0]["id"] == kube.pk
+    assert alpha_fact in {f["id"] for f in ranked["facts"]}
+    assert "beta" not in json.dumps(ranked["facts"])
+    error, text = call(alpha, "ppr_retrieve", {})
+    assert error and "query" in text

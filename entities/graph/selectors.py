@@ -1,0 +1,406 @@
+"""Reads of the graph room: TransE answers (validate, infer a relation, related
+entities), the entity graph around one entity, neighbours."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+from django.db.models import Count, Q
+
+from kgsite.errors import Conflict, InvalidInput, NotFound
+from kgsite.text import normalize
+from kgsite.vectors.service import search_vector
+
+from ..models import Entity, EntityFact, Fact
+from ..names import validate_name
+from . import kge
+from .models import Edge, EdgeFact, Relation
+from .relations import predicate_resolve
+
+TOP_K_MAX = 100
+GRAPH_DEPTH_MAX = 3
+GRAPH_NODES_MAX = 500
+# hnswlib candidates fetched per answer asked for (rescored exactly, filtered after).
+OVERFETCH = 4
+
+
+# --- resolving names ---------------------------------------------------------------------
+
+
+def entity_resolve(value: object, *, field: str) -> Entity | None:
+    """An entity by id, canonical name or alias (like lookup, without suggestions).
+
+    None when nothing matches; a name shared by entities of several types is a 409
+    listing them, as in lookup."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{field} must not be empty", field=field)
+    by_id = Entity.objects.filter(pk=value.strip()).first()
+    if by_id is not None:
+        return by_id
+    norm = normalize(validate_name(value, field=field))
+    by_name = Entity.objects.filter(name_norm=norm)
+    by_alias = Entity.objects.filter(aliases__alias_norm=norm).exclude(name_norm=norm)
+    found = list(by_name.order_by().union(by_alias.order_by(), all=True).order_by("type")[:20])
+    if not found:
+        return None
+    canonical = [e for e in found if e.name_norm == norm]
+    if len({e.type for e in found}) > 1:
+        raise Conflict(
+            f"'{value}' names entities of several types",
+            field=field,
+            extra={
+                "candidates": [
+                    {"id": e.id, "canonical_name": e.canonical_name, "type": e.type}
+                    for e in canonical + [e for e in found if e not in canonical]
+                ]
+            },
+        )
+    return canonical[0] if canonical else found[0]
+
+
+@dataclass
+class RelationRef:
+    """A relation as asked: its stored name, and whether head and tail swap."""
+
+    asked: str
+    name: str
+    flipped: bool
+    symmetric: bool
+
+
+def relation_resolve(value: object, *, field: str) -> RelationRef:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{field} must not be empty", field=field)
+    resolved = predicate_resolve(value)
+    if resolved is None:
+        raise InvalidInput(f"{field} has no words", field=field)
+    symmetric = bool(resolved.spec.symmetric) if resolved.spec else False
+    if resolved.spec is None:
+        symmetric = Relation.objects.filter(name=resolved.name, symmetric=True).exists()
+    return RelationRef(value, resolved.name, resolved.flipped, symmetric)
+
+
+def entity_brief(entity: Entity) -> dict:
+    return {"id": entity.id, "canonical_name": entity.canonical_name, "type": entity.type}
+
+
+def _unknown(reason: str, **extra) -> dict:
+    return {"known": False, "reason": reason, **extra}
+
+
+# --- validate ------------------------------------------------------------------------------
+
+
+def _edge_facts(head: str, relation: str, tail: str, symmetric: bool) -> list[int]:
+    pairs = Q(edge__head_id=head, edge__tail_id=tail)
+    if symmetric:
+        pairs |= Q(edge__head_id=tail, edge__tail_id=head)
+    return sorted(
+        EdgeFact.objects.filter(pairs, edge__relation__name=relation).values_list(
+            "fact_id", flat=True
+        )
+    )
+
+
+def _contradicting(head: str, ref: RelationRef, tail: str, functional: bool) -> list[int]:
+    """Facts that speak against the triple: the same triple retracted or superseded, and
+    for a relation with one tail per head in the graph, active facts naming another."""
+    ids: set[int] = set()
+    stated = Fact.objects.exclude(status=Fact.Status.ACTIVE).exclude(predicate="")
+    pairs = Q(subject_id=head, object_entity_id=tail) | Q(subject_id=tail, object_entity_id=head)
+    for fact in stated.filter(pairs).only("pk", "predicate", "subject_id", "object_entity_id"):
+        resolved = predicate_resolve(fact.predicate)
+        if resolved is None or resolved.name != ref.name:
+            continue
+        h, t = (
+            (fact.object_entity_id, fact.subject_id)
+            if resolved.flipped
+            else (fact.subject_id, fact.object_entity_id)
+        )
+        if ref.symmetric or (h, t) == (head, tail):
+            ids.add(fact.pk)
+    if functional and not ref.symmetric:
+        others = EdgeFact.objects.filter(edge__head_id=head, edge__relation__name=ref.name).exclude(
+            edge__tail_id=tail
+        )
+        ids |= set(others.values_list("fact_id", flat=True))
+    return sorted(ids)
+
+
+def kge_validate(*, subject: object, predicate: object, obj: object) -> dict:
+    """How plausible "subject predicate object" is under the current TransE model."""
+    ref = relation_resolve(predicate, field="predicate")
+    s = entity_resolve(subject, field="subject")
+    o = entity_resolve(obj, field="object")
+    base = {
+        "subject": entity_brief(s) if s else None,
+        "object": entity_brief(o) if o else None,
+        "relation": ref.name,
+        "inverse": ref.flipped,
+    }
+    if s is None or o is None:
+        return _unknown("unknown entity", **base, supporting_facts=[], contradicting_facts=[])
+    head, tail = (o.id, s.id) if ref.flipped else (s.id, o.id)
+    supporting = _edge_facts(head, ref.name, tail, ref.symmetric)
+    model = kge.model_current()
+    functional = bool(model and model.functional.get(ref.name))
+    contradicting = _contradicting(head, ref, tail, functional)
+    facts = {"supporting_facts": supporting, "contradicting_facts": contradicting}
+    if model is None:
+        return _unknown("no trained model", **base, **facts)
+    if head not in model.entity_index or tail not in model.entity_index:
+        return _unknown("entity not in the model", **base, **facts)
+    if ref.name not in model.relation_index:
+        return _unknown("relation not in the model", **base, **facts)
+    score = model.score(head, ref.name, tail)
+    if ref.symmetric:
+        score = max(score, model.score(tail, ref.name, head))
+    return {
+        "known": True,
+        **base,
+        "model": model.id,
+        "transe_score": round(score, 5),
+        "confidence": round(float(model.calibration.confidence(score)), 4),
+        "validation": model.calibration.label(score),
+        **facts,
+    }
+
+
+# --- infer a relation ------------------------------------------------------------------------
+
+
+def kge_infer_relation(*, head: object, tail: object, top_k: int) -> dict:
+    """The relations most likely to link ``head`` to ``tail``, best first. A relation
+    that fits better read backwards is reported under its inverse name."""
+    _check_top_k(top_k, "topK")
+    h = entity_resolve(head, field="head")
+    t = entity_resolve(tail, field="tail")
+    base = {"head": entity_brief(h) if h else None, "tail": entity_brief(t) if t else None}
+    model = kge.model_current()
+    if h is None or t is None:
+        return _unknown("unknown entity", **base, relations=[])
+    if model is None:
+        return _unknown("no trained model", **base, relations=[])
+    if h.id not in model.entity_index or t.id not in model.entity_index:
+        return _unknown("entity not in the model", **base, relations=[])
+    forward = model.relation_scores(h.id, t.id)
+    backward = model.relation_scores(t.id, h.id)
+    specs = {
+        r.name: r
+        for r in Relation.objects.filter(name__in=model.relation_names).only(
+            "name", "inverse", "symmetric"
+        )
+    }
+    candidates: dict[str, tuple[float, str, bool]] = {}
+    for i, name in enumerate(model.relation_names):
+        spec = specs.get(name)
+        candidates[name] = (float(forward[i]), name, False)
+        if spec is not None and spec.symmetric:
+            candidates[name] = (float(max(forward[i], backward[i])), name, False)
+        elif spec is not None and spec.inverse:
+            candidates[spec.inverse] = (float(backward[i]), name, True)
+    ranked = sorted(candidates.items(), key=lambda kv: (-kv[1][0], kv[0]))[:top_k]
+    relations = [
+        {
+            "relation": label,
+            "stored_as": stored,
+            "inverse": inverse,
+            "score": round(score, 5),
+            "confidence": round(float(model.calibration.confidence(score)), 4),
+            "validation": model.calibration.label(score),
+        }
+        for label, (score, stored, inverse) in ranked
+    ]
+    return {"known": True, **base, "model": model.id, "relations": relations}
+
+
+def _check_top_k(value: int, field: str) -> None:
+    if not isinstance(value, int) or value <= 0 or value > TOP_K_MAX:
+        raise InvalidInput(f"{field} must be between 1 and {TOP_K_MAX}", field=field)
+
+
+# --- related entities ---------------------------------------------------------------------
+
+
+def kge_related(
+    *,
+    entity: object,
+    relation: object,
+    direction: str = "outgoing",
+    entity_type: str | None = None,
+    top_k: int = 10,
+    min_score: float = 0.0,
+) -> dict:
+    """Entities most likely to stand in ``relation`` to ``entity`` (``outgoing``: as its
+    tails; ``incoming``: as its heads), from the model's vector index. ``min_score`` is a
+    minimum confidence (0..1)."""
+    _check_top_k(top_k, "topK")
+    if direction not in ("outgoing", "incoming"):
+        raise InvalidInput("direction must be 'outgoing' or 'incoming'", field="direction")
+    ref = relation_resolve(relation, field="relation")
+    e = entity_resolve(entity, field="entity")
+    base = {"entity": entity_brief(e) if e else None, "relation": ref.name, "direction": direction}
+    model = kge.model_current()
+    if e is None:
+        return _unknown("unknown entity", **base, results=[])
+    if model is None:
+        return _unknown("no trained model", **base, results=[])
+    if e.id not in model.entity_index:
+        return _unknown("entity not in the model", **base, results=[])
+    if ref.name not in model.relation_index:
+        return _unknown("relation not in the model", **base, results=[])
+    outgoing = (direction == "outgoing") != ref.flipped
+    scored = _nearest(model, e.id, ref.name, outgoing, entity_type, top_k)
+    if ref.symmetric:
+        for key, value in _nearest(model, e.id, ref.name, not outgoing, entity_type, top_k).items():
+            scored[key] = max(value, scored.get(key, -np.inf))
+    scored.pop(e.id, None)
+    ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
+    results = _related_rows(model, e.id, ref, outgoing, ranked, min_score, top_k)
+    return {"known": True, **base, "model": model.id, "results": results}
+
+
+def _nearest(model, entity_id, relation, outgoing, entity_type, top_k) -> dict[str, float]:
+    query = model.query(entity_id, relation, outgoing)
+    filter_ids = None
+    if entity_type:
+        filter_ids = list(Entity.objects.filter(type=entity_type).values_list("pk", flat=True))
+        if not filter_ids:
+            return {}
+    hits = search_vector(kge.ENTITY_KIND, query, top_k * OVERFETCH + 1, filter_ids=filter_ids)
+    # The index ranks by cosine, which ranks as the distance does (unit entity vectors);
+    # the answer carries the exact TransE score.
+    return model.distances(query, [str(key) for key, _cos in hits])
+
+
+def _related_rows(model, entity_id, ref, outgoing, ranked, min_score, top_k) -> list[dict]:
+    ids = [key for key, _ in ranked]
+    entities = {x.pk: x for x in Entity.objects.filter(pk__in=ids)}
+    memories: dict[str, list[int]] = defaultdict(list)
+    pair = Q(edge__head_id=entity_id, edge__tail_id__in=ids) | Q(
+        edge__tail_id=entity_id, edge__head_id__in=ids
+    )
+    for head, tail, fact_id in EdgeFact.objects.filter(
+        pair, edge__relation__name=ref.name
+    ).values_list("edge__head_id", "edge__tail_id", "fact_id"):
+        other = tail if head == entity_id else head
+        if ref.symmetric or (head == entity_id) == outgoing:
+            memories[other].append(fact_id)
+    rows = []
+    for key, score in ranked:
+        if key not in entities:
+            continue
+        confidence = float(model.calibration.confidence(score))
+        if confidence < min_score:
+            continue
+        rows.append(
+            {
+                **entity_brief(entities[key]),
+                "score": round(score, 5),
+                "confidence": round(confidence, 4),
+                "found_in_memories": sorted(memories.get(key, [])),
+            }
+        )
+        if len(rows) >= top_k:
+            break
+    return rows
+
+
+# --- the entity graph ------------------------------------------------------------------------
+
+
+def entity_graph(
+    *, entity_id: str, depth: int = 1, max_nodes: int = 50, types: list[str] | None = None
+) -> dict:
+    """Nodes and edges around one entity, breadth first, strongest edges first."""
+    if not 1 <= depth <= GRAPH_DEPTH_MAX:
+        raise InvalidInput(f"depth must be between 1 and {GRAPH_DEPTH_MAX}", field="depth")
+    if not 1 <= max_nodes <= GRAPH_NODES_MAX:
+        raise InvalidInput(f"max_nodes must be between 1 and {GRAPH_NODES_MAX}", field="max_nodes")
+    root = Entity.objects.filter(pk=entity_id).first()
+    if root is None:
+        raise NotFound(f"no entity with id '{entity_id}'", field="id")
+    wanted_types = set(types or [])
+    nodes: dict[str, int] = {root.pk: 0}
+    edges: dict[int, Edge] = {}
+    frontier = [root.pk]
+    for level in range(1, depth + 1):
+        if not frontier or len(nodes) >= max_nodes:
+            break
+        found = (
+            Edge.objects.filter(Q(head_id__in=frontier) | Q(tail_id__in=frontier))
+            .select_related("relation", "head", "tail")
+            .order_by("-weight", "pk")[: max_nodes * 20]
+        )
+        next_frontier = []
+        for edge in found:
+            for end in (edge.head, edge.tail):
+                if end.pk in nodes or len(nodes) >= max_nodes:
+                    continue
+                if wanted_types and end.type not in wanted_types:
+                    continue
+                nodes[end.pk] = level
+                next_frontier.append(end.pk)
+            if edge.head_id in nodes and edge.tail_id in nodes:
+                edges[edge.pk] = edge
+        frontier = next_frontier
+    # Edges among the chosen nodes that the walk did not pass.
+    for edge in Edge.objects.filter(
+        head_id__in=list(nodes), tail_id__in=list(nodes)
+    ).select_related("relation"):
+        edges.setdefault(edge.pk, edge)
+    return _graph_payload(root, nodes, list(edges.values()))
+
+
+def _graph_payload(root: Entity, nodes: dict[str, int], edges: list[Edge]) -> dict:
+    ids = list(nodes)
+    entities = {e.pk: e for e in Entity.objects.filter(pk__in=ids)}
+    fact_counts = dict(
+        EntityFact.objects.filter(entity_id__in=ids, fact__status=Fact.Status.ACTIVE)
+        .values("entity_id")
+        .annotate(n=Count("id"))
+        .values_list("entity_id", "n")
+    )
+    mentions = dict(
+        EntityFact.objects.filter(entity_id__in=ids)
+        .values("entity_id")
+        .annotate(n=Count("id"))
+        .values_list("entity_id", "n")
+    )
+    support: dict[int, list[int]] = defaultdict(list)
+    for edge_id, fact_id in EdgeFact.objects.filter(edge_id__in=[e.pk for e in edges]).values_list(
+        "edge_id", "fact_id"
+    ):
+        support[edge_id].append(fact_id)
+    degree: dict[str, float] = defaultdict(float)
+    for edge in edges:
+        degree[edge.head_id] += edge.weight
+        degree[edge.tail_id] += edge.weight
+    top = max(degree.values(), default=0.0) or 1.0
+    node_rows = [
+        {
+            "id": pk,
+            "label": entities[pk].canonical_name,
+            "type": entities[pk].type,
+            "depth": level,
+            "mention_count": mentions.get(pk, 0),
+            "fact_count": fact_counts.get(pk, 0),
+            "importance": round(degree.get(pk, 0.0) / top, 4),
+        }
+        for pk, level in nodes.items()
+        if pk in entities
+    ]
+    edge_rows = [
+        {
+            "id": edge.pk,
+            "source": edge.head_id,
+            "target": edge.tail_id,
+            "relation": edge.relation.name,
+            "weight": round(edge.weight, 4),
+            "fact_ids": sorted(support.get(edge.pk, [])),
+        }
+        for edge in sorted(edges, key=lambda e: (-e.weight, e.pk))
+    ]
+    return {"root": root.pk, "nodes": node_rows, "edges": edge_rows}

@@ -1,0 +1,35 @@
+"""The entity graph page: the API's graph drawn with vis-network (served from static/)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from kgsite.pages import checked_get, curator_required
+
+from ..models import Entity
+from . import selectors
+
+
+@require_GET
+@curator_required
+def entity_graph_page(request: HttpRequest, entity_id: str) -> HttpResponse:
+    entity, _can_write = checked_get(request, Entity, entity_id)
+    try:
+        depth = min(max(int(request.GET.get("depth", 1)), 1), selectors.GRAPH_DEPTH_MAX)
+        max_nodes = min(max(int(request.GET.get("max_nodes", 60)), 1), selectors.GRAPH_NODES_MAX)
+    except ValueError:
+        depth, max_nodes = 1, 60
+    graph = selectors.entity_graph(entity_id=entity.pk, depth=depth, max_nodes=max_nodes)
+    return render(
+        request,
+        "entities/graph.html",
+        {
+            "entity": entity,
+            "graph": graph,
+            "depth": depth,
+            "max_nodes": max_nodes,
+            "depths": range(1, selectors.GRAPH_DEPTH_MAX + 1),
+        },
+    )
