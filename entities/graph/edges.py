@@ -123,7 +123,7 @@ def edges_rebuild() -> int:
     facts = Fact.objects.filter(
         status=Fact.Status.ACTIVE, subject__isnull=False, object_entity__isnull=False
     ).exclude(predicate="")
-    for fact_id in facts.values_list("pk", flat=True).iterator():
+    for fact_id in facts.order_by("pk").values_list("pk", flat=True).iterator():
         if edges_sync_fact(fact_id=fact_id) is not None:
             count += 1
     return count

@@ -42,9 +42,14 @@ class GraphTriples:
 def graph_triples() -> GraphTriples:
     """The current edges as integer triples; a symmetric relation's edges both ways."""
     rows = list(
-        Edge.objects.values_list("head_id", "relation__name", "tail_id", "relation__symmetric")
+        Edge.objects.order_by("pk").values_list(
+            "head_id", "relation__name", "tail_id", "relation__symmetric"
+        )
     )
-    entity_ids = sorted({e for h, _r, t, _s in rows for e in (h, t)})
+    # Entities in name order (ids are random): the same graph trains the same model.
+    ids = {e for h, _r, t, _s in rows for e in (h, t)}
+    names = dict(Entity.objects.filter(pk__in=ids).values_list("pk", "name_norm"))
+    entity_ids = sorted(ids, key=lambda e: (names.get(e, ""), e))
     relation_names = sorted({r for _h, r, _t, _s in rows})
     e_index = {e: i for i, e in enumerate(entity_ids)}
     r_index = {r: i for i, r in enumerate(relation_names)}
