@@ -1287,7 +1287,6 @@ def _merge_suggestions(plan: MergePlan, state: dict, actor) -> None:
     )
 
 
-@transaction.atomic(durable=True)
 def _merge_before_state(plan) -> dict[str, Any]:
     """What undo needs besides the moves: the duplicates' rows as they were, the merges
     they survived, the plan."""
@@ -1321,6 +1320,7 @@ def _merge_audit(plan, merge: EntityMerge, actor) -> None:
     )
 
 
+@transaction.atomic(durable=True)
 def entity_merge(
     *,
     survivor: Entity,
