@@ -188,6 +188,25 @@ def _write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def vector_source(kind: VectorKind, embedder: Embedder | None) -> tuple[Embedder | None, int, str]:
+    """Where a kind's vectors come from, for every backend: the embedder (none for a
+    kind that brings its own vectors), their dimension and the signature an index
+    built from them carries."""
+    if kind.vectors is not None:
+        return None, int(kind.dim), str(kind.signature)
+    embedder = embedder or get_embedder()
+    return embedder, embedder.dim, embedder.signature
+
+
+def hnsw_settings() -> tuple[int, int, int]:
+    """HNSW's M, ef_construction and ef_search, as the settings have them now."""
+    return (
+        int(getattr(settings, "KGSITE_HNSW_M", 16)),
+        int(getattr(settings, "KGSITE_HNSW_EF_CONSTRUCTION", 200)),
+        int(getattr(settings, "KGSITE_HNSW_EF_SEARCH", 128)),
+    )
+
+
 class IndexUnavailable(Exception):
     """The snapshot on disk cannot be used (missing, corrupt or from another embedder)."""
 
@@ -214,17 +233,8 @@ class VectorIndex:
         self.kind = kind
         self.dir = Path(directory) / kind.name
         self.queue = queue
-        if kind.vectors is not None:
-            self.embedder = None
-            self.dim = int(kind.dim)
-            self.signature = str(kind.signature)
-        else:
-            self.embedder = embedder or get_embedder()
-            self.dim = self.embedder.dim
-            self.signature = self.embedder.signature
-        self.m = int(getattr(settings, "KGSITE_HNSW_M", 16))
-        self.ef_construction = int(getattr(settings, "KGSITE_HNSW_EF_CONSTRUCTION", 200))
-        self.ef_search = int(getattr(settings, "KGSITE_HNSW_EF_SEARCH", 128))
+        self.embedder, self.dim, self.signature = vector_source(kind, embedder)
+        self.m, self.ef_construction, self.ef_search = hnsw_settings()
         self._lock = threading.RLock()
         self._reset_memory()
         # The generation in memory: its number and the random id CURRENT names it by.

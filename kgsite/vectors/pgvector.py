@@ -39,8 +39,18 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connections, transaction
 
 from . import index as index_module
-from .embedder import Embedder, get_embedder
-from .index import BATCH, IndexQueue, IndexUnavailable, Key, Progress, VectorKind, text_hash
+from .embedder import Embedder
+from .index import (
+    BATCH,
+    IndexQueue,
+    IndexUnavailable,
+    Key,
+    Progress,
+    VectorKind,
+    hnsw_settings,
+    text_hash,
+    vector_source,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -123,17 +133,8 @@ class PgVectorIndex:
         self.kind = kind
         self.queue = queue
         self.using = using
-        if kind.vectors is not None:
-            self.embedder = None
-            self.dim = int(kind.dim)
-            self.signature = str(kind.signature)
-        else:
-            self.embedder = embedder or get_embedder()
-            self.dim = self.embedder.dim
-            self.signature = self.embedder.signature
-        self.m = int(getattr(settings, "KGSITE_HNSW_M", 16))
-        self.ef_construction = int(getattr(settings, "KGSITE_HNSW_EF_CONSTRUCTION", 200))
-        self.ef_search = int(getattr(settings, "KGSITE_HNSW_EF_SEARCH", 128))
+        self.embedder, self.dim, self.signature = vector_source(kind, embedder)
+        self.m, self.ef_construction, self.ef_search = hnsw_settings()
         self._checked = False
         self._reconciled = False
         self._complete = True
