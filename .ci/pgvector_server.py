@@ -44,7 +44,7 @@ def run_as() -> list[str]:
     sys.exit("pgvector_server: running as root and no 'postgres' or 'nobody' user to run as")
 
 
-def start(port: int, directory: Path | None) -> int:
+def start(port: int, directory: Path | None, settings: list[str] | None = None) -> int:
     base = directory or Path(tempfile.mkdtemp(prefix="kgsite-pgvector-"))
     base.mkdir(parents=True, exist_ok=True)
     data = base / "data"
@@ -61,6 +61,7 @@ def start(port: int, directory: Path | None) -> int:
             stdout=subprocess.DEVNULL,
         )
     options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c max_connections=200"
+    options += "".join(f" -c {setting}" for setting in settings or [])
     subprocess.run(
         [*prefix, str(binaries / "pg_ctl"), "-D", str(data), "-l", str(base / "log")]
         + ["-w", "-o", options, "start"],
@@ -95,9 +96,15 @@ def main() -> int:
     parser.add_argument("action", choices=["start", "stop"])
     parser.add_argument("--port", type=int, default=55432)
     parser.add_argument("--dir", type=Path, default=None)
+    parser.add_argument(
+        "--set",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a server setting for start (repeatable), e.g. --set shared_buffers=4GB",
+    )
     args = parser.parse_args()
     if args.action == "start":
-        return start(args.port, args.dir)
+        return start(args.port, args.dir, args.set)
     if args.dir is None:
         sys.exit("pgvector_server: stop needs --dir (printed as KGSITE_PGVECTOR_DIR by start)")
     return stop(args.dir)
