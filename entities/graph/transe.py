@@ -84,6 +84,11 @@ class TransE(torch.nn.Module):
     def entity_vectors(self) -> torch.Tensor:
         return F.normalize(self.entity, dim=-1)
 
+    def entity_rows(self, index: torch.Tensor) -> torch.Tensor:
+        """The unit-length vectors of these entities only: normalising is per row, so a
+        training step need not normalise (and back-propagate through) every entity."""
+        return F.normalize(self.entity[index], dim=-1)
+
 
 def _filter_mask(
     anchors: torch.Tensor,
@@ -198,8 +203,8 @@ class _Run:
     def step(self, batch: torch.Tensor) -> float:
         h, r, t = batch[:, 0], batch[:, 1], batch[:, 2]
         cand, tail_fn, head_fn = self.candidates_and_masks(h, r, t)
-        ent = self.model.entity_vectors()
-        hv, rv, tv, cv = ent[h], self.model.relation[r], ent[t], ent[cand]
+        rows = self.model.entity_rows
+        hv, rv, tv, cv = rows(h), self.model.relation[r], rows(t), rows(cand)
         temperature = self.cfg.temperature
         loss = _side_loss(hv + rv, cv, tv, tail_fn, temperature) + _side_loss(
             tv - rv, cv, hv, head_fn, temperature
