@@ -277,18 +277,35 @@ def _floor(captured: list[list[str]]) -> dict:
     return {**percentiles(samples), "queries": queries}
 
 
-def _recall(fact_texts: dict[int, str], table: dict, queries, k: int = 10) -> float:
+def _recall(
+    fact_texts: dict[int, str], table: dict, queries, efs: tuple[int, ...], k: int = 10
+) -> dict[int, tuple[float, dict]]:
+    """Recall@k of the index against exact search, and the index search's own latency,
+    at each ef_search of ``efs`` (the first is the setting's)."""
+    from benchmarks._django import percentiles
     from kgsite.vectors.service import embed_query, vector_index
 
     keys = np.asarray(list(fact_texts))
     matrix = np.stack([table[fact_texts[key]] for key in keys])
     index = vector_index("facts")
-    hits = 0
-    for names in queries:
-        vector = embed_query(", ".join(names))
-        exact = set(keys[np.argsort(-(matrix @ vector))[:k]].tolist())
-        hits += len(exact & {key for key, _s in index.search(vector, k)})
-    return hits / (k * len(queries))
+    vectors = [embed_query(", ".join(names)) for names in queries]
+    exact = [set(keys[np.argsort(-(matrix @ vector))[:k]].tolist()) for vector in vectors]
+    configured = index.ef_search
+    out = {}
+    try:
+        for ef in efs:
+            index.ef_search = ef
+            index.search(vectors[0], k)  # the setting reaches the index (and connection)
+            hits, samples = 0, []
+            for vector, truth in zip(vectors, exact, strict=True):
+                started = time.perf_counter()
+                found = index.search(vector, k)
+                samples.append((time.perf_counter() - started) * 1000)
+                hits += len(truth & {key for key, _s in found})
+            out[ef] = (hits / (k * len(vectors)), percentiles(samples))
+    finally:
+        index.ef_search = configured
+    return out
 
 
 def _fact_store(count: int) -> tuple[float, dict]:
@@ -421,10 +438,16 @@ def child(backend: str, size: int) -> list[dict]:  # noqa: C901, PLR0915 - one l
         note=f"API incl. query embedding; {with_results:.0%} with results; "
         f"mean CPU {search_cpu:.1f} ms per search")  # fmt: skip
     fact_texts = dict(Fact.objects.values_list("pk", "text"))
-    recall = _recall(fact_texts, bench_search.CachedEmbedder.TABLE, queries[10:110])
+    efs = (settings.KGSITE_HNSW_EF_SEARCH, 512, 1000)
+    recalls = _recall(fact_texts, bench_search.CachedEmbedder.TABLE, queries[10:110], efs)
+    recall, index_pct = recalls[efs[0]]
     row("recall@10 vs exact", round(recall, 4), "", goal=f">= {RECALL}", ok=recall >= RECALL,
-        note=f"ef_search={settings.KGSITE_HNSW_EF_SEARCH}, "
-        f"{vector_index('facts').live_count:,} vectors")  # fmt: skip
+        note=f"ef_search={efs[0]}, {vector_index('facts').live_count:,} vectors; "
+        f"index search p50/p95 {index_pct['p50']:.1f}/{index_pct['p95']:.1f} ms")  # fmt: skip
+    for ef in efs[1:]:
+        other, pct = recalls[ef]
+        row(f"recall@10 at ef_search={ef}", round(other, 4), "",
+            note=f"index search p50/p95 {pct['p50']:.1f}/{pct['p95']:.1f} ms")  # fmt: skip
     rss, peak = _rss_mb()
     row(
         "memory of the serving process (RSS / peak)",
