@@ -216,7 +216,10 @@ def main(argv: list[str] | None = None) -> int:
         "a DATABASE_URL naming a server database does the same",
     )
     parser.add_argument(
-        "--timeout", type=float, default=3600, help="seconds per benchmark (default 3600)"
+        "--timeout",
+        type=float,
+        default=14400,
+        help="seconds per benchmark (default 4 hours: kge and scale at full size take over one)",
     )
     parser.add_argument(
         "--shared",
