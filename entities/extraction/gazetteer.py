@@ -36,7 +36,7 @@ from django.conf import settings
 from django.db.models import Count, Max
 
 from kgsite.models import AuditEntry
-from kgsite.text import TURKISH_I, clean_display, normalize
+from kgsite.text import clean_display, normalize, turkish_i_plain
 
 from ..models import Alias, Entity
 from ..names import normalize_type
@@ -269,7 +269,7 @@ class NormalizedText:
         if not s.isascii():
             s, st = _nfc_stage(s, rx)
             stages += [st] if st else []
-            s = s.translate(TURKISH_I)  # as normalize(): one character for one
+            s = turkish_i_plain(s)  # as normalize(): one character for one
             s, st = _casefold_stage(s, rx)
             stages += [st] if st else []
             s, st = _nfc_stage(s, rx)
