@@ -214,6 +214,9 @@ else:
 # (`Q_CLUSTER_NAME=<name> manage.py qcluster`, or `manage.py serve --ingest-workers N`), so
 # one long book never holds up fact checks and index updates.
 KGSITE_INGEST_CLUSTER = env("KGSITE_INGEST_CLUSTER", "")
+# Niceness of the qcluster processes `manage.py serve` starts: above 0, requests get the
+# CPU first and background checks catch up when the web is idle (production: 10).
+KGSITE_WORKER_NICE = env_int("KGSITE_WORKER_NICE", 0)
 if KGSITE_INGEST_CLUSTER:
     Q_CLUSTER["ALT_CLUSTERS"] = {
         KGSITE_INGEST_CLUSTER: {

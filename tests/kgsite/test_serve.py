@@ -43,6 +43,20 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def _nice(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 @pytest.mark.skipif(not Path("/proc").exists(), reason="reads the process table from /proc")
 def test_sigterm_stops_the_server_and_its_worker(tmp_path):
     env = {
@@ -51,6 +65,7 @@ def test_sigterm_stops_the_server_and_its_worker(tmp_path):
         "DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}",
         "KGSITE_DATA_DIR": str(tmp_path),
         "KGSITE_LOG_LEVEL": "ERROR",
+        "KGSITE_WORKER_NICE": "7",
     }
     env.pop("REDIS_URL", None)
     subprocess.run(
@@ -68,6 +83,11 @@ def test_sigterm_stops_the_server_and_its_worker(tmp_path):
             time.sleep(0.3)
         started = _descendants(serve.pid)
         assert len(started) >= 4, started
+        # The workers yield the CPU to the web server (KGSITE_WORKER_NICE); the server not.
+        nice = {pid: _nice(pid) for pid in started}
+        workers = [pid for pid in started if b"qcluster" in _cmdline(pid)]
+        assert workers and all(nice[pid] == 7 for pid in workers), nice
+        assert [nice[pid] for pid in started if b"time.sleep" in _cmdline(pid)] == [0]
         serve.send_signal(signal.SIGTERM)
         assert serve.wait(timeout=60) == 0
         deadline = time.monotonic() + 20

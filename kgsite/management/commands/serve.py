@@ -54,18 +54,20 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, on_signal)
         signal.signal(signal.SIGINT, on_signal)
         manage = [sys.executable, sys.argv[0]]
-        children = [
-            (subprocess.Popen([*manage, "qcluster"], start_new_session=True), signal.SIGINT)
-            for _ in range(workers)
-        ]
-        ingest_env = {**os.environ, "Q_CLUSTER_NAME": ingest}
-        children += [
-            (
-                subprocess.Popen([*manage, "qcluster"], env=ingest_env, start_new_session=True),
-                signal.SIGINT,
+        nice = settings.KGSITE_WORKER_NICE
+
+        def worker(env: dict | None = None) -> subprocess.Popen:
+            return subprocess.Popen(
+                [*manage, "qcluster"],
+                env=env,
+                start_new_session=True,
+                # A lower priority for the worker (the supervisor runs no threads).
+                preexec_fn=(lambda: os.nice(nice)) if nice else None,  # noqa: PLW1509
             )
-            for _ in range(ingest_workers)
-        ]
+
+        ingest_env = {**os.environ, "Q_CLUSTER_NAME": ingest}
+        children = [(worker(), signal.SIGINT) for _ in range(workers)]
+        children += [(worker(ingest_env), signal.SIGINT) for _ in range(ingest_workers)]
         web = subprocess.Popen(server, start_new_session=True)
         children.append((web, signal.SIGTERM))
         while stop["signal"] is None and all(p.poll() is None for p, _ in children):
