@@ -99,18 +99,37 @@ def _entity_neighbourhood(seeds: list[str], hops: int, graph: WalkGraph) -> list
     return list(seen)
 
 
+# Ids per IN list: within SQLite's variable limit, and small enough for index lookups.
+_IN_BATCH = 2000
+
+
 def _add_facts(entity_ids: list[str], graph: WalkGraph) -> None:
-    per_entity: dict[str, int] = defaultdict(int)
-    rows = (
-        EntityFact.objects.filter(entity_id__in=entity_ids, fact__status=Fact.Status.ACTIVE)
-        .order_by("entity_id", "-fact__confidence", "-fact_id")
-        .values_list("entity_id", "fact_id", "fact__confidence")
+    """Each entity's most confident active facts (at most FACTS_PER_ENTITY).
+
+    Two indexed lookups, links by entity then facts by id, joined and sorted here: as one
+    joined query SQLite planned from the fact status index and scanned every active fact
+    (about 1 s a query at 500,000 facts)."""
+    links: list[tuple[str, int]] = []
+    for start in range(0, len(entity_ids), _IN_BATCH):
+        batch = entity_ids[start : start + _IN_BATCH]
+        links += EntityFact.objects.filter(entity_id__in=batch).values_list("entity_id", "fact_id")
+    fact_ids = sorted({fact_id for _entity, fact_id in links})
+    confidence: dict[int, float] = {}
+    for start in range(0, len(fact_ids), _IN_BATCH):
+        rows = Fact.objects.filter(pk__in=fact_ids[start : start + _IN_BATCH]).values_list(
+            "pk", "status", "confidence"
+        )
+        confidence.update((pk, c) for pk, status, c in rows if status == Fact.Status.ACTIVE)
+    ranked = sorted(
+        ((entity_id, fact_id) for entity_id, fact_id in links if fact_id in confidence),
+        key=lambda pair: (pair[0], -confidence[pair[1]], -pair[1]),
     )
-    for entity_id, fact_id, confidence in rows.iterator(chunk_size=5000):
+    per_entity: dict[str, int] = defaultdict(int)
+    for entity_id, fact_id in ranked:
         if per_entity[entity_id] >= FACTS_PER_ENTITY:
             continue
         per_entity[entity_id] += 1
-        graph.link(f"e:{entity_id}", f"f:{fact_id}", confidence, "states")
+        graph.link(f"e:{entity_id}", f"f:{fact_id}", confidence[fact_id], "states")
 
 
 def _add_passages(entity_ids: list[str], graph: WalkGraph) -> None:
