@@ -18,7 +18,7 @@ _INVISIBLE = re.compile("[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u20
 # "İZMIR KIŞLA" and "İzmir Kışla" are one name. str.casefold folds İ to "i" plus a
 # combining dot and keeps ı, so both are folded to their plain Latin letters first (one
 # character for one: offsets into the original text stay where they were).
-TURKISH_I = str.maketrans({"\u0130": "I", "\u0131": "i"})
+DOTTED_CAPITAL_I, DOTLESS_I = "\u0130", "\u0131"
 
 MAX_NAME_LENGTH = 512
 # str.casefold lengthens a character to at most three ("ﬃ" -> "ffi"): the normalised
@@ -27,18 +27,20 @@ MAX_NORM_LENGTH = 3 * MAX_NAME_LENGTH
 
 
 def turkish_i_plain(text: str) -> str:
-    """İ and ı as the plain I and i, one character for one (see TURKISH_I).
+    """İ and ı as the plain I and i, one character for one.
 
-    ``str.translate`` with a table walks every character in Python-level lookups (35 ms
-    for 320,000 characters); two substring tests run in C and skip it for nearly all text.
-    """
-    if "\u0130" in text or "\u0131" in text:
-        return text.translate(TURKISH_I)
+    ``str.replace`` runs in C and returns the text itself when the letter is absent;
+    ``str.translate`` with a table costs a lookup per character (35 ms for 320,000
+    characters, a third of the time the gazetteer takes to match them)."""
+    if DOTTED_CAPITAL_I in text:
+        text = text.replace(DOTTED_CAPITAL_I, "I")
+    if DOTLESS_I in text:
+        text = text.replace(DOTLESS_I, "i")
     return text
 
 
 def fold_case(text: str) -> str:
-    """``str.casefold`` with the Turkish dotted and dotless i folded to i (see TURKISH_I)."""
+    """``str.casefold`` with the Turkish dotted and dotless i folded to i."""
     return turkish_i_plain(text).casefold()
 
 
