@@ -22,9 +22,6 @@ SECURE_SSL_REDIRECT = env_bool("KGSITE_SSL_REDIRECT", True)
 SESSION_COOKIE_SECURE = SECURE_SSL_REDIRECT
 CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT
 SECURE_HSTS_SECONDS = env_int("KGSITE_HSTS_SECONDS", 31_536_000)
-
-# --- Workers below the web: on a shared machine requests get the CPU first ------------
-KGSITE_WORKER_NICE = env_int("KGSITE_WORKER_NICE", 10)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = env_bool("KGSITE_HSTS_PRELOAD", True)
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -57,6 +54,9 @@ if REDIS_URL:
             "KEY_PREFIX": os.environ.get("KGSITE_CACHE_PREFIX", "kgsite"),
         }
     }
+
+# --- Workers below the web: on a shared machine requests get the CPU first ------------
+KGSITE_WORKER_NICE = env_int("KGSITE_WORKER_NICE", 10)
 
 LOGGING = {
     "version": 1,

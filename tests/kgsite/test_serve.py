@@ -14,18 +14,22 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (state, ppid, ...; field N
+    of proc(5) is item N - 3), or None when the process is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
 def _descendants(pid: int) -> set[int]:
     """Every process below pid (from /proc): the server, the workers and their children."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(ppid, []).append(int(entry.name))
+        stat = _stat(int(entry.name)) if entry.name.isdigit() else None
+        if stat is not None:
+            children.setdefault(int(stat[1]), []).append(int(entry.name))
     found: set[int] = set()
     todo = [pid]
     while todo:
@@ -36,18 +40,13 @@ def _descendants(pid: int) -> set[int]:
 
 
 def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    stat = _stat(pid)
+    return stat is not None and stat[0] != "Z"
 
 
 def _nice(pid: int) -> int | None:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
-    except (OSError, IndexError, ValueError):
-        return None
+    stat = _stat(pid)
+    return int(stat[16]) if stat is not None else None
 
 
 def _cmdline(pid: int) -> bytes:
