@@ -17,6 +17,7 @@ power loop; each fact and chunk returned carries the shortest path from a query 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -103,6 +104,11 @@ def _entity_neighbourhood(seeds: list[str], hops: int, graph: WalkGraph) -> list
 _IN_BATCH = 2000
 
 
+def _in_batches(ids: list) -> Iterator[list]:
+    for start in range(0, len(ids), _IN_BATCH):
+        yield ids[start : start + _IN_BATCH]
+
+
 def _add_facts(entity_ids: list[str], graph: WalkGraph) -> None:
     """Each entity's most confident active facts (at most FACTS_PER_ENTITY).
 
@@ -110,15 +116,11 @@ def _add_facts(entity_ids: list[str], graph: WalkGraph) -> None:
     joined query SQLite planned from the fact status index and scanned every active fact
     (about 1 s a query at 500,000 facts)."""
     links: list[tuple[str, int]] = []
-    for start in range(0, len(entity_ids), _IN_BATCH):
-        batch = entity_ids[start : start + _IN_BATCH]
+    for batch in _in_batches(entity_ids):
         links += EntityFact.objects.filter(entity_id__in=batch).values_list("entity_id", "fact_id")
-    fact_ids = sorted({fact_id for _entity, fact_id in links})
     confidence: dict[int, float] = {}
-    for start in range(0, len(fact_ids), _IN_BATCH):
-        rows = Fact.objects.filter(pk__in=fact_ids[start : start + _IN_BATCH]).values_list(
-            "pk", "status", "confidence"
-        )
+    for batch in _in_batches(sorted({fact_id for _entity, fact_id in links})):
+        rows = Fact.objects.filter(pk__in=batch).values_list("pk", "status", "confidence")
         confidence.update((pk, c) for pk, status, c in rows if status == Fact.Status.ACTIVE)
     ranked = sorted(
         ((entity_id, fact_id) for entity_id, fact_id in links if fact_id in confidence),
