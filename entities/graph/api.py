@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import permissions, serializers, status
+from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
+from kgsite.api import Reader
 from kgsite.errors import InvalidInput, NotFound
 
 from ..names import normalize_type
@@ -123,7 +124,8 @@ class RelatedResponseSerializer(serializers.Serializer):
 
 
 class KGEView(GenericAPIView):
-    permission_classes = [permissions.AllowAny]
+    # Reads through a POST: private like search and recall (KGSITE_PUBLIC_READ opens them).
+    permission_classes = [Reader]
 
 
 class ValidateView(KGEView):
@@ -373,7 +375,7 @@ class PPRResponseSerializer(serializers.Serializer):
 
 class PPRView(GenericAPIView):
     serializer_class = PPRRequestSerializer
-    permission_classes = [permissions.AllowAny]
+    permission_classes = [Reader]
 
     @extend_schema(
         request=PPRRequestSerializer,

@@ -33,6 +33,13 @@ POST_READS = [
         "/api/v1/integrity/check",
         {"existing": "Ada was born in 1815.", "new": "Ada was born in 1816."},
     ),
+    (
+        "/api/v1/kge/validate",
+        {"subject": "Ada Lovelace", "predicate": "uses", "object": "Ada Lovelace"},
+    ),
+    ("/api/v1/kge/infer-relation", {"head": "Ada Lovelace", "tail": "Ada Lovelace"}),
+    ("/api/v1/kge/related", {"entity": "Ada Lovelace", "relation": "uses"}),
+    ("/api/v1/graph/ppr", {"query": "What did Ada Lovelace write?"}),
 ]
 
 
@@ -52,7 +59,9 @@ def test_anonymous_reads_are_refused(anon_api, memory, url):
 
 @pytest.mark.parametrize(("url", "body"), POST_READS)
 def test_anonymous_searches_and_extraction_are_refused(anon_api, memory, url, body):
-    assert anon_api.post(url, body, format="json").status_code == 401
+    response = anon_api.post(url, body, format="json")
+    assert response.status_code == 401
+    assert "Lovelace" not in response.content.decode()
 
 
 def test_a_public_knowledge_base_opens_reads_but_not_writes(anon_api, memory, settings):
