@@ -15,7 +15,7 @@ from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
-from kgsite.api import paginated_response
+from kgsite.api import paginated_response, validated
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.schema import ErrorResponseSerializer
 
@@ -45,14 +45,8 @@ from .serializers import (
 )
 
 
-def _validated(serializer_class, data) -> dict:
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
-
-
 def _scopes(params) -> ScopeFilter:
-    data = _validated(ScopeQuerySerializer, params)
+    data = validated(ScopeQuerySerializer, params)
     return ScopeFilter.of(data["scope"], data["all_scopes"])
 
 
@@ -83,7 +77,7 @@ class EntityLookupView(GenericAPIView):
         summary="Resolve a name to one entity, or say honestly that none matches",
     )
     def get(self, request):
-        params = _validated(LookupQuerySerializer, request.query_params)
+        params = validated(LookupQuerySerializer, request.query_params)
         result = selectors.entity_lookup(
             name=params["name"],
             type=params.get("type"),
@@ -118,7 +112,7 @@ class EntityListView(GenericAPIView):
         request=EntityWriteSerializer, responses={200: EntitySerializer, 201: EntitySerializer}
     )
     def post(self, request):
-        data = _validated(EntityWriteSerializer, request.data)
+        data = validated(EntityWriteSerializer, request.data)
         with transaction.atomic():
             entity, created = services.entity_store(
                 name=data["canonical_name"],
@@ -159,7 +153,7 @@ class EntityDetailView(GenericAPIView):
     @extend_schema(request=EntityUpdateSerializer, responses=EntitySerializer)
     def patch(self, request, entity_id: str):
         entity = selectors.entity_get(entity_id=entity_id)
-        data = _validated(EntityUpdateSerializer, request.data)
+        data = validated(EntityUpdateSerializer, request.data)
         entity = services.entity_update(entity=entity, actor=request.user, **data)
         return Response(EntitySerializer(entity).data)
 
@@ -178,7 +172,7 @@ class AliasListView(GenericAPIView):
     )
     def post(self, request, entity_id: str):
         entity = selectors.entity_get(entity_id=entity_id)
-        data = _validated(AliasWriteSerializer, request.data)
+        data = validated(AliasWriteSerializer, request.data)
         alias, created = services.alias_add(entity=entity, alias=data["alias"], actor=request.user)
         return Response(
             AliasSerializer(alias).data,
@@ -240,7 +234,7 @@ class FactListView(GenericAPIView):
         responses={200: FactStoreResponseSerializer, 201: FactStoreResponseSerializer},
     )
     def post(self, request):
-        data = _validated(FactWriteSerializer, request.data)
+        data = validated(FactWriteSerializer, request.data)
         entities = [_entity_or_none(eid, "entities") for eid in data["entities"]]
         result = services.fact_store(
             text=data["text"],
@@ -285,7 +279,7 @@ class FactDetailView(GenericAPIView):
     )
     def patch(self, request, fact_id: int):
         fact = selectors.fact_get(fact_id=fact_id)
-        data = _validated(FactUpdateSerializer, request.data)
+        data = validated(FactUpdateSerializer, request.data)
         fact = services.fact_update(fact=fact, actor=request.user, **data)
         return Response(FactSerializer(selectors.fact_get(fact_id=fact.pk)).data)
 
@@ -324,7 +318,7 @@ class EntityMergeView(GenericAPIView):
         "entities of another type without `allow_cross_type` a 409.",
     )
     def post(self, request):
-        data = _validated(MergeRequestSerializer, request.data)
+        data = validated(MergeRequestSerializer, request.data)
         (survivor,) = _entities_for_merge([data["survivor"]], "survivor")
         duplicates = _entities_for_merge(data["duplicates"], "duplicates")
         outcome = services.entity_merge(

@@ -65,6 +65,13 @@ class Pagination(PageNumberPagination):
     max_page_size = 500
 
 
+def validated(serializer_class, data) -> dict:
+    """``data`` checked by ``serializer_class``; a 400 naming the field when it fails."""
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
 def paginated_response(*, view, queryset, serializer_class) -> Response:
     """One page of ``queryset`` in the list shape every list endpoint answers
     (``count``, ``next``, ``previous``, ``results``), after HackSoft's helper."""

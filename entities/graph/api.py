@@ -7,7 +7,7 @@ from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
-from kgsite.api import Reader
+from kgsite.api import Reader, validated
 from kgsite.errors import InvalidInput, NotFound
 
 from ..names import normalize_type
@@ -15,12 +15,6 @@ from . import ppr, selectors, services
 from .models import KGEModel
 
 NAME = {"max_length": 512, "allow_blank": False, "trim_whitespace": True}
-
-
-def _validated(serializer_class, data) -> dict:
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
 
 
 class ValidateRequestSerializer(serializers.Serializer):
@@ -137,7 +131,7 @@ class ValidateView(KGEView):
         summary="validate_knowledge: how plausible a triple is under the trained TransE model",
     )
     def post(self, request):
-        data = _validated(ValidateRequestSerializer, request.data)
+        data = validated(ValidateRequestSerializer, request.data)
         return Response(
             selectors.kge_validate(
                 subject=data["subject"], predicate=data["predicate"], obj=data["object"]
@@ -154,7 +148,7 @@ class InferRelationView(KGEView):
         summary="infer_relationship: the relations most likely linking head to tail",
     )
     def post(self, request):
-        data = _validated(InferRequestSerializer, request.data)
+        data = validated(InferRequestSerializer, request.data)
         return Response(
             selectors.kge_infer_relation(head=data["head"], tail=data["tail"], top_k=data["topK"])
         )
@@ -169,7 +163,7 @@ class RelatedView(KGEView):
         summary="find_related_entities: entities likely in a relation to this one",
     )
     def post(self, request):
-        data = _validated(RelatedRequestSerializer, request.data)
+        data = validated(RelatedRequestSerializer, request.data)
         return Response(
             selectors.kge_related(
                 entity=data["entity"],
@@ -225,7 +219,7 @@ class KGEModelListView(GenericAPIView):
         summary="Queue a TransE training run on the current edges (curators)",
     )
     def post(self, request):
-        data = _validated(TrainRequestSerializer, request.data)
+        data = validated(TrainRequestSerializer, request.data)
         row = services.kge_train_enqueue(config=dict(data))
         row.refresh_from_db()
         return Response(KGEModelSerializer(row).data, status=status.HTTP_202_ACCEPTED)
@@ -287,7 +281,7 @@ class EntityGraphView(GenericAPIView):
         summary="get_entity_graph: nodes and edges around an entity",
     )
     def get(self, request, entity_id: str):
-        params = _validated(GraphQuerySerializer, request.query_params)
+        params = validated(GraphQuerySerializer, request.query_params)
         return Response(
             selectors.entity_graph(
                 entity_id=entity_id,
@@ -338,7 +332,7 @@ class NeighborsView(GenericAPIView):
         summary="Entities within a few edges, ranked by Personalized PageRank",
     )
     def get(self, request, entity_id: str):
-        params = _validated(NeighborsQuerySerializer, request.query_params)
+        params = validated(NeighborsQuerySerializer, request.query_params)
         entity = selectors.Entity.objects.filter(pk=entity_id).first()
         if entity is None:
             raise NotFound(f"no entity with id '{entity_id}'", field="id")
@@ -383,7 +377,7 @@ class PPRView(GenericAPIView):
         summary="Multi-hop recall: facts and book chunks by Personalized PageRank",
     )
     def post(self, request):
-        data = _validated(PPRRequestSerializer, request.data)
+        data = validated(PPRRequestSerializer, request.data)
         result = ppr.ppr_retrieve(
             query_entities=data.get("query_entities") or [],
             query=data.get("query") or "",
