@@ -19,7 +19,7 @@ from django.utils.dateparse import parse_datetime
 
 from entities.models import EntityFact, Fact
 from entities.search.kinds import similar_facts
-from entities.services import fact_status_set
+from entities.services import NamedEntities, fact_status_set, facts_name_alike
 from kgsite.errors import Conflict, InvalidInput
 from kgsite.models import AuditEntry, audit
 from notifications.models import Notification
@@ -90,7 +90,12 @@ def similar(text: str, *, k: int, min_score: float) -> list[tuple[int, float]]:
 
 
 def fact_find_near_duplicate(
-    text: str, text_norm: str, *, scope: str = "", kind: str = Fact.Kind.FACT
+    text: str,
+    text_norm: str,
+    *,
+    scope: str = "",
+    kind: str = Fact.Kind.FACT,
+    named: NamedEntities | None = None,
 ) -> Fact | None:
     """An active fact that plainly says the same thing, so fact_store confirms it.
 
@@ -114,7 +119,7 @@ def fact_find_near_duplicate(
     thresholds = classifier_thresholds()
     for fact_id, score in sorted(hits, key=lambda h: (-h[1], h[0])):
         fact = by_id.get(fact_id)
-        if fact is None:
+        if fact is None or not facts_name_alike(fact=fact, named=named):
             continue
         if obvious_duplicate(fact.text, text, similarity=score, thresholds=thresholds):
             return fact

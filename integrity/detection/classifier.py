@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from . import lexicon as lx
 from .aliases import Mentions, align
 from .categories import exclusive_conflict
+from .guard import duplicate_blockers
 from .values import (
     DateValue,
     Quantity,
@@ -140,8 +141,28 @@ def classify_pair(
         if judged is not None:
             if judged.label != COMPATIBLE and judged.kind is None:
                 judged = replace(judged, kind="llm")
-            return judged
-    return verdict
+            verdict = judged
+    return guarded(existing, new, verdict, mentions=mentions)
+
+
+def guarded(
+    existing: str, new: str, verdict: Verdict, *, mentions: Mentions | None = None
+) -> Verdict:
+    """The verdict, unless it is a duplicate the two statements' values forbid (the
+    duplicate guard): then new information, for a curator to look at."""
+    if verdict.label != DUPLICATE:
+        return verdict
+    blockers = duplicate_blockers(existing, new, mentions=mentions)
+    if not blockers:
+        return verdict
+    return Verdict(
+        UNCERTAIN,
+        verdict.kind,
+        verdict.confidence,
+        "Worded alike, but the new statement says what the stored one does not ("
+        + "; ".join(blockers[:5])
+        + "); kept as a fact of its own. Possibly conflicting, please check.",
+    )
 
 
 ANALYSIS_FAILED = "The statements could not be analysed; possibly conflicting, please check."
@@ -173,7 +194,11 @@ def obvious_duplicate(
     """
     if _plain(existing) == _plain(new):
         return Verdict(DUPLICATE, None, 0.99, "The two statements are identical.")
+    if duplicate_blockers(existing, new):
+        return None
     if similarity is not None and similarity < thresholds.duplicate_similarity:
+        return None
+    if duplicate_blockers(existing, new):
         return None
     try:
         return _confirmed_duplicate(existing, new, lang, similarity, thresholds)
