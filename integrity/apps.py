@@ -8,7 +8,7 @@ class IntegrityConfig(AppConfig):
 
     def ready(self) -> None:
         """Widen fact_store's duplicate check, check every new fact in the background, and
-        add the contradiction pages to the dashboard, the bell and the audit log."""
+        add the contradiction pages to the dashboard, the bell and the audit trail."""
         from entities import hooks
         from kgsite.pages import dashboard_panel, undo_action
         from notifications.views import notification_page

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 # (start, end, canonical key) for each known name in a text.
 Mentions = Callable[[str], "list[tuple[int, int, str]]"]
@@ -128,6 +129,7 @@ def _numeronym_in(m: re.Match[str], other: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def initialism_in(acronym: str, other: str) -> str | None:
     """The words of ``other`` whose initials spell ``acronym`` ("FDA" in "the Food and
     Drug Administration"), or None."""

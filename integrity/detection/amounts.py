@@ -3,6 +3,8 @@ currencies, amounts per period (read per year), ranges, bounds and approximation
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import tables as tb
 from .tokens import (
     _GLUED_UNIT,
@@ -92,6 +94,7 @@ def _feet_mark(r: Reading, i: int) -> bool:
     )
 
 
+@lru_cache(maxsize=65536)
 def word_value(norm: str) -> float | None:
     if norm in tb.ONE_WORDS:  # an article more often than the number one
         return None
@@ -138,7 +141,7 @@ def _italian(word: str) -> float | None:
 
 def _word_run(r: Reading, i: int) -> tuple[float | None, int]:
     """A number written in words over one or more tokens: "three hundred", "cento e
-    vinte", "quatro mil e quinhentos", "dix mille"."""
+    vinte", "sei mil e duzentos", "dix mille"."""
     total = current = 0.0
     last, found = i, False
     j = i
@@ -229,7 +232,7 @@ def _temperature(lo: float, hi: float, dim: str) -> tuple[float, float, str]:
 def _half_after(
     r: Reading, last: int, lo: float, hi: float, factor: float
 ) -> tuple[float, float, int]:
-    """ "an hour and a half", "un'ora e mezza", "1 hour and 10 minutes": the parts add up."""
+    """ "two days and a half", "un'ora e venti", "1 hour and 10 minutes": the parts add up."""
     j = last + 1
     if factor == 1.0 or j + 1 >= len(r.tokens):
         return lo, hi, last

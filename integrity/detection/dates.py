@@ -152,7 +152,7 @@ def _clock_at(r: Reading, i: int) -> tuple[int | None, int]:
     if hour is None or not 0 <= hour <= 24 or (unit_of(after) is not None and after != "in"):
         return None, i
     minutes, last = int(hour) * 60, i
-    # "alle sei e mezza", "às sete e cinco", "à huit heures et quart"
+    # "alle otto e mezza", "às nove e dez", "à huit heures et quart"
     if next_norm(r, last) in tb.UNITS and tb.UNITS[next_norm(r, last)][1] == 3600.0:
         last += 1
     if next_norm(r, last) in tb.JOINERS and last + 2 < len(r.tokens):

@@ -24,6 +24,8 @@ from .structure import Reading, Value, plain, read
 # Two amounts are the same when they differ by at most this share (rounding in a
 # conversion: 5 ft 8 in = 172.7 cm, written "173 cm").
 SAME_AMOUNT = 0.01
+# "16 GB" of memory is 16,384 MB (powers of two), of disk 16,000 MB: both readings agree.
+DATA_AMOUNT = 0.025
 # Statements longer than this are never near-duplicates of another (their exact copies
 # are still found by their normalised text): comparing value by value stays cheap, and a
 # long pathological text costs linear time.
@@ -32,7 +34,11 @@ MAX_VALUES = 64
 
 
 def duplicate_blockers(
-    existing: str | Reading, new: str | Reading, *, mentions: Mentions | None = None
+    existing: str | Reading,
+    new: str | Reading,
+    *,
+    mentions: Mentions | None = None,
+    flags: list | None = None,
 ) -> list[str]:
     """What the new statement says that the existing one does not; empty when nothing
     stands in the way of a duplicate verdict. Never raises."""
@@ -42,20 +48,19 @@ def duplicate_blockers(
     try:
         a = existing if isinstance(existing, Reading) else read(existing)
         b = new if isinstance(new, Reading) else read(new)
-        return _blockers(a, b, mentions)
+        return _blockers(a, b, mentions, flags)
     except Exception:  # noqa: BLE001 - when in doubt, nothing is a duplicate
         return ["the statements could not be compared"]
 
 
-def _blockers(a: Reading, b: Reading, mentions: Mentions | None) -> list[str]:
-    if max(len(a.text), len(b.text)) > MAX_CHARS or max(len(a.values), len(b.values)) > MAX_VALUES:
+def _blockers(
+    a: Reading, b: Reading, mentions: Mentions | None, flags: list | None = None
+) -> list[str]:
+    if max(len(a.values), len(b.values)) > MAX_VALUES:
         return ["too long to compare value by value"]
-    reasons = []
-    known = _known_words(a)
-    entity_spans = _entity_spans(a, b, mentions) + _expansions(a, b)
-    weak = []
-    for value in b.values:
-        if _covered(value, a, b, known, entity_spans):
+    reasons, weak = [], []
+    for value, ok in flags if flags is not None else covered_flags(a, b, mentions):
+        if ok:
             continue
         reason = f"{_KIND_WORDS[value.kind]} {_surface(b, value)}"
         (weak if value.kind == "name" and value.key[1] else reasons).append(reason)
@@ -64,6 +69,22 @@ def _blockers(a: Reading, b: Reading, mentions: Mentions | None) -> list[str]:
     if a.negations % 2 != b.negations % 2:
         reasons.append("negation")
     return reasons
+
+
+def covered_flags(
+    a: Reading, b: Reading, mentions: Mentions | None = None
+) -> list[tuple[Value, bool]]:
+    """Each value of ``b`` (at most ``MAX_VALUES``) and whether ``a`` says it too."""
+    a = _bounded(a)
+    known = _known_words(a)
+    spans = _entity_spans(a, b, mentions) + _expansions(a, b)
+    return [(v, _covered(v, a, b, known, spans)) for v in b.values[:MAX_VALUES]]
+
+
+def _bounded(r: Reading) -> Reading:
+    if len(r.values) <= MAX_VALUES:
+        return r
+    return Reading(text=r.text, tokens=r.tokens, values=r.values[:MAX_VALUES])
 
 
 _KIND_WORDS = {
@@ -77,10 +98,10 @@ _KIND_WORDS = {
 
 
 def _lost_name(a: Reading, b: Reading) -> bool:
-    """Whether a name of ``a`` is missing from ``b``: with a weak name of ``b`` that
-    ``a`` lacks, one name was put in place of another."""
-    known = _known_words(b)
-    return any(_name_key(v.key[0]) not in known for v in a.of("name"))
+    """Whether a value of ``a`` (a name, or a word read as another value) is missing
+    from ``b``: with a weak name of ``b`` that ``a`` lacks, one name was put in place of
+    another."""
+    return any(not ok for _v, ok in covered_flags(b, a))
 
 
 def _surface(r: Reading, v: Value) -> str:
@@ -89,11 +110,14 @@ def _surface(r: Reading, v: Value) -> str:
 
 def _known_words(r: Reading) -> set[str]:
     """Every token of ``r`` in plain form, possessives and hyphen parts included."""
+    if r.known is not None:
+        return r.known
     words: set[str] = set()
     for token in r.tokens:
         p = _name_key(token.text)
         words.add(p)
         words.update(part for part in p.replace("'", "-").split("-") if part)
+    r.known = words
     return words
 
 
@@ -124,7 +148,7 @@ def _covered(
     if v.kind == "name":
         return _name_covered(v, a, b, known, entity_spans)
     if v.kind == "number":
-        return any(_same_amount(v, x) for x in a.of("number")) or _year_of_date(v, a)
+        return any(same_amount(v, x) for x in a.of("number")) or _year_of_date(v, a)
     if v.kind == "date":
         return any(_date_within(v, x) for x in a.of("date"))
     if v.kind == "weekday":
@@ -155,9 +179,9 @@ def _expansions(a: Reading, b: Reading) -> list[tuple[int, int]]:
     """Spans of ``b`` that write out an acronym of ``a`` ("FDA" -> "Food and Drug
     Administration")."""
     spans = []
-    for token in a.tokens:
+    for token in a.tokens[:400]:
         raw = token.text
-        if raw.isupper() and raw.isalpha() and 2 <= len(raw) <= 6:
+        if raw.isupper() and raw.isalpha() and 2 <= len(raw) <= 6 and len(spans) < 16:
             words = initialism_in(raw, b.text)
             if words:
                 start = b.text.find(words)
@@ -165,7 +189,7 @@ def _expansions(a: Reading, b: Reading) -> list[tuple[int, int]]:
     return spans
 
 
-def _same_amount(v: Value, x: Value) -> bool:
+def same_amount(v: Value, x: Value) -> bool:
     """The same amount; a bare number may also be the stored amount as written
     ("11" of "eleven years old")."""
     if not v.dim and v.lo == v.hi and _exact(v.key[0], x.key[0]):
@@ -174,17 +198,18 @@ def _same_amount(v: Value, x: Value) -> bool:
         return False
     if v.unit == x.unit:  # written alike: only the very same number
         return _exact(v.lo, x.lo) and _exact(v.hi, x.hi)
-    return _close(v.lo, x.lo) and _close(v.hi, x.hi)
+    share = DATA_AMOUNT if v.dim.startswith("data") else SAME_AMOUNT
+    return _close(v.lo, x.lo, share) and _close(v.hi, x.hi, share)
 
 
 def _exact(p: float, q: float) -> bool:
     return p == q or abs(p - q) <= 1e-9 * max(abs(p), abs(q))
 
 
-def _close(p: float, q: float) -> bool:
+def _close(p: float, q: float, share: float = 0.01) -> bool:
     if math.isinf(p) or math.isinf(q):
         return p == q
-    return abs(p - q) <= SAME_AMOUNT * max(abs(p), abs(q)) or abs(p - q) < 1e-9
+    return abs(p - q) <= share * max(abs(p), abs(q)) or abs(p - q) < 1e-9
 
 
 def _year_of_date(v: Value, a: Reading) -> bool:

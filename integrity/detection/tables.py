@@ -431,3 +431,17 @@ ITALIAN_TENS: dict[str, int] = {
     "ottanta": 80,
     "novanta": 90,
 }
+
+# Prefixes that turn a word into its opposite ("locked"/"unlocked", "attivo"/"disattivo",
+# "ativado"/"desativado", "legal"/"illegal"): a closed class of each language's
+# morphology, read as a signal, never as a verdict.
+NEGATIVE_PREFIXES: tuple[str, ...] = (
+    "un", "in", "im", "il", "ir", "dis", "non", "de", "des", "dés", "s", "a", "anti", "mis",
+)  # fmt: skip
+# Boolean literals of configuration and forms.
+BOOLEANS: dict[str, bool] = {
+    "true": True, "false": False, "on": True, "off": False, "yes": True, "no": False,
+    "enabled": True, "disabled": False, "sì": True, "si": True, "sim": True, "não": False,
+    "vero": True, "falso": False, "verdadeiro": True, "verdadero": True, "vrai": True,
+    "faux": False, "oui": True, "non": False,
+}  # fmt: skip

@@ -69,6 +69,7 @@ class Reading:
     values: list[Value] = field(default_factory=list)
     negations: int = 0
     used: set[int] = field(default_factory=set)  # token indices read as part of a value
+    known: set[str] | None = None  # plain words, filled by the guard on first use
 
     def of(self, kind: str) -> list[Value]:
         return [v for v in self.values if v.kind == kind]
@@ -86,6 +87,7 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFC", text.replace("’", "'")).casefold()
 
 
+@lru_cache(maxsize=65536)
 def plain(text: str) -> str:
     """Case-folded without accents: "Perú" and "peru" compare equal."""
     decomposed = unicodedata.normalize("NFKD", fold(text))

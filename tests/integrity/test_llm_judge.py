@@ -164,11 +164,10 @@ def test_background_check_asks_the_judge_only_when_switched_on(llm, ticket, empt
     settings.KGSITE_LLM_JUDGE = False
     services.fact_check(fact_id=new.pk)
     assert llm.requests == []
-    # The rules alone cannot compare two currencies (issue 14): "uncertain", a LOW
-    # "possibly conflicting, please check" notification and no Contradiction row.
-    assert not Contradiction.objects.exists()
-    notice = Notification.objects.get()
-    assert notice.urgency == "low" and notice.title.startswith("Possibly conflicting")
+    # The model alone is unsure about two currencies: a weak contradiction (below the
+    # judge threshold), never the judge's verdict.
+    contradiction = Contradiction.objects.get()
+    assert contradiction.kind != "llm" and contradiction.confidence < settings.KGSITE_JUDGE_BELOW
 
     Contradiction.objects.all().delete()
     Notification.objects.all().delete()
@@ -208,6 +207,5 @@ def test_a_failing_judge_leaves_the_rules_verdict(llm, ticket, empty_index, sett
     fact_store(text=DOUBTFUL[0], subject=ticket)
     new = fact_store(text=DOUBTFUL[1], subject=ticket).fact
     result = services.fact_check(fact_id=new.pk)
-    # The rules' verdict stands: uncertain, sent to a curator (issue 14).
-    assert not Contradiction.objects.exists()
-    assert result.uncertain and Notification.objects.get().urgency == "low"
+    # The model's verdict stands: a weak contradiction, not the judge's.
+    assert result.contradictions and Contradiction.objects.get().kind != "llm"
