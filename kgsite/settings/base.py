@@ -190,6 +190,7 @@ SPECTACULAR_SETTINGS = {
     },
     "ENUM_NAME_OVERRIDES": {
         "FactKindEnum": "entities.models.Fact.Kind",
+        "FactStatusEnum": "entities.models.Fact.Status",
         "ContradictionKindEnum": "integrity.models.Contradiction.Kind",
     },
 }
