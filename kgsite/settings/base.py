@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -48,6 +49,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_q",
     "django_htmx",
+    "axes",
     "kgsite",
     "entities",
     "books",
@@ -66,6 +68,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "kgsite.urls"
@@ -111,6 +115,32 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# --- Login throttling (django-axes) and bad-token throttling (kgsite.auth) --------------
+# A login at /accounts/login/ or /admin/login/ is refused for KGSITE_LOGIN_COOLOFF_MINUTES
+# after KGSITE_LOGIN_FAILURE_LIMIT failures for one user name (from anywhere) or from one
+# address (for any name); each failure during the lockout starts it again. The admin's
+# "Access attempts" page lists them and its "Unlock" action clears them.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out login early
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("KGSITE_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("KGSITE_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counted on its own
+# Not on success: a success would also clear the address's failures for other names.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "kgsite.auth.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "kgsite.auth.client_ip"
+AXES_VERBOSE = False
+# Proxies in front of the server that append to X-Forwarded-For (a TLS proxy: 1). With 0
+# the address is REMOTE_ADDR; behind a proxy that would be the proxy's, for everyone.
+KGSITE_PROXY_COUNT = env_int("KGSITE_PROXY_COUNT", 0)
+# Bad API tokens (Authorization: Token ...) from one address within the window: the
+# address then gets 429 with Retry-After on every token for the lockout's length.
+KGSITE_TOKEN_FAILURE_LIMIT = env_int("KGSITE_TOKEN_FAILURE_LIMIT", 20)
+KGSITE_TOKEN_FAILURE_WINDOW_SECONDS = env_int("KGSITE_TOKEN_FAILURE_WINDOW_SECONDS", 900)
+KGSITE_TOKEN_LOCKOUT_SECONDS = env_int("KGSITE_TOKEN_LOCKOUT_SECONDS", 900)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -145,7 +175,7 @@ LOGOUT_REDIRECT_URL = "login"
 # --- API -----------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "kgsite.auth.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["kgsite.api.CuratorWriteOrReadOnly"],
@@ -164,6 +194,7 @@ REST_FRAMEWORK = {
         # Only on views that name a throttle_scope: extract, search, suggest.
         "rest_framework.throttling.ScopedRateThrottle",
     ],
+    "NUM_PROXIES": env_int("KGSITE_PROXY_COUNT", 0) or None,
     "DEFAULT_THROTTLE_RATES": {
         "anon": env("KGSITE_THROTTLE_ANON", "600/min"),
         "user": env("KGSITE_THROTTLE_USER", "6000/min"),
