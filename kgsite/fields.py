@@ -19,6 +19,9 @@ from collections.abc import Iterable
 from enum import Enum
 from typing import Any
 
+from rest_framework import fields
+from rest_framework.exceptions import ValidationError
+
 # Allowed values listed in a choice error at most (a longer list ends with "...").
 MAX_LISTED_CHOICES = 30
 
@@ -39,8 +42,6 @@ def _char_to_internal_value(self, data):
 
 def _choice_to_internal_value(self, data):
     """``ChoiceField``: the value, or an error naming the allowed values (not the input)."""
-    from rest_framework.exceptions import ValidationError
-
     if data == "" and self.allow_blank:
         return ""
     if isinstance(data, Enum) and str(data) != str(data.value):
@@ -57,7 +58,5 @@ def _choice_to_internal_value(self, data):
 
 def install() -> None:
     """Apply both rules to DRF's field classes (idempotent)."""
-    from rest_framework import fields
-
     fields.CharField.to_internal_value = _char_to_internal_value
     fields.ChoiceField.to_internal_value = _choice_to_internal_value
