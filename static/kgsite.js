@@ -46,4 +46,13 @@
       button.click();
     }
   });
+  // Progress bars take their width from data-width: the Content-Security-Policy refuses
+  // style attributes, not styles set through the DOM. htmx:load fires for the page and
+  // for every swapped part.
+  document.addEventListener("htmx:load", function (event) {
+    var root = event.detail && event.detail.elt ? event.detail.elt : document;
+    var bars = Array.from(root.querySelectorAll("[data-width]"));
+    if (root.matches && root.matches("[data-width]")) { bars.push(root); }
+    bars.forEach(function (bar) { bar.style.width = bar.getAttribute("data-width") + "%"; });
+  });
 })();

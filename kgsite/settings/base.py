@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE as CSP_NONCE
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -50,6 +51,7 @@ INSTALLED_APPS = [
     "django_q",
     "django_htmx",
     "axes",
+    "csp",
     "kgsite",
     "entities",
     "books",
@@ -61,6 +63,8 @@ MIDDLEWARE = [
     # First: every answer under /api/ is the JSON error shape, whatever DEBUG says.
     "kgsite.middleware.ApiErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # The Content-Security-Policy header on every answer (CONTENT_SECURITY_POLICY below).
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -164,6 +168,47 @@ KGSITE_MAX_EXTRACT_CHARS = env_int("KGSITE_MAX_EXTRACT_CHARS", 20_000)
 # Reads need an authenticated user unless this opens them (a public knowledge base).
 # Notifications stay with their recipients whatever it says.
 KGSITE_PUBLIC_READ = env_bool("KGSITE_PUBLIC_READ", False)
+
+# --- Content-Security-Policy (django-csp), on every page of every profile ---------------
+# Scripts and styles from this site only; an inline <script> or <style> needs the page's
+# nonce ({{ request.csp_nonce }}); style attributes are refused (pages set sizes through
+# classes, or from kgsite.js through the DOM). Two libraries insert one fixed <style>
+# each, allowed by its hash: htmx's indicator rules and vis-network's (the graph page).
+# The API documentation pages (Swagger UI, ReDoc) add inline styles of their own and get
+# 'unsafe-inline' styles for those two pages only (kgsite/urls.py).
+CSP_STYLE_HASHES = [
+    # htmx 2: .htmx-indicator rules (htmx.config.includeIndicatorStyles)
+    "'sha256-faU7yAF8NxuMTNEwVmBz+VcYeIoBQ2EMHW3WaVxCvnk='",
+    # vis-network 10.1.5 (static/vendor): its seven stylesheets (tooltip, navigation,
+    # manipulation, configurator, colour picker...), each inserted empty then filled
+    *(
+        f"'sha256-{digest}='"
+        for digest in (
+            "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU",  # the empty <style> first
+            "4cgFR0//m8/eHo2G/esYsuZetUHlzCUWYM59sfgE9zY",
+            "IY7YKNHjbzQ1NfAKrBZvBZohgXMtxrqB9PaqhAaT3vg",
+            "OutIf5hnp68ctx4ThtV5J02g5HTJ5bbu/hkNfqVXWWo",
+            "QE7TOEDW7YIlMzvUUnm8boDWeNBN7PBbaaYJjnp34WI",
+            "QuPewnJYr+SnQiTnCNHFBw99ExTsz9f8w5320PimEPw",
+            "gGUn/VMBXCeWm86qX/pOf+4ZDSbe0JcaXXb4rJjw1mA",
+            "uepMTym1NwItBa/XV6ef6fQobLL0A0CNVDM5km5L+nQ",
+        )
+    ),
+]
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", CSP_NONCE],
+        "style-src": ["'self'", CSP_NONCE, *CSP_STYLE_HASHES],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
