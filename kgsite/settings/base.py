@@ -160,6 +160,14 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("KGSITE_MAX_REQUEST_BYTES", 2_621_440)
 DATA_UPLOAD_MAX_NUMBER_FIELDS = env_int("KGSITE_MAX_REQUEST_FIELDS", 1000)
 # A book upload (POST /api/v1/books/).
 KGSITE_MAX_UPLOAD_BYTES = env_int("KGSITE_MAX_UPLOAD_BYTES", 50 * 1024 * 1024)
+# A compressed upload (an EPUB is a ZIP archive), checked before anything is expanded
+# (books/formats/archive.py): one file inside, all of them, and how many times they
+# expand (the archive as a whole, and each file of 1 MiB or more). Over a cap: 400, or a
+# failed job naming the limit.
+KGSITE_ARCHIVE_MAX_ENTRY_BYTES = env_int("KGSITE_ARCHIVE_MAX_ENTRY_BYTES", 16 * 1024 * 1024)
+KGSITE_ARCHIVE_MAX_TOTAL_BYTES = env_int("KGSITE_ARCHIVE_MAX_TOTAL_BYTES", 128 * 1024 * 1024)
+KGSITE_ARCHIVE_MAX_RATIO = env_float("KGSITE_ARCHIVE_MAX_RATIO", 100.0)
+KGSITE_ARCHIVE_MAX_ENTRIES = env_int("KGSITE_ARCHIVE_MAX_ENTRIES", 10_000)
 # Caps on one request's work, documented in the schema.
 KGSITE_MAX_DESCRIPTION_CHARS = env_int("KGSITE_MAX_DESCRIPTION_CHARS", 10_000)
 KGSITE_MAX_ALIASES_PER_REQUEST = env_int("KGSITE_MAX_ALIASES_PER_REQUEST", 100)
