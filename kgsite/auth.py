@@ -8,6 +8,7 @@ address in the cache and answers 429 with ``Retry-After`` once there were too ma
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import time
 
@@ -21,20 +22,29 @@ from rest_framework.authentication import TokenAuthentication, get_authorization
 LOCKOUT_TEMPLATE = "registration/lockout.html"
 
 
-def client_ip(request: HttpRequest) -> str:
+def _address(text: str) -> str | None:
+    """``text`` as an IP address, or None: the address is stored in an address column
+    (PostgreSQL's inet), and a header may carry anything."""
+    try:
+        return str(ipaddress.ip_address(text.strip()))
+    except ValueError:
+        return None
+
+
+def client_ip(request: HttpRequest) -> str | None:
     """The client's address: ``REMOTE_ADDR``, or with ``KGSITE_PROXY_COUNT`` proxies in
     front, the address the outermost trusted proxy saw (``X-Forwarded-For`` from the
-    right, so a client cannot pick its own by sending the header)."""
+    right, so a client cannot pick its own by sending the header). None when unknown
+    (a request made in code, a unix socket)."""
     request = getattr(request, "_request", request)  # a DRF Request wraps Django's
-    remote = request.META.get("REMOTE_ADDR", "") or "unknown"
+    remote = _address(request.META.get("REMOTE_ADDR", "") or "")
     proxies = settings.KGSITE_PROXY_COUNT
     if proxies <= 0:
         return remote
-    forwarded = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
-    forwarded = [a for a in forwarded if a]
+    forwarded = [a for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if a.strip()]
     if len(forwarded) < proxies:
         return remote
-    return forwarded[-proxies][:64]
+    return _address(forwarded[-proxies]) or remote
 
 
 def lockout_response(request, original_response=None, credentials=None) -> HttpResponse:
@@ -96,7 +106,7 @@ class ThrottledTokenAuthentication(TokenAuthentication):
         auth = get_authorization_header(request).split()
         if not auth or auth[0].lower() != self.keyword.lower().encode():
             return None  # no token offered: another authentication may apply
-        address = client_ip(request)
+        address = client_ip(request) or "unknown"
         remaining = token_lock_remaining(address)
         if remaining:
             raise exceptions.Throttled(

@@ -152,3 +152,19 @@ def test_behind_a_proxy_the_forwarded_address_counts(settings):
     assert auth.client_ip(request) == "198.51.100.30"  # what the proxy saw, not spoofable
     settings.KGSITE_PROXY_COUNT = 0
     assert auth.client_ip(request) == "10.0.0.1"
+
+
+def test_a_forged_or_missing_address_never_breaks_a_login(curator, settings):
+    """The address goes into an address column (inet on PostgreSQL): garbage in the
+    forwarded header falls back to the connection's address, and none at all is None."""
+    from django.test import RequestFactory
+
+    settings.KGSITE_PROXY_COUNT = 1
+    request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="x'; --")
+    assert auth.client_ip(request) == "10.0.0.1"
+    request.META.pop("REMOTE_ADDR")
+    assert auth.client_ip(request) is None
+    client = Client(REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="not an address")
+    response = client.post(LOGIN, {"username": "curator", "password": "wrong"})
+    assert response.status_code == 200
+    assert AccessAttempt.objects.get().ip_address == "10.0.0.2"
