@@ -117,7 +117,7 @@ lint: install
 # The documentation site (mkdocs.yml, docs/) in var/site/: open var/site/index.html.
 # --strict fails on a broken link or a page missing from the navigation.
 docs: install
-	$(BIN)/mkdocs build --strict --quiet --site-dir var/site
+	$(BIN)/mkdocs build --strict --site-dir var/site
 	@echo "Documentation built: var/site/index.html"
 
 bench: install
