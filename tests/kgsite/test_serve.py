@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,33 @@ def test_a_server_that_stops_at_once_shows_the_end_of_its_log(tmp_path):
     assert "never printed" not in done.stdout
     assert "Error: That port is already in use." in done.stderr
     assert done.stderr.rstrip().endswith("the server exited with status 1")
+
+
+def test_an_address_another_server_answers_at_is_refused_before_anything_starts(tmp_path):
+    """Else the other server's answer would be announced as ours (a second ``make run``)."""
+    port = _free_port()
+    other = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # until the other server answers
+            try:
+                urllib.request.urlopen(url, timeout=2).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        log = tmp_path / "run.log"
+        done = subprocess.run(
+            [sys.executable, "manage.py", "serve", "--workers", "0", "--log", str(log),
+             "--ready-url", url, "--say", "never printed", "--", sys.executable, "-c", "0"],
+            cwd=ROOT, env=_serve_env(tmp_path), capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        other.kill()
+        other.wait()
+    assert done.returncode == 1 and "never printed" not in done.stdout
+    assert f"something already answers at {url}" in done.stderr
+    assert not log.exists()  # nothing was started

@@ -9,7 +9,8 @@ kills what is still there after a grace period. No orphaned worker either way.
 With ``--log FILE`` the children write to that file instead of the terminal, and with
 ``--ready-url`` the supervisor prints the ``--say`` lines once that URL answers, so the
 terminal ends with what a person needs (the address, the login) rather than with the
-workers' chatter. A server that stops before it answers has the end of the log shown.
+workers' chatter. A server that stops before it answers has the end of the log shown;
+an address something else already answers at is refused before anything starts.
 """
 
 from __future__ import annotations
@@ -75,6 +76,9 @@ class Command(BaseCommand):
         ingest = settings.KGSITE_INGEST_CLUSTER
         if ingest_workers and not ingest:
             raise CommandError("--ingest-workers needs KGSITE_INGEST_CLUSTER")
+        if ready_url and _Readiness(ready_url, time.monotonic() + 5).check() == "ready":
+            # Else the other server's answer would be taken for ours.
+            raise CommandError(f"something already answers at {ready_url}: is it running?")
         stop = {"signal": None}
 
         def on_signal(signum, _frame) -> None:
