@@ -94,7 +94,7 @@ def test_resolve_a_contradiction_reached_from_the_bell(page, live_server, e2e_cu
     expect(card.get_by_role("alert")).to_contain_text("note")
     page.locator("h1").click()
     page.keyboard.press("2")  # keep the second fact
-    expect(card).to_contain_text("Resolved: Keep Second")
+    expect(card).to_contain_text("Resolved: Keep second")
     expect(page.locator("#bell-badge .badge")).to_have_text("0")
     older.refresh_from_db()
     assert older.status == "superseded"

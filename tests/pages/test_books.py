@@ -34,7 +34,7 @@ def test_an_upload_runs_its_job_to_done_and_the_page_shows_it(
     job = IngestJob.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/books/jobs/{job.pk}/"
     html = curator_client.get(response["Location"]).content.decode()
-    assert 'data-status="done"' in html and 'aria-valuenow="100"' in html
+    assert 'data-status="done"' in html and 'value="100"' in html
     assert 'hx-trigger="every 1s"' not in html  # finished: no more polling
     book = Book.objects.get()
     assert f'href="/books/{book.pk}/"' in html
