@@ -145,7 +145,7 @@ def fact_add(request, entity_id: str):
                 predicate=data["predicate"],
                 object_name=data["object_name"],
                 object_value=data["object_value"],
-                confidence=data["confidence"],
+                confidence=1.0 if data["confidence"] is None else data["confidence"],
                 source=data["source"],
                 valid_from=_to_datetime(data["valid_from"]),
                 valid_to=_to_datetime(data["valid_to"]),
@@ -189,7 +189,7 @@ def fact_edit(request, fact_id: int):
             data = form.cleaned_data
             changes = {k: data[k] for k in ("text", "predicate", "object_value", "source")}
             changes.update(
-                confidence=data["confidence"],
+                confidence=fact.confidence if data["confidence"] is None else data["confidence"],
                 status=data["status"],
                 valid_from=_to_datetime(data["valid_from"]),
                 valid_to=_to_datetime(data["valid_to"]),

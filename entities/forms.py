@@ -58,7 +58,12 @@ class FactForm(forms.Form):
         label=gettext_lazy("or object value"), max_length=1024, required=False
     )
     confidence = forms.FloatField(
-        label=gettext_lazy("Confidence"), min_value=0, max_value=1, initial=1.0, localize=True
+        label=gettext_lazy("Confidence"),
+        min_value=0,
+        max_value=1,
+        initial=1.0,
+        required=False,
+        localize=True,
     )
     source = forms.CharField(label=gettext_lazy("Source"), max_length=255, required=False)
     valid_from = forms.DateField(
