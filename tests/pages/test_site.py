@@ -62,7 +62,7 @@ def test_job_progress_moves_through_the_phases_without_restarting():
         for done in (0, 5, 10):
             job.phase, job.done, job.total = phase, done, 10
             seen.append(job_view(job)["percent"])
-    assert seen == sorted(seen) and 0 < seen[0] and seen[-1] < 100
+    assert seen == sorted(seen) and seen[0] > 0 and seen[-1] < 100
     view = job_view(job)
     assert view["step"] == 4 and view["steps"] == 4
 
