@@ -99,9 +99,9 @@ def book_list(request):
 def _upload(request) -> IngestJob:
     upload = request.FILES.get("file")
     if upload is None:
-        raise InvalidInput("choose a Markdown, text or PDF file", field="file")
+        raise InvalidInput(_("Choose a Markdown, text or PDF file."), field="file")
     if upload.size > MAX_UPLOAD_BYTES:
-        raise InvalidInput("the file is larger than 50 MB", field="file")
+        raise InvalidInput(_("The file is larger than 50 MB."), field="file")
     return services.ingest_job_create(
         filename=upload.name or "",
         data=upload.read(),

@@ -79,7 +79,10 @@ class FactForm(forms.Form):
 
 
 class FactEditForm(FactForm):
-    status = forms.ChoiceField(label=gettext_lazy("Status"), choices=Fact.Status.choices)
+    status = forms.ChoiceField(
+        label=gettext_lazy("Status"),
+        choices=[(value, gettext_lazy(label)) for value, label in Fact.Status.choices],
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from django import template
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_noop, ngettext
 
 register = template.Library()
 
@@ -51,3 +51,25 @@ def elapsed(start, end):
 def other_side(suggestion, entity):
     """The entity of a duplicate pair that is not ``entity``."""
     return suggestion.entity_b if suggestion.entity_a_id == entity.pk else suggestion.entity_a
+
+
+# Labels of the models' choices the pages show (``{% translate obj.get_status_display %}``):
+# listed here so makemessages finds them.
+CHOICE_LABELS = (
+    gettext_noop("Active"),
+    gettext_noop("Superseded"),
+    gettext_noop("Retracted"),
+    gettext_noop("Queued"),
+    gettext_noop("Running"),
+    gettext_noop("Done"),
+    gettext_noop("Failed"),
+    gettext_noop("Ready"),
+    gettext_noop("Ingesting"),
+    gettext_noop("Date"),
+    gettext_noop("Number"),
+    gettext_noop("Name"),
+    gettext_noop("Preference"),
+    gettext_noop("Status"),
+    gettext_noop("Negation"),
+    gettext_noop("Llm"),
+)

@@ -56,7 +56,7 @@ def test_upload_errors_are_shown_inline_and_queue_nothing(curator_client):
     html = response.content.decode()
     assert 'role="alert"' in html and 'aria-invalid="true"' in html
     response = curator_client.post(reverse("books:upload"), {"title": "x"})
-    assert response.status_code == 400 and b"choose a Markdown" in response.content
+    assert response.status_code == 400 and b"Choose a Markdown" in response.content
     assert not IngestJob.objects.exists()
 
 
