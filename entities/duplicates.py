@@ -326,7 +326,7 @@ def _score(names: _Names, found: Candidates) -> None:
             items.append({"kind": "shared_facts", "score": 0.0, "count": len(shared)})
         common = profiles[a].neighbours & profiles[b].neighbours - {a, b}
         if common:
-            shown = sorted(names.entities[n][0] for n in common if n in names.entities)[:3]
+            shown = sorted(common, key=lambda n: names.entities.get(n, ("", ""))[0])[:3]
             items.append(
                 {"kind": "shared_neighbours", "score": 0.0, "count": len(common), "names": shown}
             )
@@ -336,6 +336,17 @@ def _score(names: _Names, found: Candidates) -> None:
             )
         if features["numbered_names"]:
             items.append({"kind": "numbered_names", "score": 0.0})
+    _neighbour_names(found)
+
+
+def _neighbour_names(found: Candidates) -> None:
+    """Shared neighbours are shown by their display names (one query for the scan)."""
+    items = [e for found_items in found.evidence.values() for e in found_items]
+    ids = {n for e in items if e["kind"] == "shared_neighbours" for n in e.get("names", [])}
+    shown = dict(Entity.objects.filter(pk__in=ids).values_list("pk", "canonical_name"))
+    for e in items:
+        if e["kind"] == "shared_neighbours":
+            e["names"] = [shown.get(n, n) for n in e.get("names", [])]
 
 
 _DERIVED = {"shared_facts", "shared_neighbours", "fact_similarity", "numbered_names"}
