@@ -8,7 +8,7 @@ class IntegrityConfig(AppConfig):
 
     def ready(self) -> None:
         """Widen fact_store's duplicate check, check every new fact in the background, and
-        add the contradiction pages to the dashboard, the bell and the audit log."""
+        plug the contradiction pages into the dashboard, the bell and the curators' log."""
         from entities import hooks
         from kgsite.pages import audit_action, audit_target, dashboard_panel, undo_action
         from notifications.views import notification_page
