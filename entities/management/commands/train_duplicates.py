@@ -29,6 +29,16 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import (
+    average_precision_score,
+    f1_score,
+    fbeta_score,
+    precision_score,
+    recall_score,
+    roc_auc_score,
+)
+from wordfreq import top_n_list
 
 from entities.duplicate_model import (
     FEATURES,
@@ -40,6 +50,7 @@ from entities.duplicate_model import (
 )
 from entities.name_index import fold
 from kgsite.text import normalize
+from kgsite.vectors.service import embed_texts
 
 SEED = 23
 MAX_SPLITS = 3  # aliases per entity turned into a duplicate
@@ -168,8 +179,6 @@ def _positives(source: _Source, rng: random.Random) -> list[tuple[Profile, Profi
 @lru_cache(maxsize=1)
 def _words() -> list[str]:
     """Common English words (wordfreq): made-up second names for renamed duplicates."""
-    from wordfreq import top_n_list
-
     return [w for w in top_n_list("en", 3000) if w.isalpha() and len(w) > 3]
 
 
@@ -222,8 +231,6 @@ def _negatives(source: _Source, rng: random.Random) -> list[tuple[Profile, Profi
 
 def build_pairs(eval_dir: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """Feature matrix, labels, group (file) per pair, and the file names."""
-    from kgsite.vectors.service import embed_texts
-
     loaded = {
         "recall_dev": _load_recall(eval_dir / "recall_dev.json"),
         "recall_dev_b": _load_recall(eval_dir / "recall_dev_b.json"),
@@ -249,8 +256,6 @@ def build_pairs(eval_dir: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, lis
 
 
 def _scores(y: np.ndarray, p: np.ndarray, threshold: float) -> dict[str, float]:
-    from sklearn.metrics import average_precision_score, roc_auc_score
-
     both = len(set(y)) > 1
     return {
         "auc": roc_auc_score(y, p) if both else float("nan"),
@@ -260,8 +265,6 @@ def _scores(y: np.ndarray, p: np.ndarray, threshold: float) -> dict[str, float]:
 
 
 def _prf(y: np.ndarray, predicted: np.ndarray) -> dict[str, float]:
-    from sklearn.metrics import f1_score, precision_score, recall_score
-
     return {
         "precision": float(precision_score(y, predicted, zero_division=0)),
         "recall": float(recall_score(y, predicted, zero_division=0)),
@@ -270,8 +273,6 @@ def _prf(y: np.ndarray, predicted: np.ndarray) -> dict[str, float]:
 
 
 def _fit(x: np.ndarray, y: np.ndarray):
-    from sklearn.linear_model import LogisticRegression
-
     return LogisticRegression(C=1.0, max_iter=2000).fit(x, y)
 
 
@@ -279,8 +280,6 @@ def _best_threshold(y: np.ndarray, p: np.ndarray) -> float:
     """The cut-off with the best F0.5 on the pairs given (the training folds only):
     precision counts double, as a queue full of false pairs teaches curators to ignore it
     (the best-F1 cut-off, tried, held out worse: F1 0.35 against 0.60)."""
-    from sklearn.metrics import fbeta_score
-
     candidates = np.round(np.arange(0.1, 0.91, 0.05), 2)
     return float(
         max(candidates, key=lambda t: (fbeta_score(y, p >= t, beta=0.5, zero_division=0), -t))
