@@ -48,6 +48,10 @@ class TransEConfig:
     seed: int = 0
     # Torch threads while training (restored after): one is fastest on a shared machine.
     threads: int | None = 1
+    # Sparse entity updates (lazy Adam: only the rows a batch touched move) once negatives
+    # are sampled, so a step costs the batch, not the graph. "auto": when the graph has
+    # more entities than negatives; small graphs (every entity a candidate) stay dense.
+    sparse: str = "auto"
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -71,8 +75,17 @@ def triple_keys(triples: np.ndarray, n_entities: int, n_relations: int) -> np.nd
 
 
 class TransE(torch.nn.Module):
-    def __init__(self, n_entities: int, n_relations: int, dim: int, init: np.ndarray | None):
+    def __init__(
+        self,
+        n_entities: int,
+        n_relations: int,
+        dim: int,
+        init: np.ndarray | None,
+        *,
+        sparse: bool = False,
+    ):
         super().__init__()
+        self.sparse = sparse
         if init is not None:
             weights = torch.as_tensor(np.asarray(init, dtype=np.float32))
         else:
@@ -86,30 +99,69 @@ class TransE(torch.nn.Module):
 
     def entity_rows(self, index: torch.Tensor) -> torch.Tensor:
         """The unit-length vectors of these entities only: normalising is per row, so a
-        training step need not normalise (and back-propagate through) every entity."""
-        return F.normalize(self.entity[index], dim=-1)
+        training step need not normalise (and back-propagate through) every entity. With
+        ``sparse`` the gradient holds these rows only."""
+        return F.normalize(F.embedding(index, self.entity, sparse=self.sparse), dim=-1)
+
+    def optimiser(self, lr: float, weight_decay: float) -> torch.optim.Optimizer | _Optimisers:
+        """Adam; with sparse entity rows, SparseAdam for them (lazy: a row's moments move
+        only when a batch touches it) and Adam for the relations."""
+        if not self.sparse:
+            return torch.optim.Adam(self.parameters(), lr=lr, weight_decay=weight_decay)
+        return _Optimisers(
+            torch.optim.SparseAdam([self.entity], lr=lr),
+            torch.optim.Adam([self.relation], lr=lr, weight_decay=weight_decay),
+        )
 
 
-def _filter_mask(
-    anchors: torch.Tensor,
-    rel: torch.Tensor,
-    candidates: torch.Tensor,
-    known: torch.Tensor,
-    n_entities: int,
-    n_relations: int,
-    tails: bool,
-) -> torch.Tensor:
-    """True where (anchor, rel, candidate) is a known triple (the candidate is a tail
-    when ``tails``, else a head)."""
-    a = anchors.unsqueeze(1)
-    c = candidates.unsqueeze(0)
-    r = rel.unsqueeze(1)
-    keys = (
-        (a * n_relations + r) * n_entities + c if tails else (c * n_relations + r) * n_entities + a
-    )
-    # ``known`` is sorted: a binary search is several times faster than torch.isin.
-    at = torch.searchsorted(known, keys).clamp_max(len(known) - 1)
-    return known[at] == keys
+class _Optimisers:
+    """Two optimisers stepped as one (SparseAdam takes no dense parameter)."""
+
+    def __init__(self, *parts: torch.optim.Optimizer) -> None:
+        self.parts = parts
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for part in self.parts:
+            part.zero_grad(set_to_none=set_to_none)
+
+    def step(self) -> None:
+        for part in self.parts:
+            part.step()
+
+
+def use_sparse(cfg: TransEConfig, n_entities: int) -> bool:
+    if cfg.sparse == "auto":
+        return n_entities > cfg.negatives and cfg.weight_decay == 0
+    return cfg.sparse in ("yes", "true", True)
+
+
+class _Answers:
+    """The known answers of every (anchor, relation) pair, grouped: for a batch, the
+    known tails of each (h, r) (or heads of each (t, r)) are a slice each, so masking
+    them among the sampled candidates costs the batch's known answers, not
+    batch × candidates binary searches over every known triple."""
+
+    def __init__(self, anchors: np.ndarray, rel: np.ndarray, answers: np.ndarray, n_rel: int):
+        keys = anchors * n_rel + rel
+        order = np.argsort(keys, kind="stable")
+        self.keys = keys[order]
+        self.answers = answers[order]
+        self.n_rel = n_rel
+
+    def mask(self, anchors: np.ndarray, rel: np.ndarray, slot: np.ndarray) -> torch.Tensor:
+        """True at [i, j] where candidate j (``slot[entity]`` is its column, -1 if none)
+        is a known answer of the batch's i-th (anchor, relation)."""
+        query = anchors * self.n_rel + rel
+        start = np.searchsorted(self.keys, query, side="left")
+        count = np.searchsorted(self.keys, query, side="right") - start
+        rows = np.repeat(np.arange(len(query)), count)
+        # Positions start[i] .. start[i] + count[i] - 1, for every i, in one array.
+        offsets = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
+        columns = slot[self.answers[np.repeat(start, count) + offsets]]
+        hit = columns >= 0
+        mask = np.zeros((len(query), int(slot.max()) + 1), dtype=bool)
+        mask[rows[hit], columns[hit]] = True
+        return torch.from_numpy(mask)
 
 
 # Up to this many cells, the known answers of every (entity, relation) pair are kept as
@@ -177,13 +229,17 @@ class _Run:
     """What one training run holds between batches."""
 
     model: TransE
-    optimiser: torch.optim.Optimizer
+    optimiser: torch.optim.Optimizer | _Optimisers
     cfg: TransEConfig
     n_entities: int
     n_relations: int
     known_keys: torch.Tensor
     tables: tuple[torch.Tensor, torch.Tensor] | None
     rng: np.random.Generator
+    tails_of: _Answers | None = None
+    heads_of: _Answers | None = None
+    # Column of each entity among this step's candidates (-1: not a candidate).
+    slot: np.ndarray | None = None
 
     def candidates_and_masks(self, h, r, t):
         """The negatives of a batch and which of them are known true answers."""
@@ -192,13 +248,21 @@ class _Run:
             tails, heads = self.tables
             return everyone, tails[h * self.n_relations + r], heads[t * self.n_relations + r]
         if self.n_entities <= self.cfg.negatives:
-            cand = everyone
+            picked = np.arange(self.n_entities)
         else:
-            cand = torch.as_tensor(
-                self.rng.choice(self.n_entities, self.cfg.negatives, replace=False)
-            )
-        args = (cand, self.known_keys, self.n_entities, self.n_relations)
-        return cand, _filter_mask(h, r, *args, True), _filter_mask(t, r, *args, False)
+            picked = self.rng.choice(self.n_entities, self.cfg.negatives, replace=False)
+        if self.tails_of is None:
+            known = self.known_keys.numpy()
+            heads, rest = np.divmod(known, self.n_relations * self.n_entities)
+            rels, tails = np.divmod(rest, self.n_entities)
+            self.tails_of = _Answers(heads, rels, tails, self.n_relations)
+            self.heads_of = _Answers(tails, rels, heads, self.n_relations)
+            self.slot = np.full(self.n_entities, -1, dtype=np.int64)
+        self.slot[picked] = np.arange(len(picked))
+        hn, rn, tn = h.numpy(), r.numpy(), t.numpy()
+        masks = self.tails_of.mask(hn, rn, self.slot), self.heads_of.mask(tn, rn, self.slot)
+        self.slot[picked] = -1
+        return torch.as_tensor(picked), *masks
 
     def step(self, batch: torch.Tensor) -> float:
         h, r, t = batch[:, 0], batch[:, 1], batch[:, 2]
@@ -227,10 +291,10 @@ def _train(train, n_entities, n_relations, cfg, valid, known, init, progress) ->
     train = np.asarray(train, dtype=np.int64)
     if known is None:
         known = train if valid is None or not len(valid) else np.concatenate([train, valid])
-    model = TransE(n_entities, n_relations, cfg.dim, init)
+    model = TransE(n_entities, n_relations, cfg.dim, init, sparse=use_sparse(cfg, n_entities))
     run = _Run(
         model=model,
-        optimiser=torch.optim.Adam(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay),
+        optimiser=model.optimiser(cfg.lr, cfg.weight_decay),
         cfg=cfg,
         n_entities=n_entities,
         n_relations=n_relations,
