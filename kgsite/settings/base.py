@@ -251,6 +251,8 @@ KGSITE_EMBED_BF16: bool | None = (
     if env("KGSITE_EMBED_BF16", "auto").strip().lower() == "auto"
     else env_bool("KGSITE_EMBED_BF16")
 )
+# Where kgsite.vectors.onnx keeps its ONNX export of the bundled model (made on first use).
+KGSITE_ONNX_DIR = Path(env("KGSITE_ONNX_DIR", str(DATA_DIR / "onnx")))
 KGSITE_VECTOR_DIR = Path(env("KGSITE_VECTOR_DIR", str(DATA_DIR / "vectors")))
 # hnswlib: files under KGSITE_VECTOR_DIR (one host); pgvector: tables in PostgreSQL.
 KGSITE_VECTOR_BACKEND = env("KGSITE_VECTOR_BACKEND", "hnswlib").strip().lower()
