@@ -24,8 +24,12 @@ def _docs_page(view_class):
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("dashboard/counts", views.dashboard_counts, name="dashboard-counts"),
     path("audit/", views.audit_log, name="audit"),
     path("audit/<int:entry_id>/undo", views.audit_undo, name="audit-undo"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("favicon.ico", views.favicon, name="favicon"),
+    path("api/redoc/redoc.standalone.js", views.redoc_script, name="redoc-script"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     # Each app's curator pages (``<app>/urls.py``).
@@ -48,3 +52,5 @@ urlpatterns = [
 # Unmatched URLs and unhandled errors under /api/ answer the API's JSON error shape.
 handler404 = "kgsite.api.not_found"
 handler500 = "kgsite.api.server_error"
+# Styled pages for the curator (templates/403.html); the API keeps its JSON shape.
+handler403 = "kgsite.views.permission_denied"

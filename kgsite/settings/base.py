@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.humanize",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -66,6 +67,9 @@ MIDDLEWARE = [
     # The Content-Security-Policy header on every answer (CONTENT_SECURITY_POLICY below).
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The pages speak the language the curator chose (the switch in the header), else
+    # the browser's; the API's JSON messages stay English.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -149,7 +153,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("it", "Italiano")]
+# Compiled catalogues (.mo) are committed beside their .po: a fresh clone needs no gettext.
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -328,6 +335,8 @@ KGSITE_EMBED_BF16: bool | None = (
     if env("KGSITE_EMBED_BF16", "auto").strip().lower() == "auto"
     else env_bool("KGSITE_EMBED_BF16")
 )
+# Where kgsite.vectors.onnx keeps its ONNX export of the bundled model (made on first use).
+KGSITE_ONNX_DIR = Path(env("KGSITE_ONNX_DIR", str(DATA_DIR / "onnx")))
 KGSITE_VECTOR_DIR = Path(env("KGSITE_VECTOR_DIR", str(DATA_DIR / "vectors")))
 # hnswlib: files under KGSITE_VECTOR_DIR (one host); pgvector: tables in PostgreSQL.
 KGSITE_VECTOR_BACKEND = env("KGSITE_VECTOR_BACKEND", "hnswlib").strip().lower()
