@@ -1,11 +1,26 @@
 from __future__ import annotations
 
+from csp.decorators import csp_replace
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerSplitView,
+)
 
 from kgsite import api, views
+
+
+def _docs_page(view_class):
+    """The view with inline styles allowed (a nonce or hash in style-src would make
+    browsers ignore 'unsafe-inline', so the directive is replaced, not extended), and
+    ReDoc's search worker, which it starts from a blob: URL."""
+    view = view_class.as_view(url_name="schema")
+    policy = {"style-src": ["'self'", "'unsafe-inline'"], "worker-src": ["'self'", "blob:"]}
+    return csp_replace(policy)(view)
+
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -24,8 +39,10 @@ urlpatterns = [
     path("notifications/", include("notifications.urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    # The API documentation: Swagger UI's set-up script served as a file (no inline
+    # script); both libraries write inline styles, allowed on these two pages only.
+    path("api/docs/", _docs_page(SpectacularSwaggerSplitView), name="api-docs"),
+    path("api/redoc/", _docs_page(SpectacularRedocView), name="api-redoc"),
     path("api/v1/", include("kgsite.api_urls")),
     path("", include("entities.graph.urls")),
     # Last: any other /api/ URL answers the JSON error shape, with DEBUG on too.
