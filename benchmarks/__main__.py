@@ -23,6 +23,7 @@ import traceback
 from collections import deque
 from pathlib import Path
 
+from benchmarks import compare
 from benchmarks.shared import ENV as SHARED_ENV
 from benchmarks.shared import SharedMissing
 
@@ -62,17 +63,17 @@ def _one_line(exc: BaseException) -> str:
 
 
 # --- parent side ---------------------------------------------------------------------
-def _start(name: str, quick: bool) -> subprocess.Popen:
+def _start(name: str, quick: bool, cwd: Path, env: dict[str, str]) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "benchmarks", "--child", name]
     if quick:
         cmd.append("--quick")
     return subprocess.Popen(
         cmd,
-        cwd=ROOT,
+        cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**env, "PYTHONUNBUFFERED": "1"},
     )
 
 
@@ -91,10 +92,18 @@ def _rows_from(name: str, payload: dict | None, returncode: int, stderr_tail) ->
     return [{**row, "benchmark": row.get("benchmark") or name} for row in rows]
 
 
-def run_one(name: str, *, quick: bool, timeout: float | None) -> tuple[list[dict], float]:
-    """Run ``bench_<name>`` in a subprocess; its stderr streams through, rows come back."""
+def run_one(
+    name: str,
+    *,
+    quick: bool,
+    timeout: float | None,
+    cwd: Path = ROOT,
+    env: dict[str, str] | None = None,
+) -> tuple[list[dict], float]:
+    """Run ``bench_<name>`` in a subprocess (in checkout ``cwd``); its stderr streams
+    through, rows come back."""
     start = time.perf_counter()
-    proc = _start(name, quick)
+    proc = _start(name, quick, cwd, dict(os.environ) if env is None else env)
     stderr_tail: deque[str] = deque(maxlen=20)
 
     def pump_stderr() -> None:
@@ -159,32 +168,40 @@ def format_value(value: object) -> str:
     return str(value)
 
 
-def render_table(rows: list[dict]) -> str:
-    """One aligned plain-text table; numbers right-aligned, a failure shows its error."""
-    cells = []
-    for row in rows:
+def _cell(row: dict, column: str) -> str:
+    if column == "ok":
         ok = row.get("ok")
-        cells.append(
-            [
-                str(row.get("benchmark", "")),
-                str(row.get("metric", "")),
-                format_value(row.get("value")),
-                str(row.get("unit", "")),
-                str(row.get("goal", "")),
-                "" if ok is None else ("yes" if ok else "NO"),
-                str(row.get("error") or row.get("note") or ""),
-            ]
-        )
-    columns = list(COLUMNS)
+        return "" if ok is None else ("yes" if ok else "NO")
+    if column == "note":
+        return str(row.get("error") or row.get("note") or "")
+    if column == "ratio":
+        ratio = row.get("ratio")
+        return "" if ratio is None else f"{ratio:.2f}x"
+    if column in NUMERIC:
+        return format_value(row.get(column))
+    return str(row.get(column, ""))
+
+
+# Columns whose cells are right-aligned when they hold numbers.
+NUMERIC = ("value", "before", "ratio")
+
+
+def render_table(rows: list[dict], columns: tuple[str, ...] = COLUMNS) -> str:
+    """One aligned plain-text table; numbers right-aligned, a failure shows its error."""
+    columns = list(columns)
+    cells = [[_cell(row, c) for c in columns] for row in rows]
     if not any(c[-1] for c in cells):
         columns.pop()
         cells = [c[:-1] for c in cells]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(columns)]
 
     def line(values: list[str], row: dict | None = None) -> str:
-        number = row is not None and isinstance(row.get("value"), int | float)
         parts = [
-            v.rjust(w) if (i == 2 and number) else v.ljust(w)
+            v.rjust(w)
+            if row is not None
+            and columns[i] in NUMERIC
+            and isinstance(row.get(columns[i]), int | float)
+            else v.ljust(w)
             for i, (v, w) in enumerate(zip(values, widths, strict=True))
         ]
         return "  ".join(parts).rstrip()
@@ -234,6 +251,12 @@ def main(argv: list[str] | None = None) -> int:
         help="data size for benchmarks that take one (scale; recall: N facts, N/10 episodes; "
         "kge: entities of the generated graph); passed to them as KGSITE_BENCH_SIZE",
     )
+    parser.add_argument(
+        "--compare",
+        metavar="REF",
+        help="run each benchmark on commit REF (a scratch worktree) and on the working tree, "
+        "back to back, and print both figures with their ratio",
+    )
     parser.add_argument("--child", metavar="NAME", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.size is not None:
@@ -257,15 +280,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.shared:
         os.environ[SHARED_ENV] = str(Path(args.shared).resolve())
 
+    if args.compare:
+        return _compare(names, args)
+
     all_rows: list[dict] = []
     failures = 0
     for name in names:
-        print(f"== {name} ...", file=sys.stderr, flush=True)
-        rows, elapsed = run_one(name, quick=args.quick, timeout=args.timeout)
-        failed = any(r.get("metric") == "FAILED" for r in rows)
-        failures += failed
-        status = "FAILED" if failed else "done"
-        print(f"== {name} {status} in {elapsed:.1f} s", file=sys.stderr, flush=True)
+        rows = _run_logged(name, args)
+        failures += any(r.get("metric") == "FAILED" for r in rows)
         all_rows.extend(rows)
 
     print(render_table(all_rows))
@@ -280,6 +302,45 @@ def main(argv: list[str] | None = None) -> int:
         }
         Path(args.json).write_text(json.dumps({"meta": meta, "rows": all_rows}, indent=2) + "\n")
     return 1 if names and failures == len(names) else 0
+
+
+def _run_logged(
+    name: str, args: argparse.Namespace, cwd: Path = ROOT, env: dict | None = None, side: str = ""
+) -> list[dict]:
+    label = f"{name}{side}"
+    print(f"== {label} ...", file=sys.stderr, flush=True)
+    rows, elapsed = run_one(name, quick=args.quick, timeout=args.timeout, cwd=cwd, env=env)
+    status = "FAILED" if any(r.get("metric") == "FAILED" for r in rows) else "done"
+    print(f"== {label} {status} in {elapsed:.1f} s", file=sys.stderr, flush=True)
+    return rows
+
+
+def _compare(names: list[str], args: argparse.Namespace) -> int:
+    """Each benchmark on REF, then on the working tree, back to back."""
+    try:
+        with compare.scratch_checkout(ROOT, args.compare) as ref_root:
+            all_rows = [row for name in names for row in _compare_one(name, ref_root, args)]
+    except compare.CompareError as exc:
+        print(f"--compare {args.compare}: {exc}", file=sys.stderr)
+        return 2
+    print(f"before = commit {args.compare}; value = working tree; ratio = value / before")
+    print(render_table(all_rows, COMPARE_COLUMNS))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"compare": args.compare, "rows": all_rows}) + "\n")
+    return 0
+
+
+def _compare_one(name: str, ref_root: Path, args: argparse.Namespace) -> list[dict]:
+    loads = [compare.load_average()]
+    before = _run_logged(name, args, ref_root, compare.child_env(), f" @ {args.compare}")
+    loads.append(compare.load_average())
+    after = _run_logged(name, args, side=" @ working tree")
+    load_row = {"benchmark": name, "metric": "load average (1 min) at start", "unit": ""}
+    load_row.update(before=loads[0], value=loads[1], ratio=None, goal="")
+    return [*compare.compare_rows(args.compare, before, after), load_row]
+
+
+COMPARE_COLUMNS = ("benchmark", "metric", "before", "value", "ratio", "unit", "goal", "ok", "note")
 
 
 def _server_db() -> bool:

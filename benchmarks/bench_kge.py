@@ -62,7 +62,7 @@ def _ours(dataset, threads: int) -> dict:
         train, n_e, n_r, config=cfg, valid=valid, known=np.concatenate([train, valid])
     )
     known = transe.triple_keys(np.concatenate([train, valid, test]), n_e, n_r)
-    metrics = transe.rank_metrics(result.entities, result.relations, test, known, n_r)
+    metrics = transe.rank_metrics(result.entities, result.relations, test, known, n_r, cfg.norm)
     return {**metrics, "seconds": result.seconds, "epochs": result.epochs}
 
 

@@ -11,7 +11,7 @@ class BooksConfig(AppConfig):
         on to their entities when the entity graph collects garbage, follow them through
         a merge (and its undo), and show on the entity's page."""
         from entities import hooks
-        from kgsite.pages import dashboard_panel
+        from kgsite.pages import audit_action, audit_target, dashboard_panel, undo_action
         from kgsite.vectors.index import register_kind
         from notifications.views import notification_page
 
@@ -38,4 +38,9 @@ class BooksConfig(AppConfig):
         # Pages: the dashboard's books and jobs, the bell's link to a failed job.
         dashboard_panel(views.HOME_PANEL)
         notification_page("job_failed", views.job_page)
+        undo_action(views.REJECT_UNDO)
+        audit_target("books.book", views.describe_books)
+        audit_target("books.ingestjob", views.describe_jobs)
+        for action, label in views.AUDIT_LABELS.items():
+            audit_action(action, label)
         hooks.passage_links(selectors.chunk_links)

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from books.formats.archive import lost_text
 from books.formats.html import epub_to_markdown, html_to_markdown
 from books.formats.pdf import clean_pages, outline_headings, outline_items
 from books.formats.text import technical_headings
@@ -56,6 +57,8 @@ class Section:
 class ParsedDocument:
     text: str
     sections: list[Section]
+    # Text a reader could not take whole (named per file): shown on the ingest job.
+    warnings: tuple[str, ...] = ()
 
 
 def detect_format(filename: str) -> str:
@@ -88,9 +91,17 @@ def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
     if fmt == "pdf":
         return _pdf_document(data)
     if fmt in ("html", "epub"):
-        text = epub_to_markdown(data) if fmt == "epub" else html_to_markdown(data)
+        warnings: list[str] = []
+        if fmt == "epub":
+            text = epub_to_markdown(data, warnings)
+        else:
+            text = html_to_markdown(data)
+            if lost := lost_text(data, text, name="the page"):
+                warnings.append(lost)
         _require_text(text)
-        return ParsedDocument(text=text, sections=_markdown_sections(text))
+        return ParsedDocument(
+            text=text, sections=_markdown_sections(text), warnings=tuple(warnings)
+        )
     raise InvalidInput(
         f"Unknown format {fmt!r}: expected one of {', '.join(FORMATS)}.", field="format"
     )

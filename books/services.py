@@ -761,7 +761,8 @@ def _book_ingest(
         entities_created=stats["entities_created"],
         entities_removed=stats["entities_removed"],
         words=book.word_count,
-        warnings=extracted.warnings,
+        # What the reader could not take whole comes first: it is about the whole book.
+        warnings=[*document.warnings, *extracted.warnings],
         timings=timings,
     )
 

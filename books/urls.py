@@ -9,6 +9,13 @@ app_name = "books"
 urlpatterns = [
     path("", views.book_list, name="list"),
     path("upload", views.book_upload, name="upload"),
+    path("candidates/", views.candidates, name="candidates"),
+    path("candidates/decide", views.candidates_decide, name="candidates-decide"),
+    path(
+        "candidates/rejected/<int:entry_id>/undo",
+        views.candidates_reject_undo,
+        name="candidates-undo",
+    ),
     path("jobs/", views.jobs_panel, name="jobs"),
     path("jobs/<int:job_id>/", views.job_detail, name="job"),
     path("jobs/<int:job_id>/retry", views.job_retry, name="job-retry"),

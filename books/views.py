@@ -4,17 +4,28 @@ chunks and mentions."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import HttpRequest
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from kgsite.errors import DomainError, InvalidInput
-from kgsite.pages import Panel, checked_get, curator_required, render_page
+from kgsite.models import AuditEntry
+from kgsite.pages import (
+    Panel,
+    UndoAction,
+    checked_get,
+    curator_required,
+    is_curator,
+    render_page,
+)
 from notifications.models import Notification
 
-from . import selectors, services
+from . import review, selectors, services
 from .models import Book, Chunk, IngestJob
 
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
@@ -24,15 +35,42 @@ ACCEPT = ".md,.markdown,.txt,.text,.pdf"
 FINISHED = {IngestJob.Status.DONE, IngestJob.Status.FAILED}
 
 
+# The phases of an ingestion in order, with the share of the whole job each takes on a
+# typical book (measured on the sample books: extraction and embedding dominate), so the
+# bar moves steadily through the job instead of restarting at 0 % in every phase.
+PHASES = (("parse", 5), ("extract", 45), ("write", 15), ("embed", 35))
+PHASE_LABELS = {
+    "parse": gettext_lazy("reading the file"),
+    "extract": gettext_lazy("finding entities"),
+    "write": gettext_lazy("writing chunks and mentions"),
+    "embed": gettext_lazy("indexing for search"),
+}
+
+
 def _percent(job: IngestJob) -> int:
+    """The whole job's progress: the phases already done, plus this phase's share."""
     if job.status == IngestJob.Status.DONE:
         return 100
-    return int(100 * job.done / job.total) if job.total else 0
+    before = 0
+    for phase, share in PHASES:
+        if phase == job.phase:
+            within = job.done / job.total if job.total else 0
+            return min(99, int(before + share * within))
+        before += share
+    return 0
 
 
 def job_view(job: IngestJob) -> dict:
     """What a job's progress partial shows; ``live`` keeps it polling."""
-    return {"job": job, "percent": _percent(job), "live": job.status not in FINISHED}
+    return {
+        "job": job,
+        "percent": _percent(job),
+        "live": job.status not in FINISHED,
+        "phase": PHASE_LABELS.get(job.phase, job.phase),
+        "step": next((i for i, (p, _s) in enumerate(PHASES, 1) if p == job.phase), 0),
+        "steps": len(PHASES),
+        "unchanged": (job.result or {}).get("action") == "unchanged",
+    }
 
 
 def _jobs() -> dict:
@@ -61,9 +99,9 @@ def book_list(request):
 def _upload(request) -> IngestJob:
     upload = request.FILES.get("file")
     if upload is None:
-        raise InvalidInput("choose a Markdown, text or PDF file", field="file")
+        raise InvalidInput(_("Choose a Markdown, text or PDF file."), field="file")
     if upload.size > MAX_UPLOAD_BYTES:
-        raise InvalidInput("the file is larger than 50 MB", field="file")
+        raise InvalidInput(_("The file is larger than 50 MB."), field="file")
     return services.ingest_job_create(
         filename=upload.name or "",
         data=upload.read(),
@@ -102,7 +140,7 @@ def job_detail(request, job_id: int):
 @require_POST
 @curator_required
 def job_retry(request, job_id: int):
-    job, _ = checked_get(request, IngestJob, job_id, write=True)
+    job, _w = checked_get(request, IngestJob, job_id, write=True)
     error = ""
     try:
         job = services.ingest_job_retry(job=job, actor=request.user)
@@ -165,7 +203,7 @@ def book_detail(request, book_id: int):
 @require_GET
 @curator_required
 def chunk_detail(request, chunk_id: int):
-    chunk, _ = checked_get(request, Chunk.objects.select_related("book"), chunk_id)
+    chunk, _w = checked_get(request, Chunk.objects.select_related("book"), chunk_id)
     mentions = chunk.mentions.select_related("entity").order_by("mention_type", "start")
     return render_page(
         request,
@@ -182,7 +220,11 @@ def chunk_detail(request, chunk_id: int):
 
 
 def home_panel_context(request: HttpRequest) -> dict:
-    return {"book_count": selectors.book_list().count(), **_jobs()}
+    return {
+        "book_count": selectors.book_list().count(),
+        "candidate_count": review.candidate_count(),
+        **_jobs(),
+    }
 
 
 HOME_PANEL = Panel(
@@ -190,6 +232,170 @@ HOME_PANEL = Panel(
 )
 
 
+AUDIT_LABELS = {
+    "book.delete": gettext_lazy("deleted the book"),
+    "ingest_job.retry": gettext_lazy("retried the ingestion of"),
+}
+
+
+def describe_books(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
+    found = Book.objects.in_bulk([int(e.target_id) for e in entries if e.target_id.isdigit()])
+    out = {}
+    for entry in entries:
+        book = found.get(int(entry.target_id)) if entry.target_id.isdigit() else None
+        if book is not None:
+            out[entry.pk] = (book.title, reverse("books:detail", args=[book.pk]))
+        else:
+            out[entry.pk] = (str(entry.payload.get("title", "")), "")
+    return out
+
+
+def describe_jobs(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
+    found = IngestJob.objects.in_bulk([int(e.target_id) for e in entries if e.target_id.isdigit()])
+    out = {}
+    for entry in entries:
+        job = found.get(int(entry.target_id)) if entry.target_id.isdigit() else None
+        if job is not None:
+            out[entry.pk] = (job.title or job.source_name, reverse("books:job", args=[job.pk]))
+    return out
+
+
 def job_page(notification: Notification) -> str:
     """Where the bell sends a curator for a failed job."""
     return reverse("books:job", args=[int(notification.payload["job_id"])])
+
+
+# --- the review queue of extraction's candidates -----------------------------------------
+
+CANDIDATE_PAGE_SIZE = 20
+CANDIDATE_ACTIONS = ("accept", "retype", "merge", "reject")
+
+
+def _candidate_filters(request) -> tuple[int | None, str]:
+    raw = request.GET.get("book") or request.POST.get("book") or ""
+    book_id = int(raw) if raw.isdigit() else None
+    return book_id, (request.GET.get("type") or request.POST.get("type_filter") or "").strip()
+
+
+def _candidates_context(request, **extra) -> dict:
+    book_id, entity_type = _candidate_filters(request)
+    page = Paginator(
+        review.candidates_pending(book_id=book_id, type=entity_type), CANDIDATE_PAGE_SIZE
+    ).get_page(request.GET.get("page"))
+    evidence = review.candidates_evidence([e.pk for e in page.object_list])
+    query = "&".join(
+        part
+        for part in (
+            f"book={book_id}" if book_id else "",
+            f"type={entity_type}" if entity_type else "",
+        )
+        if part
+    )
+    return {
+        "page": page,
+        "rows": [{"e": e, "mentions": evidence.get(e.pk, [])} for e in page.object_list],
+        "books": review.candidate_books(),
+        "types": review.candidate_types(),
+        "all_types": sorted(settings.KGSITE_ENTITY_TYPES),
+        "book_id": book_id,
+        "type": entity_type,
+        "query": query,
+        "can_write": is_curator(request.user),
+        **extra,
+    }
+
+
+@require_GET
+@curator_required
+def candidates(request):
+    """What extraction proposed and no curator confirmed: filter by book and type, then
+    accept, retype, merge or reject in bulk."""
+    return render_page(
+        request,
+        "books/candidates.html",
+        _candidates_context(request),
+        partial="books/_candidates.html",
+    )
+
+
+def _candidates_decide(request, action: str, ids: list[str]) -> str:
+    """Run the chosen decision; returns what to tell the curator."""
+    user = request.user
+    if action == "accept":
+        n = review.candidates_accept(entity_ids=ids, actor=user)
+        return ngettext("Accepted %(n)d candidate.", "Accepted %(n)d candidates.", n) % {"n": n}
+    if action == "retype":
+        new_type = request.POST.get("new_type", "")
+        n = review.candidates_retype(entity_ids=ids, type=new_type, actor=user)
+        return ngettext(
+            "Gave %(n)d candidate the type %(type)s.", "Gave %(n)d candidates the type %(type)s.", n
+        ) % {"n": n, "type": new_type}
+    if action == "merge":
+        outcome = review.candidates_merge(
+            entity_ids=ids, target=request.POST.get("target", ""), actor=user
+        )
+        return _("Merged into “%(name)s”.") % {"name": outcome.plan.survivor.canonical_name}
+    if action == "reject":
+        entry = review.candidates_reject(entity_ids=ids, actor=user)
+        n = len(entry.payload["entities"])
+        return ngettext("Rejected %(n)d candidate.", "Rejected %(n)d candidates.", n) % {"n": n}
+    raise InvalidInput(_("Choose what to do with the chosen candidates."), field="action")
+
+
+@require_POST
+@curator_required
+def candidates_decide(request):
+    """One decision over the checked candidates; the list comes back in place, with the
+    undo of a rejection."""
+    action = request.POST.get("action", "")
+    ids = request.POST.getlist("ids")
+    error = notice = ""
+    undo = None
+    try:
+        notice = _candidates_decide(request, action, ids)
+    except DomainError as exc:
+        error = exc.message
+    else:
+        if action == "reject":
+            undo = AuditEntry.objects.filter(action="entity.reject").order_by("-id").first()
+    context = _candidates_context(request, error=error, notice=notice, undo=undo)
+    return render_page(
+        request,
+        "books/candidates.html",
+        context,
+        partial="books/_candidates.html",
+        status=400 if error else 200,
+    )
+
+
+@require_POST
+@curator_required
+def candidates_reject_undo(request, entry_id: int):
+    entry, _w = checked_get(
+        request, AuditEntry.objects.filter(action="entity.reject"), entry_id, write=True
+    )
+    error = notice = ""
+    try:
+        ids = review.candidates_reject_undo(entry=entry, actor=request.user)
+    except DomainError as exc:
+        error = exc.message
+    else:
+        notice = ngettext(
+            "Brought back %(n)d candidate.", "Brought back %(n)d candidates.", len(ids)
+        ) % {"n": len(ids)}
+    return render_page(
+        request,
+        "books/candidates.html",
+        _candidates_context(request, error=error, notice=notice),
+        partial="books/_candidates.html",
+        status=409 if error else 200,
+    )
+
+
+def _reject_audit_undo(entry: AuditEntry, actor) -> None:
+    review.candidates_reject_undo(entry=entry, actor=actor)
+
+
+REJECT_UNDO = UndoAction(
+    action="entity.reject", undo=_reject_audit_undo, available=review.candidates_reject_undoable
+)

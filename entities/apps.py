@@ -11,7 +11,7 @@ class EntitiesConfig(AppConfig):
         cached gazetteer in step with writes (see ``entities.hooks``)."""
         from kgsite.pages import dashboard_panel, undo_action
 
-        from . import hooks, tasks, views
+        from . import auditing, hooks, tasks, views
         from .extraction import gazetteer
         from .graph import edges
         from .recall import kinds as recall_kinds
@@ -34,3 +34,4 @@ class EntitiesConfig(AppConfig):
         hooks.on_fact_saved(edges.fact_saved_edges)
         dashboard_panel(views.HOME_PANEL)
         undo_action(views.MERGE_UNDO)
+        auditing.audit_register()

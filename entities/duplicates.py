@@ -12,9 +12,15 @@ Candidate pairs come from blocks that stay small however large the graph grows:
   by more than ``MAX_BLOCK`` entities (a common word) is too unselective to block on
   and is skipped;
 - nearest neighbours in the vectors room's "entities" kind (names, aliases, type and
-  description embedded together), for the entities a scan focuses on.
+  description embedded together), for the entities a scan focuses on;
+- entities that share a neighbour (another entity on their facts), one block per
+  neighbour of at most ``MAX_BLOCK`` entities: "Ada Lovelace" and "Augusta Ada King"
+  both linked to "Charles Babbage" and the "Analytical Engine" are compared though their
+  names differ.
 
-Shared facts only add evidence to a pair found otherwise. Every piece of evidence is kept
+Each pair found is then scored by the learned model of ``duplicate_model``: names,
+types, shared facts, shared neighbours and the similarity of what their facts say,
+weighed as ``manage.py train_duplicates`` fitted them. Every piece of evidence is kept
 with the pair, so a curator sees why it was suggested.
 """
 
@@ -31,9 +37,11 @@ from django.conf import settings
 from rapidfuzz import fuzz, process
 
 from kgsite.vectors.index import KINDS
-from kgsite.vectors.service import similar_items
+from kgsite.vectors.service import embed_texts, similar_items
 
-from .models import Alias, Entity, EntityFact
+from .duplicate_model import QUEUE_FLOOR, Profile, mean_vector, model, pair_features
+from .duplicate_model import content_words as content_words
+from .models import Alias, Entity, EntityFact, Fact
 from .name_index import fold as name_fold
 from .search.kinds import entity_text
 
@@ -43,8 +51,11 @@ EMBED_MIN = 0.9
 EMBED_K = 6
 # A scan of every entity embeds each one's text for its neighbours only up to this size.
 EMBED_FULL_LIMIT = 5000
-MIN_SCORE = 0.8
+# Pairs the learned model gives less are not kept (see ``duplicate_model.QUEUE_FLOOR``).
+MIN_SCORE = QUEUE_FLOOR
 CONTENT_WEIGHT = 0.9
+# Fact texts per entity averaged into its profile's vector.
+PROFILE_FACTS = 20
 _WORD = re.compile(r"\w+")
 
 Pair = tuple[str, str]
@@ -62,6 +73,8 @@ def pair_key(pair: Pair) -> str:
 class Candidates:
     evidence: dict[Pair, list[dict]] = field(default_factory=lambda: defaultdict(list))
     embedding_checked: int = 0
+    # The learned model's probability per pair, once ``_score`` ran.
+    scores: dict[Pair, float] = field(default_factory=dict)
 
     def add(self, a: str, b: str, item: dict, focus: set[str] | None) -> None:
         if a == b or (focus is not None and a not in focus and b not in focus):
@@ -71,7 +84,10 @@ class Candidates:
             found.append(item)
 
     def score(self, pair: Pair) -> float:
-        """The strongest evidence, raised a little by each other kind and shared facts."""
+        """The learned model's probability that the two are one entity; before the
+        pair is scored, the strongest evidence raised a little by each other kind."""
+        if pair in self.scores:
+            return self.scores[pair]
         items = self.evidence[pair]
         primary = [e["score"] for e in items if e["kind"] != "shared_facts"]
         if not primary:
@@ -123,13 +139,6 @@ def _alias_is_name(names: _Names, found: Candidates, focus: set[str] | None) -> 
             same_type = names.entities[other][1] == alias_type
             item = {"kind": "alias_is_name", "score": 0.95 if same_type else 0.85, "alias": alias}
             found.add(entity_id, other, item, focus)
-
-
-def content_words(name: str) -> str:
-    """A name without its abbreviations (titles, initials): "mr. a. pemberton" ->
-    "pemberton". A name of abbreviations only stays whole."""
-    words = [w for w in name.split() if not w.endswith(".") and len(w.strip(".,'")) > 2]
-    return " ".join(words) if words else name
 
 
 def _block_keys(norm: str, entity_type: str) -> set[tuple[str, str]]:
@@ -200,18 +209,147 @@ def _embedding_neighbours(
             progress(done)
 
 
-def _shared_facts(found: Candidates) -> None:
-    ids = sorted({pk for pair in found.evidence for pk in pair})
-    facts: dict[str, set[int]] = defaultdict(set)
+def _links(entity_ids: Iterable[str] | None) -> dict[int, set[str]]:
+    """Entities per active fact: of the given entities' facts, or of every fact."""
+    rows = EntityFact.objects.filter(fact__status=Fact.Status.ACTIVE)
+    by_fact: dict[int, set[str]] = defaultdict(set)
+    if entity_ids is None:
+        for fact_id, entity_id in rows.values_list("fact_id", "entity_id").iterator(10_000):
+            by_fact[fact_id].add(entity_id)
+        return by_fact
+    ids = sorted(set(entity_ids))
     for start in range(0, len(ids), 500):
-        for entity_id, fact_id in EntityFact.objects.filter(
-            entity_id__in=ids[start : start + 500]
-        ).values_list("entity_id", "fact_id"):
+        facts = rows.filter(entity_id__in=ids[start : start + 500]).values("fact_id")
+        for fact_id, entity_id in rows.filter(fact_id__in=facts).values_list(
+            "fact_id", "entity_id"
+        ):
+            by_fact[fact_id].add(entity_id)
+    return by_fact
+
+
+def _neighbours(by_fact: dict[int, set[str]]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = defaultdict(set)
+    for members in by_fact.values():
+        if len(members) > MAX_BLOCK:
+            continue  # a fact naming everything says nothing about any pair
+        for entity_id in members:
+            found[entity_id] |= members - {entity_id}
+    return found
+
+
+def _shared_neighbours(found: Candidates, focus: set[str] | None) -> None:
+    """Pairs of entities linked to the same other entity (one block per neighbour)."""
+    if focus is None:
+        by_fact = _links(None)
+    else:  # the focus, its neighbours, and the entities around those
+        near = _neighbours(_links(focus))
+        by_fact = _links(set(focus) | {n for ids in near.values() for n in ids})
+    around = _neighbours(by_fact)
+    blocks: dict[str, set[str]] = defaultdict(set)
+    for entity_id, neighbours in around.items():
+        for neighbour in neighbours:
+            blocks[neighbour].add(entity_id)
+    for members in blocks.values():
+        if not 2 <= len(members) <= MAX_BLOCK:
+            continue
+        if focus is not None and not members & focus:
+            continue
+        for a, b in combinations(sorted(members), 2):
+            found.add(a, b, {"kind": "shared_neighbours", "score": 0.0}, focus)
+
+
+def _profiles(names: _Names, ids: list[str]) -> dict[str, Profile]:
+    """What the model needs of each entity: names, type, facts, neighbours, and the mean
+    embedding of its facts' texts and its description (when an embedder is set)."""
+    aliases: dict[str, list[str]] = defaultdict(list)
+    wanted = set(ids)
+    for entity_id, _alias, norm, _type in names.aliases:
+        if entity_id in wanted:
+            aliases[entity_id].append(name_fold(norm))
+    by_fact = _links(ids)
+    around = _neighbours(by_fact)
+    facts: dict[str, set[int]] = defaultdict(set)
+    for fact_id, members in by_fact.items():
+        for entity_id in members & wanted:
             facts[entity_id].add(fact_id)
+    vectors = _profile_vectors(ids, facts)
+    return {
+        pk: Profile(
+            names=[name_fold(names.entities[pk][0]), *aliases[pk]],
+            type=names.entities[pk][1],
+            facts=facts[pk],
+            neighbours=around.get(pk, set()),
+            vector=vectors.get(pk),
+        )
+        for pk in ids
+        if pk in names.entities
+    }
+
+
+def _profile_vectors(ids: list[str], facts: dict[str, set[int]]) -> dict[str, np.ndarray]:
+    if not getattr(settings, "KGSITE_EMBEDDER", ""):
+        return {}
+    texts: dict[str, list[str]] = defaultdict(list)
+    for pk, description in (
+        Entity.objects.filter(pk__in=ids).exclude(description="").values_list("pk", "description")
+    ):
+        texts[pk].append(description)
+    fact_ids = sorted({f for pk in ids for f in sorted(facts[pk])[-PROFILE_FACTS:]})
+    fact_text = dict(Fact.objects.filter(pk__in=fact_ids).values_list("pk", "text"))
+    for pk in ids:
+        texts[pk] += [fact_text[f] for f in sorted(facts[pk])[-PROFILE_FACTS:] if f in fact_text]
+    flat = [(pk, t) for pk in ids for t in texts[pk]]
+    if not flat:
+        return {}
+    matrix = embed_texts([t for _pk, t in flat])
+    rows: dict[str, list[np.ndarray]] = defaultdict(list)
+    for (pk, _t), row in zip(flat, matrix, strict=True):
+        rows[pk].append(row)
+    return {pk: v for pk, r in rows.items() if (v := mean_vector(np.array(r))) is not None}
+
+
+def _score(names: _Names, found: Candidates) -> None:
+    """Score every pair with the learned model; add the evidence it rests on."""
+    ids = sorted({pk for pair in found.evidence for pk in pair if pk in names.entities})
+    profiles: dict[str, Profile] = {}
+    for start in range(0, len(ids), 2000):
+        profiles.update(_profiles(names, ids[start : start + 2000]))
+    scorer = model()
     for (a, b), items in found.evidence.items():
-        shared = len(facts[a] & facts[b])
+        if a not in profiles or b not in profiles:
+            continue
+        features = pair_features(profiles[a], profiles[b])
+        found.scores[(a, b)] = round(scorer.probability(features), 4)
+        items[:] = [e for e in items if e["kind"] not in _DERIVED]
+        shared = profiles[a].facts & profiles[b].facts
         if shared:
-            items.append({"kind": "shared_facts", "score": 0.0, "count": shared})
+            items.append({"kind": "shared_facts", "score": 0.0, "count": len(shared)})
+        common = profiles[a].neighbours & profiles[b].neighbours - {a, b}
+        if common:
+            shown = sorted(common, key=lambda n: names.entities.get(n, ("", ""))[0])[:3]
+            items.append(
+                {"kind": "shared_neighbours", "score": 0.0, "count": len(common), "names": shown}
+            )
+        if features["both_described"]:
+            items.append(
+                {"kind": "fact_similarity", "score": round(features["fact_similarity"], 4)}
+            )
+        if features["numbered_names"]:
+            items.append({"kind": "numbered_names", "score": 0.0})
+    _neighbour_names(found)
+
+
+def _neighbour_names(found: Candidates) -> None:
+    """Shared neighbours are shown by their display names (one query for the scan)."""
+    items = [e for found_items in found.evidence.values() for e in found_items]
+    ids = {n for e in items if e["kind"] == "shared_neighbours" for n in e.get("names", [])}
+    shown = dict(Entity.objects.filter(pk__in=ids).values_list("pk", "canonical_name"))
+    for e in items:
+        if e["kind"] == "shared_neighbours":
+            e["names"] = [shown.get(n, n) for n in e.get("names", [])]
+
+
+_DERIVED = {"shared_facts", "shared_neighbours", "fact_similarity", "numbered_names"}
 
 
 def duplicate_candidates(
@@ -228,5 +366,6 @@ def duplicate_candidates(
     _alias_is_name(names, found, focus)
     _similar_names(names, found, focus)
     _embedding_neighbours(names, found, focus, progress or (lambda _done: None))
-    _shared_facts(found)
+    _shared_neighbours(found, focus)
+    _score(names, found)
     return found

@@ -211,7 +211,7 @@ def _prefix(field: str, norm: str) -> Q:
 
 
 def entity_search(
-    *, q: str = "", type: str | None = None, limit: int = SEARCH_LIMIT
+    *, q: str = "", type: str | None = None, limit: int = SEARCH_LIMIT, candidates: bool = True
 ) -> list[Entity]:  # noqa: A002
     """Search as you type: entities whose name, a word of their name, or an alias starts
     with ``q`` (normalised as lookup normalises), best first: exact name, exact alias,
@@ -219,11 +219,12 @@ def entity_search(
 
     Every branch but the word-prefix one is an index range scan on ``name_norm`` or
     ``alias_norm``; the word-prefix one (a scan) runs only when the others found fewer
-    than ``limit``. An empty ``q`` lists by name.
+    than ``limit``. An empty ``q`` lists by name. ``candidates=False`` leaves out what
+    extraction proposed and no curator confirmed yet (they have their review queue).
     """
     norm = normalize(q) if isinstance(q, str) else ""
     entity_type = normalize_type(type) if type else None
-    base = Entity.objects.all()
+    base = Entity.objects.all() if candidates else Entity.objects.filter(candidate=False)
     if entity_type:
         base = base.filter(type=entity_type)
     if not norm:

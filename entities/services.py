@@ -211,10 +211,11 @@ def entity_create(
     name: str,
     type: str | None = None,  # noqa: A002
     description: str = "",
+    aliases: Iterable[str] = (),
     actor,
 ) -> Entity:
-    """A curator creates an entity by hand (the admin): an existing one is a conflict,
-    never silently reused."""
+    """A curator creates an entity by hand (the admin, the pages): an existing one is a
+    conflict, never silently reused. ``aliases`` are added with it, all or nothing."""
     plan = entity_check(name=name, type=type)
     try:
         with transaction.atomic():
@@ -229,11 +230,12 @@ def entity_create(
         raise Conflict(
             f"'{plan.display}' was just created by someone else", field="canonical_name"
         ) from None
+    added = [alias_add(entity=entity, alias=a, actor=None)[0].alias for a in aliases if a.strip()]
     audit(
         actor=actor,
         action="entity.create",
         target=entity,
-        payload={"name": plan.display, "type": plan.type},
+        payload={"name": plan.display, "type": plan.type, "aliases": added},
     )
     _entity_saved(entity.id)
     return entity
@@ -731,6 +733,8 @@ def fact_store(
         session_id=session_id,
     )
     _link_all(fact, subject, object_entity, entities)
+    if getattr(actor, "is_authenticated", False):  # a person or a token, not a machine
+        audit(actor=actor, action="fact.create", target=fact, payload={"text": display[:200]})
     hooks.fact_saved_fire(fact.id, "created")
     return FactStoreResult("created", fact)
 

@@ -2,18 +2,26 @@ from __future__ import annotations
 
 from django.urls import path
 
-from . import views
+from . import editing, views
 
 app_name = "entities"
 
 urlpatterns = [
     path("", views.entity_list, name="list"),
+    path("new", editing.entity_new, name="new"),
     path("merges/<int:merge_id>/undo", views.merge_undo, name="merge-undo"),
     path("duplicates/", views.duplicate_queue, name="duplicates"),
     path("duplicates/<int:suggestion_id>/dismiss", views.duplicate_dismiss, name="dismiss"),
+    path("duplicates/<int:suggestion_id>/undismiss", views.duplicate_undismiss, name="undismiss"),
+    path("facts/<int:fact_id>/", editing.fact_edit, name="fact"),
+    path("facts/<int:fact_id>/retract", editing.fact_retract, name="fact-retract"),
+    path("facts/<int:fact_id>/supersede", editing.fact_supersede, name="fact-supersede"),
     path("<str:entity_id>/", views.entity_detail, name="detail"),
+    path("<str:entity_id>/edit", editing.entity_edit, name="edit"),
+    path("<str:entity_id>/facts/add", editing.fact_add, name="fact-add"),
     path("<str:entity_id>/aliases/add", views.alias_add, name="alias-add"),
     path("<str:entity_id>/aliases/remove", views.alias_remove, name="alias-remove"),
+    path("<str:entity_id>/aliases/restore", editing.alias_restore, name="alias-restore"),
     path("<str:entity_id>/merge/candidates", views.merge_candidates, name="merge-candidates"),
     path("<str:entity_id>/merge/preview", views.merge_preview, name="merge-preview"),
     path("<str:entity_id>/merge", views.merge, name="merge"),

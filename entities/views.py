@@ -11,6 +11,8 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from kgsite.errors import DomainError, InvalidInput
@@ -24,7 +26,9 @@ from kgsite.pages import (
     render_page,
 )
 
-from . import confirmations, selectors, services
+from . import confirmations, curation, previews, selectors, services
+from .forms import EntityForm, FactForm, latest_entry
+from .graph.selectors import entity_graph
 from .models import DuplicateSuggestion, Entity, EntityMerge, Fact
 
 MERGE_ACTION = "entity.merge"
@@ -53,13 +57,15 @@ def entity_list(request):
     an HTMX request (typing in the search box) gets only the results."""
     q = request.GET.get("q", "")
     entity_type = request.GET.get("type", "")
-    results = selectors.entity_search(q=q, type=entity_type or None)
+    with_candidates = bool(request.GET.get("candidates"))
+    results = selectors.entity_search(q=q, type=entity_type or None, candidates=with_candidates)
     return render_page(
         request,
         "entities/list.html",
         {
             "q": q,
             "type": entity_type,
+            "with_candidates": with_candidates,
             # The type filter is not part of the results partial: no query for it.
             "types": [] if request.htmx else selectors.entity_types(),
             "results": results,
@@ -68,11 +74,27 @@ def entity_list(request):
     )
 
 
+NEIGHBOURS = 25
+
+
+def _edges_named(graph: dict) -> list[dict]:
+    labels = {n["id"]: n["label"] for n in graph["nodes"]}
+    return [
+        {
+            "source": labels.get(e["source"], ""),
+            "relation": e["relation"],
+            "target": labels.get(e["target"], ""),
+        }
+        for e in graph["edges"]
+    ]
+
+
 def _entity_context(request, entity: Entity, **extra) -> dict:
     data = selectors.entity_page_data(entity=entity)
     undo_problems = (
         services.merge_undo_problems(merge=data.undoable_merge) if data.undoable_merge else []
     )
+    graph = entity_graph(entity_id=entity.pk, depth=1, max_nodes=NEIGHBOURS)
     return {
         "entity": entity,
         "can_write": is_curator(request.user),
@@ -82,6 +104,17 @@ def _entity_context(request, entity: Entity, **extra) -> dict:
         "undoable_merge": data.undoable_merge,
         "undo_problems": undo_problems,
         "suggestions": data.suggestions,
+        "graph": graph if graph["edges"] else None,
+        "graph_edges": _edges_named(graph),
+        "edit_form": EntityForm(
+            initial={
+                "canonical_name": entity.canonical_name,
+                "type": entity.type,
+                "description": entity.description,
+            }
+        ),
+        "fact_form": FactForm(),
+        "types": selectors.entity_types(),
         **extra,
     }
 
@@ -91,22 +124,48 @@ def _entity_context(request, entity: Entity, **extra) -> dict:
 def entity_detail(request, entity_id: str):
     """The entity page; a merged-away id redirects to the entity that absorbed it."""
     try:
-        entity, _ = checked_get(request, Entity, entity_id)
+        entity, _w = checked_get(request, Entity, entity_id)
     except Http404:
         target = selectors.entity_redirect_target(entity_id=entity_id)
         if not target:
             raise
-        messages.info(request, f"{entity_id} was merged into this entity.")
+        messages.info(request, _("The entity you followed was merged into this one."))
         return redirect("entities:detail", entity_id=target)
     return render_page(request, "entities/detail.html", _entity_context(request, entity))
 
 
-def _aliases_response(request, entity: Entity, *, error: str = "", value: str = "", status=200):
+def aliases_response(
+    request, entity: Entity, *, error: str = "", value: str = "", removed: str = "", status=200
+):
     return render_page(
         request,
         "entities/detail.html",
-        _entity_context(request, entity, alias_error=error, alias_value=value),
+        _entity_context(
+            request, entity, alias_error=error, alias_value=value, removed_alias=removed
+        ),
         partial="entities/_aliases.html",
+        status=status,
+    )
+
+
+def facts_response(
+    request, entity: Entity, *, fact_form=None, added=None, retracted=None, error="", status=200
+):
+    """The facts card alone (after adding or retracting one), with the undo of what was
+    just done."""
+    undo = None
+    if added is not None:
+        undo = latest_entry(request.user, "fact.create", added)
+    elif retracted is not None:
+        undo = latest_entry(request.user, "fact.update", retracted)
+    extra = {"added": added, "retracted": retracted, "fact_undo": undo, "fact_error": error}
+    if fact_form is not None:
+        extra["fact_form"] = fact_form
+    return render_page(
+        request,
+        "entities/detail.html",
+        _entity_context(request, entity, **extra),
+        partial="entities/_facts.html",
         status=status,
     )
 
@@ -114,27 +173,28 @@ def _aliases_response(request, entity: Entity, *, error: str = "", value: str = 
 @require_POST
 @curator_required
 def alias_add(request, entity_id: str):
-    entity, _ = checked_get(request, Entity, entity_id, write=True)
+    entity, _w = checked_get(request, Entity, entity_id, write=True)
     alias = request.POST.get("alias", "")
     try:
         services.alias_add(entity=entity, alias=alias, actor=request.user)
     except DomainError as exc:
-        return _aliases_response(request, entity, error=exc.message, value=alias, status=400)
-    return _aliases_response(request, entity)
+        return aliases_response(request, entity, error=exc.message, value=alias, status=400)
+    return aliases_response(request, entity)
 
 
 @require_POST
 @curator_required
 def alias_remove(request, entity_id: str):
-    entity, _ = checked_get(request, Entity, entity_id, write=True)
+    entity, _w = checked_get(request, Entity, entity_id, write=True)
+    alias = request.POST.get("alias", "")
     try:
-        services.alias_remove(
-            entity=entity, alias=request.POST.get("alias", ""), actor=request.user
-        )
+        services.alias_remove(entity=entity, alias=alias, actor=request.user)
     except DomainError as exc:
-        return _aliases_response(request, entity, error=exc.message, status=400)
-    return _aliases_response(request, entity)
+        return aliases_response(request, entity, error=exc.message, status=400)
+    return aliases_response(request, entity, removed=alias)
 
+
+# --- merge ---------------------------------------------------------------------------------
 
 # --- merge ---------------------------------------------------------------------------------
 
@@ -143,7 +203,7 @@ def alias_remove(request, entity_id: str):
 @curator_required
 def merge_candidates(request, entity_id: str):
     """Entities to merge into this one, found as the search box finds them."""
-    entity, _ = checked_get(request, Entity, entity_id)
+    entity, _w = checked_get(request, Entity, entity_id)
     q = request.GET.get("q", "")
     found = [
         e for e in selectors.entity_search(q=q, limit=CANDIDATE_LIMIT + 1) if e.pk != entity.pk
@@ -156,20 +216,50 @@ def merge_candidates(request, entity_id: str):
 
 
 def _merge_request(request, entity_id: str) -> tuple[Entity, list[Entity], bool]:
-    survivor, _ = checked_get(request, Entity, entity_id, write=True)
+    survivor, _w = checked_get(request, Entity, entity_id, write=True)
     ids = [i for i in request.POST.getlist("duplicates") if i]
     if not ids:
-        raise InvalidInput("choose at least one entity to merge into this one", field="duplicates")
+        raise InvalidInput(
+            _("Choose at least one entity to merge into this one."), field="duplicates"
+        )
     duplicates = list(Entity.objects.filter(pk__in=ids))
     missing = sorted(set(ids) - {d.pk for d in duplicates})
     if missing:
         raise InvalidInput(
-            f"no entity with id '{missing[0]}' (merged or deleted?)", field="duplicates"
+            _("One of the chosen entities no longer exists (merged or deleted?)."),
+            field="duplicates",
         )
     return survivor, duplicates, bool(request.POST.get("allow_cross_type"))
 
 
 _TARGET = re.compile(r"[a-z0-9-]{1,40}")
+UNTYPED = gettext_lazy("untyped")
+
+
+def cross_type_message(survivor: Entity, duplicates: list[Entity]) -> str:
+    """The cross-type refusal as a person reads it (the API names its parameter)."""
+    others = [d for d in duplicates if d.type != survivor.type]
+    names = ", ".join(f"“{d.canonical_name}” ({d.type or UNTYPED})" for d in others)
+    return _(
+        "%(names)s is not of the same type as “%(survivor)s” (%(type)s). Merge only if "
+        "they are really the same thing: the merged entity stays a %(type)s."
+    ) % {"names": names, "survivor": survivor.canonical_name, "type": survivor.type or UNTYPED}
+
+
+def _merge_error(request, entity_id: str, exc: DomainError) -> HttpResponse:
+    message = exc.message
+    if exc.code == "cross_type":
+        survivor = Entity.objects.filter(pk=entity_id).first()
+        duplicates = list(Entity.objects.filter(pk__in=request.POST.getlist("duplicates")))
+        if survivor is not None:
+            message = cross_type_message(survivor, duplicates)
+    return _preview_response(
+        request,
+        entity_id,
+        error=message,
+        cross_type=exc.code == "cross_type",
+        duplicate_ids=request.POST.getlist("duplicates"),
+    )
 
 
 def _preview_response(request, entity_id: str, **context) -> HttpResponse:
@@ -188,7 +278,8 @@ def _preview_response(request, entity_id: str, **context) -> HttpResponse:
 @require_POST
 @curator_required
 def merge_preview(request, entity_id: str):
-    """What merging the chosen entities into this one would move; writes nothing."""
+    """What merging the chosen entities into this one would move, side by side; writes
+    nothing."""
     try:
         survivor, duplicates, cross = _merge_request(request, entity_id)
         outcome = services.entity_merge(
@@ -199,40 +290,41 @@ def merge_preview(request, entity_id: str):
             preview=True,
         )
     except DomainError as exc:
-        return _preview_response(
-            request,
-            entity_id,
-            error=exc.message,
-            cross_type=exc.code == "cross_type",
-            duplicate_ids=request.POST.getlist("duplicates"),
-        )
+        return _merge_error(request, entity_id, exc)
     return _preview_response(
         request,
         entity_id,
         plan=outcome.plan.as_dict(),
+        sides=previews.merge_sides(outcome.plan),
         duplicate_ids=[d.pk for d in duplicates],
         allow_cross_type=cross,
+        suggestion=request.POST.get("suggestion", ""),
     )
 
 
 @require_POST
 @curator_required
 def merge(request, entity_id: str):
+    """Merge; from the entity page go to the survivor, from the duplicate queue stay in
+    the queue with the pair marked merged (and its undo)."""
     try:
         survivor, duplicates, cross = _merge_request(request, entity_id)
         outcome = services.entity_merge(
             survivor=survivor, duplicates=duplicates, actor=request.user, allow_cross_type=cross
         )
     except DomainError as exc:
-        return _preview_response(
-            request,
-            entity_id,
-            error=exc.message,
-            cross_type=exc.code == "cross_type",
-            duplicate_ids=request.POST.getlist("duplicates"),
-        )
+        return _merge_error(request, entity_id, exc)
+    suggestion_id = request.POST.get("suggestion", "")
+    if request.htmx and suggestion_id.isdigit():
+        suggestion = DuplicateSuggestion.objects.filter(pk=int(suggestion_id)).first()
+        if suggestion is not None:
+            return _suggestion_response(request, suggestion, merge=outcome.merge)
     names = ", ".join(f"“{d.canonical_name}”" for d in duplicates)
-    messages.success(request, f"Merged {names} into “{survivor.canonical_name}”.")
+    messages.success(
+        request,
+        _("Merged %(names)s into “%(survivor)s”.")
+        % {"names": names, "survivor": survivor.canonical_name},
+    )
     url = reverse("entities:detail", args=[outcome.plan.survivor.pk])
     if request.htmx:
         response = HttpResponse(status=204)
@@ -248,13 +340,22 @@ def _undo_merge(merge_obj: EntityMerge, actor) -> None:
 @require_POST
 @curator_required
 def merge_undo(request, merge_id: int):
-    merge_obj, _ = checked_get(request, selectors.merge_list(), merge_id, write=True)
+    merge_obj, _w = checked_get(request, selectors.merge_list(), merge_id, write=True)
+    suggestion_id = request.POST.get("suggestion", "")
     try:
         _undo_merge(merge_obj, request.user)
     except DomainError as exc:
-        messages.error(request, exc.message)
+        error = exc.message
     else:
-        messages.success(request, "Merge undone: the merged entities are back as they were.")
+        error = ""
+    if request.htmx and suggestion_id.isdigit():
+        suggestion = DuplicateSuggestion.objects.filter(pk=int(suggestion_id)).first()
+        if suggestion is not None:
+            return _suggestion_response(request, suggestion, error=error, undone=not error)
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, _("Merge undone: the merged entities are back as they were."))
     if merge_obj.survivor_id:
         return redirect("entities:detail", entity_id=merge_obj.survivor_id)
     return redirect("entities:list")
@@ -269,7 +370,7 @@ QUEUE_PAGE_SIZE = 25
 @curator_required
 def duplicate_queue(request):
     """Likely duplicate pairs with their evidence, best first: merge (after a preview)
-    or dismiss; a dismissed pair never comes back."""
+    or dismiss, each in place with its undo; a dismissed pair never comes back."""
     page = Paginator(selectors.duplicate_suggestions_pending(), QUEUE_PAGE_SIZE).get_page(
         request.GET.get("page")
     )
@@ -280,10 +381,21 @@ def duplicate_queue(request):
     )
 
 
+def _suggestion_response(request, suggestion, *, error="", status=None, **extra):
+    suggestion = selectors.duplicate_suggestion_get(suggestion_id=suggestion.pk)
+    return render_page(
+        request,
+        "entities/duplicates.html",
+        {"s": suggestion, "error": error, "can_write": True, **extra},
+        partial="entities/_suggestion.html",
+        status=status or (409 if error else 200),
+    )
+
+
 @require_POST
 @curator_required
 def duplicate_dismiss(request, suggestion_id: int):
-    suggestion, _ = checked_get(
+    suggestion, _w = checked_get(
         request, selectors.duplicate_suggestions_pending(), suggestion_id, write=True
     )
     error = ""
@@ -291,13 +403,19 @@ def duplicate_dismiss(request, suggestion_id: int):
         suggestion = services.duplicate_dismiss(suggestion=suggestion, actor=request.user)
     except DomainError as exc:
         error = exc.message
-    return render_page(
-        request,
-        "entities/duplicates.html",
-        {"s": suggestion, "error": error, "can_write": True},
-        partial="entities/_suggestion.html",
-        status=409 if error else 200,
-    )
+    return _suggestion_response(request, suggestion, error=error)
+
+
+@require_POST
+@curator_required
+def duplicate_undismiss(request, suggestion_id: int):
+    suggestion, _w = checked_get(request, DuplicateSuggestion, suggestion_id, write=True)
+    error = ""
+    try:
+        suggestion = curation.duplicate_undismiss(suggestion=suggestion, actor=request.user)
+    except DomainError as exc:
+        error = exc.message
+    return _suggestion_response(request, suggestion, error=error)
 
 
 # --- undo from the audit log -----------------------------------------------------------

@@ -8,9 +8,9 @@ class IntegrityConfig(AppConfig):
 
     def ready(self) -> None:
         """Widen fact_store's duplicate check, check every new fact in the background, and
-        add the contradiction pages to the dashboard, the bell and the audit trail."""
+        plug the contradiction pages into the dashboard, the bell and the curators' log."""
         from entities import hooks
-        from kgsite.pages import dashboard_panel, undo_action
+        from kgsite.pages import audit_action, audit_target, dashboard_panel, undo_action
         from notifications.views import notification_page
 
         from . import services, tasks, views
@@ -21,3 +21,6 @@ class IntegrityConfig(AppConfig):
         dashboard_panel(views.HOME_PANEL)
         notification_page("contradiction", views.contradiction_page)
         undo_action(views.RESOLUTION_UNDO)
+        audit_target("integrity.contradiction", views.describe_contradictions)
+        for action, label in views.AUDIT_LABELS.items():
+            audit_action(action, label)

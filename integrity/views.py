@@ -9,9 +9,13 @@ import re
 
 from django.core.paginator import Paginator
 from django.http import HttpRequest
+from django.shortcuts import render
 from django.urls import reverse
+from django.utils.text import Truncator
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
+from entities import hooks
 from kgsite.errors import DomainError
 from kgsite.models import AuditEntry
 from kgsite.pages import Panel, UndoAction, checked_get, curator_required, render_page
@@ -22,6 +26,7 @@ from . import selectors, services
 from .models import Contradiction
 
 INBOX_PAGE_SIZE = 20
+EVIDENCE_ENTITIES = 2
 RESOLVE_ACTION = "contradiction.resolve"
 _TOKEN = re.compile(r"\w+|[^\w\s]+|\s+")
 
@@ -46,6 +51,19 @@ def urgency(contradiction: Contradiction) -> str:
     return services.contradiction_urgency(contradiction.confidence)
 
 
+def _fact_side(fact) -> dict:
+    """A fact's entities (with links) and where books speak of them: the first
+    mention of each entity, defining places first (``hooks.entity_mentions_read``)."""
+    links = sorted(fact.entity_facts.all(), key=lambda link: (link.role, link.entity_id))
+    entities = [link.entity for link in links]
+    evidence = []
+    for entity in entities[:EVIDENCE_ENTITIES]:
+        for group in hooks.entity_mentions_read(entity.pk)[:1]:
+            for mention in group["mentions"][:1]:
+                evidence.append({"entity": entity, "title": group["title"], **mention})
+    return {"entities": entities, "evidence": evidence}
+
+
 def _card(contradiction: Contradiction, *, error: str = "", note: str = "") -> dict:
     runs_a, runs_b = differing_words(contradiction.fact_a.text, contradiction.fact_b.text)
     return {
@@ -53,18 +71,26 @@ def _card(contradiction: Contradiction, *, error: str = "", note: str = "") -> d
         "urgency": urgency(contradiction),
         "runs_a": runs_a,
         "runs_b": runs_b,
+        "side_a": _fact_side(contradiction.fact_a),
+        "side_b": _fact_side(contradiction.fact_b),
         "error": error,
         "note": note if error else contradiction.note,
         "resolutions": Contradiction.Resolution,
     }
 
 
+def _with_entities(qs):
+    return qs.prefetch_related("fact_a__entity_facts__entity", "fact_b__entity_facts__entity")
+
+
 @require_GET
 @curator_required
 def inbox(request):
     """Open contradictions, most urgent (most confident) first, oldest first within."""
-    open_ones = selectors.contradiction_list(status=Contradiction.Status.OPEN).order_by(
-        "-confidence", "created_at", "id"
+    open_ones = _with_entities(
+        selectors.contradiction_list(status=Contradiction.Status.OPEN).order_by(
+            "-confidence", "created_at", "id"
+        )
     )
     page = Paginator(open_ones, INBOX_PAGE_SIZE).get_page(request.GET.get("page"))
     return render_page(
@@ -77,8 +103,18 @@ def inbox(request):
 @require_GET
 @curator_required
 def detail(request, contradiction_id: int):
-    contradiction, _ = checked_get(request, selectors.contradiction_list(), contradiction_id)
+    contradiction, _w = checked_get(
+        request, _with_entities(selectors.contradiction_list()), contradiction_id
+    )
     return render_page(request, "integrity/detail.html", {"card": _card(contradiction)})
+
+
+@require_GET
+@curator_required
+def open_count(request):
+    """The inbox's count of open contradictions, polled while the inbox is open."""
+    count = selectors.contradiction_list(status=Contradiction.Status.OPEN).count()
+    return render(request, "integrity/_count.html", {"open_count": count})
 
 
 def _card_response(request, contradiction, *, error="", note="", status=200):
@@ -97,7 +133,7 @@ def _card_response(request, contradiction, *, error="", note="", status=200):
 @require_POST
 @curator_required
 def resolve(request, contradiction_id: int):
-    contradiction, _ = checked_get(
+    contradiction, _w = checked_get(
         request, selectors.contradiction_list(), contradiction_id, write=True
     )
     note = request.POST.get("note", "")
@@ -117,7 +153,7 @@ def resolve(request, contradiction_id: int):
 @require_POST
 @curator_required
 def undo(request, contradiction_id: int):
-    contradiction, _ = checked_get(
+    contradiction, _w = checked_get(
         request, selectors.contradiction_list(), contradiction_id, write=True
     )
     try:
@@ -172,6 +208,24 @@ def _resolution_undoable(entry: AuditEntry) -> bool:
 def _resolution_undo(entry: AuditEntry, actor) -> None:
     contradiction = selectors.contradiction_get(contradiction_id=int(entry.target_id))
     services.contradiction_undo(contradiction=contradiction, actor=actor)
+
+
+AUDIT_LABELS = {
+    "contradiction.resolve": gettext_lazy("resolved the contradiction"),
+    "contradiction.undo": gettext_lazy("reopened the contradiction"),
+}
+
+
+def describe_contradictions(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
+    ids = [int(e.target_id) for e in entries if e.target_id.isdigit()]
+    found = Contradiction.objects.select_related("fact_a", "fact_b").in_bulk(ids)
+    out = {}
+    for entry in entries:
+        c = found.get(int(entry.target_id)) if entry.target_id.isdigit() else None
+        if c is not None:
+            name = f"{Truncator(c.fact_a.text).chars(50)} / {Truncator(c.fact_b.text).chars(50)}"
+            out[entry.pk] = (name, reverse("integrity:detail", args=[c.pk]))
+    return out
 
 
 RESOLUTION_UNDO = UndoAction(

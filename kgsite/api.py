@@ -93,7 +93,20 @@ def _first_field(detail: Any) -> tuple[str | None, str]:
     return None, str(detail)
 
 
+# Error messages and field names are cut here: no answer repeats a client's megabyte.
+MAX_ERROR_MESSAGE_CHARS = 1000
+MAX_ERROR_FIELD_CHARS = 200
+
+
+def _cut(text: str | None, limit: int) -> str | None:
+    if text is None or len(text) <= limit:
+        return text
+    return text[: limit - 3] + "..."
+
+
 def error_body(code: str, message: str, field: str | None = None, **extra: Any) -> dict:
+    message = _cut(message, MAX_ERROR_MESSAGE_CHARS) or ""
+    field = _cut(field, MAX_ERROR_FIELD_CHARS)
     return {"error": {"code": code, "message": message, "field": field, **extra}}
 
 
@@ -103,7 +116,9 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     from rest_framework.views import exception_handler as drf_exception_handler
 
     if isinstance(exc, DomainError):
-        return Response(exc.as_dict(), status=exc.status)
+        body = exc.as_dict()
+        body["error"].update(error_body(exc.code, exc.message, exc.field)["error"])
+        return Response(body, status=exc.status)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):

@@ -8,7 +8,11 @@ class KgsiteConfig(AppConfig):
     def ready(self) -> None:
         from django.urls import register_converter
 
+        from kgsite import fields
         from kgsite.converters import IdConverter
+
+        # Text fields take strings only; choice errors name the allowed values.
+        fields.install()
 
         # <id:...> in every app's API routes: a numeric id that fits a 64-bit column.
         register_converter(IdConverter, "id")

@@ -13,7 +13,10 @@ Pages live with the app whose data they show (``<app>/views.py``, ``<app>/urls.p
   (this package imports no app);
 - ``render_page``: the whole page, or only its swappable partial for an HTMX request;
 - ``undo_action``: apps say how an audited action of theirs is undone, so the audit
-  log offers an undo button without knowing the app.
+  log offers an undo button without knowing the app;
+- ``audit_target`` and ``audit_action``: apps say what an audit row's target is called
+  and where its page is, and what their actions are called, so the log shows names and
+  links ("edited “Ada Lovelace”") instead of model labels and ids.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from django.db import models
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext_lazy
 
 from .errors import DomainError
 from .models import AuditEntry
@@ -156,3 +160,64 @@ def undo_for(entry: AuditEntry) -> UndoAction | None:
     if action is None or not action.available(entry):
         return None
     return action
+
+
+# --- names and links in the audit log ---------------------------------------------------
+
+# (entries of one target type) -> {entry id: (name, url or "")}
+Describe = Callable[[list[AuditEntry]], dict[int, tuple[str, str]]]
+_describers: dict[str, Describe] = {}
+_action_labels: dict[str, Any] = {}
+
+
+def audit_target(target_type: str, describe: Describe) -> Describe:
+    """Say how rows about ``target_type`` ("entities.entity") are named and linked; call
+    from ``ready()``. ``describe`` gets a page's rows of that type at once (one query)."""
+    _describers[target_type] = describe
+    return describe
+
+
+def audit_action(action: str, label) -> None:
+    """Name an audited action for people ("entity.update" -> "edited"); a lazy string."""
+    _action_labels[action] = label
+
+
+def audit_action_label(action: str) -> str:
+    return str(_action_labels.get(action, action.replace("_", " ").replace(".", ": ")))
+
+
+def audit_action_labels() -> dict[str, str]:
+    return {action: str(label) for action, label in _action_labels.items()}
+
+
+UNKNOWN_TARGET = gettext_lazy("something since deleted")
+
+
+def audit_rows(entries, *, can_write: bool) -> list[dict]:
+    """Audit entries as the log shows them: the action in words, the target's name and
+    link (from the owning app's describer), the summary undo repeats, and whether this
+    user can undo it."""
+    entries = list(entries)
+    by_type: dict[str, list[AuditEntry]] = {}
+    for entry in entries:
+        by_type.setdefault(entry.target_type, []).append(entry)
+    names: dict[int, tuple[str, str]] = {}
+    for target_type, group in by_type.items():
+        describe = _describers.get(target_type)
+        if describe is not None:
+            names.update(describe(group))
+    rows = []
+    for entry in entries:
+        name, url = names.get(entry.pk, ("", ""))
+        label = audit_action_label(entry.action)
+        rows.append(
+            {
+                "entry": entry,
+                "label": label,
+                "name": name,
+                "url": url,
+                "summary": f"{label} “{name}”" if name else label,
+                "undo": can_write and undo_for(entry) is not None,
+            }
+        )
+    return rows

@@ -1,50 +1,87 @@
-"""The pages every app shares: the dashboard (panels from each app) and the audit log."""
+"""The pages every app shares: the dashboard (panels from each app), the audit log, the
+error pages, the favicon and the offline ReDoc script."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+from pathlib import Path
 from urllib.parse import urlencode
 
 from django.contrib import messages
+from django.contrib.staticfiles import finders
 from django.core.paginator import Paginator
-from django.shortcuts import get_object_or_404, redirect
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
 
 from .errors import DomainError
 from .models import AuditEntry
-from .pages import curator_required, dashboard_panels, is_curator, render_page, undo_for
+from .pages import (
+    audit_action_label,
+    audit_action_labels,
+    audit_rows,
+    curator_required,
+    dashboard_panels,
+    is_curator,
+    render_page,
+    undo_for,
+)
 
 RECENT_ACTIONS = 10
 AUDIT_PAGE_SIZE = 50
 
 
-def _audit_rows(entries, *, can_write: bool) -> list[dict]:
-    return [{"entry": e, "undo": can_write and undo_for(e) is not None} for e in entries]
+def _panels(request) -> list[dict]:
+    return [
+        {"template": panel.template, "context": panel.context(request)}
+        for panel in dashboard_panels()
+    ]
 
 
 @require_GET
 @curator_required
 def home(request):
-    """The dashboard: one panel per app that registered one, and recent curator actions."""
-    panels = [
-        {"template": panel.template, "context": panel.context(request)}
-        for panel in dashboard_panels()
-    ]
+    """The dashboard: one panel per app that registered one, and recent curator actions.
+    Its counts refresh by themselves (``dashboard_panels``, polled)."""
     recent = AuditEntry.objects.select_related("actor")[:RECENT_ACTIONS]
     return render_page(
         request,
         "home.html",
-        {"panels": panels, "recent": _audit_rows(recent, can_write=False)},
+        {"panels": _panels(request), "recent": audit_rows(recent, can_write=False)},
     )
 
 
 @require_GET
 @curator_required
+def dashboard_counts(request):
+    """The dashboard's panels alone: what the page polls while it is open."""
+    return render(request, "_panels.html", {"panels": _panels(request)})
+
+
+def _audit_filters(request) -> dict[str, str]:
+    return {
+        key: request.GET.get(key, "").strip()
+        for key in ("action", "target")
+        if request.GET.get(key, "").strip()
+    }
+
+
+@require_GET
+@curator_required
 def audit_log(request):
-    """Who did what and when, newest first, with undo where the action supports it."""
+    """Who did what and when, newest first, with names and links to what was touched, and
+    undo where the action supports it."""
+    filters = _audit_filters(request)
     entries = AuditEntry.objects.select_related("actor")
-    action = request.GET.get("action", "").strip()
-    if action:
-        entries = entries.filter(action=action)
+    if "action" in filters:
+        entries = entries.filter(action=filters["action"])
+    if "target" in filters:
+        entries = entries.filter(target_id=filters["target"])
     page = Paginator(entries, AUDIT_PAGE_SIZE).get_page(request.GET.get("page"))
     actions = AuditEntry.objects.order_by("action").values_list("action", flat=True).distinct()
     return render_page(
@@ -52,27 +89,76 @@ def audit_log(request):
         "audit/log.html",
         {
             "page": page,
-            "rows": _audit_rows(page.object_list, can_write=is_curator(request.user)),
-            "actions": list(actions),
-            "action": action,
-            "query": urlencode({"action": action}) if action else "",
+            "rows": audit_rows(page.object_list, can_write=is_curator(request.user)),
+            "actions": [(a, audit_action_label(a)) for a in actions],
+            "action": filters.get("action", ""),
+            "target": filters.get("target", ""),
+            "query": urlencode(filters),
+            "labels": audit_action_labels(),
         },
         partial="audit/_rows.html",
     )
 
 
+def _back(request, fallback: str) -> str:
+    """Where a form asks to go back to (the page it was on, filters included), if ours."""
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return fallback
+
+
 @require_POST
 @curator_required
 def audit_undo(request, entry_id: int):
+    """Undo one action from the log; the answer says in words what was undone, and the
+    log comes back with the filters it had."""
     entry = get_object_or_404(AuditEntry, pk=entry_id)
     action = undo_for(entry)
+    what = audit_rows([entry], can_write=False)[0]["summary"]
     if action is None:
-        messages.error(request, f"“{entry.action}” #{entry.pk} cannot be undone (any more).")
+        messages.error(request, _("“%(what)s” cannot be undone any more.") % {"what": what})
     else:
         try:
             action.undo(entry, request.user)
         except DomainError as exc:
             messages.error(request, exc.message)
         else:
-            messages.success(request, f"Undone: {entry.action} #{entry.pk}.")
-    return redirect("audit")
+            messages.success(request, _("Undone: %(what)s.") % {"what": what})
+    return redirect(_back(request, reverse("audit")))
+
+
+# --- error pages, favicon, offline API docs -----------------------------------------------
+
+
+def permission_denied(request, exception=None):
+    return render(request, "403.html", status=403)
+
+
+@require_GET
+@cache_control(max_age=86400, public=True)
+def favicon(request):
+    """Browsers ask for /favicon.ico whatever the page links: send them to ours."""
+    return redirect(static("favicon.svg"), permanent=True)
+
+
+REDOC_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"
+
+
+@lru_cache(maxsize=1)
+def _redoc_source() -> bytes:
+    found = finders.find("drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js")
+    if not found:
+        raise Http404("ReDoc is not installed")
+    text = Path(found).read_text(encoding="utf-8")
+    # ReDoc draws its maker's logo from a CDN on every docs page: ours is served here.
+    return text.replace(REDOC_LOGO, static("favicon.svg")).encode("utf-8")
+
+
+@require_GET
+@cache_control(max_age=86400, public=True)
+def redoc_script(request):
+    """The sidecar's ReDoc bundle without the one request it makes to a CDN."""
+    return HttpResponse(_redoc_source(), content_type="application/javascript")

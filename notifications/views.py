@@ -10,8 +10,10 @@ from collections.abc import Callable
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from entities.models import Entity, EntityFact
 from kgsite.errors import DomainError, InvalidInput, NotFound
 from kgsite.pages import curator_required
 
@@ -30,6 +32,16 @@ def notification_page(type: str, link: PageLink) -> PageLink:  # noqa: A002
     return link
 
 
+def _fact_ids(notification: Notification) -> list[int]:
+    payload = notification.payload if isinstance(notification.payload, dict) else {}
+    ids = []
+    for key in ("fact_a", "fact_b"):
+        brief = payload.get(key)
+        if isinstance(brief, dict) and isinstance(brief.get("id"), int):
+            ids.append(brief["id"])
+    return ids
+
+
 def page_link(notification: Notification) -> str:
     make = _page_links.get(notification.type)
     if make is not None:
@@ -38,7 +50,33 @@ def page_link(notification: Notification) -> str:
         except (KeyError, TypeError, ValueError):
             pass  # a payload without the id the page needs: fall back to the stored link
     link = notification.link or ""
-    return "" if link.startswith("/api/") else link
+    if link.startswith("/api/"):
+        facts = _fact_ids(notification)  # a pair of facts to check: the newer one's page
+        return reverse("entities:fact", args=[facts[-1]]) if facts else ""
+    return link
+
+
+SUBJECTS_PER_ITEM = 3
+
+
+def notification_subjects(notifications: list[Notification]) -> dict[int, list[Entity]]:
+    """The entities each notification is about (those of the facts it names), so the
+    bell says what an alert concerns and links there; one query for the panel."""
+    wanted = {n.pk: _fact_ids(n) for n in notifications}
+    links = EntityFact.objects.filter(
+        fact_id__in={i for ids in wanted.values() for i in ids}
+    ).select_related("entity")
+    by_fact: dict[int, list[Entity]] = {}
+    for link in links.order_by("role", "entity_id"):
+        by_fact.setdefault(link.fact_id, []).append(link.entity)
+    subjects: dict[int, list[Entity]] = {}
+    for pk, ids in wanted.items():
+        seen: dict[str, Entity] = {}
+        for fact_id in ids:
+            for entity in by_fact.get(fact_id, []):
+                seen.setdefault(entity.pk, entity)
+        subjects[pk] = list(seen.values())[:SUBJECTS_PER_ITEM]
+    return subjects
 
 
 def _banner(user) -> Notification | None:
@@ -53,19 +91,28 @@ def badge(request):
     """The unread count (polled every 10 s), with the HIGH banner swapped out of band."""
     counts = selectors.notification_unread_count(user=request.user)
     high = _banner(request.user)
+    about = notification_subjects([high]).get(high.pk, []) if high else []
     return render(
         request,
         "notifications/_badge.html",
-        {"counts": counts, "high": high, "high_link": page_link(high) if high else ""},
+        {
+            "counts": counts,
+            "high": high,
+            "high_link": page_link(high) if high else "",
+            "high_about": about,
+        },
     )
 
 
 def _panel_context(request, error: str = "") -> dict:
     pending = selectors.notification_pending(user=request.user, limit=20)
+    subjects = notification_subjects([n for items in pending.values() for n in items])
     groups = [
         {
             "urgency": urgency,
-            "items": [{"n": n, "link": page_link(n)} for n in items],
+            "items": [
+                {"n": n, "link": page_link(n), "about": subjects.get(n.pk, [])} for n in items
+            ],
         }
         for urgency, items in pending.items()
     ]

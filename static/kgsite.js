@@ -1,27 +1,38 @@
-// kgsite: keyboard shortcuts for the contradiction inbox (1-4 resolve the current card,
-// u undoes, j/k move between cards). Everything else on the pages is plain htmx.
+// kgsite: the little the pages need beyond htmx, in a static file (no inline scripts or
+// handlers, so a strict Content-Security-Policy holds):
+// - keyboard shortcuts for the contradiction inbox (1-4 resolve the current card, u undoes,
+//   j/k move between cards); the card acted on stays current after its swap;
+// - the bell panel reloads when the polled unread count changes;
+// - "check all" boxes of the candidate review queue.
 (function () {
   "use strict";
+  var lastCard = null;  // the id of the card the last shortcut acted on
   function cards() { return Array.from(document.querySelectorAll("[data-shortcuts] .contradiction")); }
   function current() {
     var all = cards();
     return all.find(function (c) { return c.classList.contains("current"); }) ||
+      (lastCard && document.getElementById(lastCard)) ||
       all.find(function (c) { return c.classList.contains("open"); }) || all[0];
   }
   function focus(card) {
     cards().forEach(function (c) { c.classList.remove("current"); });
-    if (card) { card.classList.add("current"); card.scrollIntoView({ block: "nearest" }); }
+    if (card) {
+      card.classList.add("current");
+      lastCard = card.id;
+      card.scrollIntoView({ block: "nearest" });
+    }
   }
   document.addEventListener("click", function (event) {
     var card = event.target.closest && event.target.closest("[data-shortcuts] .contradiction");
     if (card) { focus(card); }
   });
-  document.addEventListener("htmx:afterSwap", function (event) {
-    var card = event.detail.target && event.detail.target.closest ? event.detail.target : null;
-    var swapped = card && card.id ? document.getElementById(card.id) : null;
-    if (swapped && swapped.classList.contains("contradiction")) {
-      focus(swapped);
-      var bad = swapped.querySelector('[aria-invalid="true"]');
+  // htmx:load fires on the new element itself once it is in the page (afterSwap of an
+  // outerHTML swap fires on the old, detached one): the swapped card becomes current.
+  document.addEventListener("htmx:load", function (event) {
+    var elt = event.detail && event.detail.elt;
+    if (elt && elt.classList && elt.classList.contains("contradiction") && elt.id === lastCard) {
+      focus(elt);
+      var bad = elt.querySelector('[aria-invalid="true"]');
       if (bad) { bad.focus(); }
     }
   });
@@ -45,5 +56,27 @@
       focus(card);
       button.click();
     }
+  });
+
+  // The bell: the badge is polled; when its count changes the open panel reloads.
+  var lastCount = null;
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var badge = document.querySelector("#bell-badge .badge");
+    if (!badge || !event.detail || !event.detail.elt || event.detail.elt.id !== "bell-badge") { return; }
+    var count = badge.getAttribute("data-count");
+    if (lastCount !== null && count !== lastCount && window.htmx) {
+      window.htmx.trigger(document.body, "kg:bell-changed");
+    }
+    lastCount = count;
+  });
+
+  // "All on this page" boxes: data-check-all="<name of the boxes>".
+  document.addEventListener("change", function (event) {
+    var name = event.target.getAttribute && event.target.getAttribute("data-check-all");
+    if (!name) { return; }
+    var form = event.target.form || document;
+    form.querySelectorAll('input[type="checkbox"][name="' + name + '"]').forEach(function (box) {
+      box.checked = event.target.checked;
+    });
   });
 })();

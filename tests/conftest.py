@@ -86,3 +86,13 @@ def vector_dir(request, tmp_path, settings):
 def restart() -> None:
     """What a new process sees: only the files on disk."""
     vector_service.vector_indexes_reset()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Throttle counters (bad API tokens per address) live in the cache: no test sees
+    another's. Login failures (django-axes) are rows, rolled back with the test."""
+    yield
+    from django.core.cache import cache
+
+    cache.clear()

@@ -12,6 +12,7 @@ import io
 import re
 import warnings
 
+from books.formats.archive import lost_text, zip_check
 from kgsite.errors import InvalidInput
 
 _DROP = ("script", "style", "noscript", "template", "nav", "svg", "head")
@@ -42,8 +43,13 @@ def html_to_markdown(markup: bytes | str) -> str:
     return _BLANKS.sub("\n\n", "\n".join(lines)).strip() + "\n"
 
 
-def epub_to_markdown(data: bytes) -> str:
-    """Every document of the EPUB's reading order (its spine), as one Markdown text."""
+def epub_to_markdown(data: bytes, problems: list[str] | None = None) -> str:
+    """Every document of the EPUB's reading order (its spine), as one Markdown text.
+
+    The archive's sizes are checked first (``zip_check``); a document whose text did not
+    all come through is named in ``problems``.
+    """
+    zip_check(data, what="EPUB")
     try:
         from ebooklib import ITEM_DOCUMENT, epub  # deferred: only EPUB books need it
 
@@ -63,7 +69,12 @@ def epub_to_markdown(data: bytes) -> str:
         seen.add(item.get_id())
         if isinstance(item, epub.EpubNav):
             continue  # the table of contents repeats every heading
-        markdown = html_to_markdown(item.get_content()).strip()
+        # The bytes as stored: ebooklib's get_content() parses them again with libxml2,
+        # which drops a text node over 10 MB without a word (a 150 MB one left 9 chars).
+        markdown = html_to_markdown(item.content).strip()
+        lost = lost_text(item.content, markdown, name=item.file_name)
+        if lost and problems is not None:
+            problems.append(lost)
         if markdown:
             parts.append(markdown)
     return "\n\n".join(parts) + "\n" if parts else ""

@@ -800,10 +800,15 @@ def extract_entities_batch(
     if longest >= nlp.max_length:
         nlp.max_length = longest + 1
     results: list[list[DetectedEntity]] = []
-    docs = nlp.pipe(texts, batch_size=batch_size, n_process=n_process)
-    for text, hits, doc in zip(texts, known, docs, strict=True):
-        unknown = _unknown_from_doc(doc, text, hits, gazetteer, allowed)
-        results.append(sorted(hits + unknown, key=lambda d: (d.start, d.end)) if unknown else hits)
+    # Token strings first seen in these texts are freed with the zone (spaCy would keep
+    # them for the process's life: memory grew with every new word a worker read).
+    with nlp.memory_zone():
+        docs = nlp.pipe(texts, batch_size=batch_size, n_process=n_process)
+        for text, hits, doc in zip(texts, known, docs, strict=True):
+            unknown = _unknown_from_doc(doc, text, hits, gazetteer, allowed)
+            results.append(
+                sorted(hits + unknown, key=lambda d: (d.start, d.end)) if unknown else hits
+            )
     return results
 
 

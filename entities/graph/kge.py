@@ -18,6 +18,7 @@ import numpy as np
 from kgsite.vectors.index import Key, register_kind
 
 from .models import KGEModel
+from .transe import distance
 
 ENTITY_KIND = "kge_entities"
 RELATION_KIND = "kge_relations"
@@ -81,17 +82,19 @@ class LoadedModel:
         self.calibration = Calibration.from_dict(row.thresholds)
         self.functional: dict[str, bool] = dict(row.metrics.get("functional", {}))
         self.dim = int(self.entities.shape[1]) if self.entities.size else int(row.dim)
+        # Models stored before the setting existed were trained with L2.
+        self.norm = int(row.settings.get("norm", 2))
 
     def score(self, head: str, relation: str, tail: str) -> float:
         h = self.entities[self.entity_index[head]]
         r = self.relations[self.relation_index[relation]]
         t = self.entities[self.entity_index[tail]]
-        return -float(np.linalg.norm(h + r - t))
+        return -float(distance(h + r - t, self.norm))
 
     def relation_scores(self, head: str, tail: str) -> np.ndarray:
         """Score of (head, r, tail) for every relation r, in ``relation_names`` order."""
         diff = self.entities[self.entity_index[tail]] - self.entities[self.entity_index[head]]
-        return -np.linalg.norm(self.relations - diff[None, :], axis=1)
+        return -distance(self.relations - diff[None, :], self.norm)
 
     def query(self, entity: str, relation: str, outgoing: bool) -> np.ndarray:
         """Where the answers should lie: h + r for tails, t - r for heads."""
@@ -104,9 +107,8 @@ class LoadedModel:
         if not ids:
             return {}
         rows = self.entities[[self.entity_index[i] for i in ids]]
-        return dict(
-            zip(ids, (-np.linalg.norm(rows - query[None, :], axis=1)).tolist(), strict=True)
-        )
+        scores = -distance(rows - query[None, :], self.norm)
+        return dict(zip(ids, scores.tolist(), strict=True))
 
     # --- vectors-room kinds ---------------------------------------------------------------
 

@@ -270,8 +270,8 @@ def _nearest(model, entity_id, relation, outgoing, entity_type, top_k) -> dict[s
         if not filter_ids:
             return {}
     hits = search_vector(kge.ENTITY_KIND, query, top_k * OVERFETCH + 1, filter_ids=filter_ids)
-    # The index ranks by cosine, which ranks as the distance does (unit entity vectors);
-    # the answer carries the exact TransE score.
+    # The index ranks by cosine: as the L2 distance does (unit entity vectors), close to
+    # the L1 distance; the over-fetched candidates carry the exact TransE score.
     return model.distances(query, [str(key) for key, _cos in hits])
 
 

@@ -134,23 +134,38 @@ def calibrate(pos: np.ndarray, neg: np.ndarray) -> dict[str, float]:
 
 
 def _platt(pos: np.ndarray, neg: np.ndarray) -> tuple[float, float]:
-    """Logistic regression on one feature, by Newton's method (two parameters)."""
-    x = np.concatenate([pos, neg])
+    """Logistic regression on one feature, by damped Newton's method (two parameters).
+
+    The scores are standardised first and each step is halved until the loss falls:
+    plain Newton from (1, 0) diverges when the scores lie far from 0 (L1 distances of
+    64 dimensions are several units)."""
+    x_raw = np.concatenate([pos, neg])
+    mu, sd = float(x_raw.mean()), float(x_raw.std()) or 1.0
+    x = (x_raw - mu) / sd
     y = np.concatenate([np.ones(len(pos)), np.zeros(len(neg))])
     # Platt's targets keep the fit finite when the two sets are separable.
     y = np.where(y == 1, (len(pos) + 1) / (len(pos) + 2), 1 / (len(neg) + 2))
+
+    def loss(a: float, b: float) -> float:
+        z = np.clip(a * x + b, -50, 50)
+        return float(np.sum(np.logaddexp(0, z) - y * z))
+
     a, b = 1.0, 0.0
-    for _ in range(50):
+    current = loss(a, b)
+    for _ in range(100):
         p = 1 / (1 + np.exp(-np.clip(a * x + b, -50, 50)))
         g = np.array([np.sum((p - y) * x), np.sum(p - y)])
         w = p * (1 - p) + 1e-9
         hess = np.array([[np.sum(w * x * x), np.sum(w * x)], [np.sum(w * x), np.sum(w)]])
-        hess += 1e-6 * np.eye(2)
-        step = np.linalg.solve(hess, g)
-        a, b = a - step[0], b - step[1]
-        if np.abs(step).max() < 1e-8:
+        step = np.linalg.solve(hess + 1e-6 * np.eye(2), g)
+        scale = 1.0
+        while scale > 1e-6 and loss(a - scale * step[0], b - scale * step[1]) > current:
+            scale /= 2
+        a, b = a - scale * step[0], b - scale * step[1]
+        previous, current = current, loss(a, b)
+        if np.abs(scale * step).max() < 1e-8 or previous - current < 1e-12:
             break
-    return float(a), float(b)
+    return float(a / sd), float(b - a * mu / sd)
 
 
 def _name_init(entity_ids: list[str], dim: int, seed: int) -> np.ndarray:
@@ -236,10 +251,12 @@ def _train_into(row: KGEModel, init_names: bool, valid_fraction: float, progress
     neg = _corrupt(held, known, n_e, n_r, cfg.seed)
     if not len(neg):
         neg = _corrupt(graph.triples, known, n_e, n_r, cfg.seed)
-    thresholds = calibrate(triple_scores(ent, rel, held), triple_scores(ent, rel, neg))
+    p = cfg.norm
+    thresholds = calibrate(triple_scores(ent, rel, held, p), triple_scores(ent, rel, neg, p))
+    sample = valid[:CALIBRATION_MAX]
     metrics = {
-        "valid": rank_metrics(ent, rel, valid[:CALIBRATION_MAX], known, n_r) if len(valid) else {},
-        "train_sample": rank_metrics(ent, rel, train[:2000], known, n_r),
+        "valid": rank_metrics(ent, rel, sample, known, n_r, p) if len(valid) else {},
+        "train_sample": rank_metrics(ent, rel, train[:2000], known, n_r, p),
         "epochs": result.epochs,
         "seconds": round(result.seconds, 3),
         "calibrated_on": "valid" if held is valid else "all",

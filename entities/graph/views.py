@@ -22,12 +22,18 @@ def entity_graph_page(request: HttpRequest, entity_id: str) -> HttpResponse:
     except ValueError:
         depth, max_nodes = 1, 60
     graph = selectors.entity_graph(entity_id=entity.pk, depth=depth, max_nodes=max_nodes)
+    labels = {n["id"]: n["label"] for n in graph["nodes"]}
+    edges = [
+        {**e, "source": labels.get(e["source"], ""), "target": labels.get(e["target"], "")}
+        for e in graph["edges"]
+    ]
     return render(
         request,
         "entities/graph.html",
         {
             "entity": entity,
             "graph": graph,
+            "edges": edges,
             "depth": depth,
             "max_nodes": max_nodes,
             "depths": range(1, selectors.GRAPH_DEPTH_MAX + 1),

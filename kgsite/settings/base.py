@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE as CSP_NONCE
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -42,12 +44,15 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.humanize",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_q",
     "django_htmx",
+    "axes",
+    "csp",
     "kgsite",
     "entities",
     "books",
@@ -59,13 +64,20 @@ MIDDLEWARE = [
     # First: every answer under /api/ is the JSON error shape, whatever DEBUG says.
     "kgsite.middleware.ApiErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # The Content-Security-Policy header on every answer (CONTENT_SECURITY_POLICY below).
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The pages speak the language the curator chose (the switch in the header), else
+    # the browser's; the API's JSON messages stay English.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "kgsite.urls"
@@ -111,11 +123,40 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# --- Login throttling (django-axes) and bad-token throttling (kgsite.auth) --------------
+# A login at /accounts/login/ or /admin/login/ is refused for KGSITE_LOGIN_COOLOFF_MINUTES
+# after KGSITE_LOGIN_FAILURE_LIMIT failures for one user name (from anywhere) or from one
+# address (for any name); each failure during the lockout starts it again. The admin's
+# "Access attempts" page lists them and its "Unlock" action clears them.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out login early
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("KGSITE_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("KGSITE_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counted on its own
+# Not on success: a success would also clear the address's failures for other names.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "kgsite.auth.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "kgsite.auth.client_ip"
+AXES_VERBOSE = False
+# Proxies in front of the server that append to X-Forwarded-For (a TLS proxy: 1). With 0
+# the address is REMOTE_ADDR; behind a proxy that would be the proxy's, for everyone.
+KGSITE_PROXY_COUNT = env_int("KGSITE_PROXY_COUNT", 0)
+# Bad API tokens (Authorization: Token ...) from one address within the window: the
+# address then gets 429 with Retry-After on every token for the lockout's length.
+KGSITE_TOKEN_FAILURE_LIMIT = env_int("KGSITE_TOKEN_FAILURE_LIMIT", 20)
+KGSITE_TOKEN_FAILURE_WINDOW_SECONDS = env_int("KGSITE_TOKEN_FAILURE_WINDOW_SECONDS", 900)
+KGSITE_TOKEN_LOCKOUT_SECONDS = env_int("KGSITE_TOKEN_LOCKOUT_SECONDS", 900)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("it", "Italiano")]
+# Compiled catalogues (.mo) are committed beside their .po: a fresh clone needs no gettext.
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -126,6 +167,14 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("KGSITE_MAX_REQUEST_BYTES", 2_621_440)
 DATA_UPLOAD_MAX_NUMBER_FIELDS = env_int("KGSITE_MAX_REQUEST_FIELDS", 1000)
 # A book upload (POST /api/v1/books/).
 KGSITE_MAX_UPLOAD_BYTES = env_int("KGSITE_MAX_UPLOAD_BYTES", 50 * 1024 * 1024)
+# A compressed upload (an EPUB is a ZIP archive), checked before anything is expanded
+# (books/formats/archive.py): one file inside, all of them, and how many times they
+# expand (the archive as a whole, and each file of 1 MiB or more). Over a cap: 400, or a
+# failed job naming the limit.
+KGSITE_ARCHIVE_MAX_ENTRY_BYTES = env_int("KGSITE_ARCHIVE_MAX_ENTRY_BYTES", 16 * 1024 * 1024)
+KGSITE_ARCHIVE_MAX_TOTAL_BYTES = env_int("KGSITE_ARCHIVE_MAX_TOTAL_BYTES", 128 * 1024 * 1024)
+KGSITE_ARCHIVE_MAX_RATIO = env_float("KGSITE_ARCHIVE_MAX_RATIO", 100.0)
+KGSITE_ARCHIVE_MAX_ENTRIES = env_int("KGSITE_ARCHIVE_MAX_ENTRIES", 10_000)
 # Caps on one request's work, documented in the schema.
 KGSITE_MAX_DESCRIPTION_CHARS = env_int("KGSITE_MAX_DESCRIPTION_CHARS", 10_000)
 KGSITE_MAX_ALIASES_PER_REQUEST = env_int("KGSITE_MAX_ALIASES_PER_REQUEST", 100)
@@ -134,6 +183,47 @@ KGSITE_MAX_EXTRACT_CHARS = env_int("KGSITE_MAX_EXTRACT_CHARS", 20_000)
 # Reads need an authenticated user unless this opens them (a public knowledge base).
 # Notifications stay with their recipients whatever it says.
 KGSITE_PUBLIC_READ = env_bool("KGSITE_PUBLIC_READ", False)
+
+# --- Content-Security-Policy (django-csp), on every page of every profile ---------------
+# Scripts and styles from this site only; an inline <script> or <style> needs the page's
+# nonce ({{ request.csp_nonce }}); style attributes are refused (pages set sizes through
+# classes, or from kgsite.js through the DOM). Two libraries insert one fixed <style>
+# each, allowed by its hash: htmx's indicator rules and vis-network's (the graph page).
+# The API documentation pages (Swagger UI, ReDoc) add inline styles of their own and get
+# 'unsafe-inline' styles for those two pages only (kgsite/urls.py).
+CSP_STYLE_HASHES = [
+    # htmx 2: .htmx-indicator rules (htmx.config.includeIndicatorStyles)
+    "'sha256-faU7yAF8NxuMTNEwVmBz+VcYeIoBQ2EMHW3WaVxCvnk='",
+    # vis-network 10.1.5 (static/vendor): its seven stylesheets (tooltip, navigation,
+    # manipulation, configurator, colour picker...), each inserted empty then filled
+    *(
+        f"'sha256-{digest}='"
+        for digest in (
+            "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU",  # the empty <style> first
+            "4cgFR0//m8/eHo2G/esYsuZetUHlzCUWYM59sfgE9zY",
+            "IY7YKNHjbzQ1NfAKrBZvBZohgXMtxrqB9PaqhAaT3vg",
+            "OutIf5hnp68ctx4ThtV5J02g5HTJ5bbu/hkNfqVXWWo",
+            "QE7TOEDW7YIlMzvUUnm8boDWeNBN7PBbaaYJjnp34WI",
+            "QuPewnJYr+SnQiTnCNHFBw99ExTsz9f8w5320PimEPw",
+            "gGUn/VMBXCeWm86qX/pOf+4ZDSbe0JcaXXb4rJjw1mA",
+            "uepMTym1NwItBa/XV6ef6fQobLL0A0CNVDM5km5L+nQ",
+        )
+    ),
+]
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", CSP_NONCE],
+        "style-src": ["'self'", CSP_NONCE, *CSP_STYLE_HASHES],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
@@ -145,7 +235,7 @@ LOGOUT_REDIRECT_URL = "login"
 # --- API -----------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "kgsite.auth.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["kgsite.api.CuratorWriteOrReadOnly"],
@@ -164,6 +254,7 @@ REST_FRAMEWORK = {
         # Only on views that name a throttle_scope: extract, search, suggest.
         "rest_framework.throttling.ScopedRateThrottle",
     ],
+    "NUM_PROXIES": env_int("KGSITE_PROXY_COUNT", 0) or None,
     "DEFAULT_THROTTLE_RATES": {
         "anon": env("KGSITE_THROTTLE_ANON", "600/min"),
         "user": env("KGSITE_THROTTLE_USER", "6000/min"),
@@ -245,6 +336,8 @@ KGSITE_EMBED_BF16: bool | None = (
     if env("KGSITE_EMBED_BF16", "auto").strip().lower() == "auto"
     else env_bool("KGSITE_EMBED_BF16")
 )
+# Where kgsite.vectors.onnx keeps its ONNX export of the bundled model (made on first use).
+KGSITE_ONNX_DIR = Path(env("KGSITE_ONNX_DIR", str(DATA_DIR / "onnx")))
 KGSITE_VECTOR_DIR = Path(env("KGSITE_VECTOR_DIR", str(DATA_DIR / "vectors")))
 # hnswlib: files under KGSITE_VECTOR_DIR (one host); pgvector: tables in PostgreSQL.
 KGSITE_VECTOR_BACKEND = env("KGSITE_VECTOR_BACKEND", "hnswlib").strip().lower()

@@ -1,6 +1,10 @@
 """Browser tests: Debian's Chromium driven by Playwright against pytest-django's live
-server. Nothing downloads a browser: ``make chromium`` installs the distribution
-package, and Playwright is launched with its ``executable_path``.
+server. Nothing downloads a browser: ``make test-e2e`` installs the distribution
+package (asking apt as root), and Playwright is launched with its ``executable_path``.
+
+Without the browser, ``make test`` leaves these tests out with one line saying so; when
+they are asked for (``KGSITE_E2E=1``: ``make test-e2e``, CI) a missing browser fails the
+run instead of passing it quietly.
 
 Each test saves a full-page screenshot when it fails (its path is printed in the report).
 """
@@ -17,6 +21,34 @@ from tests.conftest import curators_group
 
 CHROMIUM = os.environ.get("KGSITE_CHROMIUM", "/usr/bin/chromium")
 PASSWORD = "e2e-curator-pass"
+ASKED = os.environ.get("KGSITE_E2E", "") == "1"
+_LEFT_OUT = pytest.StashKey[str]()
+
+
+def _no_browser() -> str:
+    """Why the browser tests cannot run here, or "" when they can."""
+    if Path(CHROMIUM).exists() or shutil.which(CHROMIUM):
+        return ""
+    return f"no browser at {CHROMIUM} (Debian's chromium package; `make test-e2e` installs it)"
+
+
+def pytest_collection_modifyitems(config, items):
+    missing = _no_browser()
+    browser_tests = [item for item in items if item.get_closest_marker("e2e")]
+    if not missing or not browser_tests:
+        return
+    if ASKED:
+        raise pytest.UsageError(f"KGSITE_E2E=1 asks for the browser tests, but {missing}")
+    # One line for all of them rather than a SKIPPED line per test.
+    items[:] = [item for item in items if not item.get_closest_marker("e2e")]
+    config.hook.pytest_deselected(items=browser_tests)
+    config.stash[_LEFT_OUT] = f"{len(browser_tests)} browser tests: {missing}"
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    left_out = config.stash.get(_LEFT_OUT, "")
+    if left_out:
+        terminalreporter.write_line(f"SKIPPED {left_out}", yellow=True)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -31,8 +63,9 @@ def browser():
     """One browser per module. Playwright's sync API keeps an event loop running in the
     test thread while it is open, so it closes with the module: later tests (asyncio,
     Django's async-safety checks) must not find a loop or the flag below left behind."""
-    if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
-        pytest.skip(f"no Chromium at {CHROMIUM}: run `make chromium` (Debian's chromium package)")
+    missing = _no_browser()
+    if missing:
+        pytest.skip(missing)
     sync_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[dev]'")
     # The ORM calls the tests make to set up data are synchronous and safe in this thread.
     before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")

@@ -94,7 +94,7 @@ def test_resolve_a_contradiction_reached_from_the_bell(page, live_server, e2e_cu
     expect(card.get_by_role("alert")).to_contain_text("note")
     page.locator("h1").click()
     page.keyboard.press("2")  # keep the second fact
-    expect(card).to_contain_text("Resolved: Keep Second")
+    expect(card).to_contain_text("Resolved: Keep second")
     expect(page.locator("#bell-badge .badge")).to_have_text("0")
     older.refresh_from_db()
     assert older.status == "superseded"
@@ -122,7 +122,7 @@ def test_upload_a_book_and_watch_it_reach_done(page, live_server, e2e_curator, t
 
     job = page.locator(".job")
     expect(job).to_have_attribute("data-status", "done")
-    expect(job.get_by_role("progressbar")).to_have_attribute("aria-valuenow", "100")
+    expect(job.get_by_role("progressbar")).to_have_attribute("value", "100")
     job.get_by_role("link", name=re.compile("Harbour Notes")).click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Harbour Notes")
     expect(page.locator(".chapters")).to_contain_text("Lighthouses")

@@ -64,18 +64,54 @@ def test_load_gazetteer_missing_file_and_bad_rows(tmp_path):
 def test_seed_demo_creates_a_curator_and_sample_data():
     out = run("seed_demo")
     assert "password 'curator-demo'" in out
+    assert out.startswith("Sample data loaded:") and "8 facts, 2 books" in out
     assert Fact.objects.count() >= 5
-    again = run("seed_demo")
-    assert "0 sample facts stored" in again
     from django.contrib.auth.models import User
 
     assert User.objects.get(username="curator").has_perm("entities.curate")
-    from books.models import Book, Mention
+    from books.models import Mention
 
-    assert Book.objects.count() == 2  # re-running skipped the unchanged books
     blinded = Mention.objects.filter(entity__name_norm="blinded")
     assert blinded.filter(mention_type="defines").count() == 1
     assert blinded.filter(mention_type="references").exists()  # spells mention it
+
+
+def _seeded_state() -> dict:
+    from books.models import Book, IngestJob
+
+    return {
+        "entities": Entity.objects.count(),
+        "aliases": Alias.objects.count(),
+        "facts": list(Fact.objects.order_by("id").values_list("id", "confirmations", "confidence")),
+        "books": list(Book.objects.order_by("id").values_list("id", "content_hash")),
+        "jobs": IngestJob.objects.count(),
+    }
+
+
+def test_seed_demo_a_second_run_adds_nothing():
+    """``make run`` seeds on every start: no more jobs, books, facts or confirmations."""
+    run("seed_demo")
+    first = _seeded_state()
+    again = run("seed_demo")
+    assert _seeded_state() == first
+    assert again.splitlines() == [
+        "Sample data already loaded: nothing added.",
+        "Demo curator 'curator' already exists (password unchanged)",
+    ]
+
+
+def test_seed_demo_completes_a_partial_seed_and_keeps_retractions():
+    run("seed_demo", "--no-books")
+    from books.models import Book
+
+    assert Book.objects.count() == 0
+    retracted = Fact.objects.order_by("id").first()
+    Fact.objects.filter(pk=retracted.pk).update(status=Fact.Status.RETRACTED)
+    facts = Fact.objects.count()
+    out = run("seed_demo")
+    assert Book.objects.count() == 2 and "2 books" in out and "0 facts" in out
+    assert Fact.objects.count() == facts  # the retracted sample fact is not stored again
+    assert Fact.objects.get(pk=retracted.pk).status == Fact.Status.RETRACTED
 
 
 def test_load_gazetteer_problems_are_one_readable_line(tmp_path):

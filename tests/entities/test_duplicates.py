@@ -110,7 +110,7 @@ def test_embedding_neighbours_are_evidence():
 
 
 def test_scan_stores_pending_pairs_best_first():
-    short, _ = entity_store(name="Mr. Pemberton", type="person")
+    short, _ = entity_store(name="Arthur Pembertn", type="person")
     full, _ = entity_store(name="Arthur Pemberton", type="person")
     town, _ = entity_store(name="Vellmar Crossing", type="place")
     station, _ = entity_store(name="Vellmar Crossing", type="station")
@@ -136,7 +136,7 @@ def test_dismissed_pairs_stay_dismissed(curator):
 
 
 def test_merging_marks_the_pair_merged_and_a_rescan_leaves_it(curator):
-    short, _ = entity_store(name="Mr. Pemberton", type="person")
+    short, _ = entity_store(name="Arthur Pembertn", type="person")
     full, _ = entity_store(name="Arthur Pemberton", type="person")
     scan()
     entity_merge(survivor=full, duplicates=[short], actor=curator)
@@ -183,7 +183,7 @@ def test_ingestion_queues_a_scan_of_the_new_entities(django_capture_on_commit_ca
     known, _ = entity_store(name="Arthur Pemberton", type="person")
     with django_capture_on_commit_callbacks(execute=True):
         result = entities_ensure(
-            drafts=[EntityDraft(name="Mr. Pemberton", type="person")], source="a test book"
+            drafts=[EntityDraft(name="Arthur Pembertn", type="person")], source="a test book"
         )
     # The queue runs jobs inline in tests: the scan is done once the ingestion commits.
     scan_row = DuplicateScan.objects.get()
@@ -218,3 +218,43 @@ def test_the_command_scans_and_refuses_unknown_ids():
     assert "1 pairs found, 1 new" in out.getvalue()
     with pytest.raises(CommandError, match="no entity with id 'nope'"):
         call_command("find_duplicates", "nope")
+
+
+def _triple(subject, predicate, obj, text):
+    fact_store(text=text, subject=subject, predicate=predicate, object_entity=obj)
+
+
+def test_a_duplicate_under_another_name_is_found_by_its_facts_and_neighbours():
+    """Two names with little in common, the same machine and the same colleague: the
+    shared neighbours put the pair in a block and the learned scorer keeps it."""
+    first, _ = entity_store(name="Ada Lovelace", type="person")
+    second, _ = entity_store(name="Augusta Ada King", type="person")
+    engine, _ = entity_store(name="Analytical Engine", type="work")
+    colleague, _ = entity_store(name="Charles Babbage", type="person")
+    _triple(first, "wrote_about", engine, "Ada Lovelace wrote the notes on the Analytical Engine")
+    _triple(first, "worked_with", colleague, "Ada Lovelace worked with Charles Babbage")
+    _triple(
+        second,
+        "translated",
+        engine,
+        "Augusta Ada King translated the paper on the Analytical Engine",
+    )
+    _triple(second, "wrote_to", colleague, "Augusta Ada King wrote letters to Charles Babbage")
+    found = duplicate_candidates()
+    pair = pair_of(first.pk, second.pk)
+    items = {item["kind"]: item for item in found.evidence[pair]}
+    assert items["shared_neighbours"]["count"] == 2
+    assert found.score(pair) >= services.DUPLICATE_MIN_SCORE
+    scan()
+    assert duplicate_suggestions_pending().filter(pair_key=pair_key(pair)).exists()
+
+
+def test_numbered_names_do_not_rank_high():
+    first, _ = entity_store(name="file1.txt", type="format")
+    second, _ = entity_store(name="file2.txt", type="format")
+    found = duplicate_candidates()
+    pair = pair_of(first.pk, second.pk)
+    assert found.score(pair) < 0.1
+    assert {"kind": "numbered_names", "score": 0.0} in found.evidence[pair]
+    scan()
+    assert not duplicate_suggestions_pending().exists()

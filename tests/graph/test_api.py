@@ -214,3 +214,20 @@ def test_a_curator_queues_training_and_the_job_records_the_model(api, curator_ap
     listed = api.get("/api/v1/kge/models").json()["results"]
     assert [m["id"] for m in listed] == [row.pk]
     assert curator_api.post("/api/v1/kge/models", {"dim": 4}, format="json").status_code == 400
+
+
+def test_a_model_stored_before_the_norm_setting_keeps_scoring_with_l2(api, team_world):
+    """Models trained before L1 became the default carry no "norm": validate must go on
+    scoring them with the L2 distance they were trained with."""
+    row = KGEModel.objects.get(good=True)
+    assert row.settings["norm"] == 1
+    person = team_world["people"][(1, 2)]
+    body = {"subject": person.pk, "predicate": "works at", "object": "Corvanta"}
+    l1_score = api.post("/api/v1/kge/validate", body, format="json").json()["transe_score"]
+    settings = dict(row.settings)
+    del settings["norm"]
+    KGEModel.objects.filter(pk=row.pk).update(settings=settings)
+    kge.model_forget()
+    l2_score = api.post("/api/v1/kge/validate", body, format="json").json()["transe_score"]
+    assert l2_score != pytest.approx(l1_score)
+    assert -l2_score <= -l1_score  # ||x||_2 <= ||x||_1

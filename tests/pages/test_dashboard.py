@@ -18,14 +18,17 @@ def test_the_dashboard_counts_and_shows_recent_curator_actions(curator_client, c
         assert f"</span> {label}" in html, label
     assert "pending duplicate suggestions</a>" in html
     assert '<span class="n">1</span> entities' in html
-    assert "alias.add" in html and "curator" in html
+    # In words, with the entity's name and a link to its page (not a model label and id).
+    assert "added an alias to" in html and "curator" in html
+    assert f'<a href="/entities/{holmes.pk}/">Sherlock Holmes</a>' in html
+    assert "entities.entity" not in html
 
 
 def test_the_audit_log_filters_by_action(curator_client, curator):
     entity, _ = entity_store(name="Ada Lovelace", type="person", actor=curator)
     alias_add(entity=entity, alias="Countess", actor=curator)
     html = curator_client.get("/audit/", {"action": "alias.add"}, **HTMX).content.decode()
-    assert "<html" not in html and "alias.add" in html
-    assert "entity.create" not in html and "entity.store" not in html
+    assert "<html" not in html and "added an alias to" in html and "Ada Lovelace" in html
+    assert "created" not in html
     full = curator_client.get("/audit/").content.decode()
     assert '<option value="alias.add"' in full

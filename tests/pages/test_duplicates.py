@@ -33,7 +33,7 @@ def test_the_queue_shows_each_pair_with_its_evidence(curator_client, pair):
     html = curator_client.get(reverse("entities:duplicates")).content.decode()
     assert f'id="suggestion-{suggestion.pk}"' in html
     assert "Marie Curie" in html and "M. Curie" in html
-    assert "alias_is_name" in html  # why it was suggested
+    assert "alias “M. Curie” is the other" in html  # why it was suggested, in words
     assert "1 pending" in html
 
 

@@ -3,6 +3,8 @@ preview and an undo."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -58,7 +60,8 @@ def test_aliases_are_added_and_removed_inline(curator_client, holmes):
     assert b"The Great Detective" in response.content
     url = reverse("entities:alias-remove", args=[holmes.pk])
     response = curator_client.post(url, {"alias": "Mr. Holmes"}, **HTMX)
-    assert b"Mr. Holmes" not in response.content
+    assert b'class="chip">Mr. Holmes' not in response.content
+    assert b"Removed the alias" in response.content  # with its undo
     assert sorted(holmes.aliases.values_list("alias", flat=True)) == ["The Great Detective"]
 
 
@@ -105,10 +108,12 @@ def test_merge_errors_are_shown_inline(curator_client):
     place, _ = entity_store(name="Hopper Island", type="place")
     url = reverse("entities:merge-preview", args=[survivor.pk])
     response = curator_client.post(url, {}, **HTMX)
-    assert response.status_code == 400 and b"choose at least one" in response.content
+    assert response.status_code == 400 and b"Choose at least one" in response.content
     response = curator_client.post(url, {"duplicates": [place.pk]}, **HTMX)
     assert response.status_code == 400
-    assert b"allow_cross_type" in response.content or b"across types" in response.content
+    # Said to a person, not with the API's parameter name.
+    assert b"allow_cross_type" not in response.content.split(b"<form")[0]
+    assert b"not of the same type" in response.content
     response = curator_client.post(url, {"duplicates": [place.pk], "allow_cross_type": "1"}, **HTMX)
     assert response.status_code == 200 and b"Confirm merge" in response.content
 
@@ -141,10 +146,15 @@ def test_a_merge_is_undone_from_the_audit_log(curator_client):
         reverse("entities:merge", args=[survivor.pk]), {"duplicates": [duplicate.pk]}
     )
     audit = curator_client.get("/audit/").content.decode()
-    assert "entity.merge" in audit and "Undo" in audit
-    entry = audit.split('action="/audit/')[1].split("/")[0]
-    response = curator_client.post(reverse("audit-undo", args=[int(entry)]), follow=True)
-    assert b"Undone: entity.merge" in response.content
+    assert "merged into" in audit and "Undo" in audit
+    entry = re.search(r'action="/audit/(\d+)/undo"', audit).group(1)
+    response = curator_client.post(
+        reverse("audit-undo", args=[int(entry)]), {"next": "/audit/?action=entity.merge"}
+    )
+    assert response["Location"] == "/audit/?action=entity.merge"  # the filter is kept
+    response = curator_client.get(response["Location"])
+    assert "Undone: merged into “Grace Hopper”.".encode() in response.content
+    assert b"#" + entry.encode() not in response.content
     assert Entity.objects.filter(pk=duplicate.pk).exists()
     # Undone once: no second undo button for that entry.
     assert f'action="/audit/{entry}/undo"' not in curator_client.get("/audit/").content.decode()

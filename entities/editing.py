@@ -1,0 +1,247 @@
+"""Curator pages that write: create and edit entities, add, edit, retract and supersede
+facts, take back a removed alias. Each form posts to one service; a ``DomainError``
+comes back as the error of the field it names, and a saved change offers its undo (the
+audit row's, ``kgsite.pages.undo_action``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time
+
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from kgsite.errors import DomainError
+from kgsite.pages import checked_get, curator_required, form_error, render_page
+
+from . import curation, selectors, services
+from .forms import EntityForm, FactEditForm, FactForm, latest_entry
+from .models import Entity, Fact
+from .views import aliases_response, facts_response
+
+UNDO_TAG = "undo:{}"
+
+
+def _saved(request, text: str, action: str, target) -> None:
+    entry = latest_entry(request.user, action, target)
+    tags = UNDO_TAG.format(entry.pk) if entry else ""
+    messages.success(request, text, extra_tags=tags)
+
+
+def _to_datetime(value: date | None) -> datetime | None:
+    return datetime.combine(value, time.min, tzinfo=UTC) if value else None
+
+
+# --- entities --------------------------------------------------------------------------
+
+
+def _form_page(request, template: str, context: dict, *, status: int = 200):
+    return render_page(
+        request, template, {"types": selectors.entity_types(), **context}, status=status
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@curator_required
+def entity_new(request):
+    """A new entity by hand: name, type, description and aliases at once."""
+    form = EntityForm(request.POST or None, initial={"canonical_name": request.GET.get("name", "")})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            entity = services.entity_create(
+                name=data["canonical_name"],
+                type=data["type"],
+                description=data["description"],
+                aliases=form.alias_list(),
+                actor=request.user,
+            )
+        except DomainError as exc:
+            field = "aliases" if exc.field == "alias" else exc.field
+            form.add_error(None, form_error(exc, form.fields, field))
+        else:
+            messages.success(request, _("Created “%(name)s”.") % {"name": entity.canonical_name})
+            return redirect("entities:detail", entity_id=entity.pk)
+    status = 400 if form.errors else 200
+    return _form_page(request, "entities/new.html", {"form": form}, status=status)
+
+
+@require_POST
+@curator_required
+def entity_edit(request, entity_id: str):
+    """Rename, retype or describe an entity from its page (the head swaps in place)."""
+    entity, _w = checked_get(request, Entity, entity_id, write=True)
+    form = EntityForm(request.POST)
+    form.fields["aliases"].required = False
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            services.entity_update(
+                entity=entity,
+                actor=request.user,
+                canonical_name=data["canonical_name"],
+                type=data["type"],
+                description=data["description"],
+            )
+        except DomainError as exc:
+            form.add_error(None, form_error(exc, form.fields))
+    if form.errors:
+        entity.refresh_from_db()
+        return render_page(
+            request,
+            "entities/_head.html",
+            {"entity": entity, "can_write": True, "edit_form": form, "types": []},
+            status=400,
+        )
+    _saved(
+        request, _("Saved “%(name)s”.") % {"name": entity.canonical_name}, "entity.update", entity
+    )
+    return _back_to_entity(request, entity.pk)
+
+
+def _back_to_entity(request, entity_id: str):
+    url = reverse("entities:detail", args=[entity_id])
+    if request.htmx:
+        response = redirect(url)
+        response.status_code = 204
+        response["HX-Redirect"] = url
+        return response
+    return redirect(url)
+
+
+@require_POST
+@curator_required
+def alias_restore(request, entity_id: str):
+    """Take back an alias just removed (the undo the alias list offers)."""
+    entity, _w = checked_get(request, Entity, entity_id, write=True)
+    alias = request.POST.get("alias", "")
+    try:
+        services.alias_add(entity=entity, alias=alias, actor=request.user)
+    except DomainError as exc:
+        return aliases_response(request, entity, error=exc.message, status=400)
+    return aliases_response(request, entity)
+
+
+# --- facts ------------------------------------------------------------------------------
+
+
+FIELD_NAMES = {"object": "object_name", "subject": "predicate"}
+
+
+@require_POST
+@curator_required
+def fact_add(request, entity_id: str):
+    """Write a fact about the entity from its page; errors show beside their field."""
+    entity, _w = checked_get(request, Entity, entity_id, write=True)
+    form = FactForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            fact = curation.fact_create(
+                entity=entity,
+                text=data["text"],
+                predicate=data["predicate"],
+                object_name=data["object_name"],
+                object_value=data["object_value"],
+                confidence=1.0 if data["confidence"] is None else data["confidence"],
+                source=data["source"],
+                valid_from=_to_datetime(data["valid_from"]),
+                valid_to=_to_datetime(data["valid_to"]),
+                actor=request.user,
+            )
+        except DomainError as exc:
+            form.add_error(None, form_error(exc, form.fields, FIELD_NAMES.get(exc.field or "")))
+        else:
+            return facts_response(request, entity, added=fact)
+    return facts_response(request, entity, fact_form=form, status=400)
+
+
+def _fact_entity(request, fact: Fact) -> Entity | None:
+    wanted = request.GET.get("entity") or request.POST.get("entity")
+    links = fact.entity_facts.select_related("entity").order_by("role", "entity_id")
+    chosen = next((link.entity for link in links if link.entity_id == wanted), None)
+    return chosen or next((link.entity for link in links), None)
+
+
+@require_http_methods(["GET", "POST"])
+@curator_required
+def fact_edit(request, fact_id: int):
+    """A fact's own page: edit its text, value, confidence, source, status and validity,
+    or replace it by a corrected one (supersede)."""
+    fact, can_write = checked_get(request, Fact.objects.select_related("subject"), fact_id)
+    entity = _fact_entity(request, fact)
+    initial = {
+        "text": fact.text,
+        "predicate": fact.predicate,
+        "object_value": fact.object_value,
+        "confidence": fact.confidence,
+        "source": fact.source,
+        "status": fact.status,
+        "valid_from": fact.valid_from.date() if fact.valid_from else None,
+        "valid_to": fact.valid_to.date() if fact.valid_to else None,
+    }
+    form = FactEditForm(request.POST or None, initial=initial)
+    if request.method == "POST":
+        checked_get(request, Fact, fact_id, write=True)
+        if form.is_valid():
+            data = form.cleaned_data
+            changes = {k: data[k] for k in ("text", "predicate", "object_value", "source")}
+            changes.update(
+                confidence=fact.confidence if data["confidence"] is None else data["confidence"],
+                status=data["status"],
+                valid_from=_to_datetime(data["valid_from"]),
+                valid_to=_to_datetime(data["valid_to"]),
+            )
+            try:
+                services.fact_update(fact=fact, actor=request.user, **changes)
+            except DomainError as exc:
+                form.add_error(None, form_error(exc, form.fields))
+            else:
+                _saved(request, _("Fact saved."), "fact.update", fact)
+                return redirect(_fact_back(fact, entity))
+    return render_page(
+        request,
+        "entities/fact.html",
+        {"fact": fact, "entity": entity, "form": form, "can_write": can_write},
+        status=400 if form.errors else 200,
+    )
+
+
+def _fact_back(fact: Fact, entity: Entity | None) -> str:
+    if entity is not None:
+        return reverse("entities:detail", args=[entity.pk]) + "#facts"
+    return reverse("entities:fact", args=[fact.pk])
+
+
+@require_POST
+@curator_required
+def fact_retract(request, fact_id: int):
+    """Retract a fact from the entity page (it stays in history, struck through)."""
+    fact, _w = checked_get(request, Fact, fact_id, write=True)
+    entity = _fact_entity(request, fact)
+    error = ""
+    try:
+        services.fact_update(fact=fact, actor=request.user, status=Fact.Status.RETRACTED)
+    except DomainError as exc:
+        error = exc.message
+    if entity is None:
+        return redirect("entities:fact", fact_id=fact.pk)
+    fact.refresh_from_db()
+    return facts_response(request, entity, retracted=fact, error=error)
+
+
+@require_POST
+@curator_required
+def fact_supersede(request, fact_id: int):
+    """Replace a fact by a corrected text: the old one is superseded, not lost."""
+    fact, _w = checked_get(request, Fact, fact_id, write=True)
+    entity = _fact_entity(request, fact)
+    try:
+        curation.fact_supersede(fact=fact, text=request.POST.get("text", ""), actor=request.user)
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        return redirect(reverse("entities:fact", args=[fact.pk]))
+    _saved(request, _("Fact replaced; the old one is kept as superseded."), "fact.supersede", fact)
+    return redirect(_fact_back(fact, entity))

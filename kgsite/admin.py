@@ -1,0 +1,31 @@
+"""Admin: django-axes' "Access attempts" list, with an action that unlocks at once."""
+
+from __future__ import annotations
+
+from axes.admin import AccessAttemptAdmin
+from axes.models import AccessAttempt
+from axes.utils import reset
+from django.contrib import admin
+
+
+class UnlockingAccessAttemptAdmin(AccessAttemptAdmin):
+    """django-axes' list (locked-out filter, remaining attempts), plus "Unlock": a user
+    name is locked by its failures from every address and an address by its failures for
+    every name, so unlocking clears both for each selected row."""
+
+    actions = ["unlock", *AccessAttemptAdmin.actions]
+
+    @admin.action(description="Unlock: forget these users' and addresses' failures")
+    def unlock(self, request, queryset) -> None:
+        removed = 0
+        for username, address in set(queryset.values_list("username", "ip_address")):
+            if username:
+                removed += reset(username=username)
+            if address:
+                removed += reset(ip=address)
+        self.message_user(request, f"Unlocked: {removed} failure record(s) removed.")
+
+
+if admin.site.is_registered(AccessAttempt):
+    admin.site.unregister(AccessAttempt)
+admin.site.register(AccessAttempt, UnlockingAccessAttemptAdmin)
