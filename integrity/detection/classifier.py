@@ -160,6 +160,7 @@ def pair_reading(
     head = pair_model.load().head_for(signature)
     if head.encoder != (signature or "none"):
         cosine = None
+    mentions = _remembered(mentions)
     a, b = readings(existing, new)
     flags, lost = covered_flags(a, b, mentions), covered_flags(b, a, mentions)
     row = pair_features(a, b, cosine=cosine, mentions=mentions, flags=flags, lost=lost)
@@ -178,6 +179,21 @@ def _surfaces(r, flags: list) -> tuple[str, ...]:
             r.text[r.tokens[v.first].start : r.tokens[v.last].end] for v, ok in flags if not ok
         )
     )[:4]
+
+
+def _remembered(mentions: Mentions | None) -> Mentions | None:
+    """The entity table asked once per text of a pair, however often the guard and the
+    features look."""
+    if mentions is None:
+        return None
+    seen: dict[str, list] = {}
+
+    def lookup(text: str) -> list:
+        if text not in seen:
+            seen[text] = mentions(text)
+        return seen[text]
+
+    return lookup
 
 
 def _model_verdict(

@@ -18,8 +18,6 @@ KGSITE_VECTOR_DIR = _TMP / "vectors"
 # A deterministic hashing embedder keeps unit tests fast; tests marked "slow" load the
 # real bundled model explicitly.
 KGSITE_EMBEDDER = "kgsite.vectors.embedder.HashingEmbedder"
-# The pair model's head without an encoder (tests marked "slow" load the real one).
-KGSITE_PAIR_ENCODER = "none"
 
 # Entity detection sees each test's entities at once (no cross-test gazetteer cache).
 KGSITE_GAZETTEER_RECHECK_SECONDS = 0
