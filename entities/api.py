@@ -19,7 +19,7 @@ from kgsite.api import paginated_response, validated
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.schema import ErrorResponseSerializer
 
-from . import selectors, services
+from . import confirmations, selectors, services
 from .models import Fact
 from .scopes import ScopeFilter
 from .serializers import (
@@ -30,6 +30,8 @@ from .serializers import (
     EntitySerializer,
     EntityUpdateSerializer,
     EntityWriteSerializer,
+    FactConfirmationUndoResponseSerializer,
+    FactDetailSerializer,
     FactSerializer,
     FactStoreResponseSerializer,
     FactUpdateSerializer,
@@ -267,10 +269,10 @@ class FactDetailView(GenericAPIView):
     """Read or edit one fact. There is no DELETE (405): facts are retracted
     (``status: retracted``), never silently lost."""
 
-    serializer_class = FactSerializer
+    serializer_class = FactDetailSerializer
 
     def get(self, request, fact_id: int):
-        return Response(FactSerializer(selectors.fact_get(fact_id=fact_id)).data)
+        return Response(FactDetailSerializer(selectors.fact_get(fact_id=fact_id)).data)
 
     @extend_schema(
         request=FactUpdateSerializer,
@@ -282,6 +284,28 @@ class FactDetailView(GenericAPIView):
         data = validated(FactUpdateSerializer, request.data)
         fact = services.fact_update(fact=fact, actor=request.user, **data)
         return Response(FactSerializer(selectors.fact_get(fact_id=fact.pk)).data)
+
+
+class FactConfirmationUndoView(GenericAPIView):
+    """Curators only (a write): the swallowed statement becomes a fact of its own."""
+
+    serializer_class = FactConfirmationUndoResponseSerializer
+
+    @extend_schema(
+        request=None,
+        responses=FactConfirmationUndoResponseSerializer,
+        summary="Undo a confirmation: store the statement it folded in as its own fact",
+    )
+    def post(self, request, fact_id: int, confirmation_id: int):
+        confirmation = confirmations.fact_confirmation_get(confirmation_id=confirmation_id)
+        if confirmation.fact_id != fact_id:
+            raise NotFound(f"fact {fact_id} has no confirmation {confirmation_id}", field="id")
+        restored = confirmations.fact_confirmation_undo(
+            confirmation_id=confirmation_id, actor=request.user
+        )
+        old = selectors.fact_get(fact_id=fact_id)
+        body = {"fact": FactSerializer(old).data, "restored": FactSerializer(restored).data}
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 # --- merges and duplicate suggestions ---------------------------------------------------

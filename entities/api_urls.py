@@ -26,4 +26,9 @@ urlpatterns = [
     ),
     path("facts/", api.FactListView.as_view(), name="fact-list"),
     path("facts/<id:fact_id>/", api.FactDetailView.as_view(), name="fact-detail"),
+    path(
+        "facts/<id:fact_id>/confirmations/<id:confirmation_id>/undo",
+        api.FactConfirmationUndoView.as_view(),
+        name="fact-confirmation-undo",
+    ),
 ]

@@ -30,8 +30,9 @@ FactSavedHook = Callable[[int, FactAction], None]
 EntitySavedHook = Callable[[list[str]], None]
 # (entity ids) -> the subset still referred to by the registering app (books: mentions).
 EntityReferrersHook = Callable[[list[str]], set[str]]
-# (fact text, normalised text, *, scope=, kind=) -> an active fact of that project scope
-# and kind that says the same, or None.
+# (fact text, normalised text, *, scope=, kind=, named=) -> an active fact of that
+# project scope and kind that says the same, or None. ``named`` (services.NamedEntities
+# or None) lists the entities the new statement names: a fact about others never counts.
 DuplicateFinder = Callable[..., "Fact | None"]
 # (query, *, scope, all_scopes, k) -> [(fact id, score)] from the graph (personalised
 # PageRank); registered by the graph room once it exists. Recall mixes its answer in.
@@ -111,8 +112,9 @@ def entity_referrers(hook: EntityReferrersHook) -> EntityReferrersHook:
 def duplicate_finder(hook: DuplicateFinder) -> DuplicateFinder:
     """Widen ``fact_store``'s synchronous duplicate check (after the exact-text match).
 
-    Called as ``hook(text, text_norm, scope=..., kind=...)``: only a fact of that scope
-    and kind may be returned. Recall's finding trigger asks the same finders."""
+    Called as ``hook(text, text_norm, scope=..., kind=..., named=...)``: only a fact of
+    that scope and kind may be returned, and ``fact_find_duplicate`` drops one linked to
+    other entities than ``named``. Recall's finding trigger asks the same finders."""
     return _register(_duplicate_finders, hook)
 
 

@@ -165,6 +165,46 @@ class EntityFact(models.Model):
         return f"{self.entity_id} — {self.fact_id}"
 
 
+class FactConfirmation(models.Model):
+    """A statement ``fact_store`` folded into an existing fact as a confirmation.
+
+    The evidence of a duplicate verdict: what was said, by which source and client,
+    when, and what the confirmation changed (the confidence before, the entity links it
+    added), so ``fact_confirmation_undo`` can store the statement as a fact of its own
+    and take the confirmation back (issue 27: a wrong confirmation must not lose a fact).
+    """
+
+    fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="confirmation_rows")
+    text = models.TextField()
+    source = models.CharField(max_length=255, blank=True, default="")
+    client = models.CharField(max_length=128, blank=True, default="")
+    ai_id = models.CharField(max_length=128, blank=True, default="")
+    session_id = models.CharField(max_length=128, blank=True, default="")
+    confidence = models.FloatField(default=1.0)  # the incoming statement's own
+    confidence_before = models.FloatField(default=1.0)
+    # What the swallowed call named: {"subject", "object_entity", "predicate",
+    # "object_value", "entities", "valid_from", "valid_to", "goal_status", "resolved_by",
+    # "domain"} and the links it added to the fact: [[entity id, role], ...].
+    details = models.JSONField(default=dict, blank=True)
+    links_added = models.JSONField(default=list, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    undone_at = models.DateTimeField(null=True, blank=True)
+    # The fact the statement became when the confirmation was undone.
+    restored_fact = models.ForeignKey(
+        Fact, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["fact", "created_at"], name="factconfirm_fact_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.fact_id} <- {self.text[:60]}"
+
+
 class NameToken(models.Model):
     """One word start of an entity's name or alias: "did you mean" finds its candidates
     here through an index instead of scanning every name for a word inside it.

@@ -347,7 +347,8 @@ def entity_page_data(*, entity: Entity) -> EntityPageData:
             Prefetch(
                 "fact__entity_facts",
                 queryset=EntityFact.objects.select_related("entity").order_by("role", "entity_id"),
-            )
+            ),
+            "fact__confirmation_rows",
         )
         .order_by("-fact__created_at", "-fact_id")[:ENTITY_PAGE_FACTS]
     )

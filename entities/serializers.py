@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
-from drf_spectacular.utils import extend_schema_serializer
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from kgsite.text import MAX_NAME_LENGTH
@@ -151,6 +151,39 @@ class FactSerializer(serializers.ModelSerializer):
 def _fact_limit(field: str) -> int:
     """The column length, documented in the schema (the service enforces it too)."""
     return Fact._meta.get_field(field).max_length
+
+
+class FactConfirmationSerializer(serializers.Serializer):
+    """A statement ``fact_store`` folded into this fact as a confirmation (its evidence)."""
+
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+    source = serializers.CharField()
+    client = serializers.CharField()
+    confidence = serializers.FloatField()
+    created_at = serializers.DateTimeField()
+    undone_at = serializers.DateTimeField(allow_null=True)
+    restored_fact = serializers.IntegerField(source="restored_fact_id", allow_null=True)
+
+
+class FactDetailSerializer(FactSerializer):
+    confirmed_by = serializers.SerializerMethodField(
+        help_text="The statements folded into this fact as confirmations, newest first; "
+        "a wrong one is undone by POST .../confirmations/<id>/undo."
+    )
+
+    class Meta(FactSerializer.Meta):
+        fields = [*FactSerializer.Meta.fields, "confirmed_by"]
+
+    @extend_schema_field(FactConfirmationSerializer(many=True))
+    def get_confirmed_by(self, fact) -> list[dict]:
+        rows = fact.confirmation_rows.order_by("-created_at", "-id")
+        return FactConfirmationSerializer(rows, many=True).data
+
+
+class FactConfirmationUndoResponseSerializer(serializers.Serializer):
+    fact = FactSerializer(help_text="The fact that had been confirmed, its count lowered.")
+    restored = FactSerializer(help_text="The swallowed statement, now a fact of its own.")
 
 
 class FactWriteSerializer(serializers.Serializer):

@@ -30,6 +30,7 @@ from .models import (
     EntityMerge,
     EntityRedirect,
     Fact,
+    FactConfirmation,
 )
 from .name_index import name_index_refresh
 from .names import normalize_type, validate_name
@@ -490,28 +491,73 @@ def _same_text(text_norm: str, *, status: str | None = None) -> list[Fact]:
 
 
 def _exact_duplicate(
-    text: str, text_norm: str, *, scope: str = "", kind: str = Fact.Kind.FACT
+    text: str,
+    text_norm: str,
+    *,
+    scope: str = "",
+    kind: str = Fact.Kind.FACT,
+    named: NamedEntities | None = None,
 ) -> Fact | None:
     found = [
         f
         for f in _same_text(text_norm, status=Fact.Status.ACTIVE)
-        if f.scope == scope and f.kind == kind
+        if f.scope == scope and f.kind == kind and facts_name_alike(fact=f, named=named)
     ]
     return found[0] if found else None
 
 
-def fact_find_duplicate(*, text: str, scope: str = "", kind: str = Fact.Kind.FACT) -> Fact | None:
+@dataclass(frozen=True)
+class NamedEntities:
+    """The entities a ``fact_store`` call names: its subject, its object, its mentions."""
+
+    subject: str | None = None
+    object_entity: str | None = None
+    mentions: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.subject or self.object_entity or self.mentions)
+
+
+def facts_name_alike(*, fact: Fact, named: NamedEntities | None) -> bool:
+    """Whether ``fact`` may be confirmed by a call naming these entities: a fact about
+    another subject (or object) is never confirmed, however alike the texts (issue 27)."""
+    if not named:
+        return True
+    links = list(EntityFact.objects.filter(fact=fact).values_list("entity_id", "role"))
+    subjects = {e for e, role in links if role == EntityFact.Role.SUBJECT}
+    objects = {e for e, role in links if role == EntityFact.Role.OBJECT}
+    if fact.subject_id:
+        subjects.add(fact.subject_id)
+    if fact.object_entity_id:
+        objects.add(fact.object_entity_id)
+    if named.subject and subjects and named.subject not in subjects:
+        return False
+    if named.object_entity and objects and named.object_entity not in objects:
+        return False
+    linked = {e for e, _role in links} | subjects | objects
+    everything = named.mentions | {e for e in (named.subject, named.object_entity) if e}
+    return not (everything and linked and not everything & linked)
+
+
+def fact_find_duplicate(
+    *,
+    text: str,
+    scope: str = "",
+    kind: str = Fact.Kind.FACT,
+    named: NamedEntities | None = None,
+) -> Fact | None:
     """The active fact of this scope and kind that already says ``text``, or None.
 
     One judgement for every caller (``fact_store`` and recall's finding trigger): the
     exact normalised text first, then the finders other apps register (integrity: an
-    index neighbour that plainly says the same, ``hooks.duplicate_finder``).
+    index neighbour the pair model calls a duplicate, ``hooks.duplicate_finder``). A
+    fact linked to other entities than ``named`` is never the answer.
     """
     display = _validate_fact_text(text)
     norm = normalize(display)
     for finder in (_exact_duplicate, *hooks.duplicate_finders()):
-        duplicate = finder(display, norm, scope=scope, kind=kind)
-        if duplicate is not None:
+        duplicate = finder(display, norm, scope=scope, kind=kind, named=named)
+        if duplicate is not None and facts_name_alike(fact=duplicate, named=named):
             return duplicate
     return None
 
@@ -563,13 +609,20 @@ def fact_confirm(*, fact: Fact, confidence: float | None = None) -> Fact:
 
 def _link_all(
     fact: Fact, subject: Entity | None, object_entity: Entity | None, entities: Iterable[Entity]
-) -> None:
+) -> list[list[str]]:
+    """Link the named entities; returns the links this call added, as [entity id, role]."""
+    wanted = []
     if subject is not None:
-        fact_link(fact=fact, entity=subject, role=EntityFact.Role.SUBJECT)
+        wanted.append((subject, EntityFact.Role.SUBJECT))
     if object_entity is not None:
-        fact_link(fact=fact, entity=object_entity, role=EntityFact.Role.OBJECT)
-    for entity in entities:
-        fact_link(fact=fact, entity=entity)
+        wanted.append((object_entity, EntityFact.Role.OBJECT))
+    wanted += [(entity, EntityFact.Role.MENTION) for entity in entities]
+    added = []
+    for entity, role in wanted:
+        _link, created = fact_link(fact=fact, entity=entity, role=role)
+        if created:
+            added.append([entity.pk, role])
+    return added
 
 
 @transaction.atomic
@@ -622,10 +675,41 @@ def fact_store(
     ai_id = _fact_column(ai_id, "ai_id")
     session_id = _fact_column(session_id, "session_id")
     norm = normalize(display)
-    duplicate = fact_find_duplicate(text=display, scope=scope, kind=kinds.kind)
+    entities = list(entities)
+    named = NamedEntities(
+        subject=subject.pk if subject is not None else None,
+        object_entity=object_entity.pk if object_entity is not None else None,
+        mentions=frozenset(e.pk for e in entities),
+    )
+    duplicate = fact_find_duplicate(text=display, scope=scope, kind=kinds.kind, named=named)
     if duplicate is not None:
+        before = duplicate.confidence
         fact = fact_confirm(fact=duplicate, confidence=confidence)
-        _link_all(fact, subject, object_entity, entities)
+        added = _link_all(fact, subject, object_entity, entities)
+        FactConfirmation.objects.create(
+            fact=fact,
+            text=display,
+            source=source,
+            client=client,
+            ai_id=ai_id,
+            session_id=session_id,
+            confidence=float(confidence),
+            confidence_before=before,
+            details={
+                "subject": named.subject,
+                "object_entity": named.object_entity,
+                "entities": sorted(named.mentions),
+                "predicate": predicate,
+                "object_value": object_value,
+                "valid_from": _stamp(valid_from),
+                "valid_to": _stamp(valid_to),
+                "goal_status": kinds.goal_status,
+                "resolved_by": kinds.resolved_by,
+                "domain": kinds.domain,
+            },
+            links_added=added,
+            created_by=actor if getattr(actor, "is_authenticated", False) else None,
+        )
         return FactStoreResult("confirmed", fact)
     fact = Fact.objects.create(
         text=display,

@@ -25,4 +25,9 @@ urlpatterns = [
     path("<str:entity_id>/merge/candidates", views.merge_candidates, name="merge-candidates"),
     path("<str:entity_id>/merge/preview", views.merge_preview, name="merge-preview"),
     path("<str:entity_id>/merge", views.merge, name="merge"),
+    path(
+        "<str:entity_id>/confirmations/<int:confirmation_id>/undo",
+        views.confirmation_undo,
+        name="confirmation-undo",
+    ),
 ]

@@ -26,7 +26,7 @@ from kgsite.pages import (
     render_page,
 )
 
-from . import curation, previews, selectors, services
+from . import confirmations, curation, previews, selectors, services
 from .forms import EntityForm, FactForm, latest_entry
 from .graph.selectors import entity_graph
 from .models import DuplicateSuggestion, Entity, EntityMerge, Fact
@@ -436,3 +436,22 @@ def _merge_audit_undo(entry: AuditEntry, actor) -> None:
 
 
 MERGE_UNDO = UndoAction(action=MERGE_ACTION, undo=_merge_audit_undo, available=_merge_undoable)
+
+
+# --- confirmation evidence ----------------------------------------------------------------
+
+
+@require_POST
+@curator_required
+def confirmation_undo(request, entity_id: str, confirmation_id: int):
+    """Take back a wrong confirmation: the swallowed statement becomes its own fact."""
+    entity, _ = checked_get(request, Entity, entity_id, write=True)
+    try:
+        restored = confirmations.fact_confirmation_undo(
+            confirmation_id=confirmation_id, actor=request.user
+        )
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Stored “{restored.text[:80]}” as a fact of its own.")
+    return redirect("entities:detail", entity_id=entity.pk)

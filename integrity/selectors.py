@@ -9,7 +9,7 @@ from kgsite.errors import InvalidInput, NotFound
 from kgsite.text import has_control_chars
 
 from .detection.classifier import Verdict
-from .detection.lexicon import LANGS
+from .detection.tokens import LANGS
 from .models import Contradiction
 from .services import classify
 from .signals import pair_similarity

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from integrity.detection.lexicon import LANGS
+from integrity.detection.tokens import LANGS
 
 from . import selectors
 from .models import Contradiction

@@ -19,7 +19,7 @@ from django.utils.dateparse import parse_datetime
 
 from entities.models import EntityFact, Fact
 from entities.search.kinds import similar_facts
-from entities.services import fact_status_set
+from entities.services import NamedEntities, fact_status_set, facts_name_alike
 from kgsite.errors import Conflict, InvalidInput
 from kgsite.models import AuditEntry, audit
 from notifications.models import Notification
@@ -32,7 +32,7 @@ from notifications.services import (
 from .detection.classifier import Thresholds, Verdict, classify_pair, obvious_duplicate
 from .llm_judge import judge_pair
 from .models import Contradiction, PendingFactCheck
-from .signals import entity_mentions, frame_similarity
+from .signals import entity_mentions, pair_encoder
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ def classify(
     similarity: float | None = None,
     use_judge: bool = True,
 ) -> Verdict:
-    """Levels 2-3: the value classifier, with the LLM judge where it is switched on."""
+    """The pair model behind the duplicate guard, with the LLM judge where it is on."""
     judge = judge_or_none() if use_judge else None
     return classify_pair(
         existing,
@@ -69,7 +69,7 @@ def classify(
         judge=judge,
         thresholds=classifier_thresholds(),
         mentions=entity_mentions,
-        frames=frame_similarity,
+        encoder=pair_encoder(),
     )
 
 
@@ -90,17 +90,22 @@ def similar(text: str, *, k: int, min_score: float) -> list[tuple[int, float]]:
 
 
 def fact_find_near_duplicate(
-    text: str, text_norm: str, *, scope: str = "", kind: str = Fact.Kind.FACT
+    text: str,
+    text_norm: str,
+    *,
+    scope: str = "",
+    kind: str = Fact.Kind.FACT,
+    named: NamedEntities | None = None,
 ) -> Fact | None:
     """An active fact that plainly says the same thing, so fact_store confirms it.
 
     Conservative on purpose, because a confirmed fact is not stored: an index
-    neighbour at or above ``KGSITE_DUPLICATE_SIMILARITY`` counts only if the classifier
-    finds the same values and wording that agrees both ways (``obvious_duplicate``).
-    "Bob bought a house" is not confirmed by "Bob sold a house", however close their
-    embeddings. Doubtful pairs are stored; the background check may then raise a LOW
-    "possible duplicate" notification. The LLM judge is never consulted here. Only a
-    fact of the same project scope and kind counts.
+    neighbour at or above ``KGSITE_DUPLICATE_SIMILARITY`` counts only if the pair model
+    calls it a duplicate with the duplicate guard's consent (``obvious_duplicate``: no
+    identifier, number, date, time or name of the new statement missing from the old,
+    the same negation). Doubtful pairs are stored; the background check may then raise
+    a LOW notification. The LLM judge is never consulted here. Only a fact of the same
+    project scope and kind, about the same entities, counts.
     """
     threshold = settings.KGSITE_DUPLICATE_SIMILARITY
     hits = similar(text, k=settings.KGSITE_NEAR_DUPLICATE_K, min_score=threshold)
@@ -114,9 +119,16 @@ def fact_find_near_duplicate(
     thresholds = classifier_thresholds()
     for fact_id, score in sorted(hits, key=lambda h: (-h[1], h[0])):
         fact = by_id.get(fact_id)
-        if fact is None:
+        if fact is None or not facts_name_alike(fact=fact, named=named):
             continue
-        if obvious_duplicate(fact.text, text, similarity=score, thresholds=thresholds):
+        if obvious_duplicate(
+            fact.text,
+            text,
+            similarity=score,
+            thresholds=thresholds,
+            mentions=entity_mentions,
+            encoder=pair_encoder(),
+        ):
             return fact
     return None
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 # (start, end, canonical key) for each known name in a text.
 Mentions = Callable[[str], "list[tuple[int, int, str]]"]
@@ -26,7 +27,33 @@ _ACRONYM = re.compile(r"\b[A-Z]{2,5}\b")
 _NUMERONYM = re.compile(r"\b(?P<first>[a-zA-Z])(?P<count>\d{1,2})(?P<last>[a-zA-Z])\b")
 _WORD = re.compile(r"[^\W\d_]+")
 _HUMP = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])|[a-z]+")
-_FILLER = frozenset({"of", "the", "and", "de", "da", "do", "di", "del", "della", "e"})
+_FILLER = frozenset(
+    {
+        "of",
+        "the",
+        "and",
+        "for",
+        "de",
+        "da",
+        "do",
+        "di",
+        "del",
+        "della",
+        "dell",
+        "e",
+        "per",
+        "para",
+        "pour",
+        "des",
+        "du",
+        "la",
+        "für",
+        "und",
+        "y",
+        "et",
+        "der",
+    }
+)
 
 
 def align(existing: str, new: str, mentions: Mentions | None = None) -> tuple[str, str]:
@@ -100,3 +127,16 @@ def _numeronym_in(m: re.Match[str], other: str) -> str | None:
         if len(w) == count + 2 and w[0].casefold() == first and w[-1].casefold() == last:
             return w
     return None
+
+
+@lru_cache(maxsize=4096)
+def initialism_in(acronym: str, other: str) -> str | None:
+    """The words of ``other`` whose initials spell ``acronym`` ("FDA" in "the Food and
+    Drug Administration"), or None."""
+    return _initialism_in(acronym, other)
+
+
+def numeronym_in(word: str, other: str) -> str | None:
+    """The word of ``other`` that ``word`` abbreviates as a numeronym ("k8s"), or None."""
+    m = _NUMERONYM.fullmatch(word)
+    return _numeronym_in(m, other) if m else None

@@ -12,8 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .aliases import Mentions
-from .classifier import DEFAULT_THRESHOLDS, LABELS, UNCERTAIN, Thresholds, classify_pair
-from .values import detect_language
+from .classifier import (
+    DEFAULT_THRESHOLDS,
+    LABELS,
+    UNCERTAIN,
+    PairEncoder,
+    Thresholds,
+    classify_pair,
+)
+from .scores import Scores, score
+from .structure import language, read
 
 # Embedding cosine of (existing, new), or None when no embedder is at hand.
 Similarity = Callable[[str, str], "float | None"]
@@ -77,6 +85,7 @@ class Report:
     uncertain: int = 0
     by_lang: tuple[GroupScore, ...] = ()
     by_phenomenon: tuple[GroupScore, ...] = ()
+    curator: Scores | None = None
 
 
 def load_pairs(path: str | Path) -> list[Pair]:
@@ -127,16 +136,17 @@ def run_pairs(
     similarity: Similarity | None = None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
     mentions: Mentions | None = None,
+    encoder: PairEncoder | None = None,
 ) -> list[Outcome]:
     """Classify every pair; with ``detect_lang`` the file's language hint is ignored.
 
-    Texts are stripped as the check endpoint strips them; with ``similarity`` each pair
-    also gets the embedding cosine the endpoint would pass (None: the offline path).
+    Texts are stripped as the check endpoint strips them; ``encoder`` gives the model
+    its cosine feature, as the check endpoint's does.
     """
     outcomes = []
     for pair in pairs:
         existing, new = pair.existing.strip(), pair.new.strip()
-        lang = detect_language(existing) if detect_lang else (pair.lang or None)
+        lang = language(read(existing)) if detect_lang else (pair.lang or None)
         score = similarity(existing, new) if similarity is not None else None
         verdict = classify_pair(
             existing,
@@ -145,7 +155,7 @@ def run_pairs(
             similarity=score,
             thresholds=thresholds,
             mentions=mentions,
-            frames=similarity,
+            encoder=encoder,
         )
         outcomes.append(
             Outcome(
@@ -158,18 +168,6 @@ def run_pairs(
             )
         )
     return outcomes
-
-
-def format_comparison(offline: Report, with_similarity: Report, changed: list[str]) -> str:
-    """One line per figure for the two paths, and the pairs they label differently."""
-    lines = [
-        f"macro-F1 offline (no similarity):          {offline.macro_f1:.3f}",
-        f"macro-F1 with similarity (check endpoint): {with_similarity.macro_f1:.3f}",
-        f"accuracy offline / with similarity:        "
-        f"{offline.accuracy:.3f} / {with_similarity.accuracy:.3f}",
-        f"labelled differently: {', '.join(changed) if changed else 'none'}",
-    ]
-    return "\n".join(lines)
 
 
 def evaluate(outcomes: Iterable[Outcome], labels: tuple[str, ...] = LABELS) -> Report:
@@ -196,6 +194,7 @@ def evaluate(outcomes: Iterable[Outcome], labels: tuple[str, ...] = LABELS) -> R
         uncertain=sum(o.got == UNCERTAIN for o in outcomes),
         by_lang=_groups(outcomes, lambda o: o.lang),
         by_phenomenon=_groups(outcomes, lambda o: o.phenomenon),
+        curator=score([o.expected for o in outcomes], [o.got for o in outcomes]),
     )
 
 
@@ -255,6 +254,12 @@ def format_report(report: Report) -> str:
     lines.append(f"{'macro-F1':<{width}}{'':>20}{report.macro_f1:>10.3f}{report.total:>10}")
     lines.append(f"{'accuracy':<{width}}{'':>20}{report.accuracy:>10.3f}")
     lines.append(f"{'uncertain':<{width}}{'':>20}{report.uncertain:>10}")
+    if report.curator is not None:
+        c = report.curator
+        lines.append(f"{'reach':<{width}}{'':>20}{c.reach:>10.3f}")
+        lines.append(f"{'wrong dup.':<{width}}{'':>20}{c.wrong_duplicates:>10.3f}")
+        lines.append(f"{'false alarms':<{width}}{'':>20}{c.false_alarms:>10.3f}")
+        lines.append(f"{'uncertain %':<{width}}{'':>20}{c.uncertain_rate:>10.3f}")
     lines.append("")
     columns = [*labels, UNCERTAIN]
     lines.append(f"{corner:<{width}}" + "".join(f"{x:>15}" for x in columns))

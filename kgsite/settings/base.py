@@ -281,6 +281,7 @@ SPECTACULAR_SETTINGS = {
     },
     "ENUM_NAME_OVERRIDES": {
         "FactKindEnum": "entities.models.Fact.Kind",
+        "FactStatusEnum": "entities.models.Fact.Status",
         "ContradictionKindEnum": "integrity.models.Contradiction.Kind",
     },
 }
@@ -403,6 +404,11 @@ KGSITE_LLM_MAX_RETRIES = env_int("KGSITE_LLM_MAX_RETRIES", 3)
 
 # Integrity.
 KGSITE_DUPLICATE_SIMILARITY = env_float("KGSITE_DUPLICATE_SIMILARITY", 0.9)
+# The pair model's sentence encoder (integrity.signals.ENCODERS: use, minilm), or none
+# for the model head trained without one. None by default: in leave-one-file-out
+# cross-validation the encoder's cosine did not raise macro-F1 (0.356 with the
+# multilingual USE, 0.343 with MiniLM, 0.376 without) and costs a sentence encoding.
+KGSITE_PAIR_ENCODER = env("KGSITE_PAIR_ENCODER", "none")
 # Below this classifier confidence the optional LLM judge is asked.
 KGSITE_JUDGE_BELOW = env_float("KGSITE_JUDGE_BELOW", 0.6)
 # Embedding cosine below which two facts without shared values are simply unrelated.

@@ -32,14 +32,14 @@ def url(contradiction: Contradiction, action: str = "") -> str:
 def test_check_classifies_a_pair_without_storing_anything(api):
     response = api.post(
         "/api/v1/integrity/check",
-        {"existing": "Alice lives in Paris.", "new": "Alice lives in Lyon."},
+        {"existing": "Alice was born in 1990.", "new": "Alice was born in 1985."},
         format="json",
     )
     assert response.status_code == 200
     body = response.json()
-    assert (body["label"], body["kind"]) == ("contradiction", "name")
+    assert (body["label"], body["kind"]) == ("contradiction", "date")
     assert body["confidence"] >= 0.8
-    assert "Paris" in body["explanation"] and "Lyon" in body["explanation"]
+    assert "1990" in body["explanation"] and "1985" in body["explanation"]
     assert not Fact.objects.exists() and not Contradiction.objects.exists()
 
 
@@ -208,10 +208,10 @@ def test_a_conflicting_fact_posted_by_a_client_shows_up_in_the_digest(
     subject = bob.json()["id"]
     with django_capture_on_commit_callbacks(execute=True):
         first = curator_api.post(
-            "/api/v1/facts/", {"text": "Bob works at Acme.", "subject": subject}
+            "/api/v1/facts/", {"text": "Bob joined Acme in 2019.", "subject": subject}
         )
         second = curator_api.post(
-            "/api/v1/facts/", {"text": "Bob works at Globex.", "subject": subject}
+            "/api/v1/facts/", {"text": "Bob joined Acme in 2021.", "subject": subject}
         )
     # Saving was not blocked: both facts were created.
     assert (first.status_code, second.status_code) == (201, 201)
@@ -221,8 +221,8 @@ def test_a_conflicting_fact_posted_by_a_client_shows_up_in_the_digest(
     assert len(digest["high"]) == 1
     shown = digest["high"][0]
     assert shown["type"] == "contradiction"
-    assert "Acme" in shown["payload"]["explanation"]
-    assert "Globex" in shown["payload"]["explanation"]
+    assert "2019" in shown["payload"]["explanation"]
+    assert "2021" in shown["payload"]["explanation"]
     detail = curator_api.get(shown["link"]).json()
     assert detail["fact_b"]["id"] == second.json()["fact"]["id"]
 
@@ -256,16 +256,16 @@ PAIRS = [
     {
         "id": "p1",
         "lang": "en",
-        "existing": "Kafka is the durable, replicated message bus of the ledger.",
-        "new": "Kafka is the bus of the ledger.",
+        "existing": "The depot opens at 06:00.",
+        "new": "The depot opens at 06:00.",
         "label": "duplicate",
     },
     {
         "id": "p2",
         "lang": "en",
-        "existing": "Bob bought a house in Lyon.",
-        "new": "Bob sold a house in Lyon.",
-        "label": "compatible",
+        "existing": "Bob joined the choir in 2011.",
+        "new": "Bob joined the choir in 2014.",
+        "label": "contradiction",
     },
     {
         "id": "p3",
@@ -277,30 +277,26 @@ PAIRS = [
     {
         "id": "p4",
         "lang": None,
-        "existing": " Alice lives in Paris ",
-        "new": "Alice lives in Paris, France.",
+        "existing": "Mina collects stamps.",
+        "new": "Oskar repairs clocks in Ghent.",
         "label": "compatible",
     },
 ]
 
 
-def _pairs_file(tmp_path):
+def _pairs_file(tmp_path, name="pairs.jsonl", rows=None):
     import json
 
-    path = tmp_path / "pairs.jsonl"
-    path.write_text("\n".join(json.dumps(p) for p in PAIRS) + "\n", encoding="utf-8")
+    path = tmp_path / name
+    path.write_text("\n".join(json.dumps(p) for p in rows or PAIRS) + "\n", encoding="utf-8")
     return path
 
 
-def test_model_similarity_in_the_command_is_the_endpoints(api, settings):
+def test_the_command_scores_what_the_endpoint_answers(api):
     from integrity.detection.evaluation import Pair, run_pairs
-    from integrity.signals import pair_similarity
 
-    # A low setting makes the similarity decide p1, so the two paths differ.
-    settings.KGSITE_DUPLICATE_SIMILARITY = 0.1
     pairs = [Pair(p["id"], p["lang"], p["existing"], p["new"], p["label"]) for p in PAIRS]
-    thresholds = services.classifier_thresholds()
-    outcomes = run_pairs(pairs, similarity=pair_similarity, thresholds=thresholds)
+    outcomes = run_pairs(pairs, thresholds=services.classifier_thresholds())
     for pair, outcome in zip(PAIRS, outcomes, strict=True):
         body = {"existing": pair["existing"], "new": pair["new"]}
         if pair["lang"]:
@@ -308,53 +304,50 @@ def test_model_similarity_in_the_command_is_the_endpoints(api, settings):
         answer = api.post("/api/v1/integrity/check", body, format="json").json()
         assert (pair["id"], answer["label"]) == (pair["id"], outcome.got)
         assert answer["explanation"] == outcome.explanation
-    assert outcomes[0].got == "duplicate"
-    assert run_pairs(pairs, thresholds=thresholds)[0].got != "duplicate"
+    assert [o.got for o in outcomes][:3] == ["duplicate", "contradiction", "contradiction"]
 
 
-def test_command_reports_both_paths(tmp_path, settings, capsys):
+def test_the_command_prints_the_curator_measures(tmp_path, capsys):
     from django.core.management import call_command
 
-    settings.KGSITE_DUPLICATE_SIMILARITY = 0.1
-    call_command("eval_contradictions", str(_pairs_file(tmp_path)), "--similarity", "model")
+    call_command("eval_contradictions", str(_pairs_file(tmp_path)), "--encoder", "none")
     out = capsys.readouterr().out
-    assert "== offline (rules only, no similarity) ==" in out
-    assert "== with embedding similarity (as the check endpoint) ==" in out
-    assert "macro-F1 offline (no similarity):          0.600" in out
-    assert "macro-F1 with similarity (check endpoint): 1.000" in out
-    assert "labelled differently: p1 (compatible -> duplicate)" in out
-    # Without the option: the offline table only.
-    call_command("eval_contradictions", str(_pairs_file(tmp_path)))
-    out = capsys.readouterr().out
-    assert "with embedding similarity" not in out and "p1: expected duplicate" in out
+    lines = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
+    assert lines["reach"][-1] == "1.000"  # both contradictions reach a person
+    assert lines["wrong"][-1] == "0.000"  # no non-duplicate folded into another
+    assert "false" in lines and "macro-F1" in out and "expected \\ got" in out
 
 
-def test_command_says_when_no_similarity_could_be_computed(tmp_path, monkeypatch, capsys):
-    from django.core.management import call_command
+def test_the_command_rejects_missing_files_and_a_lone_file_for_cv(tmp_path):
+    from django.core.management import CommandError, call_command
 
-    from integrity.management.commands import eval_contradictions
-
-    monkeypatch.setattr(eval_contradictions, "pair_similarity", lambda a, b: None)
-    call_command("eval_contradictions", str(_pairs_file(tmp_path)), "--similarity", "model")
-    captured = capsys.readouterr()
-    assert "labelled differently: none" in captured.out
-    assert "no embedding similarity for 4 pairs" in captured.err
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("eval_contradictions", str(tmp_path / "absent.jsonl"))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"existing": "a", "new": "b", "label": "duplicate"}\n{not json\n')
+    with pytest.raises(CommandError, match=r"bad.jsonl:2: invalid JSON"):
+        call_command("eval_contradictions", str(bad))
+    with pytest.raises(CommandError, match="two files or more"):
+        call_command("eval_contradictions", str(_pairs_file(tmp_path)), "--cv")
 
 
 @pytest.mark.slow
 def test_check_endpoint_with_the_real_model(api, settings):
-    # The endpoint passes the real embedding similarity; near-identical embeddings of
-    # different facts must not make them duplicates.
-    settings.KGSITE_EMBEDDER = "kgsite.vectors.embedder.SentenceTransformerEmbedder"
+    # The endpoint embeds both statements with the real multilingual encoder (the
+    # model's head trained with it); similar embeddings never make a duplicate of
+    # statements whose values differ.
+    settings.KGSITE_PAIR_ENCODER = "use"
 
     def label(existing: str, new: str) -> str:
         body = {"existing": existing, "new": new}
         return api.post("/api/v1/integrity/check", body, format="json").json()["label"]
 
-    assert label("Bob bought a house in Lyon.", "Bob sold a house in Lyon.") != "duplicate"
-    assert label("Nina's dog is called Rex.", "Nina's cat is called Rex.") != "duplicate"
-    assert label("Bob bought a house in Lyon.", "In Lyon, Bob bought a house.") == "duplicate"
-    assert label("Tom loves sushi.", "Tom hates sushi.") == "contradiction"
+    assert label("Bob bought a house in Lyon in 2019.", "Bob bought a house in Lyon in 2016.") == (
+        "contradiction"
+    )
+    assert label("Nina's dog is called Rex.", "Nina's dog is called Rex.") == "duplicate"
+    assert label("Room 214 is booked for Nina.", "Room 241 is booked for Nina.") != "duplicate"
+    assert label("The door is locked.", "The door is not locked.") == "contradiction"
 
 
 @pytest.mark.parametrize(
@@ -374,8 +367,8 @@ def test_check_reads_portuguese_clock_times(api, existing, new):
     assert response.json()["label"] == "contradiction"
 
 
-def test_check_answers_uncertain_with_its_reason(api):
+def test_check_names_the_values_that_differ(api):
     body = {"existing": "The fee is 40 CHF.", "new": "The fee is 42 EUR."}
     answer = api.post("/api/v1/integrity/check", body, format="json").json()
-    assert answer["label"] == "uncertain"
-    assert "currencies" in answer["explanation"]
+    assert answer["label"] in ("contradiction", "uncertain")
+    assert "40 CHF" in answer["explanation"] and "42 EUR" in answer["explanation"]

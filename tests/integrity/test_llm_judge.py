@@ -11,6 +11,8 @@ import pytest
 
 from entities.services import entity_store, fact_store
 from integrity import services
+from integrity.detection import classifier
+from integrity.detection.classifier import Verdict
 from integrity.llm_judge import judge_pair, parse_answer
 from integrity.models import Contradiction
 from notifications.models import Notification
@@ -151,12 +153,28 @@ def ticket(db):
 
 
 @pytest.fixture
+def doubtful(monkeypatch):
+    """The pair model is unsure about the doubtful pair (its own verdict, whatever the
+    trained weights say today): what the judge is for."""
+    real = classifier._model_verdict
+
+    def model_verdict(existing, new, **kwargs):
+        if (existing, new) == DOUBTFUL:
+            return Verdict("uncertain", "number", 0.45, "Possibly conflicting, please check.")
+        return real(existing, new, **kwargs)
+
+    monkeypatch.setattr(classifier, "_model_verdict", model_verdict)
+
+
+@pytest.fixture
 def empty_index(monkeypatch):
     monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [])
 
 
 @pytest.mark.django_db
-def test_background_check_asks_the_judge_only_when_switched_on(llm, ticket, empty_index, settings):
+def test_background_check_asks_the_judge_only_when_switched_on(
+    llm, ticket, empty_index, settings, doubtful
+):
     llm.answer(is_contradiction=True, confidence=0.95, explanation="price: 10 EUR vs 11 USD")
     fact_store(text=DOUBTFUL[0], subject=ticket)
     new = fact_store(text=DOUBTFUL[1], subject=ticket).fact
@@ -164,8 +182,8 @@ def test_background_check_asks_the_judge_only_when_switched_on(llm, ticket, empt
     settings.KGSITE_LLM_JUDGE = False
     services.fact_check(fact_id=new.pk)
     assert llm.requests == []
-    # The rules alone cannot compare two currencies (issue 14): "uncertain", a LOW
-    # "possibly conflicting, please check" notification and no Contradiction row.
+    # The model alone is unsure about two currencies: "uncertain", a LOW "possibly
+    # conflicting, please check" notification and no Contradiction row.
     assert not Contradiction.objects.exists()
     notice = Notification.objects.get()
     assert notice.urgency == "low" and notice.title.startswith("Possibly conflicting")
@@ -182,7 +200,7 @@ def test_background_check_asks_the_judge_only_when_switched_on(llm, ticket, empt
 
 
 @pytest.mark.django_db
-def test_judge_saying_compatible_clears_the_doubt(llm, ticket, empty_index, settings):
+def test_judge_saying_compatible_clears_the_doubt(llm, ticket, empty_index, settings, doubtful):
     settings.KGSITE_LLM_JUDGE = True
     llm.answer(is_contradiction=False, confidence=0.8, explanation="about the same price")
     fact_store(text=DOUBTFUL[0], subject=ticket)
@@ -202,12 +220,12 @@ def test_judge_is_not_asked_when_the_rules_are_sure(llm, ticket, empty_index, se
 
 
 @pytest.mark.django_db
-def test_a_failing_judge_leaves_the_rules_verdict(llm, ticket, empty_index, settings):
+def test_a_failing_judge_leaves_the_models_verdict(llm, ticket, empty_index, settings, doubtful):
     settings.KGSITE_LLM_JUDGE = True
     llm.status = 500
     fact_store(text=DOUBTFUL[0], subject=ticket)
     new = fact_store(text=DOUBTFUL[1], subject=ticket).fact
     result = services.fact_check(fact_id=new.pk)
-    # The rules' verdict stands: uncertain, sent to a curator (issue 14).
+    # The model's verdict stands: uncertain, sent to a curator.
     assert not Contradiction.objects.exists()
     assert result.uncertain and Notification.objects.get().urgency == "low"

@@ -77,7 +77,7 @@ def test_any_text_answers_a_verdict(existing: str, new: str, lang: str | None) -
 @settings(max_examples=80, deadline=None)
 @given(existing=st.text(min_size=0, max_size=5000), new=mixed, lang=LANGS)
 def test_long_and_odd_text_answers_a_verdict(existing: str, new: str, lang: str | None) -> None:
-    _valid(classify_pair(existing, new, lang=lang, similarity=0.5, frames=lambda a, b: 0.95))
+    _valid(classify_pair(existing, new, lang=lang, similarity=0.5))
 
 
 def test_a_failing_analysis_answers_uncertain_and_is_logged(
@@ -86,7 +86,7 @@ def test_a_failing_analysis_answers_uncertain_and_is_logged(
     def broken(*args, **kwargs):
         raise IndexError("no such group")
 
-    monkeypatch.setattr(classifier, "analyze", broken)
+    monkeypatch.setattr(classifier, "pair_features", broken)
     with caplog.at_level(logging.ERROR, logger="integrity.detection.classifier"):
         verdict = classify_pair("Bo is 30.", "Bo is 31.")
         confirmed = obvious_duplicate("Bo is 30.", "Bo is thirty.")
@@ -105,6 +105,17 @@ def test_a_failing_analysis_goes_to_the_judge(monkeypatch: pytest.MonkeyPatch) -
     def broken(*args, **kwargs):
         raise ZeroDivisionError
 
-    monkeypatch.setattr(classifier, "analyze", broken)
+    monkeypatch.setattr(classifier, "pair_features", broken)
     verdict = classify_pair("A.", "B.", judge=judge)
     assert verdict.label == UNCERTAIN and calls == ["B."]
+
+
+class _BrokenEncoder:
+    signature = "broken"
+
+    def encode(self, texts):
+        raise RuntimeError("no model here")
+
+
+def test_a_failing_encoder_falls_back_to_the_head_without_it() -> None:
+    _valid(classify_pair("Bo is 30.", "Bo is 31.", encoder=_BrokenEncoder()))

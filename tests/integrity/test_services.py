@@ -54,15 +54,15 @@ def pair(alice, no_index, django_capture_on_commit_callbacks) -> Contradiction:
 def test_saving_a_conflicting_fact_creates_a_contradiction_and_a_high_notification(
     alice, no_index, django_capture_on_commit_callbacks
 ):
-    first = store("Alice lives in Paris.", alice)
+    first = store("Alice was born in 1990.", alice)
     with django_capture_on_commit_callbacks(execute=True):
-        second = store("Alice lives in Lyon.", alice)
+        second = store("Alice was born in 1985.", alice)
 
     contradiction = Contradiction.objects.get()
     assert (contradiction.fact_a_id, contradiction.fact_b_id) == (first.pk, second.pk)
-    assert contradiction.kind == "name"
+    assert contradiction.kind == "date"
     assert contradiction.confidence >= 0.8
-    assert "Paris" in contradiction.explanation and "Lyon" in contradiction.explanation
+    assert "1990" in contradiction.explanation and "1985" in contradiction.explanation
     assert contradiction.status == "open"
     # The new fact was saved all the same: the check never blocks a write.
     assert Fact.objects.get(pk=second.pk).status == "active"
@@ -70,7 +70,7 @@ def test_saving_a_conflicting_fact_creates_a_contradiction_and_a_high_notificati
     notification = Notification.objects.get()
     assert (notification.type, notification.urgency) == ("contradiction", "high")
     assert notification.payload["contradiction"] == contradiction.pk
-    assert notification.payload["fact_a"]["text"] == "Alice lives in Paris."
+    assert notification.payload["fact_a"]["text"] == "Alice was born in 1990."
     assert notification.link == f"/api/v1/integrity/contradictions/{contradiction.pk}/"
 
 
@@ -205,28 +205,18 @@ def test_judge_threshold_is_a_setting(monkeypatch, settings):
         return None
 
     monkeypatch.setattr(services, "judge_or_none", lambda: judge)
-    services.classify(existing="Omar lives in Leeds.", new="Omar lives in York.")
-    assert asked == []  # sure enough (0.85)
-    settings.KGSITE_JUDGE_BELOW = 0.9
-    services.classify(existing="Omar lives in Leeds.", new="Omar lives in York.")
-    assert asked == ["Omar lives in York."]
-
-
-def test_duplicate_similarity_setting_reaches_the_classifier(settings):
-    # The new fact says less than the existing one: the similarity decides.
-    pair = {
-        "existing": "Kafka is the durable, replicated message bus of the ledger.",
-        "new": "Kafka is the bus of the ledger.",
-    }
-    assert services.classify(**pair, similarity=0.93).label == "duplicate"
-    settings.KGSITE_DUPLICATE_SIMILARITY = 0.95
-    assert services.classify(**pair, similarity=0.93).label != "duplicate"
+    pair = {"existing": "The kiosk opens at 8:00.", "new": "The kiosk opens at 9:30."}
+    verdict = services.classify(**pair)
+    assert verdict.label == "contradiction" and asked == []  # sure enough
+    settings.KGSITE_JUDGE_BELOW = verdict.confidence + 0.01
+    services.classify(**pair)
+    assert asked == ["The kiosk opens at 9:30."]
 
 
 def test_the_threshold_is_a_setting(alice, no_index, settings):
     settings.KGSITE_CONTRADICTION_NOTIFY_THRESHOLD = 0.95
-    store("Alice lives in Paris.", alice)
-    new = store("Alice lives in Lyon.", alice)
+    store("Alice was born in 1990.", alice)
+    new = store("Alice was born in 1985.", alice)
     fact_check(fact_id=new.pk)
     assert Notification.objects.get().urgency == "medium"
 
@@ -278,9 +268,9 @@ def test_a_swapped_word_is_stored_however_similar(alice, monkeypatch):
 
 
 def test_a_less_precise_reworded_fact_is_confirmed(alice, monkeypatch):
-    first = store("Alice was born on 21 June 2001.", alice)
+    first = store("Alice was born on 21 June 2001 in Porto.", alice)
     monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [(first.pk, 0.95)])
-    result = fact_store(text="Alice's birthday is June 21.", subject=alice)
+    result = fact_store(text="Alice was born on 21 June 2001.", subject=alice)
     assert (result.action, result.fact.pk) == ("confirmed", first.pk)
 
 
@@ -564,19 +554,26 @@ def test_real_model_keeps_a_different_fact_that_reads_alike(
 
 
 @pytest.mark.slow
-def test_real_model_confirms_a_reworded_copy(real_index, django_capture_on_commit_callbacks):
+def test_real_model_never_calls_a_reworded_copy_a_conflict(
+    real_index, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         first = store("Bob bought a house in Lyon.")
     with django_capture_on_commit_callbacks(execute=True):
         result = fact_store(text="In Lyon, Bob bought a house.")
-    assert (result.action, result.fact.pk, result.fact.confirmations) == ("confirmed", first.pk, 2)
-    assert Fact.objects.count() == 1
+    # Confirmed when the model is sure enough; otherwise stored, and never a conflict.
+    if result.action == "confirmed":
+        assert (result.fact.pk, result.fact.confirmations) == (first.pk, 2)
+    else:
+        assert not Contradiction.objects.exists()
 
 
-def test_an_uncertain_pair_asks_a_curator_with_a_low_notification(alice, no_index):
+def test_an_uncertain_pair_asks_a_curator_with_a_low_notification(alice, no_index, monkeypatch):
     """Issue 14: "possibly conflicting, please check" instead of passing as compatible."""
     store("Alice's rent is 900 CHF.", subject=alice)
     new = store("Alice's rent is 950 EUR.", subject=alice)
+    unsure = Verdict("uncertain", "number", 0.4, "Possibly conflicting, please check.")
+    monkeypatch.setattr(services, "classify_pair", lambda *args, **kwargs: unsure)
     result = services.fact_check(fact_id=new.pk)
     assert result.uncertain and not result.contradictions
     assert not Contradiction.objects.exists()

@@ -1,0 +1,377 @@
+"""Amounts: numbers in digits or words, with their unit converted to a base unit,
+currencies, amounts per period (read per year), ranges, bounds and approximations."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from . import tables as tb
+from .tokens import (
+    _GLUED_UNIT,
+    _RANGE,
+    Reading,
+    Value,
+    free,
+    has_digit,
+    next_norm,
+    parse_number,
+    take,
+)
+
+# --- numbers -----------------------------------------------------------------------------
+
+
+def numbers(r: Reading) -> None:
+    i = 0
+    while i < len(r.tokens):
+        if i in r.used:
+            i += 1
+            continue
+        i = _number_at(r, i) + 1
+
+
+def _number_at(r: Reading, i: int) -> int:
+    """Read the amount starting at token i, if any; the index of its last token."""
+    norm = r.tokens[i].norm
+    shaped = _shaped_at(r, i, norm)
+    if shaped is not None:
+        return shaped
+    number = parse_number(norm)
+    last = i
+    if number is None:
+        number, last = _word_run(r, i)
+    elif len(next_norm(r, last)) > 1 and next_norm(r, last) in tb.MULTIPLIERS:
+        number, last = number * tb.MULTIPLIERS[next_norm(r, last)], last + 1
+    if number is None and norm in tb.ONE_WORDS and i + 1 < len(r.tokens):
+        k = i + 2 if r.tokens[i + 1].norm == "'" else i + 1  # "un'ora"
+        if k < len(r.tokens) and r.tokens[k].norm in tb.UNITS and len(r.tokens[k].norm) > 2:
+            number, last = 1.0, k - 1  # "an hour", "uma hora"
+    if number is None:
+        return i
+    if i > 0 and r.tokens[i - 1].norm in ("-", "−") and r.tokens[i - 1].end == r.tokens[i].start:
+        number = -number  # "-20 °C", "−3"
+        i -= 1
+    return _quantity(r, i, last, number, None)
+
+
+def _shaped_at(r: Reading, i: int, norm: str) -> int | None:
+    """Amounts written as one token or a mark: "5-10", "5kg", "12.5k", "ten-day", 5'8"."""
+    if m := _RANGE.fullmatch(norm):
+        lo, hi = parse_number(m.group(1)), parse_number(m.group(2))
+        if lo is not None and hi is not None and lo <= hi:
+            return _quantity(r, i, i, lo, hi)
+        return i
+    if m := _GLUED_UNIT.fullmatch(norm):  # "5kg", "30min", "8GB", "12.5k"
+        number, suffix = parse_number(m.group(1)), m.group(2)
+        if number is not None and suffix in tb.MULTIPLIERS and len(suffix) == 1:
+            return _quantity(r, i, i, number * tb.MULTIPLIERS[suffix], None)
+        if number is not None and unit_of(suffix) is not None:
+            return _quantity(r, i, i, number, None, glued=suffix)
+        return i
+    if "-" in norm and not has_digit(norm.split("-", 1)[1]):  # "ten-day", "5-minute"
+        head, tail = norm.split("-", 1)
+        number = parse_number(head) if head[:1].isdigit() else word_value(head)
+        if number is not None and tail in tb.UNITS:
+            return _quantity(r, i, i, number, None, glued=tail)
+    feet = parse_number(norm)
+    if feet is not None and _feet_mark(r, i):  # 5'8", 5′8″
+        inches = parse_number(r.tokens[i + 2].norm) or 0.0
+        closed = i + 3 < len(r.tokens) and r.tokens[i + 3].norm in ('"', "″", "''")
+        last = i + 3 if closed else i + 2
+        lo = feet * 0.3048 + inches * 0.0254
+        take(r, Value("number", (lo,), "length", lo, lo, False, "ft in", i, last))
+        return last
+    return None
+
+
+def _feet_mark(r: Reading, i: int) -> bool:
+    return (
+        i + 2 < len(r.tokens)
+        and r.tokens[i + 1].norm in ("'", "′")
+        and r.tokens[i + 1].start == r.tokens[i].end
+        and r.tokens[i + 2].norm.isdigit()
+        and len(r.tokens[i + 2].norm) <= 2
+    )
+
+
+@lru_cache(maxsize=65536)
+def word_value(norm: str) -> float | None:
+    if norm in tb.ONE_WORDS:  # an article more often than the number one
+        return None
+    if norm in tb.NUMBER_WORDS:
+        return float(tb.NUMBER_WORDS[norm])
+    if "-" in norm:  # "thirty-five"
+        parts = norm.split("-")
+        if len(parts) == 2 and all(p in tb.NUMBER_WORDS for p in parts):
+            tens, unit = tb.NUMBER_WORDS[parts[0]], tb.NUMBER_WORDS[parts[1]]
+            if tens % 10 == 0 and 20 <= tens < 100 and unit < 10:
+                return float(tens + unit)
+    return _italian(norm)
+
+
+def _italian(word: str) -> float | None:
+    """ "ventitré", "trentotto", "duecentocinquanta": Italian numbers in one word."""
+    if len(word) > 40:
+        return None
+    if "mila" in word:  # "duemila", "tremilacinquecento"
+        head, _, rest = word.partition("mila")
+        thousands = _italian(head) if head else None
+        tail = _italian(rest) if rest else 0.0
+        if thousands is None or tail is None:
+            return None
+        return thousands * 1000 + tail
+    if "cento" in word:
+        head, _, rest = word.partition("cento")
+        hundreds = 1 if not head else tb.ITALIAN_UNIT_WORDS.get(head)
+        tail = _italian(rest) if rest else 0.0
+        if hundreds is None or tail is None:
+            return None
+        return hundreds * 100 + tail
+    if word in tb.ITALIAN_UNIT_WORDS:
+        return float(tb.ITALIAN_UNIT_WORDS[word])
+    for tens_word, tens in tb.ITALIAN_TENS.items():
+        if word in (tens_word, tens_word[:-1]):  # "quarant'anni": elided before a vowel
+            return float(tens)
+        for prefix in (tens_word, tens_word[:-1]):
+            rest = word[len(prefix) :] if word.startswith(prefix) else ""
+            if rest in tb.ITALIAN_UNIT_WORDS:
+                return float(tens + tb.ITALIAN_UNIT_WORDS[rest])
+    return None
+
+
+def _word_run(r: Reading, i: int) -> tuple[float | None, int]:
+    """A number written in words over one or more tokens: "three hundred", "cento e
+    vinte", "sei mil e duzentos", "dix mille"."""
+    total = current = 0.0
+    last, found = i, False
+    j = i
+    while j < len(r.tokens) and j - i < 12 and free(r, j):
+        value = word_value(r.tokens[j].norm)
+        if value is None:
+            joined = found and r.tokens[j].norm in tb.JOINERS
+            if joined and j + 1 < len(r.tokens) and word_value(r.tokens[j + 1].norm) is not None:
+                j += 1
+                continue
+            break
+        if value == 100:
+            current = (current or 1) * 100
+        elif value >= 1000:
+            total += (current or 1) * value
+            current = 0
+        else:
+            current += value
+        found, last = True, j
+        j += 1
+    if not found:
+        return None, i
+    return total + current, last
+
+
+def unit_of(word: str) -> tuple[str, float] | None:
+    word = word.rstrip(".")
+    if word in tb.UNITS:
+        return tb.UNITS[word]
+    if word in tb.CURRENCIES:
+        return f"currency:{tb.CURRENCIES[word]}", 1.0
+    return None
+
+
+def _quantity(
+    r: Reading, first: int, last: int, lo: float, hi: float | None, *, glued: str = ""
+) -> int:
+    """Read the context of the amount at tokens first..last: currency before, unit and
+    period after, approximation, range and bound words before. Returns the last index."""
+    hi = lo if hi is None else hi
+    raw = lo
+    dim, factor = "", 1.0
+    if currency := _currency_before(r, first):
+        dim, first = currency
+    if glued:
+        dim, factor = unit_of(glued) or ("", 1.0)
+    else:
+        unit, factor, last = _unit_after(r, last, bool(dim))
+        dim = unit or dim
+    lo, hi, dim = _temperature(lo, hi, dim)
+    lo, hi = lo * factor, hi * factor
+    lo, hi, last = _half_after(r, last, lo, hi, factor)
+    if dim and dim not in ("temperature", "duration"):
+        per, last = _period_after(r, last)
+        if per:
+            lo, hi, dim = lo * 365.25 / per, hi * 365.25 / per, f"{dim}/year"
+    approx = first > 0 and r.tokens[first - 1].norm in tb.APPROXIMATE
+    upper, lower = _bound_before(r, first)
+    j = last + 1  # "between 5 and 10": the second number closes the range
+    if (
+        j + 1 < len(r.tokens)
+        and r.tokens[j].norm in tb.RANGE_JOINERS
+        and first > 0
+        and r.tokens[first - 1].norm in tb.RANGE_OPENERS
+        and (other := parse_number(r.tokens[j + 1].norm)) is not None
+    ):
+        hi, last = max(hi, other * factor), j + 1
+        _unit, _factor, last = _unit_after(r, last, False)
+    if upper:
+        lo = float("-inf")
+    if lower:
+        hi = float("inf")
+    unit = " ".join(t.norm for t in r.tokens[first : last + 1] if not has_digit(t.norm))
+    take(r, Value("number", (raw,), dim, lo, hi, approx, unit, first, last))
+    return last
+
+
+def _temperature(lo: float, hi: float, dim: str) -> tuple[float, float, str]:
+    if dim == "temperature:F":
+        return (lo - 32) * 5 / 9, (hi - 32) * 5 / 9, "temperature"
+    if dim == "temperature:K":
+        return lo - 273.15, hi - 273.15, "temperature"
+    if dim == "temperature:C":
+        return lo, hi, "temperature"
+    return lo, hi, dim
+
+
+def _half_after(
+    r: Reading, last: int, lo: float, hi: float, factor: float
+) -> tuple[float, float, int]:
+    """ "two days and a half", "un'ora e venti", "1 hour and 10 minutes": the parts add up."""
+    j = last + 1
+    if factor == 1.0 or j + 1 >= len(r.tokens):
+        return lo, hi, last
+    number = parse_number(r.tokens[j].norm)
+    unit = tb.UNITS.get(r.tokens[j + 1].norm.rstrip("."))
+    smaller = unit is not None and unit[1] < factor and r.tokens[j + 1].norm != "in"
+    after_feet = r.tokens[j - 1].norm in ("ft", "feet", "foot")
+    if number is not None and unit is not None and unit[0] in _SUMMED and (smaller or after_feet):
+        return lo + number * unit[1], hi + number * unit[1], j + 1  # "5 ft 8 in", "1 h 30 min"
+    if r.tokens[j].norm not in tb.JOINERS:
+        return lo, hi, last
+    k = j + 1
+    if r.tokens[k].norm in tb.ONE_WORDS and k + 1 < len(r.tokens):
+        k += 1
+    if r.tokens[k].norm in tb.HALF_WORDS:
+        return lo + factor / 2, hi + factor / 2, k
+    number = parse_number(r.tokens[j + 1].norm) or word_value(r.tokens[j + 1].norm)
+    if number is not None and j + 2 < len(r.tokens):
+        unit = tb.UNITS.get(r.tokens[j + 2].norm)
+        if unit is not None and unit[1] < factor and _dimension_of(factor, unit):
+            return lo + number * unit[1], hi + number * unit[1], j + 2
+    return lo, hi, last
+
+
+_SUMMED = ("length", "duration", "mass")
+
+
+def glued_inch(r: Reading, i: int, j: int) -> bool:
+    """ "in" is inches only glued to the number ("8in") or closing a length ("5 ft 8 in")."""
+    if r.tokens[j].start == r.tokens[i].end:
+        return True
+    return i >= 2 and r.tokens[i - 1].norm in ("ft", "feet", "foot")
+
+
+def _dimension_of(factor: float, unit: tuple[str, float]) -> bool:
+    return unit[0] in ("duration", "length", "mass")
+
+
+def _currency_before(r: Reading, i: int) -> tuple[str, int] | None:
+    j = i - 1
+    if j < 0 or r.tokens[j].norm not in tb.CURRENCIES or not free(r, j):
+        return None
+    if r.tokens[j].norm not in ("$", "€", "£", "¥", "₹") and not r.tokens[j].text.isupper():
+        return None
+    if j >= 1 and r.tokens[j - 1].end == r.tokens[j].start:  # "R$", "US$"
+        glued = r.tokens[j - 1].norm + r.tokens[j].norm
+        if glued in tb.CURRENCIES:
+            return f"currency:{tb.CURRENCIES[glued]}", j - 1
+    return f"currency:{tb.CURRENCIES[r.tokens[j].norm]}", j
+
+
+def _unit_after(r: Reading, i: int, money: bool) -> tuple[str, float, int]:
+    """(dimension, factor to base, last token index) of the unit after token i,
+    through one multiplier ("2,5 milioni di euro") and an elision ("quarant'anni")."""
+    j = i + 1
+    if j < len(r.tokens) and len(r.tokens[j].norm) > 1 and r.tokens[j].norm in tb.MULTIPLIERS:
+        k = j + 1 if next_norm(r, j) in ("di", "de", "of") else j
+        dim, factor, last = _unit_word(r, k, money)
+        return dim, factor * tb.MULTIPLIERS[r.tokens[j].norm], max(last, j)
+    if (
+        j + 1 < len(r.tokens)
+        and r.tokens[j].norm == "'"
+        and r.tokens[j].start == r.tokens[i].end
+        and r.tokens[j + 1].norm in tb.UNITS
+        and len(r.tokens[j + 1].norm) > 2
+    ):
+        i = j  # "quarant'anni"
+    return _unit_word(r, i, money)
+
+
+def _unit_word(r: Reading, i: int, money: bool) -> tuple[str, float, int]:
+    j = i + 1
+    if j >= len(r.tokens) or not free(r, j):
+        return "", 1.0, i
+    word = r.tokens[j].norm.rstrip(".")
+    if word == "in" and not glued_inch(r, i, j):
+        return "", 1.0, i
+    if (temperature := _temperature_unit(r, i, j, word)) is not None:
+        return temperature
+    if word in tb.MONEY_OVER_MASS and money:
+        return "", 1.0, i
+    if word in tb.CURRENCIES and (word not in tb.UNITS or money):
+        return f"currency:{tb.CURRENCIES[word]}", 1.0, j
+    if word in tb.UNITS:
+        # one-letter symbols only glued or right after the number: "5 m", not "5 a"
+        if len(word) == 1 and r.tokens[j].start - r.tokens[i].end > 1:
+            return "", 1.0, i
+        dimension, factor = tb.UNITS[word]
+        return dimension, factor, j
+    if "/" in word:
+        head = word.split("/", 1)[0]
+        if head in tb.UNITS:
+            return tb.UNITS[head][0], tb.UNITS[head][1], j
+    return "", 1.0, i
+
+
+def _temperature_unit(r: Reading, i: int, j: int, word: str) -> tuple[str, float, int] | None:
+    """ "25 °C", "25 degrees Celsius", "77 ºF", "25°", "298 K"."""
+    if word in tb.DEGREE_WORDS:
+        nxt = r.tokens[j + 1].norm if j + 1 < len(r.tokens) else ""
+        scale = tb.TEMPERATURE_UNITS.get(nxt)
+        if scale and r.tokens[j + 1].start - r.tokens[j].end <= 1:
+            return f"temperature:{scale}", 1.0, j + 1
+        return "temperature:C", 1.0, j
+    if word in ("°c", "ºc", "°f", "ºf", "celsius", "fahrenheit", "kelvin") or (
+        r.tokens[j].text == "K" and r.tokens[j].start - r.tokens[i].end <= 1
+    ):
+        return f"temperature:{tb.TEMPERATURE_UNITS[word]}", 1.0, j
+    return None
+
+
+def _period_after(r: Reading, i: int) -> tuple[float | None, int]:
+    """Days per period of "a month", "per year", "/mo", "monthly" after token i."""
+    j = i + 1
+    if j < len(r.tokens) and free(r, j):
+        word = r.tokens[j].norm
+        if word == "/" and j + 1 < len(r.tokens) and r.tokens[j + 1].norm in tb.PERIOD_DAYS:
+            return tb.PERIOD_DAYS[r.tokens[j + 1].norm], j + 1
+        if "/" in word and word.split("/")[-1] in tb.PERIOD_DAYS:
+            return tb.PERIOD_DAYS[word.split("/")[-1]], j
+        if word in tb.RATE_WORDS and j + 1 < len(r.tokens):
+            k = j + 1
+            if r.tokens[k].norm in ("a", "an", "one", "the", "il", "lo", "o", "el", "le", "'"):
+                k += 1
+            if (
+                k < len(r.tokens)
+                and r.tokens[k].norm in tb.PERIOD_DAYS
+                and len(r.tokens[k].norm) > 2
+            ):
+                return tb.PERIOD_DAYS[r.tokens[k].norm], k
+        if (
+            len(word) > 3
+            and word in tb.PERIOD_DAYS
+            and word.endswith(("ly", "le", "al", "el", "ais", "uo"))
+        ):
+            return tb.PERIOD_DAYS[word], j
+    return None, i
+
+
+def _bound_before(r: Reading, i: int) -> tuple[bool, bool]:
+    words = {r.tokens[k].norm for k in range(max(0, i - 2), i)}
+    return bool(words & tb.UPPER_BOUND), bool(words & tb.LOWER_BOUND)

@@ -1,0 +1,199 @@
+"""Pair features for the learned pair model: what reading both statements finds, as
+numbers that hold for any text.
+
+Structure (``structure.read``): for each kind of value (number, date, time, identifier,
+name, weekday), whether each side has one, how many of the new side's are missing from
+the stored side and the other way round, and whether both sides have one the other
+lacks (a value put in place of another); amounts of one dimension that differ; an
+amount inside the other side's range or bound; negation on one side only. Wording:
+overlap of the plain words, each word's best match on the other side (rapidfuzz), how
+rare the words only one side has are (wordfreq), lengths. Meaning: the embedding cosine
+of the two statements (a multilingual encoder, passed in as vectors).
+
+No word list of any evaluation set: the weights come from ``train``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+from . import tables as tb
+from .guard import covered_flags, same_amount
+from .structure import Reading, language, read
+from .tokens import zipf
+
+KINDS = ("number", "date", "time", "ident", "name", "weekday")
+# Long statements are read up to this many characters: the features stay cheap.
+MAX_CHARS = 2000
+# Word alignment compares at most this many words a side.
+MAX_WORDS = 60
+
+
+def _names() -> list[str]:
+    names = []
+    for kind in KINDS:
+        names += [f"{kind}_a", f"{kind}_b", f"{kind}_new", f"{kind}_lost", f"{kind}_swap"]
+    names += [
+        "amount_differs",
+        "amount_within",
+        "amount_ratio",
+        "negation_mismatch",
+        "negation_any",
+        "blocked",
+        "jaccard",
+        "only_a",
+        "only_b",
+        "align_ab_mean",
+        "align_ba_mean",
+        "align_ab_min",
+        "align_ba_min",
+        "rare_only_b",
+        "rare_only_a",
+        "affix_opposite",
+        "boolean_swap",
+        "length_ratio",
+        "same_language",
+        "cosine",
+        "cosine_sq",
+        "cosine_x_jaccard",
+        "bias",
+    ]
+    return names
+
+
+FEATURE_NAMES: tuple[str, ...] = tuple(_names())
+
+
+def readings(existing: str, new: str) -> tuple[Reading, Reading]:
+    """Both statements read, each up to ``MAX_CHARS``."""
+    return read(existing[:MAX_CHARS]), read(new[:MAX_CHARS])
+
+
+def pair_features(
+    existing: str | Reading,
+    new: str | Reading,
+    *,
+    cosine: float | None = None,
+    mentions=None,
+    flags: list | None = None,
+    lost: list | None = None,
+) -> np.ndarray:
+    """The feature row of one pair (``FEATURE_NAMES``); ``cosine`` is the encoder's
+    similarity of the two statements (0.5 when none is at hand)."""
+    a = existing if isinstance(existing, Reading) else read(existing[:MAX_CHARS])
+    b = new if isinstance(new, Reading) else read(new[:MAX_CHARS])
+    row: list[float] = []
+    new_flags = covered_flags(a, b, mentions) if flags is None else flags
+    lost_flags = covered_flags(b, a, mentions) if lost is None else lost
+    for kind in KINDS:
+        has_a, has_b = bool(a.of(kind)), bool(b.of(kind))
+        new_count = sum(1 for v, ok in new_flags if v.kind == kind and not ok)
+        lost_count = sum(1 for v, ok in lost_flags if v.kind == kind and not ok)
+        row += [has_a, has_b, min(new_count, 3) / 3, min(lost_count, 3) / 3]
+        row.append(float(new_count > 0 and lost_count > 0))
+    row += _amounts(a, b)
+    row += [float(a.negations % 2 != b.negations % 2), float(a.negations + b.negations > 0)]
+    row.append(float(any(not ok for _v, ok in new_flags) or a.negations % 2 != b.negations % 2))
+    row += _wording(a, b)
+    row.append(float(language(a) == language(b)))
+    c = 0.5 if cosine is None or not math.isfinite(cosine) else float(cosine)
+    jaccard = row[FEATURE_NAMES.index("jaccard")]
+    row += [c, c * c, c * jaccard, 1.0]
+    return np.asarray(row, dtype=np.float64)
+
+
+def with_cosine(rows: np.ndarray, cosines: list[float | None]) -> np.ndarray:
+    """The rows with their cosine columns set (features computed once, then reused for
+    each encoder)."""
+    rows = np.array(rows, dtype=np.float64, copy=True)
+    at, jaccard = FEATURE_NAMES.index("cosine"), FEATURE_NAMES.index("jaccard")
+    for i, cosine in enumerate(cosines):
+        c = 0.5 if cosine is None or not math.isfinite(cosine) else float(cosine)
+        rows[i, at : at + 3] = (c, c * c, c * rows[i, jaccard])
+    return rows
+
+
+def _amounts(a: Reading, b: Reading) -> list[float]:
+    """Amounts of one dimension on both sides: do they differ, does one fall inside the
+    other's interval, and how far apart are they (log ratio, capped)."""
+    differs = within = 0.0
+    ratio = 0.0
+    by_dim: dict[str, list] = {}
+    for v in a.of("number"):
+        by_dim.setdefault(v.dim, []).append(v)
+    for v in b.of("number")[:32]:
+        for x in by_dim.get(v.dim, [])[:32]:
+            if same_amount(v, x):
+                continue
+            differs = 1.0
+            if x.lo <= v.lo <= v.hi <= x.hi or v.lo <= x.lo <= x.hi <= v.hi:
+                within = 1.0
+            p, q = abs(v.lo), abs(x.lo)
+            if math.isfinite(p) and math.isfinite(q) and p > 0 and q > 0:
+                ratio = max(ratio, min(abs(math.log(p / q)), 5.0) / 5.0)
+    return [differs, within, ratio]
+
+
+def _wording(a: Reading, b: Reading) -> list[float]:
+    from rapidfuzz import fuzz  # deferred: only the pair model needs it
+
+    wa, wb = a.words()[:MAX_WORDS], b.words()[:MAX_WORDS]
+    sa, sb = set(wa), set(wb)
+    union = sa | sb
+    jaccard = len(sa & sb) / len(union) if union else 1.0
+    only_a, only_b = sa - sb, sb - sa
+
+    def best(words: list[str], others: list[str]) -> list[float]:
+        if not words:
+            return [1.0]
+        if not others:
+            return [0.0]
+        return [max(fuzz.ratio(w, o) for o in others) / 100 for w in words]
+
+    ab, ba = best(wa, wb), best(wb, wa)
+
+    def rarity(words: set[str]) -> float:
+        return min(sum(max(0.0, 7 - zipf(w)) for w in words) / 20, 1.0)
+
+    length_a, length_b = max(len(a.text), 1), max(len(b.text), 1)
+    opposite = _affix_opposite(only_a, only_b)
+    booleans_a = {tb.BOOLEANS[w] for w in wa if w in tb.BOOLEANS}
+    booleans_b = {tb.BOOLEANS[w] for w in wb if w in tb.BOOLEANS}
+    boolean_swap = float(bool(booleans_a and booleans_b and booleans_a != booleans_b))
+    return [
+        jaccard,
+        len(only_a) / max(len(sa), 1),
+        len(only_b) / max(len(sb), 1),
+        float(np.mean(ab)),
+        float(np.mean(ba)),
+        min(ab),
+        min(ba),
+        rarity(only_b),
+        rarity(only_a),
+        opposite,
+        boolean_swap,
+        min(length_a, length_b) / max(length_a, length_b),
+    ]
+
+
+def _affix_opposite(only_a: set[str], only_b: set[str]) -> float:
+    """Whether a word only one side has is the other side's word with a negative prefix
+    ("locked"/"unlocked"), comparing up to 30 words a side."""
+    small_a, small_b = sorted(only_a)[:30], sorted(only_b)[:30]
+    for x in small_a:
+        for y in small_b:
+            longer, shorter = (x, y) if len(x) > len(y) else (y, x)
+            for prefix in tb.NEGATIVE_PREFIXES:
+                stem = longer[len(prefix) :]
+                if longer.startswith(prefix) and len(stem) >= 4 and _same_stem(stem, shorter):
+                    return 1.0
+    return 0.0
+
+
+def _same_stem(x: str, y: str) -> bool:
+    """Equal but for an inflected ending ("attivato"/"attivata", "able"/"abled")."""
+    common = len(os.path.commonprefix([x, y]))
+    return common >= max(4, min(len(x), len(y)) - 2)

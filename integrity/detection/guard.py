@@ -1,0 +1,241 @@
+"""The duplicate guard: a duplicate verdict folds a new statement into a stored one, so
+it must never fire when the two disagree on a value (issue 27).
+
+Before any duplicate verdict (``fact_store``'s confirmation, the background check, the
+check endpoint, recall's finding) every identifier, number (after unit conversion),
+date, weekday, clock time (in UTC where a zone is given) and proper name of the new
+statement must also be in the stored one, and both must say "not" alike. A new
+statement that says less than the stored one may still be a duplicate ("on Monday at
+10:00" then "on Monday"); one that says anything the stored one does not is new
+information or a conflict, for the pair model to tell apart.
+
+Hand-written on purpose: it is structure, not judgement, and it must hold for pairs
+nobody has seen. Names are aligned through the entity table (``mentions``) and through
+the shapes of abbreviations, never through a list.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .aliases import Mentions, initialism_in, numeronym_in
+from .structure import Reading, Value, plain, read
+
+# Two amounts are the same when they differ by at most this share (rounding in a
+# conversion: 5 ft 8 in = 172.7 cm, written "173 cm").
+SAME_AMOUNT = 0.01
+# "16 GB" of memory is 16,384 MB (powers of two), of disk 16,000 MB: both readings agree.
+DATA_AMOUNT = 0.025
+# Statements longer than this are never near-duplicates of another (their exact copies
+# are still found by their normalised text): comparing value by value stays cheap, and a
+# long pathological text costs linear time.
+MAX_CHARS = 2000
+MAX_VALUES = 64
+
+
+def duplicate_blockers(
+    existing: str | Reading,
+    new: str | Reading,
+    *,
+    mentions: Mentions | None = None,
+    flags: list | None = None,
+) -> list[str]:
+    """What the new statement says that the existing one does not; empty when nothing
+    stands in the way of a duplicate verdict. Never raises."""
+    texts = [x.text if isinstance(x, Reading) else x for x in (existing, new)]
+    if max(len(t) for t in texts) > MAX_CHARS:
+        return ["too long to compare value by value"]
+    try:
+        a = existing if isinstance(existing, Reading) else read(existing)
+        b = new if isinstance(new, Reading) else read(new)
+        return _blockers(a, b, mentions, flags)
+    except Exception:  # noqa: BLE001 - when in doubt, nothing is a duplicate
+        return ["the statements could not be compared"]
+
+
+def _blockers(
+    a: Reading, b: Reading, mentions: Mentions | None, flags: list | None = None
+) -> list[str]:
+    if max(len(a.values), len(b.values)) > MAX_VALUES:
+        return ["too long to compare value by value"]
+    reasons, weak = [], []
+    for value, ok in flags if flags is not None else covered_flags(a, b, mentions):
+        if ok:
+            continue
+        reason = f"{_KIND_WORDS[value.kind]} {_surface(b, value)}"
+        (weak if value.kind == "name" and value.key[1] else reasons).append(reason)
+    if weak and _lost_name(a, b):
+        reasons += weak
+    if a.negations % 2 != b.negations % 2:
+        reasons.append("negation")
+    return reasons
+
+
+def covered_flags(
+    a: Reading, b: Reading, mentions: Mentions | None = None
+) -> list[tuple[Value, bool]]:
+    """Each value of ``b`` (at most ``MAX_VALUES``) and whether ``a`` says it too."""
+    a = _bounded(a)
+    known = _known_words(a)
+    spans = _entity_spans(a, b, mentions) + _expansions(a, b)
+    return [(v, _covered(v, a, b, known, spans)) for v in b.values[:MAX_VALUES]]
+
+
+def _bounded(r: Reading) -> Reading:
+    if len(r.values) <= MAX_VALUES:
+        return r
+    return Reading(text=r.text, tokens=r.tokens, values=r.values[:MAX_VALUES])
+
+
+_KIND_WORDS = {
+    "ident": "identifier",
+    "number": "number",
+    "date": "date",
+    "weekday": "weekday",
+    "time": "time",
+    "name": "name",
+}
+
+
+def _lost_name(a: Reading, b: Reading) -> bool:
+    """Whether a value of ``a`` (a name, or a word read as another value) is missing
+    from ``b``: with a weak name of ``b`` that ``a`` lacks, one name was put in place of
+    another."""
+    return any(not ok for _v, ok in covered_flags(b, a))
+
+
+def _surface(r: Reading, v: Value) -> str:
+    return r.text[r.tokens[v.first].start : r.tokens[v.last].end]
+
+
+def _known_words(r: Reading) -> set[str]:
+    """Every token of ``r`` in plain form, possessives and hyphen parts included."""
+    if r.known is not None:
+        return r.known
+    words: set[str] = set()
+    for token in r.tokens:
+        p = _name_key(token.text)
+        words.add(p)
+        words.update(part for part in p.replace("'", "-").split("-") if part)
+    r.known = words
+    return words
+
+
+def _name_key(text: str) -> str:
+    p = plain(text)
+    return p[:-2] if p.endswith("'s") else p
+
+
+def _entity_spans(a: Reading, b: Reading, mentions: Mentions | None) -> list[tuple[int, int]]:
+    """Spans of the new text naming an entity the existing text names too (aliases
+    included: "k8s" and "Kubernetes" once a curator made them one entity)."""
+    if mentions is None:
+        return []
+    try:
+        keys = {key for _s, _e, key in mentions(a.text)}
+        return [(s, e) for s, e, key in mentions(b.text) if key in keys]
+    except Exception:  # noqa: BLE001 - the entity table is a help, not a must
+        return []
+
+
+def _covered(
+    v: Value, a: Reading, b: Reading, known: set[str], entity_spans: list[tuple[int, int]]
+) -> bool:
+    if v.kind == "ident":
+        if v.key[0] in {x.key[0] for x in a.of("ident")} or _name_key(v.key[0]) in known:
+            return True
+        return numeronym_in(b.tokens[v.first].text, a.text) is not None
+    if v.kind == "name":
+        return _name_covered(v, a, b, known, entity_spans)
+    if v.kind == "number":
+        return any(same_amount(v, x) for x in a.of("number")) or _year_of_date(v, a)
+    if v.kind == "date":
+        return any(_date_within(v, x) for x in a.of("date"))
+    if v.kind == "weekday":
+        return any(x.key == v.key for x in a.of("weekday"))
+    if v.kind == "time":
+        return any(_same_time(v, x) for x in a.of("time"))
+    return False
+
+
+def _name_covered(
+    v: Value, a: Reading, b: Reading, known: set[str], entity_spans: list[tuple[int, int]]
+) -> bool:
+    key = _name_key(v.key[0])
+    if key in known:
+        return True
+    token = b.tokens[v.first]
+    if any(s <= token.start and token.end <= e for s, e in entity_spans):
+        return True
+    raw = token.text
+    if any(numeronym_in(x.key[0], raw) for x in a.of("ident")):  # "Kubernetes" of "k8s"
+        return True
+    if raw.isupper() and 2 <= len(raw) <= 6 and initialism_in(raw, a.text):
+        return True
+    return numeronym_in(raw, a.text) is not None
+
+
+def _expansions(a: Reading, b: Reading) -> list[tuple[int, int]]:
+    """Spans of ``b`` that write out an acronym of ``a`` ("FDA" -> "Food and Drug
+    Administration")."""
+    spans = []
+    for token in a.tokens[:400]:
+        raw = token.text
+        if raw.isupper() and raw.isalpha() and 2 <= len(raw) <= 6 and len(spans) < 16:
+            words = initialism_in(raw, b.text)
+            if words:
+                start = b.text.find(words)
+                spans.append((start, start + len(words)))
+    return spans
+
+
+def same_amount(v: Value, x: Value) -> bool:
+    """The same amount; a bare number may also be the stored amount as written
+    ("11" of "eleven years old")."""
+    if not v.dim and v.lo == v.hi and _exact(v.key[0], x.key[0]):
+        return True
+    if v.dim and v.dim != x.dim:
+        return False
+    if v.unit == x.unit:  # written alike: only the very same number
+        return _exact(v.lo, x.lo) and _exact(v.hi, x.hi)
+    share = DATA_AMOUNT if v.dim.startswith("data") else SAME_AMOUNT
+    return _close(v.lo, x.lo, share) and _close(v.hi, x.hi, share)
+
+
+def _exact(p: float, q: float) -> bool:
+    return p == q or abs(p - q) <= 1e-9 * max(abs(p), abs(q))
+
+
+def _close(p: float, q: float, share: float = 0.01) -> bool:
+    if math.isinf(p) or math.isinf(q):
+        return p == q
+    return abs(p - q) <= share * max(abs(p), abs(q)) or abs(p - q) < 1e-9
+
+
+def _year_of_date(v: Value, a: Reading) -> bool:
+    """A bare "2027" said of a stored "31 January 2027"."""
+    if v.dim or v.lo != v.hi or not v.lo.is_integer():
+        return False
+    return any(x.key[0] == int(v.lo) for x in a.of("date"))
+
+
+def _readings(v: Value) -> list[tuple]:
+    """A slashed date that reads both ways ("03/04/2027") has two readings."""
+    if len(v.key) == 4:
+        return [v.key[:3], v.key[3]]
+    return [v.key]
+
+
+def _date_within(v: Value, x: Value) -> bool:
+    for new in _readings(v):
+        for old in _readings(x):
+            if all(n is None or n == o for n, o in zip(new, old, strict=True)):
+                return True
+    return False
+
+
+def _same_time(v: Value, x: Value) -> bool:
+    (local_v, utc_v), (local_x, utc_x) = v.key, x.key
+    if utc_v is not None and utc_x is not None:
+        return utc_v == utc_x
+    return local_v == local_x

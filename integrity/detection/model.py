@@ -1,0 +1,138 @@
+"""The learned pair model: logistic regression over ``features.FEATURE_NAMES``, its
+coefficients in ``pair_model.json`` beside this file (written by ``train``), loaded on
+first use.
+
+It answers calibrated probabilities of contradiction, duplicate and compatible; the
+decision turns them into a verdict with two cut-offs learned inside the training folds:
+a duplicate needs ``p(duplicate) >= duplicate_min`` (and the duplicate guard's consent),
+a likely duplicate below it (from ``doubt_min``) and a pair the model calls compatible
+with ``p(contradiction) >= uncertain_min`` go to a person as ``uncertain``. The file
+records the encoder each head's cosine feature came from; a caller whose encoder
+differs gets the head trained without one (``none``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .features import FEATURE_NAMES
+
+MODEL_PATH = Path(__file__).with_name("pair_model.json")
+CLASSES = ("contradiction", "duplicate", "compatible")
+
+
+@dataclass(frozen=True)
+class Head:
+    """One fitted model: standardisation, coefficients and the decision cut-offs."""
+
+    encoder: str
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray  # (classes, features)
+    intercept: np.ndarray
+    duplicate_min: float
+    uncertain_min: float
+    doubt_min: float = 1.01
+
+    def probabilities(self, rows: np.ndarray) -> np.ndarray:
+        z = (np.atleast_2d(rows) - self.mean) / self.scale
+        logits = z @ self.coef.T + self.intercept
+        logits -= logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def as_dict(self) -> dict:
+        return {
+            "encoder": self.encoder,
+            "mean": self.mean.round(8).tolist(),
+            "scale": self.scale.round(8).tolist(),
+            "coef": self.coef.round(8).tolist(),
+            "intercept": self.intercept.round(8).tolist(),
+            "duplicate_min": self.duplicate_min,
+            "uncertain_min": self.uncertain_min,
+            "doubt_min": self.doubt_min,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Head:
+        return cls(
+            encoder=data["encoder"],
+            mean=np.asarray(data["mean"], dtype=np.float64),
+            scale=np.asarray(data["scale"], dtype=np.float64),
+            coef=np.asarray(data["coef"], dtype=np.float64),
+            intercept=np.asarray(data["intercept"], dtype=np.float64),
+            duplicate_min=float(data["duplicate_min"]),
+            uncertain_min=float(data["uncertain_min"]),
+            doubt_min=float(data.get("doubt_min", 1.01)),
+        )
+
+
+def decide(
+    p: np.ndarray,
+    *,
+    blocked: bool,
+    duplicate_min: float,
+    uncertain_min: float,
+    doubt_min: float = 1.01,
+) -> str:
+    """A verdict from the probabilities (contradiction, duplicate, compatible).
+
+    A duplicate needs ``duplicate_min`` and the guard's consent; a likely duplicate
+    below it (``doubt_min`` and up) or one the guard forbids goes to a person, like a
+    compatible pair whose contradiction probability reaches ``uncertain_min``: a wrong
+    duplicate loses a fact, a wrong ``uncertain`` costs a curator a glance."""
+    contradiction, duplicate, compatible = (float(x) for x in p)
+    if duplicate >= max(contradiction, compatible):
+        if not blocked and duplicate >= duplicate_min:
+            return "duplicate"
+        if duplicate >= doubt_min:
+            return "uncertain"
+    elif contradiction >= compatible:
+        return "contradiction"
+    return "uncertain" if contradiction >= uncertain_min else "compatible"
+
+
+@dataclass(frozen=True)
+class PairModel:
+    heads: dict[str, Head]  # by encoder signature ("none": no embedding feature)
+    feature_names: tuple[str, ...]
+
+    def head_for(self, encoder: str | None) -> Head:
+        return self.heads.get(encoder or "none") or self.heads["none"]
+
+
+class ModelFileError(RuntimeError):
+    """The model file is missing or was written for other features."""
+
+
+@lru_cache(maxsize=2)
+def load(path: str = str(MODEL_PATH)) -> PairModel:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelFileError(f"{path}: cannot read the pair model ({exc})") from exc
+    names = tuple(data.get("features", ()))
+    if names != FEATURE_NAMES:
+        raise ModelFileError(
+            f"{path} was trained on other features; run manage.py train_pair_model"
+        )
+    heads = {key: Head.from_dict(head) for key, head in data["heads"].items()}
+    if "none" not in heads:
+        raise ModelFileError(f"{path} has no head without an encoder")
+    return PairModel(heads=heads, feature_names=names)
+
+
+def save(path: Path, heads: dict[str, Head], meta: dict) -> None:
+    data = {
+        "features": list(FEATURE_NAMES),
+        "classes": list(CLASSES),
+        "heads": {key: head.as_dict() for key, head in heads.items()},
+        **meta,
+    }
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    load.cache_clear()

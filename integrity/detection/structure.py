@@ -1,0 +1,136 @@
+"""Read the structure of one statement: the values it states and the names it uses.
+
+Hand-written because it is structure, not judgement (CONVENTIONS.md): identifiers
+(tokens mixing letters and digits, codes, paths, version strings), numbers with their
+units converted to a base unit, currencies, amounts per period (read per year), ranges
+and approximations as intervals, calendar dates, weekdays, clock times with their time
+zone (read in UTC), proper names, and negation words. The pair model and the duplicate
+guard both read statements through :func:`read`.
+
+Linear time on any input: one tokenising pattern whose repetition is delimited by
+characters outside the repeated class, then passes over the token list that each look
+a bounded number of tokens around.
+"""
+
+from __future__ import annotations
+
+from . import tables as tb
+from .amounts import numbers
+from .dates import dates, times
+from .tokens import (
+    _COMMON_ZIPF,
+    _FUNCTION_ZIPF,
+    _SENTENCE_END,
+    _VERSION,
+    LANGS,
+    Reading,
+    Token,
+    Value,
+    fold,
+    french_thousands,
+    has_alpha,
+    has_digit,
+    parse_number,
+    plain,
+    take,
+    tokenize,
+    zipf,
+    zipf_in,
+)
+
+__all__ = ["Reading", "Token", "Value", "fold", "language", "parse_number", "plain", "read"]
+
+
+def read(text: str) -> Reading:
+    """Every value and name of ``text``; never raises on any string."""
+    r = Reading(text=text, tokens=tokenize(text))
+    french_thousands(r)
+    dates(r)
+    times(r)
+    numbers(r)
+    _identifiers(r)
+    _names(r)
+    r.negations = _negations(r)
+    return r
+
+
+# --- identifiers, names and negation -------------------------------------------------------
+
+
+def _identifiers(r: Reading) -> None:
+    for i, token in enumerate(r.tokens):
+        if i in r.used:
+            continue
+        text = token.text
+        mixed = has_digit(text) and has_alpha(text)
+        coded = any(c in text for c in "_/\\") or ("." in text.strip(".") and has_alpha(text))
+        if (
+            mixed
+            or coded
+            or _VERSION.fullmatch(token.norm)
+            or (has_digit(text) and parse_number(token.norm) is None)
+        ):
+            take(r, Value("ident", (token.norm.strip(".:,"),), first=i, last=i))
+
+
+def _names(r: Reading) -> None:
+    """Capitalised words. One that opens a sentence and is also a common word
+    ("Each", "Yesterday", "Alice") is a weak name: it counts when the other statement
+    has a name it lacks (a name put in place of another)."""
+    for i, token in enumerate(r.tokens):
+        text = token.text
+        if i in r.used or len(text) < 2 or not text[:1].isupper() or not text[:1].isalpha():
+            continue
+        if token.norm in tb.NEGATIONS:
+            continue
+        weak = False
+        if _sentence_start(r, i):
+            frequency = zipf(token.norm)
+            if frequency >= _FUNCTION_ZIPF:
+                continue
+            weak = frequency >= _COMMON_ZIPF
+        take(r, Value("name", (plain(text), weak), first=i, last=i))
+
+
+def _sentence_start(r: Reading, i: int) -> bool:
+    if i == 0:
+        return True
+    between = r.text[r.tokens[i - 1].end : r.tokens[i].start]
+    prev = r.tokens[i - 1].text
+    return prev in _SENTENCE_END or "\n" in between or prev in ('"', "(", "-", "–", "—", "*", "'")
+
+
+def language(r: Reading) -> str:
+    """The likeliest of the six languages, by how common the first words are in each
+    (wordfreq); "" when nothing tells."""
+    scores = dict.fromkeys(LANGS, 0.0)
+    words = [t.norm for t in r.tokens if t.norm.isalpha()][:40]
+    for word in words:
+        for lang in LANGS:
+            scores[lang] += zipf_in(word, lang)
+    best = max(scores, key=scores.__getitem__)
+    return best if scores[best] > 0 else ""
+
+
+def _negations(r: Reading) -> int:
+    """Negation words outside values; "isn't" is three tokens (isn ' t)."""
+    count = 0
+    portuguese = None
+    for i, token in enumerate(r.tokens):
+        if i in r.used:
+            continue
+        norm = token.norm
+        if (
+            norm == "t"
+            and i >= 2
+            and r.tokens[i - 1].norm == "'"
+            and r.tokens[i - 2].norm.endswith("n")
+        ):
+            count += 1
+        elif norm in tb.AMBIGUOUS_NEGATIONS:
+            if portuguese is None:
+                portuguese = language(r) == "pt"
+            count += not portuguese
+        elif norm in tb.NEGATIONS:
+            count += 1
+    return count

@@ -1,0 +1,74 @@
+"""``manage.py train_pair_model``: cross-validate the pair model by file and write it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from integrity.detection.evaluation import PairFileError
+from integrity.detection.model import MODEL_PATH
+from integrity.detection.train import train
+from integrity.signals import ENCODERS, cached_encoder
+
+DEFAULT_FILES = (
+    "contradictions_dev.jsonl",
+    "contradictions_dev_more.jsonl",
+    "contradictions_dev_large_a.jsonl",
+    "contradictions_dev_large_b.jsonl",
+)
+
+
+class Command(BaseCommand):
+    help = (
+        "Train the contradiction/duplicate pair model on the development files: "
+        "leave-one-file-out cross-validation (nested: the cut-offs are chosen inside the "
+        "training files), the table of every held-out file beside the in-sample figures, "
+        "then the model fitted on every file, written to integrity/detection/pair_model.json "
+        "with one head per encoder (always one without: 'none'). Deterministic."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "files",
+            nargs="*",
+            help="JSONL pair files (default: the four contradictions_dev*.jsonl of ../shared/eval)",
+        )
+        parser.add_argument(
+            "--encoders",
+            default="use,none",
+            help=f"comma-separated heads to train, among {', '.join(ENCODERS)} and none",
+        )
+        parser.add_argument("--no-synthetic", action="store_true", help="no synthetic pairs")
+        parser.add_argument("--out", default=str(MODEL_PATH), help="model file to write")
+        parser.add_argument("--dry-run", action="store_true", help="cross-validate only")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        shared = Path(settings.BASE_DIR).parent / "shared" / "eval"
+        paths = [Path(p) for p in options["files"]] or [shared / f for f in DEFAULT_FILES]
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            raise CommandError(f"no such file: {', '.join(missing)}")
+        keys = [k.strip() for k in options["encoders"].split(",") if k.strip()]
+        unknown = [k for k in keys if k != "none" and k not in ENCODERS]
+        if unknown:
+            raise CommandError(f"unknown encoder {unknown[0]!r}; use {', '.join(ENCODERS)} or none")
+        if "none" not in keys:
+            keys.append("none")
+        encoders = {}
+        for key in keys:
+            encoder = None if key == "none" else cached_encoder(key)
+            encoders["none" if encoder is None else encoder.signature] = encoder
+        out = None if options["dry_run"] else Path(options["out"])
+        try:
+            train(
+                paths,
+                encoders,
+                synthetic=not options["no_synthetic"],
+                out=out,
+                log=self.stdout.write,
+            )
+        except PairFileError as exc:
+            raise CommandError(str(exc)) from exc

@@ -1,0 +1,192 @@
+"""The learned pair model: its file, its decision, its training by file.
+
+Examples are invented here; the development sets are only read by the training
+command, never by a test.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from integrity.detection import model as pair_model
+from integrity.detection.classifier import (
+    CONTRADICTION,
+    DUPLICATE,
+    UNCERTAIN,
+    Thresholds,
+    Verdict,
+    classify_pair,
+    obvious_duplicate,
+)
+from integrity.detection.evaluation import Outcome, evaluate, format_report
+from integrity.detection.features import FEATURE_NAMES, pair_features
+from integrity.detection.model import decide
+from integrity.detection.scores import score
+from integrity.detection.synthetic import synthetic_pairs
+from integrity.detection.train import train
+
+
+def test_the_model_file_matches_the_features_and_names_its_encoders() -> None:
+    model = pair_model.load()
+    assert model.feature_names == FEATURE_NAMES
+    assert "none" in model.heads
+    data = json.loads(pair_model.MODEL_PATH.read_text())
+    assert data["trained_on"] and set(data["classes"]) == {
+        "contradiction",
+        "duplicate",
+        "compatible",
+    }
+    for head in model.heads.values():
+        assert head.coef.shape == (3, len(FEATURE_NAMES))
+    # A head for an encoder the deployment does not have: the one without encoder.
+    assert model.head_for("some-other-encoder:768") is model.heads["none"]
+
+
+def test_probabilities_are_calibrated_shapes() -> None:
+    head = pair_model.load().heads["none"]
+    row = pair_features("The pier closes at 18:00.", "The pier closes at 20:00.")
+    p = head.probabilities(row)[0]
+    assert p.shape == (3,) and np.isclose(p.sum(), 1.0) and (p >= 0).all()
+
+
+@pytest.mark.parametrize(
+    ("p", "blocked", "expected"),
+    [
+        ((0.05, 0.9, 0.05), False, DUPLICATE),
+        ((0.05, 0.9, 0.05), True, "compatible"),  # the guard forbids: new information
+        ((0.30, 0.6, 0.10), True, UNCERTAIN),  # ... that may conflict: a person looks
+        ((0.10, 0.7, 0.20), False, "compatible"),  # not sure enough to fold a fact
+        ((0.60, 0.1, 0.30), False, CONTRADICTION),
+        ((0.30, 0.1, 0.60), False, UNCERTAIN),  # a real chance of conflict: a person looks
+        ((0.10, 0.1, 0.80), False, "compatible"),
+    ],
+)
+def test_the_decision(p, blocked, expected) -> None:
+    got = decide(np.array(p), blocked=blocked, duplicate_min=0.8, uncertain_min=0.25)
+    assert got == expected
+
+
+def test_doubtful_duplicates_can_go_to_a_person() -> None:
+    p = np.array([0.1, 0.7, 0.2])
+    assert (
+        decide(p, blocked=False, duplicate_min=0.8, uncertain_min=0.9, doubt_min=0.6) == UNCERTAIN
+    )
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "label"),
+    [
+        ("The pier closes at 18:00.", "The pier closes at 20:00.", CONTRADICTION),
+        ("Ilse was born in 1971.", "Ilse was born in 1974.", CONTRADICTION),
+        ("The valve is closed.", "The valve is not closed.", CONTRADICTION),
+        ("Ilse grows tomatoes.", "Ilse grows tomatoes.", DUPLICATE),
+    ],
+)
+def test_plain_cases(existing: str, new: str, label: str) -> None:
+    verdict = classify_pair(existing, new)
+    assert verdict.label == label, verdict
+    assert 0.0 <= verdict.confidence <= 1.0 and verdict.explanation
+
+
+def test_the_judge_is_asked_only_about_doubtful_pairs() -> None:
+    asked: list[str] = []
+
+    def judge(existing: str, new: str) -> Verdict:
+        asked.append(new)
+        return Verdict("contradiction", None, 0.9, "the judge says so")
+
+    sure = classify_pair("Ilse was born in 1971.", "Ilse was born in 1974.", judge=judge)
+    assert asked == [] and sure.kind == "date"
+    weak = classify_pair(
+        "Ilse was born in 1971.",
+        "Ilse was born in 1974.",
+        judge=judge,
+        thresholds=Thresholds(judge_below=0.99),
+    )
+    assert asked == ["Ilse was born in 1974."] and (weak.kind, weak.explanation) == (
+        "llm",
+        "the judge says so",
+    )
+
+
+def test_a_judge_saying_duplicate_still_meets_the_guard() -> None:
+    def judge(existing: str, new: str) -> Verdict:
+        return Verdict(DUPLICATE, None, 0.99, "same")
+
+    verdict = classify_pair("Order 5512 shipped.", "Order 5521 shipped.", judge=judge)
+    assert verdict.label != DUPLICATE
+
+
+def test_obvious_duplicate_needs_the_similarity_setting() -> None:
+    pair = ("Ilse grows tomatoes on her balcony in Graz.", "Ilse grows tomatoes on her balcony.")
+    assert obvious_duplicate(*pair, similarity=0.5) is None
+    assert obvious_duplicate("Ilse grows tomatoes.", "ilse grows tomatoes") is not None
+
+
+def test_curator_measures() -> None:
+    expected = ["contradiction", "contradiction", "compatible", "compatible", "duplicate"]
+    got = ["uncertain", "compatible", "contradiction", "duplicate", "duplicate"]
+    s = score(expected, got)
+    assert (s.reach, s.false_alarms, s.uncertain_rate) == (0.5, 0.5, 0.2)
+    assert s.wrong_duplicates == pytest.approx(1 / 4)
+    report = evaluate(
+        [Outcome(str(i), e, g, "") for i, (e, g) in enumerate(zip(expected, got, strict=True))]
+    )
+    text = format_report(report)
+    assert "reach" in text and "wrong dup." in text and "false alarms" in text
+
+
+def test_synthetic_pairs_are_labelled_by_what_changed() -> None:
+    from integrity.detection.evaluation import Pair
+
+    made = synthetic_pairs(
+        [Pair("x", "en", "The crate weighs 3 kg and left on 12 March 2030.", "-", "compatible")]
+    )
+    labels = {p.new: p.label for p in made}
+    assert labels["The crate weighs 3000 g and left on 12 March 2030."] == "duplicate"
+    assert labels["The crate weighs 3 kg and left on 2030-03-12."] == "duplicate"
+    assert any(label == "contradiction" for label in labels.values())
+
+
+def _pairs(rows: list[tuple[str, str, str]]) -> list[dict]:
+    return [
+        {"id": f"r{i}", "lang": "en", "existing": a, "new": b, "label": label}
+        for i, (a, b, label) in enumerate(rows)
+    ]
+
+
+def _invented(seed: int) -> list[tuple[str, str, str]]:
+    rng = np.random.default_rng(seed)
+    names = ["Ilse", "Marek", "Sunita", "Teodor", "Aiko", "Bram", "Lotte", "Nuno"]
+    rows = []
+    for _ in range(24):
+        name = names[int(rng.integers(len(names)))]
+        year = int(rng.integers(1950, 2010))
+        rows.append(
+            (f"{name} was born in {year}.", f"{name} was born in {year + 3}.", "contradiction")
+        )
+        rows.append((f"{name} keeps bees.", f"{name} keeps bees.", "duplicate"))
+        rows.append((f"{name} keeps bees.", f"{name} plays the oboe in a band.", "compatible"))
+    return rows
+
+
+def test_training_is_deterministic_and_cross_validated_by_file(tmp_path: Path) -> None:
+    paths = []
+    for seed in range(3):
+        path = tmp_path / f"set{seed}.jsonl"
+        path.write_text("\n".join(json.dumps(r) for r in _pairs(_invented(seed))) + "\n")
+        paths.append(path)
+    out_a, out_b = tmp_path / "a.json", tmp_path / "b.json"
+    lines: list[str] = []
+    reports = train(paths, {"none": None}, out=out_a, log=lines.append)
+    train(paths, {"none": None}, out=out_b, log=lambda line: None)
+    pair_model.load.cache_clear()
+    assert out_a.read_text() == out_b.read_text()
+    report = reports["none"]
+    assert set(report.held_out) == {p.name for p in paths} == set(report.in_sample)
+    assert all(s.macro_f1 > 0.8 for s in report.held_out.values())
+    assert any("held-out file" in line for line in lines)
