@@ -1,4 +1,4 @@
-"""Shared models: the base timestamped model and the audit log of curator actions."""
+"""Shared models: the base timestamped model, and the log of curator actions (audit)."""
 
 from __future__ import annotations
 

@@ -75,7 +75,7 @@ class NotificationMarkReadView(GenericAPIView):
         responses={
             200: MarkReadResultSerializer,
             404: OpenApiResponse(
-                ErrorResponseSerializer, description="An id the user has no notification of."
+                ErrorResponseSerializer, description="No notification of this user has that id."
             ),
         },
         operation_id="notifications_mark_read",
