@@ -321,6 +321,9 @@ KGSITE_INGEST_CLUSTER = env("KGSITE_INGEST_CLUSTER", "")
 # Niceness of the qcluster processes `manage.py serve` starts: above 0, requests get the
 # CPU first and background checks catch up when the web is idle (production: 10).
 KGSITE_WORKER_NICE = env_int("KGSITE_WORKER_NICE", 0)
+# Load the encoder, the vector index and the pair model when a web process starts
+# (``kgsite.warmup``), not in its first requests; on in production.
+KGSITE_WARM_START = env_bool("KGSITE_WARM_START", False)
 if KGSITE_INGEST_CLUSTER:
     Q_CLUSTER["ALT_CLUSTERS"] = {
         KGSITE_INGEST_CLUSTER: {
