@@ -106,10 +106,14 @@ class Profile:
         if name == "prod":
             self.env["DJANGO_SETTINGS_MODULE"] = "kgsite.settings.production"
             self.env["REDIS_URL"] = _loopback(redis)
-            self.env["KGSITE_Q_NAME"] = f"kgsite-load-{os.getpid()}"
-            self.env["KGSITE_CACHE_PREFIX"] = f"kgsite-load-{os.getpid()}"
+            # Per profile run, not per process: two profiles of one run (SQLite, then
+            # PostgreSQL) each sign their tasks with their own secret key, and a queue
+            # left with the first one's tasks made the second's workers spin on them.
+            unique = self.tmp.name
+            self.env["KGSITE_Q_NAME"] = unique
+            self.env["KGSITE_CACHE_PREFIX"] = unique
             self.env["KGSITE_Q_WORKERS"] = str(workers)
-            self.env["KGSITE_INGEST_CLUSTER"] = f"kgsite-load-{os.getpid()}-ingest"
+            self.env["KGSITE_INGEST_CLUSTER"] = f"{unique}-ingest"
             server = [
                 str(Path(PY).parent / "gunicorn"), "kgsite.wsgi", "--bind",
                 f"127.0.0.1:{self.port}", "--workers", "2", "--threads", "4",
