@@ -19,6 +19,7 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
+from .lookup_sql import token_rows
 from .models import Alias, Entity, NameToken
 
 PREFIX_CHARS = 3
@@ -100,9 +101,7 @@ def name_candidates(*, stems: Iterable[str], type: str | None = None) -> list[tu
     """(entity id, folded name or alias) pairs with a word starting with a stem."""
     pairs: dict[tuple[str, str], None] = {}
     for stem in stems:
-        rows = NameToken.objects.filter(prefix=stem[:PREFIX_CHARS])
-        if type:
-            rows = rows.filter(entity__type=type)
-        for pair in rows.values_list("entity_id", "text")[:ROWS_PER_PREFIX]:
+        # Plain SQL: this runs on every missed lookup (see lookup_sql).
+        for pair in token_rows(stem[:PREFIX_CHARS], type, ROWS_PER_PREFIX):
             pairs[pair] = None
     return list(pairs)
