@@ -10,6 +10,7 @@ class EntitiesConfig(AppConfig):
         """Register the fact and entity kinds of the vectors room, and keep them and the
         cached gazetteer in step with writes (see ``entities.hooks``)."""
         from kgsite.pages import dashboard_panel, undo_action
+        from kgsite.warmup import warmer
 
         from . import auditing, hooks, tasks, views
         from .extraction import gazetteer
@@ -32,6 +33,8 @@ class EntitiesConfig(AppConfig):
             )
         )
         hooks.on_fact_saved(edges.fact_saved_edges)
+        # The facts' vector index (read from disk or the database) before the first write.
+        warmer("facts index", lambda: kinds.similar_facts("warm-up", k=1))
         dashboard_panel(views.HOME_PANEL)
         undo_action(views.MERGE_UNDO)
         auditing.audit_register()

@@ -37,6 +37,7 @@ from .backend import VectorBackend, backend_name
 from .embedder import get_embedder
 from .index import KINDS, Key, Progress, VectorIndex, text_hash
 from .pgvector import PgVectorIndex
+from .shared_cache import shared
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ logger = logging.getLogger(__name__)
 
 def _embedder_for(kind):
     """Text kinds share the configured embedder; vector kinds bring their own vectors."""
-    return None if kind.vectors is not None else get_embedder()
+    return None if kind.vectors is not None else shared(get_embedder())
 
 
 _lock = threading.Lock()
@@ -108,7 +109,7 @@ _query_lock = threading.Lock()
 
 def embed_texts(texts: Sequence[str]) -> np.ndarray:
     """Unit-length float32 embeddings, one row per text (cosine = dot product)."""
-    return get_embedder().encode(list(texts))
+    return shared(get_embedder()).encode(list(texts))
 
 
 def embed_query(text: str) -> np.ndarray:
@@ -120,7 +121,7 @@ def embed_query(text: str) -> np.ndarray:
         if cached is not None:
             _query_cache.move_to_end(key)
             return cached
-    vector = embedder.encode([text])[0]
+    vector = shared(embedder).encode([text])[0]
     with _query_lock:
         _query_cache[key] = vector
         while len(_query_cache) > _QUERY_CACHE_SIZE:

@@ -1,0 +1,56 @@
+"""Linear time on any text (issue 27): no function that reads user text may grow faster
+than linearly on some shape of input.
+
+Every target of ``benchmarks.adversarial`` (normalisers, the pair model, the page
+helpers, the parsers, the extraction steps) is timed on a generated text of 1,250 and of
+20,000 characters, built by repeating a short unit drawn from the characters those
+functions look for. Linear code takes about 16 times longer on the long text; the test
+fails at ten times that (a quadratic path takes about 256 times longer). Ratios, not
+absolute times: it holds on a slow or busy machine. ``python -m benchmarks adversarial``
+prints the same functions' times at four sizes.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from benchmarks.adversarial import TARGETS, UNITS, timed
+
+pytestmark = pytest.mark.django_db
+
+SMALL, LARGE = 1_250, 20_000
+LINEAR = LARGE / SMALL
+REGRESSION = 10.0
+
+# The characters the text readers branch on: digits and their separators, amounts,
+# spaces, letters of both cases, markdown and code marks, quotes, accents.
+ALPHABET = "0123456789 ,.:;/-+°$€%kmhaAbBxX_()[]#|*`'\"\n\t>@éİß\u0301١中"
+UNITS_DRAWN = st.one_of(
+    st.sampled_from(sorted(UNITS.values())),
+    st.text(alphabet=ALPHABET, min_size=1, max_size=6),
+)
+
+
+def _repeat(unit: str, size: int) -> str:
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(target=st.sampled_from(TARGETS), unit=UNITS_DRAWN)
+@example(target=next(t for t in TARGETS if "differing_words" in t.name), unit="1,")
+@example(target=next(t for t in TARGETS if "structure.read" in t.name), unit="1 ")
+def test_no_text_function_grows_faster_than_linearly(target, unit):
+    small = timed(target.run, _repeat(unit, SMALL), min_total=0.05)
+    large = timed(target.run, _repeat(unit, LARGE), min_total=0.05)
+    growth = large / max(small, 1e-6)
+    assert growth < LINEAR * REGRESSION, (
+        f"{target.name} on {unit!r} x {LARGE:,} chars took {growth:.0f} times as long as on "
+        f"{SMALL:,} chars ({small * 1000:.2f} -> {large * 1000:.1f} ms); linear is {LINEAR:.0f}"
+    )
