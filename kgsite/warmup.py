@@ -15,6 +15,8 @@ import logging
 import time
 from collections.abc import Callable
 
+from django.db import connections
+
 logger = logging.getLogger(__name__)
 
 _warmers: list[tuple[str, Callable[[], object]]] = []
@@ -28,8 +30,6 @@ def warmer(name: str, fn: Callable[[], object]) -> None:
 
 def warm_up() -> dict[str, float]:
     """Run every warmer; returns seconds per warmer (failed ones left out)."""
-    from django.db import connections
-
     took: dict[str, float] = {}
     for name, fn in list(_warmers):
         start = time.perf_counter()

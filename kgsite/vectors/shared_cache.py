@@ -17,6 +17,7 @@ import logging
 from collections.abc import Sequence
 
 import numpy as np
+from django.core.cache import cache
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +47,6 @@ class SharedCacheEmbedder:
         texts = list(texts)
         if not texts or len(texts) > CACHE_MAX_BATCH:
             return self.inner.encode(texts, batch_size=batch_size)
-        from django.core.cache import cache
-
         keys = [self._key(t) for t in texts]
         try:
             found = cache.get_many(keys)
