@@ -47,7 +47,7 @@ from .serializers import (
 )
 
 
-def _scopes(params) -> ScopeFilter:
+def scopes_from_params(params) -> ScopeFilter:
     data = validated(ScopeQuerySerializer, params)
     return ScopeFilter.of(data["scope"], data["all_scopes"])
 
@@ -212,7 +212,7 @@ class FactListView(GenericAPIView):
             status=p.get("status"),
             source=p.get("source"),
             kind=p.get("kind"),
-            scopes=_scopes(p),
+            scopes=scopes_from_params(p),
         )
 
     @extend_schema(
@@ -271,8 +271,14 @@ class FactDetailView(GenericAPIView):
 
     serializer_class = FactDetailSerializer
 
+    @extend_schema(
+        parameters=SCOPE_PARAMETERS,
+        description="A fact of another project than `scope` (global memory when absent) "
+        "answers 404 unless `all_scopes` is true.",
+    )
     def get(self, request, fact_id: int):
-        return Response(FactDetailSerializer(selectors.fact_get(fact_id=fact_id)).data)
+        fact = selectors.fact_get(fact_id=fact_id, scopes=scopes_from_params(request.query_params))
+        return Response(FactDetailSerializer(fact).data)
 
     @extend_schema(
         request=FactUpdateSerializer,

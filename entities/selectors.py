@@ -164,9 +164,13 @@ def entity_suggest(*, norm: str, type: str | None = None) -> list[tuple[Entity, 
     return ranked[:SUGGESTION_LIMIT]
 
 
-def fact_get(*, fact_id: int) -> Fact:
+def fact_get(*, fact_id: int, scopes: ScopeFilter | None = None) -> Fact:
+    """One fact; with ``scopes``, a fact outside the reader's view is not found (404)."""
+    qs = Fact.objects.prefetch_related("entity_facts__entity")
+    if scopes is not None:
+        qs = qs.filter(scopes.q())
     try:
-        return Fact.objects.prefetch_related("entity_facts__entity").get(pk=fact_id)
+        return qs.get(pk=fact_id)
     except Fact.DoesNotExist:
         raise NotFound(f"no fact with id {fact_id}", field="id") from None
 
@@ -335,13 +339,15 @@ class EntityPageData:
 ENTITY_PAGE_FACTS = 200
 
 
-def entity_page_data(*, entity: Entity) -> EntityPageData:
+def entity_page_data(*, entity: Entity, scopes: ScopeFilter | None = None) -> EntityPageData:
     """Everything the entity page shows: aliases, facts (newest first; status,
     confidence, confirmations, source, validity are on ``fact``), mentions by book
     (supplied by books through ``hooks.mention_reader``), the merge it can undo and
-    the duplicate suggestions that involve it."""
+    the duplicate suggestions that involve it. Facts of ``scopes`` only (default: every
+    project, as curators see them)."""
+    scopes = scopes or ScopeFilter(all_scopes=True)
     links = (
-        EntityFact.objects.filter(entity=entity)
+        EntityFact.objects.filter(scopes.q("fact__"), entity=entity)
         .select_related("fact")
         .prefetch_related(
             Prefetch(

@@ -19,6 +19,7 @@ from ..extraction import extract_entities as gazetteer_extract
 from ..graph import ppr as graph_ppr
 from ..graph import selectors as graph_selectors
 from ..models import Fact
+from ..names import normalize_type
 from ..recall import selectors as recall
 from ..recall.options import RecallOptions
 from ..recall.services import episode_store as episode_store_service
@@ -175,11 +176,11 @@ def extract_entities(ctx: ToolContext, *, text: str, include_unknown: bool = Fal
     return {"entities": [d.as_dict() for d in found]}
 
 
-def notifications_digest(ctx: ToolContext):
+def notifications_digest(ctx: ToolContext, *, all_scopes: bool = False):
     providers = hooks.digest_providers()
     if not providers:
         return {"high": [], "high_count": 0, "medium": {"count": 0, "question": ""}, "badge": 0}
-    return providers[0]()
+    return providers[0](scopes=ctx.scopes(all_scopes))
 
 
 def _options(overrides: dict[str, Any]) -> RecallOptions:
@@ -263,15 +264,9 @@ def memory_hint(ctx: ToolContext, *, arguments: dict[str, Any], uncertainty: flo
 
 
 # --- The graph (TransE and Personalized PageRank) --------------------------------------
-# Their answers name facts by id; only the facts this server's scope may see are kept.
-
-
-def _visible_ids(ctx: ToolContext, ids, all_scopes: bool) -> list:
-    wanted = [i for i in ids if isinstance(i, int)]
-    visible = set(
-        Fact.objects.filter(ctx.scopes(all_scopes).q(), pk__in=wanted).values_list("pk", flat=True)
-    )
-    return [i for i in ids if i in visible]
+# Every read sees the server's scope only: edges, weights, paths and fact ids count the
+# facts of that view, and TransE answers from a model trained on that view or on global
+# memory (``entities.graph.kge.model_current``).
 
 
 def validate_knowledge(
@@ -279,18 +274,20 @@ def validate_knowledge(
     *,
     subject: str,
     predicate: str,
-    object: str,
-    all_scopes: bool = False,  # noqa: A002
+    object: str,  # noqa: A002
+    all_scopes: bool = False,
 ):
-    result = graph_selectors.kge_validate(subject=subject, predicate=predicate, obj=object)
-    for key in ("supporting_facts", "contradicting_facts"):
-        if key in result:
-            result[key] = _visible_ids(ctx, result[key], all_scopes)
-    return result
+    return graph_selectors.kge_validate(
+        subject=subject, predicate=predicate, obj=object, scopes=ctx.scopes(all_scopes)
+    )
 
 
-def infer_relationship(ctx: ToolContext, *, head: str, tail: str, top_k: int = 5):
-    return graph_selectors.kge_infer_relation(head=head, tail=tail, top_k=top_k)
+def infer_relationship(
+    ctx: ToolContext, *, head: str, tail: str, top_k: int = 5, all_scopes: bool = False
+):
+    return graph_selectors.kge_infer_relation(
+        head=head, tail=tail, top_k=top_k, scopes=ctx.scopes(all_scopes), top_k_field="top_k"
+    )
 
 
 def find_related_entities(
@@ -304,29 +301,39 @@ def find_related_entities(
     min_score: float = 0.0,
     all_scopes: bool = False,
 ):
-    result = graph_selectors.kge_related(
+    return graph_selectors.kge_related(
         entity=entity,
         relation=relation,
         direction=direction,
         entity_type=entity_type,
         top_k=top_k,
         min_score=min_score,
+        scopes=ctx.scopes(all_scopes),
+        top_k_field="top_k",
     )
-    for row in result.get("results", []):
-        row["found_in_memories"] = _visible_ids(ctx, row.get("found_in_memories", []), all_scopes)
-    return result
 
 
 def get_entity_graph(
-    ctx: ToolContext, *, entity: str, depth: int = 1, max_nodes: int = 50, all_scopes: bool = False
+    ctx: ToolContext,
+    *,
+    entity: str,
+    depth: int = 1,
+    max_nodes: int = 50,
+    types: list[str] | None = None,
+    min_weight: float = 0.0,
+    all_scopes: bool = False,
 ):
     found = graph_selectors.entity_resolve(entity, field="entity")
     if found is None:
         return {"entity": None, "nodes": [], "edges": []}
-    result = graph_selectors.entity_graph(entity_id=found.pk, depth=depth, max_nodes=max_nodes)
-    for edge in result.get("edges", []):
-        edge["fact_ids"] = _visible_ids(ctx, edge.get("fact_ids", []), all_scopes)
-    return result
+    return graph_selectors.entity_graph(
+        entity_id=found.pk,
+        depth=depth,
+        max_nodes=max_nodes,
+        types=[normalize_type(t) for t in types or ()],
+        min_weight=min_weight,
+        scopes=ctx.scopes(all_scopes),
+    )
 
 
 def ppr_retrieve(
@@ -335,13 +342,19 @@ def ppr_retrieve(
     query: str = "",
     query_entities: list[str] | None = None,
     k: int = 10,
+    damping: float = 0.5,
     all_scopes: bool = False,
 ):
     if not (query or "").strip() and not query_entities:
         raise InvalidInput("give query or query_entities", field="query")
     if not 1 <= k <= 50:
         raise InvalidInput("k must be between 1 and 50", field="k")
-    result = graph_ppr.ppr_retrieve(query_entities=query_entities or [], query=query, k=k)
-    visible = set(_visible_ids(ctx, [row["id"] for row in result["facts"]], all_scopes))
-    result["facts"] = [row for row in result["facts"] if row["id"] in visible]
-    return result
+    if isinstance(damping, bool) or not 0.05 <= damping <= 0.95:
+        raise InvalidInput("damping must be between 0.05 and 0.95", field="damping")
+    return graph_ppr.ppr_retrieve(
+        query_entities=query_entities or [],
+        query=query,
+        k=k,
+        damping=float(damping),
+        scopes=ctx.scopes(all_scopes),
+    )
