@@ -95,7 +95,7 @@ class EntityListView(GenericAPIView):
         return selectors.entity_list(
             type=self.request.query_params.get("type"),
             prefix=self.request.query_params.get("prefix"),
-        ).prefetch_related("aliases")
+        ).prefetch_related("aliases", "external_ids", "external_facts")
 
     @extend_schema(
         parameters=[

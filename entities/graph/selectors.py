@@ -20,6 +20,7 @@ from kgsite.vectors.service import search_vector
 from ..models import Entity, EntityFact, Fact
 from ..names import validate_name
 from ..scopes import ScopeFilter
+from ..selectors import entity_by_external_id
 from . import kge
 from .models import Edge, EdgeFact, Relation
 from .relations import predicate_resolve
@@ -50,7 +51,7 @@ def entity_resolve(value: object, *, field: str) -> Entity | None:
     by_alias = Entity.objects.filter(aliases__alias_norm=norm).exclude(name_norm=norm)
     found = list(by_name.order_by().union(by_alias.order_by(), all=True).order_by("type")[:20])
     if not found:
-        return None
+        return entity_by_external_id(value)
     canonical = [e for e in found if e.name_norm == norm]
     if len({e.type for e in found}) > 1:
         raise Conflict(

@@ -37,7 +37,8 @@ all_scopes only when the user asks about other projects."""
 DESCRIPTIONS: dict[str, str] = {
     "entity_get": (
         "What do you know about X? Resolve a name (canonical name or alias, any case or "
-        "Unicode form) to one entity with its aliases and facts. Answers entity: null with "
+        "Unicode form, or an imported memory's entity id) to one entity with its aliases, "
+        "facts and imported fact ids (external_facts). Answers entity: null with "
         "suggestions when the name is unknown (it never guesses), or ambiguous with "
         "candidates. Do not use it to validate a claim or to search a topic: use "
         "facts_search or recall for topics."
@@ -54,7 +55,9 @@ DESCRIPTIONS: dict[str, str] = {
     ),
     "facts_list": (
         "List facts by entity id, kind (goal, decision, mistake, ...) or status, newest "
-        "first. Use to enumerate, e.g. all active goals. Not for relevance ranking."
+        "first. Use to enumerate, e.g. all active goals. With ids: those facts, by our id "
+        "or by an imported memory's fact id (an external reference when the store had no "
+        "facts). Not for relevance ranking."
     ),
     "fact_store": (
         "Store a fact, decision, investigation, mistake, dead_end, unknown, "

@@ -105,12 +105,21 @@ def facts_search(
 def facts_list(
     ctx: ToolContext,
     *,
+    ids: list[str | int] | None = None,
     entity: str | None = None,
     kind: str | None = None,
     status: str | None = None,
     limit: int = 20,
     all_scopes: bool = False,
 ):
+    if ids is not None:
+        resolved = selectors.fact_refs_resolve(ids=ids, scopes=ctx.scopes(all_scopes))
+        return {
+            "facts": [
+                {**row, "fact": fact_brief(row["fact"]) if row["fact"] is not None else None}
+                for row in resolved
+            ]
+        }
     if not 1 <= limit <= MAX_LIST:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIST}", field="limit")
     qs = selectors.fact_list(entity=entity, kind=kind, status=status, scopes=ctx.scopes(all_scopes))
