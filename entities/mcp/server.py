@@ -20,7 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from kgsite.errors import DomainError, InvalidInput
 
-from . import tools
+from . import limits, tools
 from .tools import ToolContext
 
 logger = logging.getLogger(__name__)
@@ -167,8 +167,9 @@ UNCERTAINTY = inspect.Parameter(
 )
 
 
-def _message(exc: DomainError) -> str:
-    return f"{exc.field}: {exc.message}" if exc.field else exc.message
+def _message(exc: DomainError, accepted: set[str] | None = None) -> str:
+    message, field = limits.snake_message(exc.message, exc.field, accepted or set())
+    return f"{field}: {message}" if field else message
 
 
 def _uncertainty(value: object) -> float | None:
@@ -184,6 +185,7 @@ def tool_wrap(fn: Callable[..., dict[str, Any]], ctx: ToolContext, name: str) ->
     the server's context bound; domain errors turned into tool errors."""
     signature = inspect.signature(fn, eval_str=True)
     params = [p for key, p in signature.parameters.items() if key != "ctx"]
+    accepted = {p.name for p in params} | {"uncertainty"}
 
     def call(**kwargs: Any) -> dict[str, Any]:
         close_old_connections()
@@ -196,7 +198,7 @@ def tool_wrap(fn: Callable[..., dict[str, Any]], ctx: ToolContext, name: str) ->
                     result["memory_hint"] = hint
             return result
         except DomainError as exc:
-            raise ToolError(_message(exc)) from None
+            raise ToolError(_message(exc, accepted)) from None
         finally:
             close_old_connections()
 
@@ -208,9 +210,24 @@ def tool_wrap(fn: Callable[..., dict[str, Any]], ctx: ToolContext, name: str) ->
     return call
 
 
+class StrictServer(MCPServer):
+    """Refuses unknown arguments (naming them) and values over the REST API's caps before
+    the SDK's own validation, which would silently drop an argument it does not know."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            accepted = set(tool.parameters.get("properties", {}))
+            try:
+                limits.arguments_check(name, arguments or {}, accepted)
+            except DomainError as exc:  # names the argument as the client sent it
+                raise ToolError(_message(exc)) from None
+        return await super().call_tool(name, arguments, context)
+
+
 def mcp_server_build(ctx: ToolContext) -> MCPServer:
     """An MCP server over the memory, for this scope (writes off when read-only)."""
-    server = MCPServer(name="kgsite-memory", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = StrictServer(name="kgsite-memory", instructions=INSTRUCTIONS, log_level="WARNING")
     for name, fn in TOOLS.items():
         if ctx.read_only and name in WRITE_TOOLS:
             continue

@@ -163,16 +163,20 @@ def search_by_entities(
     ctx: ToolContext,
     *,
     entities: list[str],
+    entity_types: list[str] | None = None,
     match_mode: str = "any",
     top_k: int = 10,
     min_score: float = 0.2,
+    boost_exact_match: float = 1.3,
     all_scopes: bool = False,
 ):
     return ranking.search_by_entities(
         entities=entities,
+        entity_types=entity_types,
         match_mode=match_mode,
         top_k=top_k,
         min_score=min_score,
+        boost_exact_match=boost_exact_match,
         include_content=True,
         scopes=ctx.scopes(all_scopes),
     )

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 
+import anyio
 from django.core.management.base import BaseCommand, CommandError
 
 from entities.mcp.server import mcp_server_build
+from entities.mcp.stdio import serve_stdio
 from entities.mcp.tools import ToolContext
 from entities.scopes import scope_clean
 from kgsite.errors import DomainError
@@ -49,4 +51,5 @@ class Command(BaseCommand):
         if options["http"]:
             server.run("streamable-http", host=options["host"], port=options["port"])
         else:
-            server.run("stdio")
+            # The SDK's stdio loop behind a guard that answers malformed lines.
+            anyio.run(serve_stdio, server)
