@@ -12,6 +12,7 @@ from entities.mcp.stdio import serve_stdio
 from entities.mcp.tools import ToolContext
 from entities.scopes import scope_clean
 from kgsite.errors import DomainError
+from kgsite.vectors.service import vector_writes_inline
 
 
 class Command(BaseCommand):
@@ -47,6 +48,8 @@ class Command(BaseCommand):
             raise CommandError(exc.message) from None
         username = options["user"] or os.environ.get("KGSITE_MCP_USER", "")
         read_only = options["read_only"] or os.environ.get("KGSITE_MCP_READ_ONLY", "") == "1"
+        # Read-your-writes without a worker: this process indexes what it stores.
+        vector_writes_inline()
         server = mcp_server_build(ToolContext(scope=scope, read_only=read_only, username=username))
         if options["http"]:
             server.run("streamable-http", host=options["host"], port=options["port"])
