@@ -55,7 +55,17 @@ class ValidateResponseSerializer(serializers.Serializer):
     model = serializers.IntegerField(required=False)
     transe_score = serializers.FloatField(required=False, help_text="-||h + r - t||.")
     confidence = serializers.FloatField(required=False, help_text="0..1, calibrated.")
-    validation = serializers.ChoiceField(choices=["valid", "uncertain", "unlikely"], required=False)
+    validation = serializers.ChoiceField(
+        choices=["valid", "uncertain", "unlikely", "contradicted"],
+        required=False,
+        help_text="The model's label overruled by memory: `contradicted` when a stored fact "
+        "speaks against the triple and none for it; never `valid` with a contradicting fact.",
+    )
+    model_validation = serializers.ChoiceField(
+        choices=["valid", "uncertain", "unlikely"],
+        required=False,
+        help_text="The model's own label, from the score alone.",
+    )
     supporting_facts = serializers.ListField(child=serializers.IntegerField())
     contradicting_facts = serializers.ListField(child=serializers.IntegerField())
 

@@ -173,15 +173,27 @@ def kge_validate(
     score = model.score(head, ref.name, tail)
     if ref.symmetric:
         score = max(score, model.score(tail, ref.name, head))
+    label = model.calibration.label(score)
     return {
         "known": True,
         **base,
         "model": model.id,
         "transe_score": round(score, 5),
         "confidence": round(float(model.calibration.confidence(score)), 4),
-        "validation": model.calibration.label(score),
+        "validation": _stored_verdict(label, supporting, contradicting),
+        "model_validation": label,
         **facts,
     }
+
+
+def _stored_verdict(label: str, supporting: list[int], contradicting: list[int]) -> str:
+    """The model's label, overruled by what memory says: a stored fact against the
+    triple and none for it is "contradicted"; facts both ways are never "valid"."""
+    if contradicting and not supporting:
+        return "contradicted"
+    if contradicting and label == "valid":
+        return "uncertain"
+    return label
 
 
 # --- infer a relation ------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from .. import hooks, selectors, services
 from ..extraction import extract_entities as gazetteer_extract
 from ..graph import ppr as graph_ppr
 from ..graph import selectors as graph_selectors
-from ..models import Fact
+from ..models import EntityFact, Fact
 from ..names import normalize_type
 from ..recall import selectors as recall
 from ..recall.options import RecallOptions
@@ -126,12 +126,27 @@ def facts_list(
     return {"facts": [fact_brief(f) for f in qs[:limit]]}
 
 
+def _entity_named(value: str | None, field: str):
+    """An entity by id, name, alias or imported id; an unknown one is an error that
+    says how to create it (a triple never invents its ends)."""
+    if value is None or value == "":
+        return None
+    found = graph_selectors.entity_resolve(value, field=field)
+    if found is None:
+        raise InvalidInput(f"no entity '{value}'; create it with entity_store first", field=field)
+    return found
+
+
 def fact_store(
     ctx: ToolContext,
     *,
     text: str,
     kind: str = "fact",
     entities: list[str] | None = None,
+    subject: str | None = None,
+    predicate: str = "",
+    object: str | None = None,  # noqa: A002 - the triple's own word
+    object_value: str = "",
     confidence: float = 1.0,
     source: str = "",
     goal_status: str = "",
@@ -141,9 +156,13 @@ def fact_store(
     ai_id: str = "",
 ):
     ctx.writable()
-    linked = [selectors.entity_get(entity_id=e) for e in entities or ()]
+    linked = [_entity_named(e, f"entities.{i}") for i, e in enumerate(entities or ())]
     result = services.fact_store(
         text=text,
+        subject=_entity_named(subject, "subject"),
+        predicate=predicate,
+        object_entity=_entity_named(object, "object"),
+        object_value=object_value,
         kind=kind,
         entities=linked,
         confidence=confidence,
@@ -157,6 +176,24 @@ def fact_store(
         actor=ctx.actor(),
     )
     return {"action": result.action, "fact": fact_brief(result.fact)}
+
+
+def fact_link(ctx: ToolContext, *, fact: int | str, entities: list[str], role: str = "mention"):
+    """Link a stored fact (ours by id, or an imported memory's fact id) to entities."""
+    ctx.writable()
+    found = selectors.fact_refs_resolve(ids=[fact], scopes=ctx.scopes())[0]
+    if found["fact"] is None:
+        raise InvalidInput(f"no fact '{fact}' in this server's scope", field="fact")
+    if role not in EntityFact.Role.values:
+        raise InvalidInput(f"role must be one of {', '.join(EntityFact.Role.values)}", field="role")
+    if not isinstance(entities, list) or not entities:
+        raise InvalidInput("entities must be a non-empty list", field="entities")
+    created = []
+    for i, name in enumerate(entities):
+        entity = _entity_named(name, f"entities.{i}")
+        _link, new = services.fact_link(fact=found["fact"], entity=entity, role=role)
+        created.append({"entity": entity.pk, "created": new})
+    return {"fact": fact_brief(found["fact"]), "links": created}
 
 
 def search_by_entities(
@@ -205,12 +242,16 @@ def recall_session_start(
     *,
     session_id: str = "",
     budget_chars: int | None = None,
+    recent_sessions: int | None = None,
+    ai_id: str | None = None,
     all_scopes: bool = False,
 ):
     return recall.recall_session_start(
         scopes=ctx.scopes(all_scopes),
         session_id=scope_clean(session_id, field="session_id"),
-        options=_options({"budget_chars": budget_chars}),
+        options=_options(
+            {"budget_chars": budget_chars, "recent_sessions": recent_sessions, "ai_id": ai_id}
+        ),
     )
 
 
@@ -247,10 +288,17 @@ def recall_domain(
 
 
 def recall_query(
-    ctx: ToolContext, *, query: str, budget_chars: int | None = None, all_scopes: bool = False
+    ctx: ToolContext,
+    *,
+    query: str,
+    budget_chars: int | None = None,
+    recent_sessions: int | None = None,
+    ai_id: str | None = None,
+    all_scopes: bool = False,
 ):
+    options = {"budget_chars": budget_chars, "recent_sessions": recent_sessions, "ai_id": ai_id}
     return recall.recall_query(
-        query=query, scopes=ctx.scopes(all_scopes), options=_options({"budget_chars": budget_chars})
+        query=query, scopes=ctx.scopes(all_scopes), options=_options(options)
     )
 
 
@@ -347,6 +395,18 @@ def get_entity_graph(
         min_weight=min_weight,
         scopes=ctx.scopes(all_scopes),
     )
+
+
+def graph_neighbors(
+    ctx: ToolContext, *, entity: str, hops: int = 1, k: int = 20, all_scopes: bool = False
+):
+    if isinstance(hops, bool) or not 1 <= hops <= 3:
+        raise InvalidInput("hops must be between 1 and 3", field="hops")
+    if isinstance(k, bool) or not 1 <= k <= graph_ppr.K_MAX:
+        raise InvalidInput(f"k must be between 1 and {graph_ppr.K_MAX}", field="k")
+    found = _entity_named(entity, "entity")
+    rows = graph_ppr.neighbors(entity_id=found.pk, hops=hops, k=k, scopes=ctx.scopes(all_scopes))
+    return {"entity": graph_selectors.entity_brief(found), "neighbors": rows}
 
 
 def ppr_retrieve(
