@@ -134,6 +134,7 @@ class EntityDetailView(GenericAPIView):
     serializer_class = EntitySerializer
 
     @extend_schema(
+        parameters=SCOPE_PARAMETERS,
         responses={200: EntitySerializer, 301: EntityMovedSerializer},
         description="An id merged into another entity answers 301 to the survivor, with "
         "`merged_into` in the body.",
@@ -150,7 +151,8 @@ class EntityDetailView(GenericAPIView):
             return Response(
                 body, status=status.HTTP_301_MOVED_PERMANENTLY, headers={"Location": location}
             )
-        return Response(EntitySerializer(entity).data)
+        scopes = scopes_from_params(request.query_params)
+        return Response(EntitySerializer(entity, context={"scopes": scopes}).data)
 
     @extend_schema(request=EntityUpdateSerializer, responses=EntitySerializer)
     def patch(self, request, entity_id: str):

@@ -367,6 +367,9 @@ class ExternalFactLink(models.Model):
     fact = models.ForeignKey(
         Fact, null=True, blank=True, on_delete=models.SET_NULL, related_name="external_ids"
     )
+    # The project the import was made for (``--scope``): a reader of another project
+    # never sees the reference, like the facts it stands for.
+    scope = models.CharField(max_length=128, blank=True, default="", db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

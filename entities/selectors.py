@@ -41,6 +41,7 @@ class LookupResult:
     facts: list[int] = field(default_factory=list)
     candidates: list[Entity] = field(default_factory=list)
     suggestions: list[tuple[Entity, float]] = field(default_factory=list)
+    scopes: ScopeFilter = field(default_factory=ScopeFilter)
 
     def as_dict(self) -> dict:
         def brief(e: Entity) -> dict:
@@ -53,19 +54,26 @@ class LookupResult:
             "facts": self.facts,
             "candidates": [brief(e) for e in self.candidates],
             "suggestions": [{**brief(e), "score": round(s, 3)} for e, s in self.suggestions],
-            **(entity_external_refs(entity=self.entity) if self.entity else EMPTY_REFS),
+            **(
+                entity_external_refs(entity=self.entity, scopes=self.scopes)
+                if self.entity
+                else EMPTY_REFS
+            ),
         }
 
 
 EMPTY_REFS = {"external_ids": [], "external_facts": []}
 
 
-def entity_external_refs(*, entity: Entity) -> dict:
+def entity_external_refs(*, entity: Entity, scopes: ScopeFilter | None = None) -> dict:
     """The entity's ids in imported memories, and the fact ids they linked to it there
-    (with the fact each became, or null where the store had no facts table)."""
+    (with the fact each became, or null where the store had no facts table), of the
+    imports the reader's scope sees (default: global memory)."""
     ids = entity.external_ids.order_by("store", "external_id").values_list("store", "external_id")
-    facts = entity.external_facts.order_by("store", "external_id").values_list(
-        "store", "external_id", "fact_id"
+    facts = (
+        entity.external_facts.filter((scopes or ScopeFilter()).q())
+        .order_by("store", "external_id")
+        .values_list("store", "external_id", "fact_id")
     )
     return {
         "external_ids": [{"store": store, "id": ext} for store, ext in ids],
@@ -153,6 +161,7 @@ def entity_lookup(
                 entity=imported,
                 aliases=sorted(imported.aliases.values_list("alias", flat=True)),
                 facts=entity_facts(entity=imported, scopes=scopes),
+                scopes=scopes or ScopeFilter(),
             )
         return LookupResult(match="none", suggestions=entity_suggest(norm=norm, type=entity_type))
     canonical = [e for e in found if e.name_norm == norm]
@@ -172,6 +181,7 @@ def entity_lookup(
         entity=entity,
         aliases=[alias for _norm, alias in aliases],
         facts=entity_facts(entity=entity, scopes=scopes),
+        scopes=scopes or ScopeFilter(),
     )
 
 
@@ -239,7 +249,8 @@ def fact_refs_resolve(*, ids: list, scopes: ScopeFilter) -> list[dict]:
     visible = Fact.objects.filter(scopes.q())
     facts = visible.in_bulk(own)
     links: dict[str, list[ExternalFactLink]] = {}
-    for link in ExternalFactLink.objects.filter(external_id__in=asked).order_by("store", "pk"):
+    refs = ExternalFactLink.objects.filter(scopes.q(), external_id__in=asked)
+    for link in refs.order_by("store", "pk"):
         links.setdefault(link.external_id, []).append(link)
     imported = visible.in_bulk([lk.fact_id for rows in links.values() for lk in rows if lk.fact_id])
     answers = []

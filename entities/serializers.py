@@ -96,9 +96,13 @@ class EntitySerializer(serializers.ModelSerializer):
 
     @extend_schema_field(ExternalFactRefSerializer(many=True))
     def get_external_facts(self, entity) -> list[dict]:
+        """Of the imports the reader's scope sees (``context["scopes"]``; default global)."""
+        scopes = self.context.get("scopes")
+        sees = scopes.sees if scopes is not None else (lambda scope: scope == "")
+        rows = [r for r in entity.external_facts.all() if sees(r.scope)]
         return [
             {"store": row.store, "id": row.external_id, "fact": row.fact_id}
-            for row in sorted(entity.external_facts.all(), key=lambda r: (r.store, r.external_id))
+            for row in sorted(rows, key=lambda r: (r.store, r.external_id))
         ]
 
 

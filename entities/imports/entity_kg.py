@@ -319,19 +319,27 @@ def _fact_for(
         report.counts["facts_skipped"] += 1
         return None
     report.counts[f"facts_{result.action}"] += 1
-    ExternalFactLink.objects.create(store=store, external_id=fact_id, fact=result.fact)
+    ExternalFactLink.objects.create(
+        store=store, external_id=fact_id, fact=result.fact, scope=result.fact.scope
+    )
     return result.fact
 
 
 def _link(
-    store: str, entity: Entity, fact_id: str, role: str, fact: Fact | None, report: ImportReport
+    store: str,
+    entity: Entity,
+    fact_id: str,
+    role: str,
+    fact: Fact | None,
+    report: ImportReport,
+    scope: str,
 ) -> None:
     if fact is not None:
         role = role if role in ROLES else EntityFact.Role.MENTION
         _row, created = services.fact_link(fact=fact, entity=entity, role=role)
         report.counts["links_created" if created else "links_existing"] += 1
     _ref, created = ExternalFactLink.objects.get_or_create(
-        store=store, external_id=fact_id, entity=entity, defaults={"fact": fact}
+        store=store, external_id=fact_id, entity=entity, defaults={"fact": fact, "scope": scope}
     )
     if fact is None:
         report.counts["external_refs_created" if created else "external_refs_existing"] += 1
@@ -359,7 +367,7 @@ def entity_kg_import(*, path: Path, store: str | None = None, scope: str = "", a
                         continue
                     seen.add(fact_id)
                     fact = _fact_for(store, fact_id, source, scope, report)
-                    _link(store, entity, fact_id, role, fact, report)
+                    _link(store, entity, fact_id, role, fact, report, scope)
     audit_many(
         actor=actor,
         action="entity_kg.import",

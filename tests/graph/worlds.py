@@ -70,3 +70,27 @@ def scoped_world(*, train: bool = True) -> dict:
         "models": models,
         "beta_ids": {f.pk for f in facts["beta"]},
     }
+
+
+ID_LISTS = ("fact_ids", "facts", "supporting_facts", "contradicting_facts", "found_in_memories")
+
+
+def fact_ids_in(body) -> set[int]:
+    """Every fact id an answer names: id lists (edge fact ids, supports, memories), rows
+    of a ``facts`` or ``results`` list, and path steps of type fact."""
+    found: set[int] = set()
+    stack = [(body, "")]
+    while stack:
+        node, key = stack.pop()
+        if isinstance(node, dict):
+            if node.get("type") == "fact" and isinstance(node.get("id"), int):
+                found.add(node["id"])
+            if key in ("facts", "results", "fact_texts") and isinstance(node.get("id"), int):
+                found.add(node["id"])
+            stack.extend((v, k) for k, v in node.items())
+        elif isinstance(node, list):
+            for v in node:
+                if isinstance(v, int) and not isinstance(v, bool) and key in ID_LISTS:
+                    found.add(v)
+                stack.append((v, key))
+    return found

@@ -284,3 +284,13 @@ def test_an_agent_sees_source_ids_and_fact_ids_over_mcp(v3, vector_dir):
     assert external["entities"] == [Entity.objects.get(canonical_name="Postgres").pk]
     assert own["found"] and own["fact"]["text"] == "Redis keeps the session cache"
     assert unknown == {"id": "fact_unknown", "found": False, "fact": None}
+
+
+def test_imported_fact_ids_stay_in_the_import_scope(v3, api, vector_dir):
+    run(v3, "--scope", "beta")
+    postgres = Entity.objects.get(canonical_name="Postgres")
+    for params, seen in (({}, False), ({"scope": "alpha"}, False), ({"scope": "beta"}, True)):
+        body = api.get(f"/api/v1/entities/{postgres.pk}/", params).json()
+        assert bool(body["external_facts"]) is seen, params
+        lookup = api.get("/api/v1/entities/lookup", {"name": "Postgres", **params}).json()
+        assert bool(lookup["external_facts"]) is seen, params
