@@ -234,9 +234,20 @@ class KGEModelListView(GenericAPIView):
     serializer_class = KGEModelSerializer
     queryset = KGEModel.objects.defer("blob")
 
-    @extend_schema(responses=KGEModelSerializer(many=True), summary="Trained TransE models")
+    @extend_schema(
+        parameters=[ScopeQuerySerializer],
+        responses=KGEModelSerializer(many=True),
+        summary="Trained TransE models of the views the reader sees",
+        description="Global memory's models, those of `scope`, and with `all_scopes` every "
+        "project's and the all-projects ones.",
+    )
     def get(self, request):
-        page = self.paginate_queryset(self.get_queryset())
+        params = validated(ScopeQuerySerializer, request.query_params)
+        scopes = scopes_of(params)
+        models = self.get_queryset()
+        if not scopes.all_scopes:
+            models = models.filter(all_scopes=False, scope__in=["", scopes.scope])
+        page = self.paginate_queryset(models)
         return self.get_paginated_response(KGEModelSerializer(page, many=True).data)
 
     @extend_schema(

@@ -167,3 +167,14 @@ def test_train_kge_every_scope_trains_global_memory_and_each_project(vector_dir)
     assert views == {("", False), ("alpha", False), ("beta", False)}
     with pytest.raises(CommandError, match="--scope"):
         call_command("train_kge", "--scope", "a\x00b", "--no-progress")
+
+
+def test_the_model_list_shows_the_views_a_reader_sees(api, world):
+    def views(params):
+        rows = api.get("/api/v1/kge/models", params).json()["results"]
+        return {(row["scope"], row["all_scopes"]) for row in rows}
+
+    assert views({}) == {("", False)}
+    assert views({"scope": "alpha"}) == {("", False), ("alpha", False)}
+    assert views({"scope": "beta"}) == {("", False)}
+    assert views({"all_scopes": "true"}) == {("", False), ("alpha", False), ("", True)}
