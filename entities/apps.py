@@ -15,6 +15,7 @@ class EntitiesConfig(AppConfig):
         from . import auditing, hooks, tasks, views
         from .extraction import gazetteer
         from .graph import edges
+        from .imports import merging as import_merging
         from .recall import kinds as recall_kinds
         from .recall import merging as recall_merging
         from .search import kinds
@@ -30,6 +31,15 @@ class EntitiesConfig(AppConfig):
                 move=recall_merging.recall_refs_move,
                 problems=recall_merging.recall_refs_problems,
                 undo=recall_merging.recall_refs_undo,
+            )
+        )
+        hooks.merge_mover(
+            hooks.MergeMover(
+                name="imported_ids",
+                count=import_merging.source_ids_count,
+                move=import_merging.source_ids_move,
+                problems=import_merging.source_ids_problems,
+                undo=import_merging.source_ids_undo,
             )
         )
         hooks.on_fact_saved(edges.fact_saved_edges)

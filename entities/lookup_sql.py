@@ -19,7 +19,15 @@ from functools import cache
 
 from django.db import connection
 
-from .models import Alias, Entity, EntityFact, Fact, NameToken
+from .models import (
+    Alias,
+    Entity,
+    EntityFact,
+    ExternalEntityId,
+    ExternalFactLink,
+    Fact,
+    NameToken,
+)
 from .scopes import GLOBAL, ScopeFilter
 
 # The columns a lookup answer reads; the timestamps stay deferred (loaded on access).
@@ -61,9 +69,14 @@ def _statements(vendor: str) -> dict[str, str]:
             f" WHERE l.entity_id = {p}"
         ),
         "status": f" AND f.status = {p}",
-        "scope_one": f" AND f.scope = {p}",
-        "scope_two": f" AND f.scope IN ({p}, {p})",
         "facts_order": " ORDER BY l.fact_id",
+        # The entity's ids in imported memories (kind 0) and the fact ids they linked to
+        # it (kind 1, scoped like facts): one round trip for both.
+        "external": (
+            f"SELECT 0, store, external_id, NULL FROM {ExternalEntityId._meta.db_table}"
+            f" WHERE entity_id = {p} UNION ALL SELECT 1, store, external_id, fact_id"
+            f" FROM {ExternalFactLink._meta.db_table} WHERE entity_id = {p}"
+        ),
         "tokens": f"{tokens} WHERE t.prefix = {p}",
         "tokens_typed": (
             f"{tokens} JOIN {entity} e ON e.id = t.entity_id WHERE t.prefix = {p} AND e.type = {p}"
@@ -129,15 +142,35 @@ def fact_ids(entity_id: str, *, status: str | None, scopes: ScopeFilter | None) 
     if status:
         statement += sql["status"]
         params.append(status)
-    scopes = scopes or ScopeFilter()
-    if not scopes.all_scopes:
-        if scopes.scope:
-            statement += sql["scope_two"]
-            params += [scopes.scope, GLOBAL]
-        else:
-            statement += sql["scope_one"]
-            params.append(GLOBAL)
+    condition, scope_params = _scope_condition(scopes, "f.scope")
+    statement += condition
+    params += scope_params
     return [row[0] for row in _rows(statement + sql["facts_order"], params)]
+
+
+def _scope_condition(scopes: ScopeFilter | None, column: str) -> tuple[str, list[str]]:
+    scopes = scopes or ScopeFilter()
+    p = _placeholder()
+    if scopes.all_scopes:
+        return "", []
+    if scopes.scope:
+        return f" AND {column} IN ({p}, {p})", [scopes.scope, GLOBAL]
+    return f" AND {column} = {p}", [GLOBAL]
+
+
+def external_refs(entity_id: str, scopes: ScopeFilter | None) -> dict[str, list[dict]]:
+    """The entity's ids in imported memories, and the fact ids they linked to it there
+    that ``scopes`` sees, each ordered by (store, id)."""
+    condition, params = _scope_condition(scopes, "scope")
+    rows = _rows(
+        _statements(connection.vendor)["external"] + condition, [entity_id, entity_id, *params]
+    )
+    ids = sorted((store, ext) for kind, store, ext, _fact in rows if kind == 0)
+    facts = sorted((store, ext, fact) for kind, store, ext, fact in rows if kind == 1)
+    return {
+        "external_ids": [{"store": store, "id": ext} for store, ext in ids],
+        "external_facts": [{"store": st, "id": ext, "fact": fact} for st, ext, fact in facts],
+    }
 
 
 def token_rows(prefix: str, entity_type: str | None, limit: int) -> list[tuple[str, str]]:
