@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from benchmarks import _django
-from benchmarks.adversarial import SIZES, TARGETS, UNITS, Curve, curve
+from benchmarks.adversarial import SIZES, TARGETS, UNITS, Curve, curve, prepare
 
 # Above this growth per doubling a target is not linear (quadratic is 4x).
 GOAL_GROWTH = 2.8
@@ -33,6 +33,7 @@ def _line(c: Curve) -> str:
 
 def run(quick: bool = False) -> list[dict]:
     _django.setup("adversarial")
+    prepare()
     sizes = SIZES[:3] if quick else SIZES
     rows = []
     for target in TARGETS:

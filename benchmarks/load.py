@@ -106,10 +106,14 @@ class Profile:
         if name == "prod":
             self.env["DJANGO_SETTINGS_MODULE"] = "kgsite.settings.production"
             self.env["REDIS_URL"] = _loopback(redis)
-            self.env["KGSITE_Q_NAME"] = f"kgsite-load-{os.getpid()}"
-            self.env["KGSITE_CACHE_PREFIX"] = f"kgsite-load-{os.getpid()}"
+            # Per profile run, not per process: two profiles of one run (SQLite, then
+            # PostgreSQL) each sign their tasks with their own secret key, and a queue
+            # left with the first one's tasks made the second's workers spin on them.
+            unique = self.tmp.name
+            self.env["KGSITE_Q_NAME"] = unique
+            self.env["KGSITE_CACHE_PREFIX"] = unique
             self.env["KGSITE_Q_WORKERS"] = str(workers)
-            self.env["KGSITE_INGEST_CLUSTER"] = f"kgsite-load-{os.getpid()}-ingest"
+            self.env["KGSITE_INGEST_CLUSTER"] = f"{unique}-ingest"
             server = [
                 str(Path(PY).parent / "gunicorn"), "kgsite.wsgi", "--bind",
                 f"127.0.0.1:{self.port}", "--workers", "2", "--threads", "4",
@@ -335,6 +339,8 @@ def run_profile(spec: str, args) -> dict:
             threading.Thread(target=_reader, args=(rec, Client(profile.port, t), stop, i))
             for i, t in enumerate(profile.tokens[args.writers : args.writers + args.readers])
         ]
+        load_average = os.getloadavg()[0]
+        cpu_before = _server_cpu(profile)
         start = time.perf_counter()
         for t in threads:
             t.start()
@@ -343,6 +349,7 @@ def run_profile(spec: str, args) -> dict:
         for t in threads:
             t.join(timeout=120)
         elapsed = time.perf_counter() - start
+        cpu = _server_cpu(profile) - cpu_before
         duplicates, lost = _verify(profile, rec)
         print(f"== {name}: {sum(map(len, rec.times.values()))} requests", file=sys.stderr)
         return {
@@ -352,15 +359,42 @@ def run_profile(spec: str, args) -> dict:
             "duplicates": duplicates,
             "lost": lost,
             "database": database.split(":")[0],
+            "server_cpu": cpu,
+            "load_average": load_average,
         }
     finally:
         profile.stop()
         print(f"   server log: {profile.tmp / 'server.log'}", file=sys.stderr)
 
 
+def _server_cpu(profile: Profile) -> float:
+    """CPU seconds used so far by the server and its workers (web and background): on a
+    shared machine, the cost per request that waiting for a core does not inflate."""
+    import psutil
+
+    try:
+        root = psutil.Process(profile.process.pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0.0
+    total = 0.0
+    for proc in procs:
+        try:
+            times = proc.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def cpu_per_request(r: dict) -> float:
+    """Server CPU milliseconds per request of the timed run."""
+    return 1000 * r["server_cpu"] / max(1, sum(map(len, r["times"].values())))
 
 
 def report(results: dict[str, dict]) -> None:
@@ -378,8 +412,9 @@ def report(results: dict[str, dict]) -> None:
             rate = len(t) / results[n]["elapsed"]
             line += f"{rate:>12.1f}{_pct(t, 0.5):>12.1f}{_pct(t, 0.99):>12.1f}"
         print(line)
-    for title, key in (("total req/s", None), ("errors", "errors"), ("duplicates", "duplicates"),
-                       ("lost writes", "lost")):  # fmt: skip
+    for title, key in (("total req/s", None), ("server CPU ms/req", "cpu"),
+                       ("load average", "load_average"), ("errors", "errors"),
+                       ("duplicates", "duplicates"), ("lost writes", "lost")):  # fmt: skip
         line = f"{title:<20}"
         for n in names:
             r = results[n]
@@ -387,6 +422,10 @@ def report(results: dict[str, dict]) -> None:
                 value = f"{sum(map(len, r['times'].values())) / r['elapsed']:.1f}"
             elif key == "errors":
                 value = str(sum(r["errors"].values()))
+            elif key == "cpu":
+                value = f"{cpu_per_request(r):.1f}"
+            elif key == "load_average":
+                value = f"{r['load_average']:.1f}"
             else:
                 value = str(r[key])
             line += f"{value:>36}"

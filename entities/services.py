@@ -562,6 +562,19 @@ def fact_find_duplicate(
     return None
 
 
+def fact_text_embed_ahead(*, text: object) -> None:
+    """Embed a fact's text before a transaction that stores it (``fact_supersede``): the
+    near-duplicate search inside then reads the vector from the cache instead of running
+    the encoder while SQLite's write lock is held (issue 27). Never raises: a text that
+    is refused is refused inside, with its error."""
+    from kgsite.vectors.service import embed_query
+
+    try:
+        embed_query(_validate_fact_text(text))
+    except Exception:  # noqa: BLE001 - only a head start; the write path decides
+        return
+
+
 @dataclass(frozen=True)
 class FactKindFields:
     kind: str = Fact.Kind.FACT

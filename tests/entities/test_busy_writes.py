@@ -123,3 +123,21 @@ def test_only_a_lock_wait_counts_as_busy():
     assert is_lock_timeout(OperationalError("database is locked"))
     assert not is_lock_timeout(OperationalError("no such table: entities_fact"))
     assert not is_lock_timeout(ValueError("database is locked"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_encoder_never_runs_inside_a_write_transaction(monkeypatch, curator):
+    from entities.curation import fact_supersede
+    from kgsite.vectors.embedder import HashingEmbedder
+
+    inside = []
+    original = HashingEmbedder.encode
+
+    def encode(self, texts, *, batch_size=None):
+        inside.append(connection.in_atomic_block)
+        return original(self, texts, batch_size=batch_size)
+
+    monkeypatch.setattr(HashingEmbedder, "encode", encode)
+    fact = fact_store(text="The ferry to Vlieland leaves at seven.").fact
+    fact_supersede(fact=fact, text="The ferry to Vlieland leaves at eight.", actor=curator)
+    assert inside and not any(inside)
