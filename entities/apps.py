@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class EntitiesConfig(AppConfig):
@@ -35,3 +36,14 @@ class EntitiesConfig(AppConfig):
         dashboard_panel(views.HOME_PANEL)
         undo_action(views.MERGE_UNDO)
         auditing.audit_register()
+        post_migrate.connect(_fulltext_triggers, sender=self)
+
+
+def _fulltext_triggers(sender, using: str = "default", **kwargs) -> None:
+    """SQLite loses a table's triggers when a migration rebuilds it: put the full-text
+    index's back after every migrate (idempotent)."""
+    from django.db import connections
+
+    from .search.fulltext import fulltext_install
+
+    fulltext_install(connections[using])

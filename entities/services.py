@@ -646,9 +646,13 @@ def fact_store(
     scope: str = "",
     ai_id: str = "",
     session_id: str = "",
+    restates: Fact | None = None,
     actor=None,
 ) -> FactStoreResult:
     """Store a proposition, or confirm the existing one that says the same thing.
+
+    ``restates``: an active fact the caller's own use of the duplicate judgement found
+    this text to restate (recall's finding trigger): it is confirmed like a duplicate.
 
     A confirmation also links the entities this call names to the existing fact. Only a
     fact of the same project scope and kind is confirmed: another project's memory is
@@ -681,7 +685,9 @@ def fact_store(
         object_entity=object_entity.pk if object_entity is not None else None,
         mentions=frozenset(e.pk for e in entities),
     )
-    duplicate = fact_find_duplicate(text=display, scope=scope, kind=kinds.kind, named=named)
+    duplicate = restates or fact_find_duplicate(
+        text=display, scope=scope, kind=kinds.kind, named=named
+    )
     if duplicate is not None:
         before = duplicate.confidence
         fact = fact_confirm(fact=duplicate, confidence=confidence)

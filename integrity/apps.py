@@ -16,6 +16,7 @@ class IntegrityConfig(AppConfig):
         from . import services, tasks, views
 
         hooks.duplicate_finder(services.fact_find_near_duplicate)
+        hooks.pair_judge(services.pair_restates)
         hooks.on_fact_saved(tasks.fact_check_enqueue)
         # Pages: the dashboard panel, the bell's link to the inbox, undo from the audit log.
         dashboard_panel(views.HOME_PANEL)

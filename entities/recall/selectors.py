@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db.models import Max, QuerySet
+from django.db.models import Max
 
 from kgsite.errors import InvalidInput
 from kgsite.vectors import service as vectors
@@ -29,14 +29,12 @@ from ..extraction import extract_entities
 from ..models import Entity, EntityFact, Fact
 from ..scopes import ScopeFilter
 from ..search import ranking
+from . import scorer
 from .models import Episode
 from .options import RecallOptions, trigger_check
+from .retrieval import Query, candidates
+from .retrieval import nearest as _nearest
 
-# Items a trigger considers from the index per wanted item, before filters.
-OVERFETCH = 20
-MIN_FETCH = 100
-# A filtered search lists the matching ids up to this many and searches among them.
-FILTER_IDS = 50_000
 GOALS = 3
 EPISODES_PER_GOAL = 2
 PRE_CHECK_LIMIT = 3
@@ -53,50 +51,6 @@ def text_check(value: object, field_name: str) -> str:
     if len(value) > MAX_TEXT:
         raise InvalidInput(f"{field_name} is longer than {MAX_TEXT} characters", field=field_name)
     return value.strip()
-
-
-# --- Nearest rows of a kind, within a queryset -----------------------------------------
-
-
-TEXT_FIELDS = {"facts": "text", "episodes": "narrative"}
-# Rounds of over-fetching from the whole index before listing the matching ids.
-FETCH_ROUNDS = (MIN_FETCH, 1000)
-
-
-def _nearest(
-    kind: str, vector: np.ndarray, qs: QuerySet, *, k: int, min_score: float
-) -> list[tuple[int, float]]:
-    """The ``k`` rows of ``qs`` closest to ``vector`` in the ``kind`` index, at or above
-    ``min_score``. Over-fetches from the whole index (cheap: hnswlib answers 1,000
-    neighbours in a few milliseconds); only when too few pass the filters does it list
-    the matching ids (up to ``FILTER_IDS``) and search among them."""
-    if k <= 0:
-        return []
-    found: list[tuple[int, float]] = []
-    for fetch in (max(k * OVERFETCH, FETCH_ROUNDS[0]), *FETCH_ROUNDS[1:]):
-        hits = vectors.search_vector(kind, vector, fetch)
-        found = _kept(kind, vector, qs, hits, min_score)
-        exhausted = len(hits) < fetch or bool(hits and hits[-1][1] < min_score)
-        if len(found) >= k or exhausted:
-            return found[:k]
-    ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
-    if len(ids) <= FILTER_IDS:
-        hits = vectors.search_vector(kind, vector, k * 2, filter_ids=ids) if ids else []
-        found = _kept(kind, vector, qs, hits, min_score)
-    return found[:k]
-
-
-def _kept(kind, vector, qs, hits, min_score) -> list[tuple[int, float]]:
-    """Hits that pass the filters of ``qs``, re-checked against their rows' texts (one
-    query for both: only rows that pass are verified)."""
-    candidates = [int(key) for key, score in hits if score >= min_score - 0.05]
-    if not candidates:
-        return []
-    texts = dict(qs.filter(pk__in=candidates).values_list("pk", TEXT_FIELDS[kind]))
-    scored = {int(key): score for key, score in hits if int(key) in texts}
-    scored = vectors.verify_hits(kind, vector, scored, texts)
-    ranked = [(pk, s) for pk, s in scored.items() if s >= min_score]
-    return sorted(ranked, key=lambda kv: (-kv[1], kv[0]))
 
 
 def _facts(scopes: ScopeFilter, kinds: Sequence[str], options: RecallOptions | None = None):
@@ -350,41 +304,60 @@ def _ms(started: float) -> float:
 # --- Before a decision ---------------------------------------------------------------------
 
 
+def _shown(
+    trigger: str,
+    text: str,
+    scopes: ScopeFilter,
+    kinds: Sequence[str],
+    options: RecallOptions,
+    *,
+    floor_option: str,
+    k: int,
+) -> tuple[list[tuple[Fact, float, str]], bool]:
+    """The memories of ``kinds`` a trigger shows for ``text``: hybrid candidates judged
+    by the trigger's trained scorer, or the cosine threshold without one."""
+    query = Query.of(text, scope=scopes.scope)
+    found = candidates(query, _facts(scopes, kinds, options))
+    floor = getattr(options, floor_option)
+    result = scorer.ranked(trigger, found, k=k, floor=floor, strict=floor_option in options.given)
+    return result.facts, result.scorer
+
+
 def recall_pre_check(*, action: str, scopes: ScopeFilter, options: RecallOptions) -> dict[str, Any]:
     """Similar past decisions and investigations, mistakes above the minimum confidence
     and dead ends, with plain warnings."""
     trigger_check("pre_check")
     started = time.perf_counter()
     action = text_check(action, "action")
-    vector = vectors.embed_query(action)
-    sim = options.similarity
+    kinds = [Fk.DECISION, Fk.INVESTIGATION, Fk.MISTAKE, Fk.DEAD_END]
+    shown, learned = _shown(
+        "pre_check", action, scopes, kinds, options, floor_option="similarity", k=3 * len(kinds)
+    )
 
-    def near(kinds: Sequence[str], k: int, min_confidence: float = 0.0):
-        qs = _facts(scopes, kinds, options)
-        if min_confidence:
-            qs = qs.filter(confidence__gte=min_confidence)
-        return _load_facts(_nearest("facts", vector, qs, k=k, min_score=sim))
+    def of(wanted: Sequence[str], k: int, min_confidence: float = 0.0):
+        return [
+            (f, s, why)
+            for f, s, why in shown
+            if f.kind in wanted and f.confidence >= min_confidence
+        ][:k]
 
-    similar = near([Fk.DECISION, Fk.INVESTIGATION], PRE_CHECK_LIMIT)
-    mistakes = near([Fk.MISTAKE], options.max_facts, options.min_confidence)
-    dead_ends = near([Fk.DEAD_END], PRE_CHECK_LIMIT)
     budget = Budget(options.budget_chars)
     mistakes_items = budget.fit(
         fact_item(
             f,
             s,
-            f"a past mistake similar to this action (similarity {_cos(s)}, "
+            f"a past mistake similar to this action ({why}, "
             f"confidence {f.confidence:.2f} ≥ {options.min_confidence:.2f})",
         )
-        for f, s in mistakes
+        for f, s, why in of([Fk.MISTAKE], options.max_facts, options.min_confidence)
     )
     dead_items = budget.fit(
-        fact_item(f, s, f"an approach already tried without success (similarity {_cos(s)})")
-        for f, s in dead_ends
+        fact_item(f, s, f"an approach already tried without success ({why})")
+        for f, s, why in of([Fk.DEAD_END], PRE_CHECK_LIMIT)
     )
     similar_items = budget.fit(
-        fact_item(f, s, f"a past {f.kind} similar to this action (similarity {_cos(s)})")
-        for f, s in similar
+        fact_item(f, s, f"a past {f.kind} similar to this action ({why})")
+        for f, s, why in of([Fk.DECISION, Fk.INVESTIGATION], PRE_CHECK_LIMIT)
     )
     warnings = [f"A similar action went wrong before: {m['text']}" for m in mistakes_items]
     warnings += [f"This was tried before and led nowhere: {d['text']}" for d in dead_items]
@@ -395,7 +368,7 @@ def recall_pre_check(*, action: str, scopes: ScopeFilter, options: RecallOptions
         "dead_ends": dead_items,
         "warnings": warnings,
         "budget": budget.as_dict(),
-        "options": options.as_dict(),
+        "options": {**options.as_dict(), "scorer": "pre_check" if learned else None},
         "took_ms": _ms(started),
     }
 
@@ -404,45 +377,33 @@ def recall_pre_check(*, action: str, scopes: ScopeFilter, options: RecallOptions
 
 
 def recall_unknown(*, text: str, scopes: ScopeFilter, options: RecallOptions) -> dict[str, Any]:
-    """Was this unknown already resolved? The closest resolved unknown at or above
-    ``unknown_similarity``, and open unknowns already logged like it."""
+    """Was this unknown already resolved? The resolved unknowns the scorer finds
+    relevant (without one: at or above ``unknown_similarity``), and open unknowns
+    already logged like it."""
     trigger_check("unknown")
     started = time.perf_counter()
     text = text_check(text, "text")
-    vector = vectors.embed_query(text)
-    resolved = _load_facts(
-        _nearest(
-            "facts",
-            vector,
-            _facts(scopes, [Fk.RESOLVED_UNKNOWN], options),
-            k=options.max_facts,
-            min_score=options.unknown_similarity,
-        )
+    shown, learned = _shown(
+        "unknown",
+        text,
+        scopes,
+        [Fk.RESOLVED_UNKNOWN, Fk.UNKNOWN],
+        options,
+        floor_option="unknown_similarity",
+        k=2 * options.max_facts,
     )
-    still_open = _load_facts(
-        _nearest(
-            "facts",
-            vector,
-            _facts(scopes, [Fk.UNKNOWN], options),
-            k=options.max_facts,
-            min_score=options.unknown_similarity,
-        )
-    )
+    resolved = [x for x in shown if x[0].kind == Fk.RESOLVED_UNKNOWN][: options.max_facts]
+    still_open = [x for x in shown if x[0].kind == Fk.UNKNOWN][: options.max_facts]
     budget = Budget(options.budget_chars)
     items = budget.fit(
         [
             *(
-                fact_item(
-                    f,
-                    s,
-                    f"resolved unknown similar to yours (similarity {_cos(s)} ≥ "
-                    f"{options.unknown_similarity:.2f})",
-                )
-                for f, s in resolved
+                fact_item(f, s, f"resolved unknown similar to yours ({why})")
+                for f, s, why in resolved
             ),
             *(
-                fact_item(f, s, f"the same unknown is already logged, still open ({_cos(s)})")
-                for f, s in still_open
+                fact_item(f, s, f"the same unknown is already logged, still open ({why})")
+                for f, s, why in still_open
             ),
         ]
     )
@@ -461,7 +422,7 @@ def recall_unknown(*, text: str, scopes: ScopeFilter, options: RecallOptions) ->
         "already_resolved": already,
         "items": items,
         "budget": budget.as_dict(),
-        "options": options.as_dict(),
+        "options": {**options.as_dict(), "scorer": "unknown" if learned else None},
         "took_ms": _ms(started),
     }
 
@@ -469,16 +430,47 @@ def recall_unknown(*, text: str, scopes: ScopeFilter, options: RecallOptions) ->
 # --- Before logging a finding --------------------------------------------------------------
 
 
+# Memories the pair model reads per finding, the most relevant first.
+FINDING_PAIRS = 3
+
+
+def finding_restated(*, text: str, scope: str, kind: str = Fk.FACT) -> tuple[Fact | None, str]:
+    """The stored memory ``text`` restates, and how it was found: the duplicate
+    judgement of ``fact_store`` first (same text, or an index neighbour the pair model
+    calls a duplicate), then the pair model on the memories hybrid retrieval finds
+    relevant (project and global memory, every kind but goals)."""
+    existing = services.fact_find_duplicate(text=text, scope=scope, kind=kind)
+    if existing is not None:
+        return existing, "an existing fact already says this (duplicate rule)"
+    judges = hooks.pair_judges()
+    if not judges:
+        return None, ""
+    scopes = ScopeFilter.of(scope)
+    shown, _learned = _shown(
+        "finding",
+        text,
+        scopes,
+        MEMORY_KINDS,
+        RecallOptions.defaults(),
+        floor_option="similarity",
+        k=FINDING_PAIRS,
+    )
+    for fact, _score, why in shown:
+        if any(judge(fact.text, text) for judge in judges):
+            return fact, f"the pair model reads it as a restatement of this memory ({why})"
+    return None, ""
+
+
 def recall_finding(*, text: str, scope: str, kind: str = Fk.FACT) -> dict[str, Any]:
-    """Does this finding already exist? Integrity's duplicate judgement decides (through
-    ``services.fact_find_duplicate``), never a looser rule of recall's own."""
+    """Does this finding already exist? Integrity's duplicate judgement decides (the
+    pair model with the duplicate guard), never a looser rule of recall's own."""
     trigger_check("finding")
     started = time.perf_counter()
     text = text_check(text, "text")
-    existing = services.fact_find_duplicate(text=text, scope=scope, kind=kind)
+    existing, because = finding_restated(text=text, scope=scope, kind=kind)
     if existing is None:
         return {"action": "create_new", "existing_fact": None, "items": [], "took_ms": _ms(started)}
-    item = fact_item(existing, None, "an existing fact already says this (duplicate rule)")
+    item = fact_item(existing, None, because)
     return {
         "action": "boost_confidence",
         "existing_fact": {
