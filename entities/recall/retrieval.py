@@ -32,7 +32,8 @@ FILTER_IDS = 50_000
 TEXT_FIELDS = {"facts": "text", "episodes": "narrative"}
 FETCH_ROUNDS = (MIN_FETCH, 1000)
 
-SOURCES = ("vector", "fulltext", "entity", "graph")
+# "hint": ids a trigger adds itself (domain: the patterns of the keyword list's domains).
+SOURCES = ("vector", "fulltext", "entity", "graph", "hint")
 PER_SOURCE = 20
 MAX_CANDIDATES = 30
 RRF_K = 60
@@ -140,6 +141,7 @@ class Candidate:
             "fulltext": "shares its words",
             "entity": "about an entity it names",
             "graph": "linked to them in the graph",
+            "hint": "of a domain the call's words name",
         }
         return ", ".join(words[s] for s in SOURCES if s in self.ranks)
 
@@ -204,10 +206,15 @@ def _graph_hits(query: Query, qs: QuerySet, k: int) -> list[int]:
 
 
 def candidates(
-    query: Query, qs: QuerySet, *, per_source: int = PER_SOURCE, limit: int = MAX_CANDIDATES
+    query: Query,
+    qs: QuerySet,
+    *,
+    hinted: Sequence[int] = (),
+    per_source: int = PER_SOURCE,
+    limit: int = MAX_CANDIDATES,
 ) -> list[Candidate]:
-    """The best ``limit`` facts of ``qs`` by reciprocal rank fusion of the four sources,
-    each with its features."""
+    """The best ``limit`` facts of ``qs`` by reciprocal rank fusion of the sources (and
+    the trigger's own ``hinted`` ids), each with its features."""
     lists: dict[str, list[int]] = {}
     near = nearest("facts", query.vector, qs, k=per_source, min_score=-1.0)
     lists["vector"] = [pk for pk, _s in near]
@@ -220,6 +227,7 @@ def candidates(
     linked = _entity_hits(query, qs, per_source)
     lists["entity"] = [pk for pk, _n in linked]
     lists["graph"] = _graph_hits(query, qs, per_source)
+    lists["hint"] = list(hinted)[:per_source]
     fused: dict[int, Candidate] = {}
     for source, ids in lists.items():
         for rank, pk in enumerate(ids):

@@ -32,12 +32,14 @@ from ..search import ranking
 from . import scorer
 from .models import Episode
 from .options import RecallOptions, trigger_check
-from .retrieval import Query, candidates
+from .retrieval import Candidate, Query, candidates
 from .retrieval import nearest as _nearest
 
 GOALS = 3
 EPISODES_PER_GOAL = 2
 PRE_CHECK_LIMIT = 3
+# Memories pre-check considers showing: mistakes, dead ends and similar decisions.
+PRE_CHECK_SHOWN = 12
 CHUNK_CHARS = 600
 MAX_TEXT = 10_000
 
@@ -304,20 +306,35 @@ def _ms(started: float) -> float:
 # --- Before a decision ---------------------------------------------------------------------
 
 
+# The kinds of memory each scored trigger considers.
+TRIGGER_KINDS = {
+    "pre_check": [Fk.DECISION, Fk.INVESTIGATION, Fk.MISTAKE, Fk.DEAD_END],
+    "unknown": [Fk.RESOLVED_UNKNOWN, Fk.UNKNOWN],
+    "finding": MEMORY_KINDS,
+    "query": MEMORY_KINDS,
+}
+
+
+def trigger_candidates(
+    trigger: str, text: str, scopes: ScopeFilter, options: RecallOptions
+) -> list[Candidate]:
+    """The hybrid candidates a trigger judges (``train_recall`` learns from the same)."""
+    query = Query.of(text, scope=scopes.scope)
+    return candidates(query, _facts(scopes, TRIGGER_KINDS[trigger], options))
+
+
 def _shown(
     trigger: str,
     text: str,
     scopes: ScopeFilter,
-    kinds: Sequence[str],
     options: RecallOptions,
     *,
     floor_option: str,
     k: int,
 ) -> tuple[list[tuple[Fact, float, str]], bool]:
-    """The memories of ``kinds`` a trigger shows for ``text``: hybrid candidates judged
-    by the trigger's trained scorer, or the cosine threshold without one."""
-    query = Query.of(text, scope=scopes.scope)
-    found = candidates(query, _facts(scopes, kinds, options))
+    """The memories a trigger shows for ``text``: hybrid candidates judged by the
+    trigger's trained scorer, or the cosine threshold without one."""
+    found = trigger_candidates(trigger, text, scopes, options)
     floor = getattr(options, floor_option)
     result = scorer.ranked(trigger, found, k=k, floor=floor, strict=floor_option in options.given)
     return result.facts, result.scorer
@@ -329,9 +346,8 @@ def recall_pre_check(*, action: str, scopes: ScopeFilter, options: RecallOptions
     trigger_check("pre_check")
     started = time.perf_counter()
     action = text_check(action, "action")
-    kinds = [Fk.DECISION, Fk.INVESTIGATION, Fk.MISTAKE, Fk.DEAD_END]
     shown, learned = _shown(
-        "pre_check", action, scopes, kinds, options, floor_option="similarity", k=3 * len(kinds)
+        "pre_check", action, scopes, options, floor_option="similarity", k=PRE_CHECK_SHOWN
     )
 
     def of(wanted: Sequence[str], k: int, min_confidence: float = 0.0):
@@ -387,7 +403,6 @@ def recall_unknown(*, text: str, scopes: ScopeFilter, options: RecallOptions) ->
         "unknown",
         text,
         scopes,
-        [Fk.RESOLVED_UNKNOWN, Fk.UNKNOWN],
         options,
         floor_option="unknown_similarity",
         k=2 * options.max_facts,
@@ -450,7 +465,6 @@ def finding_restated(*, text: str, scope: str, kind: str = Fk.FACT) -> tuple[Fac
         "finding",
         text,
         scopes,
-        MEMORY_KINDS,
         RecallOptions.defaults(),
         floor_option="similarity",
         k=FINDING_PAIRS,
@@ -536,6 +550,8 @@ def recall_domain(
     if arguments is not None and not isinstance(arguments, dict):
         raise InvalidInput("arguments must be an object", field="arguments")
     detected = domains_detect(tool, arguments or {})
+    if scorer.head_for("domain") is not None:
+        return _domain_scored(tool, arguments, detected, scopes, options, started)
     patterns: list[Fact] = []
     if detected:
         patterns = list(
@@ -558,7 +574,47 @@ def recall_domain(
         "domains": sorted(detected),
         "patterns": items,
         "budget": budget.as_dict(),
-        "options": options.as_dict(),
+        "options": {**options.as_dict(), "scorer": None},
+        "took_ms": _ms(started),
+    }
+
+
+def call_text(tool: str, arguments: object) -> str:
+    """A tool call as words: its name and arguments (keys and string values)."""
+    words: list[str] = []
+    _words(tool, words)
+    _words(arguments or {}, words)
+    return " ".join(words)[:MAX_TEXT]
+
+
+def domain_candidates(
+    tool: str, arguments: object, detected: dict[str, list[str]], scopes, options
+) -> list:
+    """Patterns by the meaning and words of the call, and those of the domains the
+    keyword list detects (a hint the scorer weighs)."""
+    qs = _facts(scopes, [Fk.PATTERN], options).filter(confidence__gte=options.min_confidence)
+    hinted = list(
+        qs.filter(domain__in=list(detected))
+        .order_by("-confidence", "-confirmations", "-id")
+        .values_list("pk", flat=True)[:20]
+    )
+    query = Query.of(call_text(tool, arguments), scope=scopes.scope)
+    return candidates(query, qs, hinted=hinted)
+
+
+def _domain_scored(tool, arguments, detected, scopes, options, started) -> dict[str, Any]:
+    found = domain_candidates(tool, arguments, detected, scopes, options)
+    shown = scorer.ranked("domain", found, k=options.max_facts, floor=-1.0, strict=False)
+    budget = Budget(options.budget_chars)
+    items = budget.fit(
+        fact_item(p, s, f"pattern of the '{p.domain}' domain for this call ({why})")
+        for p, s, why in shown.facts
+    )
+    return {
+        "domains": sorted(set(detected) | {i["domain"] for i in items if i.get("domain")}),
+        "patterns": items,
+        "budget": budget.as_dict(),
+        "options": {**options.as_dict(), "scorer": "domain"},
         "took_ms": _ms(started),
     }
 
@@ -677,19 +733,9 @@ def recall_query(*, query: str, scopes: ScopeFilter, options: RecallOptions) -> 
             if r["memory_id"] in facts
         ]
         sources.append("search_by_entities")
-    vector = vectors.embed_query(query)
-    semantic = _nearest(
-        "facts",
-        vector,
-        _facts(scopes, MEMORY_KINDS, options),
-        k=k,
-        min_score=options.relevance,
-    )
-    items += [
-        fact_item(f, s, f"close in meaning to the query ({_cos(s)})")
-        for f, s in _load_facts(semantic)
-    ]
-    sources.append("facts")
+    shown, learned = _shown("query", query, scopes, options, floor_option="relevance", k=k)
+    items += [fact_item(f, s, f"a memory for this query ({why})") for f, s, why in shown]
+    sources += ["facts", "fulltext"]
     chunks = _chunk_items(query, k, options.relevance)
     if "chunks" in KINDS:
         sources.append("chunks")
@@ -704,7 +750,7 @@ def recall_query(*, query: str, scopes: ScopeFilter, options: RecallOptions) -> 
         "items": ranked,
         "sources": sources,
         "budget": budget.as_dict(),
-        "options": options.as_dict(),
+        "options": {**options.as_dict(), "scorer": "query" if learned else None},
         "took_ms": _ms(started),
     }
 
