@@ -21,6 +21,7 @@ class EntitiesConfig(AppConfig):
 
         kinds.kinds_register()
         recall_kinds.episodes_kind_register()
+        recall_kinds.crosslingual_kind_register()
         hooks.on_entity_saved(gazetteer.gazetteer_invalidate)
         hooks.on_entities_ingested(tasks.entities_ingested_scan)
         hooks.merge_mover(

@@ -76,8 +76,9 @@ _fact_saved: list[FactSavedHook] = []
 _entity_saved: list[EntitySavedHook] = []
 _entity_referrers: list[EntityReferrersHook] = []
 _duplicate_finders: list[DuplicateFinder] = []
-# (stored text, new text) -> True when the new one restates the stored one.
-PairJudge = Callable[[str, str], bool]
+# (stored text, new text) -> {"contradiction", "duplicate", "compatible": probabilities,
+# "blocked": the duplicate guard forbids folding, "label": the verdict}, or None.
+PairJudge = Callable[[str, str], "dict[str, Any] | None"]
 _pair_judges: list[PairJudge] = []
 _merge_movers: list[MergeMover] = []
 _entities_ingested: list[EntitySavedHook] = []

@@ -13,10 +13,10 @@ class IntegrityConfig(AppConfig):
         from kgsite.pages import audit_action, audit_target, dashboard_panel, undo_action
         from notifications.views import notification_page
 
-        from . import services, tasks, views
+        from . import restates, services, tasks, views
 
         hooks.duplicate_finder(services.fact_find_near_duplicate)
-        hooks.pair_judge(services.pair_restates)
+        hooks.pair_judge(restates.pair_restates)
         hooks.on_fact_saved(tasks.fact_check_enqueue)
         # Pages: the dashboard panel, the bell's link to the inbox, undo from the audit log.
         dashboard_panel(views.HOME_PANEL)

@@ -27,6 +27,7 @@ from .. import services
 from ..models import Entity, Fact
 from ..scopes import ScopeFilter
 from . import selectors
+from .kinds import CROSSLINGUAL_KIND, crosslingual_path
 from .options import RecallOptions
 
 ENDPOINTS = ("recall", "pre-check", "unknown", "finding", "domain", "session-start")
@@ -94,6 +95,8 @@ def memories_store(data: dict[str, Any]) -> dict[str, int]:
         )
         ids[m["key"]] = stored.fact.pk
         vectors.vector_upsert("facts", [stored.fact.pk])
+        if crosslingual_path():
+            vectors.vector_upsert(CROSSLINGUAL_KIND, [stored.fact.pk])
     return ids
 
 

@@ -23,17 +23,18 @@ from kgsite.vectors import service as vectors
 from ..extraction import extract_entities
 from ..models import EntityFact, Fact
 from ..search import fulltext
+from .kinds import CROSSLINGUAL_KIND, crosslingual_encoder, crosslingual_path
 
 # Items a nearest search considers from the index per wanted item, before filters.
 OVERFETCH = 20
 MIN_FETCH = 100
 # A filtered search lists the matching ids up to this many and searches among them.
 FILTER_IDS = 50_000
-TEXT_FIELDS = {"facts": "text", "episodes": "narrative"}
+TEXT_FIELDS = {"facts": "text", "episodes": "narrative", CROSSLINGUAL_KIND: "text"}
 FETCH_ROUNDS = (MIN_FETCH, 1000)
 
 # "hint": ids a trigger adds itself (domain: the patterns of the keyword list's domains).
-SOURCES = ("vector", "fulltext", "entity", "graph", "hint")
+SOURCES = ("vector", "crosslingual", "fulltext", "entity", "graph", "hint")
 PER_SOURCE = 20
 MAX_CANDIDATES = 30
 RRF_K = 60
@@ -129,6 +130,7 @@ def lexical(terms: Sequence[str], text: str) -> tuple[float, float]:
 class Candidate:
     fact: Fact
     cosine: float = 0.0
+    cosine_xl: float = 0.0
     ranks: dict[str, int] = field(default_factory=dict)
     entities: int = 0
     rrf: float = 0.0
@@ -138,6 +140,7 @@ class Candidate:
         """The sources that found it, in plain words."""
         words = {
             "vector": f"close in meaning (similarity {self.cosine:.2f})",
+            "crosslingual": f"close in meaning across languages ({self.cosine_xl:.2f})",
             "fulltext": "shares its words",
             "entity": "about an entity it names",
             "graph": "linked to them in the graph",
@@ -156,11 +159,15 @@ class Query:
     terms: list[str] = field(default_factory=list)
     entity_ids: list[str] = field(default_factory=list)
     language: str = ""
+    # The text in the multilingual encoder's space; None when that source is off.
+    xl_vector: np.ndarray | None = None
 
     @classmethod
     def of(cls, text: str, *, scope: str = "", vector: np.ndarray | None = None) -> Query:
         found = {d.canonical_id for d in extract_entities(text) if d.canonical_id is not None}
+        xl = crosslingual_encoder().encode([text])[0] if crosslingual_path() else None
         return cls(
+            xl_vector=xl,
             text=text,
             vector=vectors.embed_query(text) if vector is None else vector,
             scope=scope,
@@ -219,6 +226,11 @@ def candidates(
     near = nearest("facts", query.vector, qs, k=per_source, min_score=-1.0)
     lists["vector"] = [pk for pk, _s in near]
     cosines = dict(near)
+    xl_cosines: dict[int, float] = {}
+    if query.xl_vector is not None:
+        near_xl = nearest(CROSSLINGUAL_KIND, query.xl_vector, qs, k=per_source, min_score=-1.0)
+        lists["crosslingual"] = [pk for pk, _s in near_xl]
+        xl_cosines = dict(near_xl)
     try:
         lexical_hits = fulltext.fulltext_search(query.text, qs, limit=per_source)
         lists["fulltext"] = [pk for pk, _s in lexical_hits]
@@ -241,12 +253,17 @@ def candidates(
     missing = [pk for pk, _c in best if pk not in cosines and pk in facts]
     if missing:
         cosines.update(vectors.vector_index("facts").scores(query.vector, missing))
+    missing = [pk for pk, _c in best if pk not in xl_cosines and pk in facts]
+    if missing and query.xl_vector is not None:
+        xl_index = vectors.vector_index(CROSSLINGUAL_KIND)
+        xl_cosines.update(xl_index.scores(query.xl_vector, missing))
     out = []
     for pk, c in best:
         if pk not in facts:
             continue
         c.fact = facts[pk]
         c.cosine = float(cosines.get(pk, 0.0))
+        c.cosine_xl = float(xl_cosines.get(pk, 0.0))
         out.append(c)
     features_fill(query, out)
     return out
@@ -255,6 +272,7 @@ def candidates(
 def features_fill(query: Query, found: list[Candidate]) -> None:
     """The general features of each candidate (names in ``FEATURES``)."""
     top = max((c.cosine for c in found), default=0.0)
+    top_xl = max((c.cosine_xl for c in found), default=0.0)
     for c in found:
         text = c.fact.text + (" " + c.fact.resolved_by if c.fact.resolved_by else "")
         share, rare = lexical(query.terms, text)
@@ -262,6 +280,8 @@ def features_fill(query: Query, found: list[Candidate]) -> None:
         f = {
             "cosine": c.cosine,
             "cosine_gap": c.cosine - top,
+            "cosine_xl": c.cosine_xl,
+            "cosine_xl_gap": c.cosine_xl - top_xl,
             "rrf": c.rrf * RRF_K,
             "lexical": share,
             "rare_terms": rare,
@@ -282,6 +302,8 @@ def features_fill(query: Query, found: list[Candidate]) -> None:
 FEATURES = (
     "cosine",
     "cosine_gap",
+    "cosine_xl",
+    "cosine_xl_gap",
     "rrf",
     "lexical",
     "rare_terms",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from django.conf import settings
 
 from kgsite.vectors.embedder import get_embedder
 
+from .kinds import crosslingual_encoder, crosslingual_path
 from .retrieval import Candidate
 
 MODEL_PATH = Path(__file__).with_name("recall_model.json")
@@ -54,11 +55,19 @@ def model_clear() -> None:
     _load.cache_clear()
 
 
+def model_signature() -> str:
+    """The encoders the features come from: the embedder, and the multilingual one."""
+    signature = get_embedder().signature
+    if crosslingual_path():
+        signature += "+" + crosslingual_encoder().signature
+    return signature
+
+
 def head_for(trigger: str) -> Head | None:
-    """The trained head of ``trigger`` for the embedder in use, or None."""
+    """The trained head of ``trigger`` for the encoders in use, or None."""
     path = str(getattr(settings, "KGSITE_RECALL_MODEL", "") or MODEL_PATH)
     model = _load(path)
-    if not model or model.get("embedder") != get_embedder().signature:
+    if not model or model.get("embedder") != model_signature():
         return None
     raw = model.get("heads", {}).get(trigger)
     if not raw:
@@ -84,6 +93,7 @@ class Ranked:
 
     facts: list[tuple[Any, float, str]]
     scorer: bool
+    candidates: list[Candidate] = field(default_factory=list)
 
 
 def ranked(trigger: str, found: list[Candidate], *, k: int, floor: float, strict: bool) -> Ranked:
@@ -96,10 +106,57 @@ def ranked(trigger: str, found: list[Candidate], *, k: int, floor: float, strict
         return Ranked(
             [(c.fact, c.cosine, f"similarity {c.cosine:.2f} ≥ {floor:.2f}") for c in near[:k]],
             scorer=False,
+            candidates=near[:k],
         )
-    shown = [
-        (c.fact, p, f"relevance {p:.2f} ≥ {head.threshold:.2f}: {c.why()}")
+    kept = [
+        (c, p)
         for c, p in scored(head, found)
         if p >= head.threshold and (not strict or c.cosine >= floor)
-    ]
-    return Ranked(shown[:k], scorer=True)
+    ][:k]
+    shown = [(c.fact, p, f"relevance {p:.2f} ≥ {head.threshold:.2f}: {c.why()}") for c, p in kept]
+    return Ranked(shown, scorer=True, candidates=[c for c, _p in kept])
+
+
+# --- Finding: is the retrieved memory restated? --------------------------------------------
+
+# What the second stage of the finding trigger reads: the first stage's relevance, the
+# pair model's three probabilities, and the pair's similarity and shared words.
+PAIR_FEATURES = (
+    "relevance",
+    "duplicate",
+    "contradiction",
+    "compatible",
+    "cosine",
+    "cosine_xl",
+    "lexical",
+    "rare_terms",
+)
+
+
+def pair_features(relevance: float, judged: dict[str, Any], c: Candidate) -> dict[str, float]:
+    return {
+        "relevance": relevance,
+        "duplicate": float(judged["duplicate"]),
+        "contradiction": float(judged["contradiction"]),
+        "compatible": float(judged["compatible"]),
+        "cosine": c.features.get("cosine", 0.0),
+        "cosine_xl": c.features.get("cosine_xl", 0.0),
+        "lexical": c.features.get("lexical", 0.0),
+        "rare_terms": c.features.get("rare_terms", 0.0),
+    }
+
+
+def restates(relevance: float, judged: dict[str, Any] | None, c: Candidate) -> bool:
+    """Does the finding restate this memory? The pair model's duplicate verdict, or,
+    where the duplicate guard allows folding, the trained second stage reading the pair
+    model's probabilities beside retrieval's evidence."""
+    if judged is None:
+        return False
+    if judged["label"] == "duplicate":
+        return True
+    if judged["blocked"]:
+        return False
+    head = head_for("finding_pair")
+    return head is not None and head.probability(pair_features(relevance, judged, c)) >= (
+        head.threshold
+    )

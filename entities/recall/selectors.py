@@ -10,7 +10,6 @@ add up to at most ``budget_chars`` characters; what did not fit is counted in
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -18,9 +17,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db.models import Max
 
-from kgsite.errors import InvalidInput
 from kgsite.vectors import service as vectors
 from kgsite.vectors.index import KINDS
 
@@ -30,138 +27,31 @@ from ..models import Entity, EntityFact, Fact
 from ..scopes import ScopeFilter
 from ..search import ranking
 from . import scorer
-from .models import Episode
+from .domains import call_text, domain_candidates, domains_detect, recall_domain  # noqa: F401
+from .items import (
+    CHUNK_CHARS,
+    EPISODES_PER_GOAL,
+    GOALS,
+    MEMORY_KINDS,
+    PRE_CHECK_LIMIT,
+    PRE_CHECK_SHOWN,
+    Budget,
+    Fk,
+    _cos,
+    _episodes,
+    _facts,
+    _load_episodes,
+    _load_facts,
+    _ms,
+    _quote,
+    _shown,
+    episode_item,
+    fact_item,
+    text_check,
+    trigger_candidates,
+)
 from .options import RecallOptions, trigger_check
-from .retrieval import Candidate, Query, candidates
 from .retrieval import nearest as _nearest
-
-GOALS = 3
-EPISODES_PER_GOAL = 2
-PRE_CHECK_LIMIT = 3
-# Memories pre-check considers showing: mistakes, dead ends and similar decisions.
-PRE_CHECK_SHOWN = 12
-CHUNK_CHARS = 600
-MAX_TEXT = 10_000
-
-Fk = Fact.Kind
-MEMORY_KINDS = [k for k in Fk.values if k != Fk.GOAL]
-
-
-def text_check(value: object, field_name: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidInput(f"{field_name} must not be empty", field=field_name)
-    if len(value) > MAX_TEXT:
-        raise InvalidInput(f"{field_name} is longer than {MAX_TEXT} characters", field=field_name)
-    return value.strip()
-
-
-def _facts(scopes: ScopeFilter, kinds: Sequence[str], options: RecallOptions | None = None):
-    qs = Fact.objects.filter(scopes.q(), status=Fact.Status.ACTIVE, kind__in=list(kinds))
-    if options is not None and options.ai_id:
-        qs = qs.filter(ai_id=options.ai_id)
-    return qs
-
-
-def _episodes(scopes: ScopeFilter, options: RecallOptions, exclude_session: str = ""):
-    qs = Episode.objects.filter(scopes.q())
-    if options.ai_id:
-        qs = qs.filter(ai_id=options.ai_id)
-    if exclude_session:
-        qs = qs.exclude(session_id=exclude_session)
-    if options.recent_sessions:
-        recent = (
-            qs.exclude(session_id="")
-            .values("session_id")
-            .annotate(last=Max("created_at"))
-            .order_by("-last")
-            .values_list("session_id", flat=True)[: options.recent_sessions]
-        )
-        qs = qs.filter(session_id__in=list(recent))
-    return qs
-
-
-# --- Items and the budget ----------------------------------------------------------------
-
-
-def fact_item(fact: Fact, score: float | None, because: str) -> dict[str, Any]:
-    item = {
-        "type": "fact",
-        "id": fact.pk,
-        "kind": fact.kind,
-        "text": fact.text,
-        "confidence": fact.confidence,
-        "confirmations": fact.confirmations,
-        "scope": fact.scope,
-        "score": round(score, 4) if score is not None else None,
-        "surfaced_because": because,
-    }
-    if fact.kind == Fk.RESOLVED_UNKNOWN:
-        item["resolved_by"] = fact.resolved_by
-    if fact.kind == Fk.PATTERN:
-        item["domain"] = fact.domain
-    if fact.kind == Fk.GOAL:
-        item["goal_status"] = fact.goal_status
-    return item
-
-
-def episode_item(episode: Episode, score: float | None, because: str) -> dict[str, Any]:
-    return {
-        "type": "episode",
-        "id": episode.pk,
-        "text": episode.narrative,
-        "session_id": episode.session_id,
-        "ai_id": episode.ai_id,
-        "scope": episode.scope,
-        "created_at": episode.created_at.isoformat(),
-        "score": round(score, 4) if score is not None else None,
-        "surfaced_because": because,
-    }
-
-
-def _item_size(item: dict[str, Any]) -> int:
-    return len(item.get("text", "")) + len(item.get("resolved_by", "") or "")
-
-
-@dataclass
-class Budget:
-    """Characters left for item texts; items that do not fit are counted, not cut."""
-
-    limit: int
-    used: int = 0
-    omitted: int = 0
-
-    def take(self, item: dict[str, Any]) -> bool:
-        size = _item_size(item)
-        if self.used + size > self.limit:
-            self.omitted += 1
-            return False
-        self.used += size
-        return True
-
-    def fit(self, items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [item for item in items if self.take(item)]
-
-    def as_dict(self) -> dict[str, int]:
-        return {"limit_chars": self.limit, "used_chars": self.used, "omitted": self.omitted}
-
-
-def _cos(score: float) -> str:
-    return f"{score:.2f}"
-
-
-def _quote(text: str, limit: int = 60) -> str:
-    return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
-
-
-def _load_facts(pairs: list[tuple[int, float]]) -> list[tuple[Fact, float]]:
-    by_id = Fact.objects.in_bulk([pk for pk, _s in pairs])
-    return [(by_id[pk], s) for pk, s in pairs if pk in by_id]
-
-
-def _load_episodes(pairs: list[tuple[int, float]]) -> list[tuple[Episode, float]]:
-    by_id = Episode.objects.in_bulk([pk for pk, _s in pairs])
-    return [(by_id[pk], s) for pk, s in pairs if pk in by_id]
-
 
 # --- Session start -------------------------------------------------------------------------
 
@@ -299,45 +189,7 @@ def recall_session_start(
     }
 
 
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
-
-
 # --- Before a decision ---------------------------------------------------------------------
-
-
-# The kinds of memory each scored trigger considers.
-TRIGGER_KINDS = {
-    "pre_check": [Fk.DECISION, Fk.INVESTIGATION, Fk.MISTAKE, Fk.DEAD_END],
-    "unknown": [Fk.RESOLVED_UNKNOWN, Fk.UNKNOWN],
-    "finding": MEMORY_KINDS,
-    "query": MEMORY_KINDS,
-}
-
-
-def trigger_candidates(
-    trigger: str, text: str, scopes: ScopeFilter, options: RecallOptions
-) -> list[Candidate]:
-    """The hybrid candidates a trigger judges (``train_recall`` learns from the same)."""
-    query = Query.of(text, scope=scopes.scope)
-    return candidates(query, _facts(scopes, TRIGGER_KINDS[trigger], options))
-
-
-def _shown(
-    trigger: str,
-    text: str,
-    scopes: ScopeFilter,
-    options: RecallOptions,
-    *,
-    floor_option: str,
-    k: int,
-) -> tuple[list[tuple[Fact, float, str]], bool]:
-    """The memories a trigger shows for ``text``: hybrid candidates judged by the
-    trigger's trained scorer, or the cosine threshold without one."""
-    found = trigger_candidates(trigger, text, scopes, options)
-    floor = getattr(options, floor_option)
-    result = scorer.ranked(trigger, found, k=k, floor=floor, strict=floor_option in options.given)
-    return result.facts, result.scorer
 
 
 def recall_pre_check(*, action: str, scopes: ScopeFilter, options: RecallOptions) -> dict[str, Any]:
@@ -460,18 +312,15 @@ def finding_restated(*, text: str, scope: str, kind: str = Fk.FACT) -> tuple[Fac
     judges = hooks.pair_judges()
     if not judges:
         return None, ""
-    scopes = ScopeFilter.of(scope)
-    shown, _learned = _shown(
-        "finding",
-        text,
-        scopes,
-        RecallOptions.defaults(),
-        floor_option="similarity",
-        k=FINDING_PAIRS,
+    options = RecallOptions.defaults()
+    found = trigger_candidates("finding", text, ScopeFilter.of(scope), options)
+    result = scorer.ranked(
+        "finding", found, k=FINDING_PAIRS, floor=options.similarity, strict=False
     )
-    for fact, _score, why in shown:
-        if any(judge(fact.text, text) for judge in judges):
-            return fact, f"the pair model reads it as a restatement of this memory ({why})"
+    for (fact, relevance, why), candidate in zip(result.facts, result.candidates, strict=True):
+        for judge in judges:
+            if scorer.restates(relevance, judge(fact.text, text), candidate):
+                return fact, f"the pair model reads it as a restatement of this memory ({why})"
     return None, ""
 
 
@@ -494,127 +343,6 @@ def recall_finding(*, text: str, scope: str, kind: str = Fk.FACT) -> dict[str, A
             "confirmations": existing.confirmations,
         },
         "items": [item],
-        "took_ms": _ms(started),
-    }
-
-
-# --- Before a tool call: domain patterns ---------------------------------------------------
-
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-MAX_ARGUMENT_WORDS = 2000
-
-
-def _words(value: object, out: list[str], depth: int = 0) -> None:
-    """Words of a tool's name and arguments (keys and string values, nested)."""
-    if len(out) > MAX_ARGUMENT_WORDS or depth > 5:
-        return
-    if isinstance(value, str):
-        out += [w.lower() for w in _WORD.findall(_CAMEL.sub(" ", value))]
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _words(str(key), out, depth + 1)
-            _words(item, out, depth + 1)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _words(item, out, depth + 1)
-
-
-def domains_detect(tool: str, arguments: object) -> dict[str, list[str]]:
-    """Domain -> the configured keywords found among the call's words."""
-    words: list[str] = []
-    _words(tool, words)
-    _words(arguments, words)
-    present = set(words)
-    joined = f" {' '.join(words)} "
-    found: dict[str, list[str]] = {}
-    for domain, keywords in settings.KGSITE_RECALL_DOMAINS.items():
-        hits = []
-        for keyword in keywords:
-            kw = keyword.lower()
-            spaced = " ".join(_WORD.findall(kw))
-            if kw in present or (" " in spaced and f" {spaced} " in joined):
-                hits.append(keyword)
-        if hits:
-            found[domain] = hits
-    return found
-
-
-def recall_domain(
-    *, tool: str, arguments: object, scopes: ScopeFilter, options: RecallOptions
-) -> dict[str, Any]:
-    """The patterns of the domains a tool call touches, above the minimum confidence."""
-    trigger_check("domain")
-    started = time.perf_counter()
-    tool = text_check(tool, "tool")
-    if arguments is not None and not isinstance(arguments, dict):
-        raise InvalidInput("arguments must be an object", field="arguments")
-    detected = domains_detect(tool, arguments or {})
-    if scorer.head_for("domain") is not None:
-        return _domain_scored(tool, arguments, detected, scopes, options, started)
-    patterns: list[Fact] = []
-    if detected:
-        patterns = list(
-            _facts(scopes, [Fk.PATTERN], options)
-            .filter(domain__in=list(detected), confidence__gte=options.min_confidence)
-            .order_by("-confidence", "-confirmations", "-id")[: options.max_facts]
-        )
-    budget = Budget(options.budget_chars)
-    items = budget.fit(
-        fact_item(
-            p,
-            p.confidence,
-            f"pattern of the '{p.domain}' domain: the call mentions "
-            f"{', '.join(detected[p.domain][:3])} (confidence {p.confidence:.2f} ≥ "
-            f"{options.min_confidence:.2f})",
-        )
-        for p in patterns
-    )
-    return {
-        "domains": sorted(detected),
-        "patterns": items,
-        "budget": budget.as_dict(),
-        "options": {**options.as_dict(), "scorer": None},
-        "took_ms": _ms(started),
-    }
-
-
-def call_text(tool: str, arguments: object) -> str:
-    """A tool call as words: its name and arguments (keys and string values)."""
-    words: list[str] = []
-    _words(tool, words)
-    _words(arguments or {}, words)
-    return " ".join(words)[:MAX_TEXT]
-
-
-def domain_candidates(
-    tool: str, arguments: object, detected: dict[str, list[str]], scopes, options
-) -> list:
-    """Patterns by the meaning and words of the call, and those of the domains the
-    keyword list detects (a hint the scorer weighs)."""
-    qs = _facts(scopes, [Fk.PATTERN], options).filter(confidence__gte=options.min_confidence)
-    hinted = list(
-        qs.filter(domain__in=list(detected))
-        .order_by("-confidence", "-confirmations", "-id")
-        .values_list("pk", flat=True)[:20]
-    )
-    query = Query.of(call_text(tool, arguments), scope=scopes.scope)
-    return candidates(query, qs, hinted=hinted)
-
-
-def _domain_scored(tool, arguments, detected, scopes, options, started) -> dict[str, Any]:
-    found = domain_candidates(tool, arguments, detected, scopes, options)
-    shown = scorer.ranked("domain", found, k=options.max_facts, floor=-1.0, strict=False)
-    budget = Budget(options.budget_chars)
-    items = budget.fit(
-        fact_item(p, s, f"pattern of the '{p.domain}' domain for this call ({why})")
-        for p, s, why in shown.facts
-    )
-    return {
-        "domains": sorted(set(detected) | {i["domain"] for i in items if i.get("domain")}),
-        "patterns": items,
-        "budget": budget.as_dict(),
-        "options": {**options.as_dict(), "scorer": "domain"},
         "took_ms": _ms(started),
     }
 

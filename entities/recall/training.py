@@ -25,6 +25,7 @@ from . import selectors
 from .evaluation import memories_store
 from .options import RecallOptions
 from .retrieval import FEATURES, Candidate
+from .scorer import PAIR_FEATURES
 
 # Endpoint of the recall sets -> scored trigger.
 TRIGGER_OF = {
@@ -53,7 +54,7 @@ class QueryRows:
     ids: list[int]
     kinds: list[str]
     confidence: list[float]
-    restates: list[bool] = field(default_factory=list)
+    judged: list[dict[str, Any] | None] = field(default_factory=list)
     strict_duplicate: int | None = None
 
 
@@ -101,10 +102,7 @@ def rows_collect(data: dict[str, Any], group: str) -> list[QueryRows]:
             strict = services.fact_find_duplicate(text=text, scope=scope, kind=kind)
             rows.strict_duplicate = strict.pk if strict is not None else None
             judges = hooks.pair_judges()
-            rows.restates = [
-                any(judge(c.fact.text, text) for judge in judges)
-                for c in found[: SHOWN["finding"] * 3]
-            ]
+            rows.judged = [judges[0](c.fact.text, text) if judges else None for c in found]
         out.append(rows)
     return out
 
@@ -112,14 +110,41 @@ def rows_collect(data: dict[str, Any], group: str) -> list[QueryRows]:
 # --- What a trigger shows, given probabilities ----------------------------------------------
 
 
-def _shown(rows: QueryRows, p: np.ndarray, threshold: float) -> tuple[list[int], int | None]:
+def _pair_decides(rows: QueryRows, i: int, relevance: float, pair: Head | None) -> bool:
+    """The product's ``scorer.restates`` on stored rows."""
+    judged = rows.judged[i] if i < len(rows.judged) else None
+    if judged is None or judged["blocked"]:
+        return False
+    if judged["label"] == "duplicate":
+        return True
+    if pair is None:
+        return False
+    x = np.array([[_pair_row(rows, i, relevance)[f] for f in PAIR_FEATURES]])
+    return bool(pair.proba(x)[0] >= pair.threshold)
+
+
+def _pair_row(rows: QueryRows, i: int, relevance: float) -> dict[str, float]:
+    judged = rows.judged[i]
+    features = dict(zip(FEATURES, rows.x[i], strict=True))
+    return {
+        "relevance": relevance,
+        "duplicate": judged["duplicate"],
+        "contradiction": judged["contradiction"],
+        "compatible": judged["compatible"],
+        **{f: features[f] for f in ("cosine", "cosine_xl", "lexical", "rare_terms")},
+    }
+
+
+def _shown(
+    rows: QueryRows, p: np.ndarray, threshold: float, pair: Head | None = None
+) -> tuple[list[int], int | None]:
     order = [i for i in np.argsort(-p, kind="stable") if p[i] >= threshold]
     order = order[: SHOWN[rows.trigger]]
-    if rows.trigger == "finding":
+    if rows.trigger == "finding" and pair is not False:
         if rows.strict_duplicate is not None:
             return [rows.strict_duplicate], rows.strict_duplicate
         for i in order:
-            if i < len(rows.restates) and rows.restates[i]:
+            if _pair_decides(rows, i, float(p[i]), pair):
                 return [rows.ids[i]], rows.ids[i]
         return [], None
     if rows.trigger == "pre_check":
@@ -127,8 +152,8 @@ def _shown(rows: QueryRows, p: np.ndarray, threshold: float) -> tuple[list[int],
     return [rows.ids[i] for i in order], None
 
 
-def _hit(rows: QueryRows, shown: list[int], existing: int | None) -> bool:
-    if rows.trigger == "finding":
+def _hit(rows: QueryRows, shown: list[int], existing: int | None, pair=None) -> bool:
+    if rows.trigger == "finding" and pair is not False:
         return existing is None if not rows.expect else existing in rows.expect
     if not rows.expect and rows.trigger == "unknown":
         return not any(
@@ -137,12 +162,14 @@ def _hit(rows: QueryRows, shown: list[int], existing: int | None) -> bool:
     return rows.expect <= set(shown)
 
 
-def outcome(queries: Sequence[QueryRows], probs: Sequence[np.ndarray], threshold: float):
-    """(hit rate, precision of what is shown) of one trigger at ``threshold``."""
+def outcome(queries: Sequence[QueryRows], probs: Sequence[np.ndarray], threshold: float, pair=None):
+    """(hit rate, precision of what is shown) of one trigger at ``threshold``. For the
+    finding trigger ``pair`` is its second stage (None: the pair model's verdict alone;
+    False: judge the ranking only, as for the other triggers)."""
     hits, shown_n, right = 0, 0, 0
     for rows, p in zip(queries, probs, strict=True):
-        shown, existing = _shown(rows, p, threshold)
-        hits += _hit(rows, shown, existing)
+        shown, existing = _shown(rows, p, threshold, pair)
+        hits += _hit(rows, shown, existing, pair)
         shown_n += len(shown)
         right += sum(1 for pk in shown if pk in rows.expect)
     return hits / max(1, len(queries)), (right / shown_n) if shown_n else 1.0
@@ -163,40 +190,82 @@ class Head:
         z = np.clip(x @ self.coef + self.intercept, -30, 30)
         return 1.0 / (1.0 + np.exp(-z))
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, features: Sequence[str] = FEATURES) -> dict[str, Any]:
         return {
-            "features": list(FEATURES),
+            "features": list(features),
             "coef": [round(float(w), 6) for w in self.coef],
             "intercept": round(float(self.intercept), 6),
             "threshold": round(float(self.threshold), 4),
         }
 
 
-def head_fit(queries: Sequence[QueryRows]) -> Head:
+def _logistic(x: np.ndarray, y: np.ndarray, n: int) -> Head:
     from sklearn.linear_model import LogisticRegression
 
-    x = np.vstack([q.x for q in queries if len(q.x)])
-    y = np.concatenate([q.y for q in queries if len(q.x)])
-    if y.min() == y.max():
-        return Head(np.zeros(len(FEATURES)), -5.0 if y.max() == 0 else 5.0, 0.5)
+    if len(y) == 0 or y.min() == y.max():
+        return Head(np.zeros(n), 5.0 if len(y) and y.max() == 1 else -5.0, 0.5)
     model = LogisticRegression(C=C, class_weight="balanced", max_iter=2000)
     model.fit(x, y)
-    head = Head(model.coef_[0], float(model.intercept_[0]), 0.5)
-    probs = [head.proba(q.x) for q in queries]
+    return Head(model.coef_[0], float(model.intercept_[0]), 0.5)
+
+
+def _best_threshold(score) -> float:
     best = (-math.inf, 0.5)
     for threshold in np.linspace(0.05, 0.95, 37):
-        rate, precision = outcome(queries, probs, float(threshold))
-        score = rate + PRECISION_WEIGHT * precision
-        if score > best[0] + 1e-9:
-            best = (score, float(threshold))
-    head.threshold = best[1]
+        value = score(float(threshold))
+        if value > best[0] + 1e-9:
+            best = (value, float(threshold))
+    return best[1]
+
+
+def head_fit(queries: Sequence[QueryRows]) -> Head:
+    x = np.vstack([q.x for q in queries if len(q.x)])
+    y = np.concatenate([q.y for q in queries if len(q.x)])
+    head = _logistic(x, y, len(FEATURES))
+    probs = [head.proba(q.x) for q in queries]
+
+    def score(threshold: float) -> float:
+        rate, precision = outcome(queries, probs, threshold, pair=False)
+        return rate + PRECISION_WEIGHT * precision
+
+    head.threshold = _best_threshold(score)
     return head
+
+
+def pair_fit(queries: Sequence[QueryRows], first: Head) -> Head:
+    """The finding trigger's second stage, on the pairs the first stage shows and the
+    pair model leaves undecided (not a duplicate verdict, not blocked by the guard)."""
+    xs, ys = [], []
+    probs = [first.proba(q.x) for q in queries]
+    for rows, p in zip(queries, probs, strict=True):
+        order = [i for i in np.argsort(-p, kind="stable") if p[i] >= first.threshold]
+        for i in order[: SHOWN["finding"]]:
+            judged = rows.judged[i]
+            if judged is None or judged["blocked"] or judged["label"] == "duplicate":
+                continue
+            row = _pair_row(rows, i, float(p[i]))
+            xs.append([row[f] for f in PAIR_FEATURES])
+            ys.append(int(rows.ids[i] in rows.expect))
+    x = np.array(xs).reshape(len(xs), len(PAIR_FEATURES))
+    pair = _logistic(x, np.array(ys, dtype=int), len(PAIR_FEATURES))
+
+    def score(threshold: float) -> float:
+        pair.threshold = threshold
+        rate, precision = outcome(queries, probs, first.threshold, pair=pair)
+        return rate + PRECISION_WEIGHT * precision
+
+    pair.threshold = _best_threshold(score)
+    return pair
 
 
 def model_fit(rows: Sequence[QueryRows], signature: str) -> dict[str, Any]:
     heads = {}
     for trigger in sorted({r.trigger for r in rows}):
-        heads[trigger] = head_fit([r for r in rows if r.trigger == trigger]).as_dict()
+        queries = [r for r in rows if r.trigger == trigger]
+        head = head_fit(queries)
+        heads[trigger] = head.as_dict()
+        if trigger == "finding":
+            heads["finding_pair"] = pair_fit(queries, head).as_dict(PAIR_FEATURES)
     return {"embedder": signature, "heads": heads}
 
 
@@ -208,11 +277,15 @@ def simulated(rows: Sequence[QueryRows], model: dict[str, Any]) -> dict[str, tup
     """Trigger -> (hit rate, precision) of ``model`` on ``rows`` (the candidates' ranking
     only; ``eval_recall`` runs the product itself)."""
     out = {}
-    for trigger, raw in model["heads"].items():
-        head = Head(np.array(raw["coef"]), raw["intercept"], raw["threshold"])
+    heads = {
+        name: Head(np.array(raw["coef"]), raw["intercept"], raw["threshold"])
+        for name, raw in model["heads"].items()
+    }
+    for trigger, head in heads.items():
         queries = [r for r in rows if r.trigger == trigger]
         if queries:
-            out[trigger] = outcome(queries, [head.proba(q.x) for q in queries], head.threshold)
+            probs = [head.proba(q.x) for q in queries]
+            out[trigger] = outcome(queries, probs, head.threshold, heads.get("finding_pair"))
     return out
 
 

@@ -12,7 +12,7 @@ from entities.recall.evaluation import (
     recall_file_load,
     scratch_database,
 )
-from kgsite.vectors.embedder import get_embedder
+from entities.recall.scorer import model_signature
 
 
 class Command(BaseCommand):
@@ -33,7 +33,7 @@ class Command(BaseCommand):
             sets = [(path, recall_file_load(path)) for path in options["paths"]]
         except RecallFileError as exc:
             raise CommandError(str(exc)) from exc
-        self.stdout.write(f"embedder: {get_embedder().signature}")
+        self.stdout.write(f"encoders: {model_signature()}")
         for path, data in sets:
             with scratch_database():
                 report = recall_evaluate(data)

@@ -3,6 +3,7 @@ learn the recall triggers' relevance scorers and write them to the repository.""
 
 from __future__ import annotations
 
+import pickle
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,6 @@ from entities.recall.evaluation import (
     scratch_database,
 )
 from entities.recall.training import model_fit, model_write, rows_collect, simulated
-from kgsite.vectors.embedder import get_embedder
 
 
 class Command(BaseCommand):
@@ -35,18 +35,18 @@ class Command(BaseCommand):
             "--out", default=str(scorer.MODEL_PATH), help="where the model goes (JSON)"
         )
         parser.add_argument("--no-eval", action="store_true", help="skip the product runs")
+        parser.add_argument(
+            "--rows", help="keep the collected candidates in this file and reuse them (pickle)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             sets = {Path(p).stem: recall_file_load(p) for p in options["paths"]}
         except RecallFileError as exc:
             raise CommandError(str(exc)) from exc
-        signature = get_embedder().signature
+        signature = scorer.model_signature()
         self.stdout.write(f"embedder: {signature}")
-        rows = []
-        for name, data in sets.items():
-            with scratch_database():
-                rows += rows_collect(data, name)
+        rows = self._rows(sets, Path(options["rows"]) if options["rows"] else None)
         model = model_fit(rows, signature)
         model_write(model, Path(options["out"]))
         scorer.model_clear()
@@ -55,6 +55,23 @@ class Command(BaseCommand):
         if len(sets) > 1:
             for name in sets:
                 folds[name] = model_fit([r for r in rows if r.group != name], signature)
+        self._simulated(sets, rows, model, folds)
+        if options["no_eval"]:
+            return
+        self._evaluated(sets, model, folds)
+
+    def _rows(self, sets: dict, cache: Path | None) -> list:
+        if cache is not None and cache.exists():
+            return pickle.loads(cache.read_bytes())  # noqa: S301 - our own file
+        rows = []
+        for name, data in sets.items():
+            with scratch_database():
+                rows += rows_collect(data, name)
+        if cache is not None:
+            cache.write_bytes(pickle.dumps(rows))
+        return rows
+
+    def _simulated(self, sets, rows, model, folds) -> None:
         self.stdout.write("\nranking only (hit rate / precision), in-sample | held-out file:")
         for name in sets:
             mine = [r for r in rows if r.group == name]
@@ -66,8 +83,8 @@ class Command(BaseCommand):
                 self.stdout.write(
                     f"  {name:<16} {trigger:<10} {rate:.2f} / {prec:.2f} | {held_text}"
                 )
-        if options["no_eval"]:
-            return
+
+    def _evaluated(self, sets, model, folds) -> None:
         for name, data in sets.items():
             tables = {"in-sample": self._run(data, model)}
             if name in folds:
