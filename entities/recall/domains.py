@@ -131,7 +131,16 @@ def domain_candidates(
 
 def _domain_scored(tool, arguments, detected, scopes, options, started) -> dict[str, Any]:
     found = domain_candidates(tool, arguments, detected, scopes, options)
-    shown = scorer.ranked("domain", found, k=options.max_facts, floor=-1.0, strict=False)
+    # The operator's keyword list (KGSITE_RECALL_DOMAINS) still shows its domains'
+    # patterns; the scorer adds those the call touches by meaning and words.
+    shown = scorer.ranked(
+        "domain",
+        found,
+        k=options.max_facts,
+        floor=-1.0,
+        strict=False,
+        keep=lambda c: "hint" in c.ranks,
+    )
     budget = Budget(options.budget_chars)
     items = budget.fit(
         fact_item(p, s, f"pattern of the '{p.domain}' domain for this call ({why})")

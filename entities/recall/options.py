@@ -99,5 +99,5 @@ def trigger_check(trigger: str) -> None:
     """Raise TriggerDisabled (403) when settings switched this trigger off."""
     if trigger in settings.KGSITE_RECALL_DISABLED:
         raise TriggerDisabled(
-            f"the {trigger} recall trigger is switched off on this server", field=None
+            f"the {trigger} recall trigger is turned off on this server", field=None
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -96,10 +97,19 @@ class Ranked:
     candidates: list[Candidate] = field(default_factory=list)
 
 
-def ranked(trigger: str, found: list[Candidate], *, k: int, floor: float, strict: bool) -> Ranked:
+def ranked(
+    trigger: str,
+    found: list[Candidate],
+    *,
+    k: int,
+    floor: float,
+    strict: bool,
+    keep: Callable[[Candidate], bool] | None = None,
+) -> Ranked:
     """What ``trigger`` shows of ``found``: with a trained head, the candidates it
-    finds relevant (a cosine ``floor`` applies too when the request set one: ``strict``);
-    without one, the candidates at or above the cosine ``floor`` (the settings)."""
+    finds relevant (a cosine ``floor`` applies too when the request set one: ``strict``)
+    and those ``keep`` asks for; without one, the candidates at or above the cosine
+    ``floor`` (the settings)."""
     head = head_for(trigger)
     if head is None:
         near = sorted((c for c in found if c.cosine >= floor), key=lambda c: (-c.cosine, c.fact.pk))
@@ -111,7 +121,8 @@ def ranked(trigger: str, found: list[Candidate], *, k: int, floor: float, strict
     kept = [
         (c, p)
         for c, p in scored(head, found)
-        if p >= head.threshold and (not strict or c.cosine >= floor)
+        if (p >= head.threshold or (keep is not None and keep(c)))
+        and (not strict or c.cosine >= floor)
     ][:k]
     shown = [(c.fact, p, f"relevance {p:.2f} ≥ {head.threshold:.2f}: {c.why()}") for c, p in kept]
     return Ranked(shown, scorer=True, candidates=[c for c, _p in kept])

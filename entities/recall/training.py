@@ -138,7 +138,11 @@ def _pair_row(rows: QueryRows, i: int, relevance: float) -> dict[str, float]:
 def _shown(
     rows: QueryRows, p: np.ndarray, threshold: float, pair: Head | None = None
 ) -> tuple[list[int], int | None]:
-    order = [i for i in np.argsort(-p, kind="stable") if p[i] >= threshold]
+    hint = FEATURES.index("rr_hint")
+    kept = rows.trigger == "domain"  # the keyword list's patterns stay (domains.py)
+    order = [
+        i for i in np.argsort(-p, kind="stable") if p[i] >= threshold or (kept and rows.x[i][hint])
+    ]
     order = order[: SHOWN[rows.trigger]]
     if rows.trigger == "finding" and pair is not False:
         if rows.strict_duplicate is not None:
