@@ -151,6 +151,11 @@ def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
 
 
+# A free query is a search: its best memory is shown even below the learned probability
+# (leave-one-file-out on the dev sets: hit rate 0.81 -> 0.88 on the English file, same
+# precision). The other triggers speak only when the scorer is confident.
+AT_LEAST = {"query": 1}
+
 # The kinds of memory each scored trigger considers.
 TRIGGER_KINDS = {
     "pre_check": [Fk.DECISION, Fk.INVESTIGATION, Fk.MISTAKE, Fk.DEAD_END],
@@ -181,5 +186,12 @@ def _shown(
     trigger's trained scorer, or the cosine threshold without one."""
     found = trigger_candidates(trigger, text, scopes, options)
     floor = getattr(options, floor_option)
-    result = scorer.ranked(trigger, found, k=k, floor=floor, strict=floor_option in options.given)
+    result = scorer.ranked(
+        trigger,
+        found,
+        k=k,
+        floor=floor,
+        strict=floor_option in options.given,
+        at_least=AT_LEAST.get(trigger, 0),
+    )
     return result.facts, result.scorer

@@ -105,11 +105,12 @@ def ranked(
     floor: float,
     strict: bool,
     keep: Callable[[Candidate], bool] | None = None,
+    at_least: int = 0,
 ) -> Ranked:
     """What ``trigger`` shows of ``found``: with a trained head, the candidates it
-    finds relevant (a cosine ``floor`` applies too when the request set one: ``strict``)
-    and those ``keep`` asks for; without one, the candidates at or above the cosine
-    ``floor`` (the settings)."""
+    finds relevant (a cosine ``floor`` applies too when the request set one: ``strict``),
+    those ``keep`` asks for and at least the ``at_least`` most probable; without one,
+    the candidates at or above the cosine ``floor`` (the settings)."""
     head = head_for(trigger)
     if head is None:
         near = sorted((c for c in found if c.cosine >= floor), key=lambda c: (-c.cosine, c.fact.pk))
@@ -118,11 +119,11 @@ def ranked(
             scorer=False,
             candidates=near[:k],
         )
+    ordered = [(c, p) for c, p in scored(head, found) if not strict or c.cosine >= floor]
     kept = [
         (c, p)
-        for c, p in scored(head, found)
-        if (p >= head.threshold or (keep is not None and keep(c)))
-        and (not strict or c.cosine >= floor)
+        for n, (c, p) in enumerate(ordered)
+        if p >= head.threshold or n < at_least or (keep is not None and keep(c))
     ][:k]
     shown = [(c.fact, p, f"relevance {p:.2f} ≥ {head.threshold:.2f}: {c.why()}") for c, p in kept]
     return Ranked(shown, scorer=True, candidates=[c for c, _p in kept])

@@ -23,6 +23,7 @@ from ..models import Fact
 from ..scopes import ScopeFilter
 from . import selectors
 from .evaluation import memories_store
+from .items import AT_LEAST
 from .options import RecallOptions
 from .retrieval import FEATURES, Candidate
 from .scorer import PAIR_FEATURES
@@ -140,8 +141,11 @@ def _shown(
 ) -> tuple[list[int], int | None]:
     hint = FEATURES.index("rr_hint")
     kept = rows.trigger == "domain"  # the keyword list's patterns stay (domains.py)
+    at_least = AT_LEAST.get(rows.trigger, 0)
     order = [
-        i for i in np.argsort(-p, kind="stable") if p[i] >= threshold or (kept and rows.x[i][hint])
+        i
+        for n, i in enumerate(np.argsort(-p, kind="stable"))
+        if p[i] >= threshold or n < at_least or (kept and rows.x[i][hint])
     ]
     order = order[: SHOWN[rows.trigger]]
     if rows.trigger == "finding" and pair is not False:
