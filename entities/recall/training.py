@@ -48,6 +48,7 @@ class QueryRows:
 
     group: str
     qid: str
+    scope: str
     trigger: str
     expect: set[int]
     x: np.ndarray
@@ -87,6 +88,7 @@ def rows_collect(data: dict[str, Any], group: str) -> list[QueryRows]:
         rows = QueryRows(
             group=group,
             qid=q["id"],
+            scope=q.get("scope", ""),
             trigger=TRIGGER_OF[q["endpoint"]],
             expect=expect,
             x=np.array([[c.features.get(f, 0.0) for f in FEATURES] for c in found]).reshape(
@@ -295,6 +297,20 @@ def simulated(rows: Sequence[QueryRows], model: dict[str, Any]) -> dict[str, tup
             probs = [head.proba(q.x) for q in queries]
             out[trigger] = outcome(queries, probs, head.threshold, heads.get("finding_pair"))
     return out
+
+
+def project_cv(rows: Sequence[QueryRows], signature: str) -> dict[str, tuple[float, float]]:
+    """Trigger -> (hit rate, precision) with each project's queries (file and scope)
+    scored by a model trained on the other projects' queries, pooled over projects."""
+    projects = sorted({(r.group, r.scope) for r in rows})
+    hits: dict[str, list[float]] = {}
+    for project in projects:
+        held = [r for r in rows if (r.group, r.scope) == project]
+        model = model_fit([r for r in rows if (r.group, r.scope) != project], signature)
+        for trigger, (rate, precision) in simulated(held, model).items():
+            n = sum(1 for r in held if r.trigger == trigger)
+            hits.setdefault(trigger, []).extend([rate * n, precision * n, n])
+    return {t: (sum(v[0::3]) / sum(v[2::3]), sum(v[1::3]) / sum(v[2::3])) for t, v in hits.items()}
 
 
 Log = Callable[[str], None]

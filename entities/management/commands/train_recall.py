@@ -18,7 +18,13 @@ from entities.recall.evaluation import (
     recall_file_load,
     scratch_database,
 )
-from entities.recall.training import model_fit, model_write, rows_collect, simulated
+from entities.recall.training import (
+    model_fit,
+    model_write,
+    project_cv,
+    rows_collect,
+    simulated,
+)
 
 
 class Command(BaseCommand):
@@ -56,6 +62,9 @@ class Command(BaseCommand):
             for name in sets:
                 folds[name] = model_fit([r for r in rows if r.group != name], signature)
         self._simulated(sets, rows, model, folds)
+        self.stdout.write("\nleave one project out (hit rate / precision, ranking only):")
+        for trigger, (rate, precision) in sorted(project_cv(rows, signature).items()):
+            self.stdout.write(f"  {trigger:<10} {rate:.2f} / {precision:.2f}")
         if options["no_eval"]:
             return
         self._evaluated(sets, model, folds)
