@@ -1,7 +1,10 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.db import connections
 from django.db.models.signals import post_migrate
+
+from .search.fulltext import fulltext_install
 
 
 class EntitiesConfig(AppConfig):
@@ -43,8 +46,4 @@ class EntitiesConfig(AppConfig):
 def _fulltext_triggers(sender, using: str = "default", **kwargs) -> None:
     """SQLite loses a table's triggers when a migration rebuilds it: put the full-text
     index's back after every migrate (idempotent)."""
-    from django.db import connections
-
-    from .search.fulltext import fulltext_install
-
     fulltext_install(connections[using])

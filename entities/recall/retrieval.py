@@ -17,10 +17,12 @@ from functools import lru_cache
 
 import numpy as np
 from django.db.models import Count, Q, QuerySet
+from wordfreq import zipf_frequency
 
 from kgsite.vectors import service as vectors
 
 from ..extraction import extract_entities
+from ..graph.models import Edge
 from ..models import EntityFact, Fact
 from ..search import fulltext
 from .kinds import CROSSLINGUAL_KIND, crosslingual_encoder, crosslingual_path
@@ -85,8 +87,6 @@ def _kept(kind, vector, qs, hits, min_score) -> list[tuple[int, float]]:
 def language_of(text: str) -> str:
     """The most likely language of ``text`` among ``fulltext.LANGUAGES`` (by how common
     its words are in each, wordfreq), or "" when it has no common word."""
-    from wordfreq import zipf_frequency
-
     tokens = [w for w in fulltext.words(text) if w.isalpha()][:60]
     if not tokens:
         return ""
@@ -194,8 +194,6 @@ def _graph_hits(query: Query, qs: QuerySet, k: int) -> list[int]:
     """Facts of ``qs`` about the entities one edge away from those the query names."""
     if not query.entity_ids:
         return []
-    from ..graph.models import Edge
-
     edges = Edge.objects.filter(
         Q(head_id__in=query.entity_ids) | Q(tail_id__in=query.entity_ids)
     ).order_by("-weight")[:50]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sklearn.linear_model import LogisticRegression
 
 from .. import hooks, services
 from ..models import Fact
@@ -210,8 +211,6 @@ class Head:
 
 
 def _logistic(x: np.ndarray, y: np.ndarray, n: int) -> Head:
-    from sklearn.linear_model import LogisticRegression
-
     if len(y) == 0 or y.min() == y.max():
         return Head(np.zeros(n), 5.0 if len(y) and y.max() == 1 else -5.0, 0.5)
     model = LogisticRegression(C=C, class_weight="balanced", max_iter=2000)

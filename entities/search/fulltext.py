@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from django.db import connection
 from django.db.models import QuerySet
+from wordfreq import zipf_frequency
 
 FTS_TABLE = "entities_fact_fts"
 PG_COLUMN = "search_tsv"
@@ -131,8 +132,6 @@ def words(text: str) -> list[str]:
 def zipf(word: str) -> float:
     """How common a word is (Zipf scale, 0 for unknown words such as identifiers) in
     the most common of several languages: memory and queries mix them."""
-    from wordfreq import zipf_frequency
-
     return max(zipf_frequency(word, lang, wordlist="small") for lang in LANGUAGES)
 
 
