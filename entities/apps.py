@@ -1,6 +1,10 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.db import connections
+from django.db.models.signals import post_migrate
+
+from .search.fulltext import fulltext_install
 
 
 class EntitiesConfig(AppConfig):
@@ -22,6 +26,7 @@ class EntitiesConfig(AppConfig):
 
         kinds.kinds_register()
         recall_kinds.episodes_kind_register()
+        recall_kinds.crosslingual_kind_register()
         hooks.on_entity_saved(gazetteer.gazetteer_invalidate)
         hooks.on_entities_ingested(tasks.entities_ingested_scan)
         hooks.merge_mover(
@@ -48,3 +53,10 @@ class EntitiesConfig(AppConfig):
         dashboard_panel(views.HOME_PANEL)
         undo_action(views.MERGE_UNDO)
         auditing.audit_register()
+        post_migrate.connect(_fulltext_triggers, sender=self)
+
+
+def _fulltext_triggers(sender, using: str = "default", **kwargs) -> None:
+    """SQLite loses a table's triggers when a migration rebuilds it: put the full-text
+    index's back after every migrate (idempotent)."""
+    fulltext_install(connections[using])

@@ -77,6 +77,10 @@ _fact_saved: list[FactSavedHook] = []
 _entity_saved: list[EntitySavedHook] = []
 _entity_referrers: list[EntityReferrersHook] = []
 _duplicate_finders: list[DuplicateFinder] = []
+# (stored text, new text) -> {"contradiction", "duplicate", "compatible": probabilities,
+# "blocked": the duplicate guard forbids folding, "label": the verdict}, or None.
+PairJudge = Callable[[str, str], "dict[str, Any] | None"]
+_pair_judges: list[PairJudge] = []
 _merge_movers: list[MergeMover] = []
 _entities_ingested: list[EntitySavedHook] = []
 _mention_readers: list[MentionReader] = []
@@ -117,6 +121,17 @@ def duplicate_finder(hook: DuplicateFinder) -> DuplicateFinder:
     that scope and kind may be returned, and ``fact_find_duplicate`` drops one linked to
     other entities than ``named``. Recall's finding trigger asks the same finders."""
     return _register(_duplicate_finders, hook)
+
+
+def pair_judge(hook: PairJudge) -> PairJudge:
+    """Judge whether a new statement restates a stored one, whatever their cosine:
+    recall's finding trigger asks it about the memories its retrieval finds (integrity:
+    the pair model with the duplicate guard's consent)."""
+    return _register(_pair_judges, hook)
+
+
+def pair_judges() -> list[PairJudge]:
+    return list(_pair_judges)
 
 
 def on_entities_ingested(hook: EntitySavedHook) -> EntitySavedHook:

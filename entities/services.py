@@ -658,9 +658,13 @@ def fact_store(
     scope: str = "",
     ai_id: str = "",
     session_id: str = "",
+    restates: Fact | None = None,
     actor=None,
 ) -> FactStoreResult:
     """Store a proposition, or confirm the existing one that says the same thing.
+
+    ``restates``: an active fact the caller's own use of the duplicate judgement found
+    this text to restate (recall's finding trigger): it is confirmed like a duplicate.
 
     A confirmation also links the entities this call names to the existing fact. Only a
     fact of the same project scope and kind is confirmed: another project's memory is
@@ -697,7 +701,7 @@ def fact_store(
     # search embeds the text (the first call of a process loads the model) and reads
     # the vector index. Inside the transaction SQLite holds its write lock, so only the
     # writes and a cheap exact-text check happen there.
-    near = _near_duplicate(display, norm, scope=scope, kind=kinds.kind, named=named)
+    near = restates or _near_duplicate(display, norm, scope=scope, kind=kinds.kind, named=named)
     return _fact_write(
         display=display,
         norm=norm,

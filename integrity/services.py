@@ -133,6 +133,20 @@ def fact_find_near_duplicate(
     return None
 
 
+def pair_restates(existing: str, new: str) -> bool:
+    """The pair model's duplicate verdict with the duplicate guard's consent, whatever
+    the two texts' cosine (recall's finding trigger found the pair by other means)."""
+    verdict = obvious_duplicate(
+        existing,
+        new,
+        similarity=None,
+        thresholds=classifier_thresholds(),
+        mentions=entity_mentions,
+        encoder=pair_encoder(),
+    )
+    return verdict is not None
+
+
 # --- Background check ----------------------------------------------------------------
 
 

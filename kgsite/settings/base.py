@@ -453,6 +453,15 @@ KGSITE_RECALL_MAX_EPISODES = env_int("KGSITE_RECALL_MAX_EPISODES", 3)
 KGSITE_RECALL_UNCERTAINTY = env_float("KGSITE_RECALL_UNCERTAINTY", 0.5)
 KGSITE_RECALL_RECENT_SESSIONS = env_int("KGSITE_RECALL_RECENT_SESSIONS", 0)  # 0: all
 KGSITE_RECALL_BUDGET_CHARS = env_int("KGSITE_RECALL_BUDGET_CHARS", 4000)
+# The trained relevance scorers of the triggers (manage.py train_recall); empty: the one
+# in the repository (entities/recall/recall_model.json). Used only with the embedder it
+# was trained with; otherwise the cosine thresholds above decide.
+KGSITE_RECALL_MODEL = env("KGSITE_RECALL_MODEL", "")
+# Recall's multilingual source: facts also indexed by this encoder (dotted path; empty:
+# off), so a question in one language finds a memory written in another.
+KGSITE_RECALL_CROSSLINGUAL = env(
+    "KGSITE_RECALL_CROSSLINGUAL", "kgsite.vectors.embedder.MultilingualEmbedder"
+)
 # Triggers switched off (comma list of session_start, pre_check, unknown, finding, domain,
 # query, uncertainty): their endpoint answers 403 and the MCP tool an error.
 KGSITE_RECALL_DISABLED = [
