@@ -16,6 +16,7 @@ from django.utils import timezone
 from kgsite.errors import Conflict, InvalidInput, NotFound
 from kgsite.models import AuditEntry, audit, audit_many
 from kgsite.text import clean_display, has_control_chars, normalize
+from kgsite.vectors.service import embed_query
 
 from . import hooks
 from .duplicates import MIN_SCORE as DUPLICATE_MIN_SCORE
@@ -567,8 +568,6 @@ def fact_text_embed_ahead(*, text: object) -> None:
     near-duplicate search inside then reads the vector from the cache instead of running
     the encoder while SQLite's write lock is held (issue 27). Never raises: a text that
     is refused is refused inside, with its error."""
-    from kgsite.vectors.service import embed_query
-
     try:
         embed_query(_validate_fact_text(text))
     except Exception:  # noqa: BLE001 - only a head start; the write path decides
