@@ -363,6 +363,9 @@ if KGSITE_VECTOR_BACKEND == "pgvector" and "postgresql" not in DATABASES["defaul
         "KGSITE_VECTOR_BACKEND=hnswlib"
     )
 KGSITE_HNSW_EF_SEARCH = env_int("KGSITE_HNSW_EF_SEARCH", 256)
+# An ef_search measured by `manage.py calibrate_vectors` (kept beside the index) replaces the
+# setting while the index is within twice or half the size it was measured at.
+KGSITE_HNSW_CALIBRATED = env_bool("KGSITE_HNSW_CALIBRATED", True)
 KGSITE_HNSW_M = env_int("KGSITE_HNSW_M", 16)
 KGSITE_HNSW_EF_CONSTRUCTION = env_int("KGSITE_HNSW_EF_CONSTRUCTION", 200)
 # pgvector: memory for building an HNSW index (a graph larger than this builds slowly).

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from .calibrate import CalibratedEf
 from .embedder import Embedder
 from .journal import MIN_CAPACITY, SnapshotJournal, _dedupe
 from .kinds import (  # noqa: F401 (the names callers import from here)
@@ -79,7 +80,7 @@ RECONCILE_INLINE = 256
 BUILD_INLINE = 1000
 
 
-class VectorIndex(SnapshotJournal):
+class VectorIndex(SnapshotJournal, CalibratedEf):
     """One kind's index in this process: search, upsert, delete, rebuild (the hnswlib
     backend of ``backend.VectorBackend``)."""
 
@@ -98,7 +99,7 @@ class VectorIndex(SnapshotJournal):
         self.dir = Path(directory) / kind.name
         self.queue = queue
         self.embedder, self.dim, self.signature = vector_source(kind, embedder)
-        self.m, self.ef_construction, self.ef_search = hnsw_settings()
+        self.m, self.ef_construction, self._ef_setting = hnsw_settings()
         self._lock = threading.RLock()
         self._reset_memory()
         # The generation in memory: its number and the random id CURRENT names it by.
@@ -133,7 +134,7 @@ class VectorIndex(SnapshotJournal):
         self._hnsw.init_index(
             max_elements=max(capacity, MIN_CAPACITY), ef_construction=self.ef_construction, M=self.m
         )
-        self._hnsw.set_ef(self.ef_search)
+        self._hnsw.set_ef(self._ef_setting)
         self._keys: list[Key] = []  # label → key
         self._labels: dict[Key, int] = {}  # key → label
         self._hashes: list[str] = []  # label → text hash

@@ -137,7 +137,7 @@ class SnapshotJournal:
             raise IndexUnavailable(f"unreadable snapshot: {exc}") from exc
         if hnsw.get_current_count() != len(keys):
             raise IndexUnavailable("snapshot and metadata disagree")
-        hnsw.set_ef(self.ef_search)
+        hnsw.set_ef(self._ef_setting)
         self._hnsw = hnsw
         self._keys = keys
         self._hashes = hashes
