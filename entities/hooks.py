@@ -37,10 +37,11 @@ DuplicateFinder = Callable[..., "Fact | None"]
 # (query, *, scope, all_scopes, k) -> [(fact id, score)] from the graph (personalised
 # PageRank); registered by the graph room once it exists. Recall mixes its answer in.
 GraphRetriever = Callable[..., list[tuple[int, float]]]
-# () -> pending HIGH notifications as [{"id", "title", "link", "created_at"}] and the
-# chat digest as a dict; registered by the notifications app (entities never imports it).
-NoticesProvider = Callable[[], list[dict]]
-DigestProvider = Callable[[], dict]
+# (*, scopes) -> pending HIGH notifications of that view of the memory as
+# [{"id", "title", "link", "created_at"}], and the chat digest as a dict; registered by
+# the notifications app (entities never imports it).
+NoticesProvider = Callable[..., list[dict]]
+DigestProvider = Callable[..., dict]
 
 # (entity id) -> the places that mention it, grouped by book, defining places first:
 # [{"book_id", "title", "mentions": [{"chunk_id", "ordinal", "heading", "mention_type",
@@ -76,6 +77,10 @@ _fact_saved: list[FactSavedHook] = []
 _entity_saved: list[EntitySavedHook] = []
 _entity_referrers: list[EntityReferrersHook] = []
 _duplicate_finders: list[DuplicateFinder] = []
+# (stored text, new text) -> {"contradiction", "duplicate", "compatible": probabilities,
+# "blocked": the duplicate guard forbids folding, "label": the verdict}, or None.
+PairJudge = Callable[[str, str], "dict[str, Any] | None"]
+_pair_judges: list[PairJudge] = []
 _merge_movers: list[MergeMover] = []
 _entities_ingested: list[EntitySavedHook] = []
 _mention_readers: list[MentionReader] = []
@@ -116,6 +121,17 @@ def duplicate_finder(hook: DuplicateFinder) -> DuplicateFinder:
     that scope and kind may be returned, and ``fact_find_duplicate`` drops one linked to
     other entities than ``named``. Recall's finding trigger asks the same finders."""
     return _register(_duplicate_finders, hook)
+
+
+def pair_judge(hook: PairJudge) -> PairJudge:
+    """Judge whether a new statement restates a stored one, whatever their cosine:
+    recall's finding trigger asks it about the memories its retrieval finds (integrity:
+    the pair model with the duplicate guard's consent)."""
+    return _register(_pair_judges, hook)
+
+
+def pair_judges() -> list[PairJudge]:
+    return list(_pair_judges)
 
 
 def on_entities_ingested(hook: EntitySavedHook) -> EntitySavedHook:
@@ -224,10 +240,11 @@ def graph_retrievers() -> list[GraphRetriever]:
     return list(_graph_retrievers)
 
 
-def high_notices_get() -> list[dict]:
+def high_notices_get(*, scopes=None) -> list[dict]:
+    """Pending HIGH notices of the reader's view (``ScopeFilter``; None: global memory)."""
     notices: list[dict] = []
     for hook in list(_notices_providers):
-        notices += hook()
+        notices += hook(scopes=scopes)
     return notices
 
 

@@ -14,9 +14,10 @@ class IntegrityConfig(AppConfig):
         from kgsite.warmup import warmer
         from notifications.views import notification_page
 
-        from . import services, tasks, views
+        from . import restates, services, tasks, views
 
         hooks.duplicate_finder(services.fact_find_near_duplicate)
+        hooks.pair_judge(restates.pair_restates)
         hooks.on_fact_saved(tasks.fact_check_enqueue)
         # The pair model and the word lists its reader consults, before the first write.
         warmer("pair model", lambda: services.classify(

@@ -133,6 +133,20 @@ def fact_find_near_duplicate(
     return None
 
 
+def pair_restates(existing: str, new: str) -> bool:
+    """The pair model's duplicate verdict with the duplicate guard's consent, whatever
+    the two texts' cosine (recall's finding trigger found the pair by other means)."""
+    verdict = obvious_duplicate(
+        existing,
+        new,
+        similarity=None,
+        thresholds=classifier_thresholds(),
+        mentions=entity_mentions,
+        encoder=pair_encoder(),
+    )
+    return verdict is not None
+
+
 # --- Background check ----------------------------------------------------------------
 
 
@@ -341,6 +355,7 @@ def contradiction_store(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> Cont
         },
         link=contradiction_link(contradiction.pk),
         key=f"contradiction:{contradiction.pk}",
+        scope=fact_a.scope or fact_b.scope,
     )
     return contradiction
 
@@ -360,6 +375,7 @@ def _duplicate_notify(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> None:
         },
         link=f"/api/v1/facts/{fact_b.pk}/",
         key=f"duplicate:{fact_a.pk}:{fact_b.pk}",
+        scope=fact_a.scope or fact_b.scope,
     )
 
 
@@ -386,6 +402,7 @@ def _uncertain_notify(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> None:
         },
         link=f"/api/v1/facts/{fact_b.pk}/",
         key=f"uncertain:{fact_a.pk}:{fact_b.pk}",
+        scope=fact_a.scope or fact_b.scope,
     )
 
 

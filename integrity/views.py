@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from entities import hooks
+from entities.scopes import page_scopes
 from kgsite.errors import DomainError
 from kgsite.models import AuditEntry
 from kgsite.pages import Panel, UndoAction, checked_get, curator_required, render_page
@@ -128,9 +129,9 @@ def _with_entities(qs):
 def inbox(request):
     """Open contradictions, most urgent (most confident) first, oldest first within."""
     open_ones = _with_entities(
-        selectors.contradiction_list(status=Contradiction.Status.OPEN).order_by(
-            "-confidence", "created_at", "id"
-        )
+        selectors.contradiction_list(
+            status=Contradiction.Status.OPEN, scopes=page_scopes(request.user)
+        ).order_by("-confidence", "created_at", "id")
     )
     page = Paginator(open_ones, INBOX_PAGE_SIZE).get_page(request.GET.get("page"))
     return render_page(
@@ -144,7 +145,9 @@ def inbox(request):
 @curator_required
 def detail(request, contradiction_id: int):
     contradiction, _w = checked_get(
-        request, _with_entities(selectors.contradiction_list()), contradiction_id
+        request,
+        _with_entities(selectors.contradiction_list(scopes=page_scopes(request.user))),
+        contradiction_id,
     )
     return render_page(request, "integrity/detail.html", {"card": _card(contradiction)})
 
@@ -153,7 +156,9 @@ def detail(request, contradiction_id: int):
 @curator_required
 def open_count(request):
     """The inbox's count of open contradictions, polled while the inbox is open."""
-    count = selectors.contradiction_list(status=Contradiction.Status.OPEN).count()
+    count = selectors.contradiction_list(
+        status=Contradiction.Status.OPEN, scopes=page_scopes(request.user)
+    ).count()
     return render(request, "integrity/_count.html", {"open_count": count})
 
 
@@ -207,7 +212,9 @@ def undo(request, contradiction_id: int):
 
 
 def home_panel_context(request: HttpRequest) -> dict:
-    open_ones = selectors.contradiction_list(status=Contradiction.Status.OPEN)
+    open_ones = selectors.contradiction_list(
+        status=Contradiction.Status.OPEN, scopes=page_scopes(request.user)
+    )
     return {
         "open_count": open_ones.count(),
         "top": list(open_ones.order_by("-confidence", "created_at")[:5]),

@@ -11,6 +11,8 @@
   only with a ``# deferred: <reason>`` comment (a heavy model library, a cycle inside
   a third-party package).
 - Task references given to the queue as dotted paths resolve to callables.
+- No module over ``MAX_MODULE_LINES`` lines outside migrations: a long module is split
+  along its seams into a package that re-exports the same names.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = ["kgsite", "entities", "notifications", "books", "integrity"]
+MAX_MODULE_LINES = 600
 # An app may import the apps listed before it, and itself.
 LAYER = {app: index for index, app in enumerate(APPS)}
 LAYER["books"] = LAYER["integrity"] = len(APPS)  # the top: neither imports the other
@@ -218,6 +221,17 @@ def _task_paths() -> list[str]:
 def test_task_paths_name_callables(dotted):
     module, _, name = dotted.rpartition(".")
     assert callable(getattr(importlib.import_module(module), name))
+
+
+def test_no_module_is_longer_than_a_reader_can_hold():
+    paths = [p for d in [*APPS, "benchmarks", "tests"] for p in (ROOT / d).rglob("*.py")]
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in paths
+        if "migrations" not in path.parts
+        and (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}, f"split these along their seams (at most {MAX_MODULE_LINES} lines)"
 
 
 def test_the_checker_sees_what_it_checks():

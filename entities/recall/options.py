@@ -48,6 +48,9 @@ class RecallOptions:
     budget_chars: int = 4000
     uncertainty: float = 0.5
     ai_id: str = ""
+    # The options this request set itself (a cosine threshold it sets is a floor even
+    # where the trained scorer decides).
+    given: tuple[str, ...] = ()
 
     @classmethod
     def defaults(cls) -> RecallOptions:
@@ -72,10 +75,10 @@ class RecallOptions:
             if not low <= number <= high:
                 raise InvalidInput(f"{name} must be between {low} and {high}", field=name)
             changes[name] = number
-        return replace(options, **changes)
+        return replace(options, **changes, given=tuple(sorted(changes)))
 
     def as_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "given"}
 
 
 def _number(value: object, name: str, *, integer: bool) -> float:
@@ -96,5 +99,5 @@ def trigger_check(trigger: str) -> None:
     """Raise TriggerDisabled (403) when settings switched this trigger off."""
     if trigger in settings.KGSITE_RECALL_DISABLED:
         raise TriggerDisabled(
-            f"the {trigger} recall trigger is switched off on this server", field=None
+            f"the {trigger} recall trigger is turned off on this server", field=None
         )

@@ -10,7 +10,6 @@ add up to at most ``budget_chars`` characters; what did not fit is counted in
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -18,9 +17,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db.models import Max, QuerySet
 
-from kgsite.errors import InvalidInput
 from kgsite.vectors import service as vectors
 from kgsite.vectors.index import KINDS
 
@@ -29,183 +26,32 @@ from ..extraction import extract_entities
 from ..models import Entity, EntityFact, Fact
 from ..scopes import ScopeFilter
 from ..search import ranking
-from .models import Episode
+from . import scorer
+from .domains import call_text, domain_candidates, domains_detect, recall_domain  # noqa: F401
+from .items import (
+    CHUNK_CHARS,
+    EPISODES_PER_GOAL,
+    GOALS,
+    MEMORY_KINDS,
+    PRE_CHECK_LIMIT,
+    PRE_CHECK_SHOWN,
+    Budget,
+    Fk,
+    _cos,
+    _episodes,
+    _facts,
+    _load_episodes,
+    _load_facts,
+    _ms,
+    _quote,
+    _shown,
+    episode_item,
+    fact_item,
+    text_check,
+    trigger_candidates,
+)
 from .options import RecallOptions, trigger_check
-
-# Items a trigger considers from the index per wanted item, before filters.
-OVERFETCH = 20
-MIN_FETCH = 100
-# A filtered search lists the matching ids up to this many and searches among them.
-FILTER_IDS = 50_000
-GOALS = 3
-EPISODES_PER_GOAL = 2
-PRE_CHECK_LIMIT = 3
-CHUNK_CHARS = 600
-MAX_TEXT = 10_000
-
-Fk = Fact.Kind
-MEMORY_KINDS = [k for k in Fk.values if k != Fk.GOAL]
-
-
-def text_check(value: object, field_name: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidInput(f"{field_name} must not be empty", field=field_name)
-    if len(value) > MAX_TEXT:
-        raise InvalidInput(f"{field_name} is longer than {MAX_TEXT} characters", field=field_name)
-    return value.strip()
-
-
-# --- Nearest rows of a kind, within a queryset -----------------------------------------
-
-
-TEXT_FIELDS = {"facts": "text", "episodes": "narrative"}
-# Rounds of over-fetching from the whole index before listing the matching ids.
-FETCH_ROUNDS = (MIN_FETCH, 1000)
-
-
-def _nearest(
-    kind: str, vector: np.ndarray, qs: QuerySet, *, k: int, min_score: float
-) -> list[tuple[int, float]]:
-    """The ``k`` rows of ``qs`` closest to ``vector`` in the ``kind`` index, at or above
-    ``min_score``. Over-fetches from the whole index (cheap: hnswlib answers 1,000
-    neighbours in a few milliseconds); only when too few pass the filters does it list
-    the matching ids (up to ``FILTER_IDS``) and search among them."""
-    if k <= 0:
-        return []
-    found: list[tuple[int, float]] = []
-    for fetch in (max(k * OVERFETCH, FETCH_ROUNDS[0]), *FETCH_ROUNDS[1:]):
-        hits = vectors.search_vector(kind, vector, fetch)
-        found = _kept(kind, vector, qs, hits, min_score)
-        exhausted = len(hits) < fetch or bool(hits and hits[-1][1] < min_score)
-        if len(found) >= k or exhausted:
-            return found[:k]
-    ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
-    if len(ids) <= FILTER_IDS:
-        hits = vectors.search_vector(kind, vector, k * 2, filter_ids=ids) if ids else []
-        found = _kept(kind, vector, qs, hits, min_score)
-    return found[:k]
-
-
-def _kept(kind, vector, qs, hits, min_score) -> list[tuple[int, float]]:
-    """Hits that pass the filters of ``qs``, re-checked against their rows' texts (one
-    query for both: only rows that pass are verified)."""
-    candidates = [int(key) for key, score in hits if score >= min_score - 0.05]
-    if not candidates:
-        return []
-    texts = dict(qs.filter(pk__in=candidates).values_list("pk", TEXT_FIELDS[kind]))
-    scored = {int(key): score for key, score in hits if int(key) in texts}
-    scored = vectors.verify_hits(kind, vector, scored, texts)
-    ranked = [(pk, s) for pk, s in scored.items() if s >= min_score]
-    return sorted(ranked, key=lambda kv: (-kv[1], kv[0]))
-
-
-def _facts(scopes: ScopeFilter, kinds: Sequence[str], options: RecallOptions | None = None):
-    qs = Fact.objects.filter(scopes.q(), status=Fact.Status.ACTIVE, kind__in=list(kinds))
-    if options is not None and options.ai_id:
-        qs = qs.filter(ai_id=options.ai_id)
-    return qs
-
-
-def _episodes(scopes: ScopeFilter, options: RecallOptions, exclude_session: str = ""):
-    qs = Episode.objects.filter(scopes.q())
-    if options.ai_id:
-        qs = qs.filter(ai_id=options.ai_id)
-    if exclude_session:
-        qs = qs.exclude(session_id=exclude_session)
-    if options.recent_sessions:
-        recent = (
-            qs.exclude(session_id="")
-            .values("session_id")
-            .annotate(last=Max("created_at"))
-            .order_by("-last")
-            .values_list("session_id", flat=True)[: options.recent_sessions]
-        )
-        qs = qs.filter(session_id__in=list(recent))
-    return qs
-
-
-# --- Items and the budget ----------------------------------------------------------------
-
-
-def fact_item(fact: Fact, score: float | None, because: str) -> dict[str, Any]:
-    item = {
-        "type": "fact",
-        "id": fact.pk,
-        "kind": fact.kind,
-        "text": fact.text,
-        "confidence": fact.confidence,
-        "confirmations": fact.confirmations,
-        "scope": fact.scope,
-        "score": round(score, 4) if score is not None else None,
-        "surfaced_because": because,
-    }
-    if fact.kind == Fk.RESOLVED_UNKNOWN:
-        item["resolved_by"] = fact.resolved_by
-    if fact.kind == Fk.PATTERN:
-        item["domain"] = fact.domain
-    if fact.kind == Fk.GOAL:
-        item["goal_status"] = fact.goal_status
-    return item
-
-
-def episode_item(episode: Episode, score: float | None, because: str) -> dict[str, Any]:
-    return {
-        "type": "episode",
-        "id": episode.pk,
-        "text": episode.narrative,
-        "session_id": episode.session_id,
-        "ai_id": episode.ai_id,
-        "scope": episode.scope,
-        "created_at": episode.created_at.isoformat(),
-        "score": round(score, 4) if score is not None else None,
-        "surfaced_because": because,
-    }
-
-
-def _item_size(item: dict[str, Any]) -> int:
-    return len(item.get("text", "")) + len(item.get("resolved_by", "") or "")
-
-
-@dataclass
-class Budget:
-    """Characters left for item texts; items that do not fit are counted, not cut."""
-
-    limit: int
-    used: int = 0
-    omitted: int = 0
-
-    def take(self, item: dict[str, Any]) -> bool:
-        size = _item_size(item)
-        if self.used + size > self.limit:
-            self.omitted += 1
-            return False
-        self.used += size
-        return True
-
-    def fit(self, items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [item for item in items if self.take(item)]
-
-    def as_dict(self) -> dict[str, int]:
-        return {"limit_chars": self.limit, "used_chars": self.used, "omitted": self.omitted}
-
-
-def _cos(score: float) -> str:
-    return f"{score:.2f}"
-
-
-def _quote(text: str, limit: int = 60) -> str:
-    return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
-
-
-def _load_facts(pairs: list[tuple[int, float]]) -> list[tuple[Fact, float]]:
-    by_id = Fact.objects.in_bulk([pk for pk, _s in pairs])
-    return [(by_id[pk], s) for pk, s in pairs if pk in by_id]
-
-
-def _load_episodes(pairs: list[tuple[int, float]]) -> list[tuple[Episode, float]]:
-    by_id = Episode.objects.in_bulk([pk for pk, _s in pairs])
-    return [(by_id[pk], s) for pk, s in pairs if pk in by_id]
-
+from .retrieval import nearest as _nearest
 
 # --- Session start -------------------------------------------------------------------------
 
@@ -294,7 +140,7 @@ def recall_session_start(
             "link": n.get("link", ""),
             "surfaced_because": "pending HIGH notification for a curator",
         }
-        for n in hooks.high_notices_get()
+        for n in hooks.high_notices_get(scopes=scopes)
     ]
     # Fill in priority order: goals, then per goal its facts and episodes, then notices;
     # an item stays only if the whole rendering still fits.
@@ -343,10 +189,6 @@ def recall_session_start(
     }
 
 
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
-
-
 # --- Before a decision ---------------------------------------------------------------------
 
 
@@ -356,35 +198,34 @@ def recall_pre_check(*, action: str, scopes: ScopeFilter, options: RecallOptions
     trigger_check("pre_check")
     started = time.perf_counter()
     action = text_check(action, "action")
-    vector = vectors.embed_query(action)
-    sim = options.similarity
+    shown, learned = _shown(
+        "pre_check", action, scopes, options, floor_option="similarity", k=PRE_CHECK_SHOWN
+    )
 
-    def near(kinds: Sequence[str], k: int, min_confidence: float = 0.0):
-        qs = _facts(scopes, kinds, options)
-        if min_confidence:
-            qs = qs.filter(confidence__gte=min_confidence)
-        return _load_facts(_nearest("facts", vector, qs, k=k, min_score=sim))
+    def of(wanted: Sequence[str], k: int, min_confidence: float = 0.0):
+        return [
+            (f, s, why)
+            for f, s, why in shown
+            if f.kind in wanted and f.confidence >= min_confidence
+        ][:k]
 
-    similar = near([Fk.DECISION, Fk.INVESTIGATION], PRE_CHECK_LIMIT)
-    mistakes = near([Fk.MISTAKE], options.max_facts, options.min_confidence)
-    dead_ends = near([Fk.DEAD_END], PRE_CHECK_LIMIT)
     budget = Budget(options.budget_chars)
     mistakes_items = budget.fit(
         fact_item(
             f,
             s,
-            f"a past mistake similar to this action (similarity {_cos(s)}, "
+            f"a past mistake similar to this action ({why}, "
             f"confidence {f.confidence:.2f} ≥ {options.min_confidence:.2f})",
         )
-        for f, s in mistakes
+        for f, s, why in of([Fk.MISTAKE], options.max_facts, options.min_confidence)
     )
     dead_items = budget.fit(
-        fact_item(f, s, f"an approach already tried without success (similarity {_cos(s)})")
-        for f, s in dead_ends
+        fact_item(f, s, f"an approach already tried without success ({why})")
+        for f, s, why in of([Fk.DEAD_END], PRE_CHECK_LIMIT)
     )
     similar_items = budget.fit(
-        fact_item(f, s, f"a past {f.kind} similar to this action (similarity {_cos(s)})")
-        for f, s in similar
+        fact_item(f, s, f"a past {f.kind} similar to this action ({why})")
+        for f, s, why in of([Fk.DECISION, Fk.INVESTIGATION], PRE_CHECK_LIMIT)
     )
     warnings = [f"A similar action went wrong before: {m['text']}" for m in mistakes_items]
     warnings += [f"This was tried before and led nowhere: {d['text']}" for d in dead_items]
@@ -395,7 +236,7 @@ def recall_pre_check(*, action: str, scopes: ScopeFilter, options: RecallOptions
         "dead_ends": dead_items,
         "warnings": warnings,
         "budget": budget.as_dict(),
-        "options": options.as_dict(),
+        "options": {**options.as_dict(), "scorer": "pre_check" if learned else None},
         "took_ms": _ms(started),
     }
 
@@ -404,45 +245,32 @@ def recall_pre_check(*, action: str, scopes: ScopeFilter, options: RecallOptions
 
 
 def recall_unknown(*, text: str, scopes: ScopeFilter, options: RecallOptions) -> dict[str, Any]:
-    """Was this unknown already resolved? The closest resolved unknown at or above
-    ``unknown_similarity``, and open unknowns already logged like it."""
+    """Was this unknown already resolved? The resolved unknowns the scorer finds
+    relevant (without one: at or above ``unknown_similarity``), and open unknowns
+    already logged like it."""
     trigger_check("unknown")
     started = time.perf_counter()
     text = text_check(text, "text")
-    vector = vectors.embed_query(text)
-    resolved = _load_facts(
-        _nearest(
-            "facts",
-            vector,
-            _facts(scopes, [Fk.RESOLVED_UNKNOWN], options),
-            k=options.max_facts,
-            min_score=options.unknown_similarity,
-        )
+    shown, learned = _shown(
+        "unknown",
+        text,
+        scopes,
+        options,
+        floor_option="unknown_similarity",
+        k=2 * options.max_facts,
     )
-    still_open = _load_facts(
-        _nearest(
-            "facts",
-            vector,
-            _facts(scopes, [Fk.UNKNOWN], options),
-            k=options.max_facts,
-            min_score=options.unknown_similarity,
-        )
-    )
+    resolved = [x for x in shown if x[0].kind == Fk.RESOLVED_UNKNOWN][: options.max_facts]
+    still_open = [x for x in shown if x[0].kind == Fk.UNKNOWN][: options.max_facts]
     budget = Budget(options.budget_chars)
     items = budget.fit(
         [
             *(
-                fact_item(
-                    f,
-                    s,
-                    f"resolved unknown similar to yours (similarity {_cos(s)} ≥ "
-                    f"{options.unknown_similarity:.2f})",
-                )
-                for f, s in resolved
+                fact_item(f, s, f"resolved unknown similar to yours ({why})")
+                for f, s, why in resolved
             ),
             *(
-                fact_item(f, s, f"the same unknown is already logged, still open ({_cos(s)})")
-                for f, s in still_open
+                fact_item(f, s, f"the same unknown is already logged, still open ({why})")
+                for f, s, why in still_open
             ),
         ]
     )
@@ -461,7 +289,7 @@ def recall_unknown(*, text: str, scopes: ScopeFilter, options: RecallOptions) ->
         "already_resolved": already,
         "items": items,
         "budget": budget.as_dict(),
-        "options": options.as_dict(),
+        "options": {**options.as_dict(), "scorer": "unknown" if learned else None},
         "took_ms": _ms(started),
     }
 
@@ -469,16 +297,43 @@ def recall_unknown(*, text: str, scopes: ScopeFilter, options: RecallOptions) ->
 # --- Before logging a finding --------------------------------------------------------------
 
 
+# Memories the pair model reads per finding, the most relevant first.
+FINDING_PAIRS = 3
+
+
+def finding_restated(*, text: str, scope: str, kind: str = Fk.FACT) -> tuple[Fact | None, str]:
+    """The stored memory ``text`` restates, and how it was found: the duplicate
+    judgement of ``fact_store`` first (same text, or an index neighbour the pair model
+    calls a duplicate), then the pair model on the memories hybrid retrieval finds
+    relevant (project and global memory, every kind but goals)."""
+    existing = services.fact_find_duplicate(text=text, scope=scope, kind=kind)
+    if existing is not None:
+        return existing, "an existing fact already says this (duplicate rule)"
+    judges = hooks.pair_judges()
+    if not judges:
+        return None, ""
+    options = RecallOptions.defaults()
+    found = trigger_candidates("finding", text, ScopeFilter.of(scope), options)
+    result = scorer.ranked(
+        "finding", found, k=FINDING_PAIRS, floor=options.similarity, strict=False
+    )
+    for (fact, relevance, why), candidate in zip(result.facts, result.candidates, strict=True):
+        for judge in judges:
+            if scorer.restates(relevance, judge(fact.text, text), candidate):
+                return fact, f"the pair model reads it as a restatement of this memory ({why})"
+    return None, ""
+
+
 def recall_finding(*, text: str, scope: str, kind: str = Fk.FACT) -> dict[str, Any]:
-    """Does this finding already exist? Integrity's duplicate judgement decides (through
-    ``services.fact_find_duplicate``), never a looser rule of recall's own."""
+    """Does this finding already exist? Integrity's duplicate judgement decides (the
+    pair model with the duplicate guard), never a looser rule of recall's own."""
     trigger_check("finding")
     started = time.perf_counter()
     text = text_check(text, "text")
-    existing = services.fact_find_duplicate(text=text, scope=scope, kind=kind)
+    existing, because = finding_restated(text=text, scope=scope, kind=kind)
     if existing is None:
         return {"action": "create_new", "existing_fact": None, "items": [], "took_ms": _ms(started)}
-    item = fact_item(existing, None, "an existing fact already says this (duplicate rule)")
+    item = fact_item(existing, None, because)
     return {
         "action": "boost_confidence",
         "existing_fact": {
@@ -488,85 +343,6 @@ def recall_finding(*, text: str, scope: str, kind: str = Fk.FACT) -> dict[str, A
             "confirmations": existing.confirmations,
         },
         "items": [item],
-        "took_ms": _ms(started),
-    }
-
-
-# --- Before a tool call: domain patterns ---------------------------------------------------
-
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-MAX_ARGUMENT_WORDS = 2000
-
-
-def _words(value: object, out: list[str], depth: int = 0) -> None:
-    """Words of a tool's name and arguments (keys and string values, nested)."""
-    if len(out) > MAX_ARGUMENT_WORDS or depth > 5:
-        return
-    if isinstance(value, str):
-        out += [w.lower() for w in _WORD.findall(_CAMEL.sub(" ", value))]
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _words(str(key), out, depth + 1)
-            _words(item, out, depth + 1)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _words(item, out, depth + 1)
-
-
-def domains_detect(tool: str, arguments: object) -> dict[str, list[str]]:
-    """Domain -> the configured keywords found among the call's words."""
-    words: list[str] = []
-    _words(tool, words)
-    _words(arguments, words)
-    present = set(words)
-    joined = f" {' '.join(words)} "
-    found: dict[str, list[str]] = {}
-    for domain, keywords in settings.KGSITE_RECALL_DOMAINS.items():
-        hits = []
-        for keyword in keywords:
-            kw = keyword.lower()
-            spaced = " ".join(_WORD.findall(kw))
-            if kw in present or (" " in spaced and f" {spaced} " in joined):
-                hits.append(keyword)
-        if hits:
-            found[domain] = hits
-    return found
-
-
-def recall_domain(
-    *, tool: str, arguments: object, scopes: ScopeFilter, options: RecallOptions
-) -> dict[str, Any]:
-    """The patterns of the domains a tool call touches, above the minimum confidence."""
-    trigger_check("domain")
-    started = time.perf_counter()
-    tool = text_check(tool, "tool")
-    if arguments is not None and not isinstance(arguments, dict):
-        raise InvalidInput("arguments must be an object", field="arguments")
-    detected = domains_detect(tool, arguments or {})
-    patterns: list[Fact] = []
-    if detected:
-        patterns = list(
-            _facts(scopes, [Fk.PATTERN], options)
-            .filter(domain__in=list(detected), confidence__gte=options.min_confidence)
-            .order_by("-confidence", "-confirmations", "-id")[: options.max_facts]
-        )
-    budget = Budget(options.budget_chars)
-    items = budget.fit(
-        fact_item(
-            p,
-            p.confidence,
-            f"pattern of the '{p.domain}' domain: the call mentions "
-            f"{', '.join(detected[p.domain][:3])} (confidence {p.confidence:.2f} ≥ "
-            f"{options.min_confidence:.2f})",
-        )
-        for p in patterns
-    )
-    return {
-        "domains": sorted(detected),
-        "patterns": items,
-        "budget": budget.as_dict(),
-        "options": options.as_dict(),
         "took_ms": _ms(started),
     }
 
@@ -685,19 +461,9 @@ def recall_query(*, query: str, scopes: ScopeFilter, options: RecallOptions) -> 
             if r["memory_id"] in facts
         ]
         sources.append("search_by_entities")
-    vector = vectors.embed_query(query)
-    semantic = _nearest(
-        "facts",
-        vector,
-        _facts(scopes, MEMORY_KINDS, options),
-        k=k,
-        min_score=options.relevance,
-    )
-    items += [
-        fact_item(f, s, f"close in meaning to the query ({_cos(s)})")
-        for f, s in _load_facts(semantic)
-    ]
-    sources.append("facts")
+    shown, learned = _shown("query", query, scopes, options, floor_option="relevance", k=k)
+    items += [fact_item(f, s, f"a memory for this query ({why})") for f, s, why in shown]
+    sources += ["facts", "fulltext"]
     chunks = _chunk_items(query, k, options.relevance)
     if "chunks" in KINDS:
         sources.append("chunks")
@@ -712,7 +478,7 @@ def recall_query(*, query: str, scopes: ScopeFilter, options: RecallOptions) -> 
         "items": ranked,
         "sources": sources,
         "budget": budget.as_dict(),
-        "options": options.as_dict(),
+        "options": {**options.as_dict(), "scorer": "query" if learned else None},
         "took_ms": _ms(started),
     }
 

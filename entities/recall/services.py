@@ -65,4 +65,9 @@ def episode_store(
 def recall_finding_log(*, text: str, scope: str, kind: str, fields: dict[str, Any], actor):
     """The finding trigger asked to log: ``fact_store`` confirms the existing fact (its
     confidence rises) or stores a new one, by the same duplicate judgement."""
-    return entity_services.fact_store(text=text, scope=scope, kind=kind, actor=actor, **fields)
+    restated, _because = selectors.finding_restated(
+        text=selectors.text_check(text, "text"), scope=scope, kind=kind
+    )
+    return entity_services.fact_store(
+        text=text, scope=scope, kind=kind, restates=restated, actor=actor, **fields
+    )

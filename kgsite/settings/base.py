@@ -363,6 +363,9 @@ if KGSITE_VECTOR_BACKEND == "pgvector" and "postgresql" not in DATABASES["defaul
         "KGSITE_VECTOR_BACKEND=hnswlib"
     )
 KGSITE_HNSW_EF_SEARCH = env_int("KGSITE_HNSW_EF_SEARCH", 256)
+# An ef_search measured by `manage.py calibrate_vectors` (kept beside the index) replaces the
+# setting while the index is within twice or half the size it was measured at.
+KGSITE_HNSW_CALIBRATED = env_bool("KGSITE_HNSW_CALIBRATED", True)
 KGSITE_HNSW_M = env_int("KGSITE_HNSW_M", 16)
 KGSITE_HNSW_EF_CONSTRUCTION = env_int("KGSITE_HNSW_EF_CONSTRUCTION", 200)
 # pgvector: memory for building an HNSW index (a graph larger than this builds slowly).
@@ -453,6 +456,15 @@ KGSITE_RECALL_MAX_EPISODES = env_int("KGSITE_RECALL_MAX_EPISODES", 3)
 KGSITE_RECALL_UNCERTAINTY = env_float("KGSITE_RECALL_UNCERTAINTY", 0.5)
 KGSITE_RECALL_RECENT_SESSIONS = env_int("KGSITE_RECALL_RECENT_SESSIONS", 0)  # 0: all
 KGSITE_RECALL_BUDGET_CHARS = env_int("KGSITE_RECALL_BUDGET_CHARS", 4000)
+# The trained relevance scorers of the triggers (manage.py train_recall); empty: the one
+# in the repository (entities/recall/recall_model.json). Used only with the embedder it
+# was trained with; otherwise the cosine thresholds above decide.
+KGSITE_RECALL_MODEL = env("KGSITE_RECALL_MODEL", "")
+# Recall's multilingual source: facts also indexed by this encoder (dotted path; empty:
+# off), so a question in one language finds a memory written in another.
+KGSITE_RECALL_CROSSLINGUAL = env(
+    "KGSITE_RECALL_CROSSLINGUAL", "kgsite.vectors.embedder.MultilingualEmbedder"
+)
 # Triggers switched off (comma list of session_start, pre_check, unknown, finding, domain,
 # query, uncertainty): their endpoint answers 403 and the MCP tool an error.
 KGSITE_RECALL_DISABLED = [

@@ -18,6 +18,9 @@ KGSITE_VECTOR_DIR = _TMP / "vectors"
 # A deterministic hashing embedder keeps unit tests fast; tests marked "slow" load the
 # real bundled model explicitly.
 KGSITE_EMBEDDER = "kgsite.vectors.embedder.HashingEmbedder"
+# Recall's multilingual source is off (its weights load in seconds); recall's quality
+# tests switch it on.
+KGSITE_RECALL_CROSSLINGUAL = ""
 
 # Entity detection sees each test's entities at once (no cross-test gazetteer cache).
 KGSITE_GAZETTEER_RECHECK_SECONDS = 0

@@ -39,6 +39,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connections, transaction
 
 from . import index as index_module
+from .calibrate import CalibratedEf
 from .embedder import Embedder
 from .index import (
     BATCH,
@@ -117,7 +118,7 @@ def _version_tuple(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
 
 
-class PgVectorIndex:
+class PgVectorIndex(CalibratedEf):
     """One kind's vectors in PostgreSQL (see the module docstring)."""
 
     writes_inline = True
@@ -134,7 +135,7 @@ class PgVectorIndex:
         self.queue = queue
         self.using = using
         self.embedder, self.dim, self.signature = vector_source(kind, embedder)
-        self.m, self.ef_construction, self.ef_search = hnsw_settings()
+        self.m, self.ef_construction, self._ef_setting = hnsw_settings()
         self._checked = False
         self._reconciled = False
         self._complete = True

@@ -274,10 +274,24 @@ def vector_changed(kind: str, keys: Iterable[Key]) -> None:
         _vector_update(kind, list(keys))
 
 
+# Set by a process that must read its own writes with no worker running (mcp_serve):
+# its saves write their vectors themselves (under the index's cross-process lock).
+_inline = threading.Event()
+
+
+def vector_writes_inline(enabled: bool = True) -> None:
+    """Write this process's index updates on commit instead of queueing them."""
+    if enabled:
+        _inline.set()
+    else:
+        _inline.clear()
+
+
 def _vector_update(kind: str, keys: list[Key]) -> None:
     if not keys:
         return
-    if len(keys) <= index_module.RECONCILE_INLINE and vector_index(kind).writes_inline:
+    inline = vector_index(kind).writes_inline or _inline.is_set()
+    if len(keys) <= index_module.RECONCILE_INLINE and inline:
         try:
             vector_upsert(kind, keys)
             return

@@ -196,7 +196,7 @@ def test_the_job_records_failure(monkeypatch, django_capture_on_commit_callbacks
     def broken(**kwargs):
         raise RuntimeError("index unreadable")
 
-    monkeypatch.setattr(services, "duplicate_candidates", broken)
+    monkeypatch.setattr(services.duplicate_queue, "duplicate_candidates", broken)
     # The queue runs jobs inline in tests and hands their exception on.
     with pytest.raises(RuntimeError), django_capture_on_commit_callbacks(execute=True):
         queued = duplicate_scan_enqueue()

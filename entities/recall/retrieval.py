@@ -1,0 +1,315 @@
+"""Hybrid retrieval for the recall triggers: the candidate memories of a text, from
+four sources fused by reciprocal rank fusion, each with the general features the
+trained relevance scorer (``recall.scorer``) reads.
+
+Sources, each bounded (it stops at its ``PER_SOURCE`` best, never scans every fact):
+the vector index (nearest by meaning), the full-text index (words and identifiers as
+written, ``entities.search.fulltext``), entity links (facts linked to an entity the
+text names, by name or alias) and the graph (facts of the entities one edge away).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+from django.db.models import Count, Q, QuerySet
+from wordfreq import zipf_frequency
+
+from kgsite.vectors import service as vectors
+
+from ..extraction import extract_entities
+from ..graph.models import Edge
+from ..models import EntityFact, Fact
+from ..search import fulltext
+from .kinds import CROSSLINGUAL_KIND, crosslingual_encoder, crosslingual_path
+
+# Items a nearest search considers from the index per wanted item, before filters.
+OVERFETCH = 20
+MIN_FETCH = 100
+# A filtered search lists the matching ids up to this many and searches among them.
+FILTER_IDS = 50_000
+TEXT_FIELDS = {"facts": "text", "episodes": "narrative", CROSSLINGUAL_KIND: "text"}
+FETCH_ROUNDS = (MIN_FETCH, 1000)
+
+# "hint": ids a trigger adds itself (domain: the patterns of the keyword list's domains).
+SOURCES = ("vector", "crosslingual", "fulltext", "entity", "graph", "hint")
+PER_SOURCE = 20
+MAX_CANDIDATES = 30
+RRF_K = 60
+# Words rarer than this (Zipf) are identifier-like: codes, versions, product names.
+RARE_ZIPF = 2.5
+
+
+def nearest(
+    kind: str, vector: np.ndarray, qs: QuerySet, *, k: int, min_score: float
+) -> list[tuple[int, float]]:
+    """The ``k`` rows of ``qs`` closest to ``vector`` in the ``kind`` index, at or above
+    ``min_score``. Over-fetches from the whole index (hnswlib answers 1,000 neighbours in
+    a few milliseconds); only when too few pass the filters does it list the matching
+    ids (up to ``FILTER_IDS``) and search among them."""
+    if k <= 0:
+        return []
+    found: list[tuple[int, float]] = []
+    for fetch in (max(k * OVERFETCH, FETCH_ROUNDS[0]), *FETCH_ROUNDS[1:]):
+        hits = vectors.search_vector(kind, vector, fetch)
+        found = _kept(kind, vector, qs, hits, min_score)
+        exhausted = len(hits) < fetch or bool(hits and hits[-1][1] < min_score)
+        if len(found) >= k or exhausted:
+            return found[:k]
+    ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
+    if len(ids) <= FILTER_IDS:
+        hits = vectors.search_vector(kind, vector, k * 2, filter_ids=ids) if ids else []
+        found = _kept(kind, vector, qs, hits, min_score)
+    return found[:k]
+
+
+def _kept(kind, vector, qs, hits, min_score) -> list[tuple[int, float]]:
+    """Hits that pass the filters of ``qs``, re-checked against their rows' texts (one
+    query for both: only rows that pass are verified)."""
+    candidates = [int(key) for key, score in hits if score >= min_score - 0.05]
+    if not candidates:
+        return []
+    texts = dict(qs.filter(pk__in=candidates).values_list("pk", TEXT_FIELDS[kind]))
+    scored = {int(key): score for key, score in hits if int(key) in texts}
+    scored = vectors.verify_hits(kind, vector, scored, texts)
+    ranked = [(pk, s) for pk, s in scored.items() if s >= min_score]
+    return sorted(ranked, key=lambda kv: (-kv[1], kv[0]))
+
+
+# --- Language and words ------------------------------------------------------------------
+
+
+@lru_cache(maxsize=20_000)
+def language_of(text: str) -> str:
+    """The most likely language of ``text`` among ``fulltext.LANGUAGES`` (by how common
+    its words are in each, wordfreq), or "" when it has no common word."""
+    tokens = [w for w in fulltext.words(text) if w.isalpha()][:60]
+    if not tokens:
+        return ""
+    totals = {
+        lang: sum(zipf_frequency(w, lang, wordlist="small") for w in tokens)
+        for lang in fulltext.LANGUAGES
+    }
+    best = max(totals, key=lambda lang: totals[lang])
+    return best if totals[best] > 0 else ""
+
+
+def _weight(word: str) -> float:
+    """How much a shared word says: rare words (identifiers, codes) most."""
+    return max(0.0, 8.0 - fulltext.zipf(word)) / 8.0
+
+
+def _present(term: str, doc_words: set[str], doc_prefixes: set[str]) -> bool:
+    if term in doc_words:
+        return True
+    return len(term) >= fulltext.PREFIX_MIN and term[: fulltext.PREFIX_MIN] in doc_prefixes
+
+
+def lexical(terms: Sequence[str], text: str) -> tuple[float, float]:
+    """(weighted share of the query's terms found in ``text``, share of its rare terms
+    found): 0 when nothing is shared."""
+    if not terms:
+        return 0.0, 0.0
+    doc = set(fulltext.words(text))
+    prefixes = {w[: fulltext.PREFIX_MIN] for w in doc if len(w) >= fulltext.PREFIX_MIN}
+    total = sum(_weight(t) for t in terms) or 1.0
+    shared = sum(_weight(t) for t in terms if _present(t, doc, prefixes))
+    rare = [t for t in terms if fulltext.zipf(t) < RARE_ZIPF]
+    rare_found = sum(1 for t in rare if t in doc)
+    return shared / total, (rare_found / len(rare)) if rare else 0.0
+
+
+# --- Candidates ----------------------------------------------------------------------------
+
+
+@dataclass
+class Candidate:
+    fact: Fact
+    cosine: float = 0.0
+    cosine_xl: float = 0.0
+    ranks: dict[str, int] = field(default_factory=dict)
+    entities: int = 0
+    rrf: float = 0.0
+    features: dict[str, float] = field(default_factory=dict)
+
+    def why(self) -> str:
+        """The sources that found it, in plain words."""
+        words = {
+            "vector": f"close in meaning (similarity {self.cosine:.2f})",
+            "crosslingual": f"close in meaning across languages ({self.cosine_xl:.2f})",
+            "fulltext": "shares its words",
+            "entity": "about an entity it names",
+            "graph": "linked to them in the graph",
+            "hint": "of a domain the call's words name",
+        }
+        return ", ".join(words[s] for s in SOURCES if s in self.ranks)
+
+
+@dataclass
+class Query:
+    """What a trigger asks with: its text, vector, terms and the entities it names."""
+
+    text: str
+    vector: np.ndarray
+    scope: str = ""
+    terms: list[str] = field(default_factory=list)
+    entity_ids: list[str] = field(default_factory=list)
+    language: str = ""
+    # The text in the multilingual encoder's space; None when that source is off.
+    xl_vector: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, text: str, *, scope: str = "", vector: np.ndarray | None = None) -> Query:
+        found = {d.canonical_id for d in extract_entities(text) if d.canonical_id is not None}
+        xl = crosslingual_encoder().encode([text])[0] if crosslingual_path() else None
+        return cls(
+            xl_vector=xl,
+            text=text,
+            vector=vectors.embed_query(text) if vector is None else vector,
+            scope=scope,
+            terms=fulltext.query_terms(text),
+            entity_ids=sorted(found),
+            language=language_of(text),
+        )
+
+
+def _entity_hits(query: Query, qs: QuerySet, k: int) -> list[tuple[int, int]]:
+    """Facts of ``qs`` linked to the entities the query names, most entities first."""
+    if not query.entity_ids:
+        return []
+    rows = (
+        EntityFact.objects.filter(entity_id__in=query.entity_ids, fact__in=qs)
+        .values("fact_id")
+        .annotate(n=Count("entity_id", distinct=True))
+        .order_by("-n", "-fact_id")[:k]
+    )
+    return [(r["fact_id"], r["n"]) for r in rows]
+
+
+def _graph_hits(query: Query, qs: QuerySet, k: int) -> list[int]:
+    """Facts of ``qs`` about the entities one edge away from those the query names."""
+    if not query.entity_ids:
+        return []
+    edges = Edge.objects.filter(
+        Q(head_id__in=query.entity_ids) | Q(tail_id__in=query.entity_ids)
+    ).order_by("-weight")[:50]
+    around = {e.head_id for e in edges} | {e.tail_id for e in edges}
+    around -= set(query.entity_ids)
+    if not around:
+        return []
+    rows = (
+        EntityFact.objects.filter(entity_id__in=around, fact__in=qs)
+        .values_list("fact_id", flat=True)
+        .distinct()
+        .order_by("-fact_id")[:k]
+    )
+    return list(rows)
+
+
+def candidates(
+    query: Query,
+    qs: QuerySet,
+    *,
+    hinted: Sequence[int] = (),
+    per_source: int = PER_SOURCE,
+    limit: int = MAX_CANDIDATES,
+) -> list[Candidate]:
+    """The best ``limit`` facts of ``qs`` by reciprocal rank fusion of the sources (and
+    the trigger's own ``hinted`` ids), each with its features."""
+    lists: dict[str, list[int]] = {}
+    near = nearest("facts", query.vector, qs, k=per_source, min_score=-1.0)
+    lists["vector"] = [pk for pk, _s in near]
+    cosines = dict(near)
+    xl_cosines: dict[int, float] = {}
+    if query.xl_vector is not None:
+        near_xl = nearest(CROSSLINGUAL_KIND, query.xl_vector, qs, k=per_source, min_score=-1.0)
+        lists["crosslingual"] = [pk for pk, _s in near_xl]
+        xl_cosines = dict(near_xl)
+    try:
+        lexical_hits = fulltext.fulltext_search(query.text, qs, limit=per_source)
+        lists["fulltext"] = [pk for pk, _s in lexical_hits]
+    except Exception:  # noqa: BLE001 - no index (another database): vectors still answer
+        lists["fulltext"] = []
+    linked = _entity_hits(query, qs, per_source)
+    lists["entity"] = [pk for pk, _n in linked]
+    lists["graph"] = _graph_hits(query, qs, per_source)
+    lists["hint"] = list(hinted)[:per_source]
+    fused: dict[int, Candidate] = {}
+    for source, ids in lists.items():
+        for rank, pk in enumerate(ids):
+            c = fused.setdefault(pk, Candidate(fact=None))  # type: ignore[arg-type]
+            c.ranks[source] = rank
+            c.rrf += 1.0 / (RRF_K + rank + 1)
+    for pk, n in linked:
+        fused[pk].entities = n
+    best = sorted(fused.items(), key=lambda kv: (-kv[1].rrf, kv[0]))[:limit]
+    facts = Fact.objects.in_bulk([pk for pk, _c in best])
+    missing = [pk for pk, _c in best if pk not in cosines and pk in facts]
+    if missing:
+        cosines.update(vectors.vector_index("facts").scores(query.vector, missing))
+    missing = [pk for pk, _c in best if pk not in xl_cosines and pk in facts]
+    if missing and query.xl_vector is not None:
+        xl_index = vectors.vector_index(CROSSLINGUAL_KIND)
+        xl_cosines.update(xl_index.scores(query.xl_vector, missing))
+    out = []
+    for pk, c in best:
+        if pk not in facts:
+            continue
+        c.fact = facts[pk]
+        c.cosine = float(cosines.get(pk, 0.0))
+        c.cosine_xl = float(xl_cosines.get(pk, 0.0))
+        out.append(c)
+    features_fill(query, out)
+    return out
+
+
+def features_fill(query: Query, found: list[Candidate]) -> None:
+    """The general features of each candidate (names in ``FEATURES``)."""
+    top = max((c.cosine for c in found), default=0.0)
+    top_xl = max((c.cosine_xl for c in found), default=0.0)
+    for c in found:
+        text = c.fact.text + (" " + c.fact.resolved_by if c.fact.resolved_by else "")
+        share, rare = lexical(query.terms, text)
+        lang = language_of(c.fact.text)
+        f = {
+            "cosine": c.cosine,
+            "cosine_gap": c.cosine - top,
+            "cosine_xl": c.cosine_xl,
+            "cosine_xl_gap": c.cosine_xl - top_xl,
+            "rrf": c.rrf * RRF_K,
+            "lexical": share,
+            "rare_terms": rare,
+            "entities": min(c.entities, 3) / 3.0,
+            "confidence": c.fact.confidence,
+            "project": 1.0 if c.fact.scope and c.fact.scope == query.scope else 0.0,
+            "same_language": 1.0 if lang and lang == query.language else 0.0,
+            "length": math.log1p(len(fulltext.words(text))) / 5.0,
+        }
+        for source in SOURCES:
+            rank = c.ranks.get(source)
+            f[f"rr_{source}"] = 0.0 if rank is None else 1.0 / (rank + 1)
+        for kind in Fact.Kind.values:
+            f[f"kind_{kind}"] = 1.0 if c.fact.kind == kind else 0.0
+        c.features = f
+
+
+FEATURES = (
+    "cosine",
+    "cosine_gap",
+    "cosine_xl",
+    "cosine_xl_gap",
+    "rrf",
+    "lexical",
+    "rare_terms",
+    "entities",
+    "confidence",
+    "project",
+    "same_language",
+    "length",
+    *(f"rr_{s}" for s in SOURCES),
+    *(f"kind_{k}" for k in Fact.Kind.values),
+)

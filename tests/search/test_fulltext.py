@@ -1,0 +1,67 @@
+"""The full-text index of facts: identifiers are found as written, and the index follows
+every write and delete of a fact."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from entities import services
+from entities.models import Fact
+from entities.search.fulltext import fulltext_search, query_terms
+
+pytestmark = pytest.mark.django_db
+
+
+def store(text: str, **fields) -> Fact:
+    return services.fact_store(text=text, **fields).fact
+
+
+def found(text: str, qs=None) -> list[str]:
+    qs = qs if qs is not None else Fact.objects.all()
+    by_id = {f.pk: f.text for f in Fact.objects.all()}
+    return [by_id[pk] for pk, _score in fulltext_search(text, qs, limit=10)]
+
+
+def test_an_identifier_finds_the_fact_that_names_it(vector_dir):
+    store("Tokens are signed with RS256 and rotated monthly")
+    store("Tokens are signed and rotated by the platform team")
+    store("The cache lives under kv/orchard in the secret store")
+    assert found("which algorithm, RS256?") == ["Tokens are signed with RS256 and rotated monthly"]
+    assert found("what is kept at kv/orchard") == [
+        "The cache lives under kv/orchard in the secret store"
+    ]
+    assert found("nothing like this at all") == []
+
+
+def test_common_words_do_not_match_and_prefixes_do():
+    assert "the" not in query_terms("the RS256 of the key")
+    assert "rs256" in query_terms("the RS256 of the key")
+
+
+def test_the_index_follows_edits_and_deletes(vector_dir, curator):
+    fact = store("Error E11000 means a duplicate key in the orders collection")
+    assert found("E11000") == [fact.text]
+    services.fact_update(fact=fact, actor=curator, text="Error E4410 means a lock timeout")
+    assert found("E11000") == []
+    assert found("E4410") == ["Error E4410 means a lock timeout"]
+    services.fact_delete(fact=Fact.objects.get(pk=fact.pk), actor=curator)
+    assert found("E4410") == []
+
+
+def test_search_keeps_to_the_given_facts(vector_dir):
+    store("Deploys use the ZX81 runner", scope="alpha")
+    store("Deploys use the ZX81 runner too", scope="beta")
+    assert found("ZX81", Fact.objects.filter(scope="alpha")) == ["Deploys use the ZX81 runner"]
+
+
+def test_rebuild_command_restores_a_wiped_index(vector_dir):
+    from django.db import connection
+
+    store("Port 8443 serves the admin console")
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            cursor.execute("INSERT INTO entities_fact_fts(entities_fact_fts) VALUES ('delete-all')")
+            assert found("8443") == []
+    call_command("rebuild_fulltext")
+    assert found("8443") == ["Port 8443 serves the admin console"]
