@@ -131,10 +131,12 @@ def _add_facts(entity_ids: list[str], graph: WalkGraph, scopes: ScopeFilter) -> 
         links += EntityFact.objects.filter(entity_id__in=batch).values_list("entity_id", "fact_id")
     confidence: dict[int, float] = {}
     for batch in _in_batches(sorted({fact_id for _entity, fact_id in links})):
-        rows = Fact.objects.filter(scopes.q(), pk__in=batch).values_list(
-            "pk", "status", "confidence"
+        rows = Fact.objects.filter(pk__in=batch).values_list("pk", "status", "confidence", "scope")
+        confidence.update(
+            (pk, c)
+            for pk, status, c, scope in rows
+            if status == Fact.Status.ACTIVE and scopes.sees(scope)
         )
-        confidence.update((pk, c) for pk, status, c in rows if status == Fact.Status.ACTIVE)
     ranked = sorted(
         ((entity_id, fact_id) for entity_id, fact_id in links if fact_id in confidence),
         key=lambda pair: (pair[0], -confidence[pair[1]], -pair[1]),

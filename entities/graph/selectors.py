@@ -429,7 +429,8 @@ def _fact_counts(ids: list[str], scopes: ScopeFilter) -> tuple[dict, dict]:
     fact_ids = sorted({fact_id for _e, fact_id in links})
     for start in range(0, len(fact_ids), 2000):
         batch = fact_ids[start : start + 2000]
-        status.update(Fact.objects.filter(scopes.q(), pk__in=batch).values_list("pk", "status"))
+        rows = Fact.objects.filter(pk__in=batch).values_list("pk", "status", "scope")
+        status.update((pk, st) for pk, st, scope in rows if scopes.sees(scope))
     active: dict[str, int] = defaultdict(int)
     every: dict[str, int] = defaultdict(int)
     for entity_id, fact_id in links:

@@ -37,7 +37,10 @@ def fact_ids_visible(scopes: ScopeFilter, ids: Iterable[int]) -> list[int]:
         return wanted
     seen: set[int] = set()
     for batch in _batches(sorted(set(wanted))):
-        seen.update(Fact.objects.filter(scopes.q(), pk__in=batch).values_list("pk", flat=True))
+        # By primary key, the scope checked here: with "scope = ..." in the query SQLite
+        # walked the scope index (every fact of global memory) instead.
+        rows = Fact.objects.filter(pk__in=batch).values_list("pk", "scope")
+        seen.update(pk for pk, scope in rows if scopes.sees(scope))
     return [i for i in wanted if i in seen]
 
 
