@@ -32,6 +32,7 @@ from .serializers import (
     EntityWriteSerializer,
     FactConfirmationUndoResponseSerializer,
     FactDetailSerializer,
+    FactRefSerializer,
     FactSerializer,
     FactStoreResponseSerializer,
     FactUpdateSerializer,
@@ -265,6 +266,40 @@ class FactListView(GenericAPIView):
         body = {"action": result.action, "fact": FactSerializer(result.fact).data}
         code = status.HTTP_201_CREATED if result.action == "created" else status.HTTP_200_OK
         return Response(body, status=code)
+
+
+class FactRefsView(GenericAPIView):
+    """Facts by id: ours, or fact ids of an imported memory (``import_entity_kg``)."""
+
+    serializer_class = FactRefSerializer
+    pagination_class = None
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "ids",
+                OpenApiTypes.STR,
+                required=True,
+                description="Comma-separated: our fact ids or an imported memory's fact ids "
+                f"(at most {selectors.MAX_FACT_REFS}).",
+            ),
+            *SCOPE_PARAMETERS,
+        ],
+        responses=FactRefSerializer(many=True),
+        summary="Resolve fact ids, ours or an imported memory's, in the order asked",
+        description="An imported id resolves to the fact it became, else to an external "
+        "reference (`external: true`, the entities it was linked to); an id outside the "
+        "reader's scope or unknown answers `found: false`.",
+    )
+    def get(self, request):
+        raw = request.query_params.get("ids", "")
+        ids = [part.strip() for part in raw.split(",") if part.strip()]
+        resolved = selectors.fact_refs_resolve(
+            ids=ids, scopes=scopes_from_params(request.query_params)
+        )
+        for row in resolved:
+            row["fact"] = FactSerializer(row["fact"]).data if row["fact"] is not None else None
+        return Response(resolved)
 
 
 class FactDetailView(GenericAPIView):

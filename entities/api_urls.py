@@ -25,6 +25,7 @@ urlpatterns = [
         name="alias-detail",
     ),
     path("facts/", api.FactListView.as_view(), name="fact-list"),
+    path("facts/refs", api.FactRefsView.as_view(), name="fact-refs"),
     path("facts/<id:fact_id>/", api.FactDetailView.as_view(), name="fact-detail"),
     path(
         "facts/<id:fact_id>/confirmations/<id:confirmation_id>/undo",

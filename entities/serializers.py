@@ -222,6 +222,19 @@ class FactDetailSerializer(FactSerializer):
         return FactConfirmationSerializer(rows, many=True).data
 
 
+class FactRefSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="The id as asked.")
+    found = serializers.BooleanField()
+    fact = FactSerializer(allow_null=True)
+    store = serializers.CharField(required=False, help_text="The imported memory it came from.")
+    external = serializers.BooleanField(
+        required=False, help_text="True: the store had no facts table; only the id is known."
+    )
+    entities = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="Entities it was linked to."
+    )
+
+
 class FactConfirmationUndoResponseSerializer(serializers.Serializer):
     fact = FactSerializer(help_text="The fact that had been confirmed, its count lowered.")
     restored = FactSerializer(help_text="The swallowed statement, now a fact of its own.")

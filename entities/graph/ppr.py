@@ -35,7 +35,7 @@ from ..models import Entity, EntityFact, Fact
 from ..scopes import ScopeFilter
 from .models import Edge
 from .selectors import entity_brief, entity_resolve
-from .visibility import edge_q, edge_support
+from .visibility import edge_support
 
 MAX_ENTITIES = 3000
 MAX_EDGES_PER_HOP = 20_000
@@ -91,13 +91,11 @@ def _entity_neighbourhood(
         if not frontier or len(seen) >= MAX_ENTITIES:
             break
         found = list(
-            Edge.objects.filter(Q(head_id__in=frontier) | Q(tail_id__in=frontier), edge_q(scopes))
+            Edge.objects.filter(Q(head_id__in=frontier) | Q(tail_id__in=frontier))
             .order_by("-weight")
             .values_list("pk", "head_id", "tail_id", "relation__name")[:MAX_EDGES_PER_HOP]
         )
-        weights = {}
-        for batch in _in_batches([row[0] for row in found]):
-            weights.update(edge_support(scopes, batch))
+        weights = edge_support(scopes, [row[0] for row in found])
         next_frontier = []
         for pk, head, tail, relation in found:
             if pk not in weights:
@@ -133,10 +131,12 @@ def _add_facts(entity_ids: list[str], graph: WalkGraph, scopes: ScopeFilter) -> 
         links += EntityFact.objects.filter(entity_id__in=batch).values_list("entity_id", "fact_id")
     confidence: dict[int, float] = {}
     for batch in _in_batches(sorted({fact_id for _entity, fact_id in links})):
-        rows = Fact.objects.filter(scopes.q(), pk__in=batch).values_list(
-            "pk", "status", "confidence"
+        rows = Fact.objects.filter(pk__in=batch).values_list("pk", "status", "confidence", "scope")
+        confidence.update(
+            (pk, c)
+            for pk, status, c, scope in rows
+            if status == Fact.Status.ACTIVE and scopes.sees(scope)
         )
-        confidence.update((pk, c) for pk, status, c in rows if status == Fact.Status.ACTIVE)
     ranked = sorted(
         ((entity_id, fact_id) for entity_id, fact_id in links if fact_id in confidence),
         key=lambda pair: (pair[0], -confidence[pair[1]], -pair[1]),

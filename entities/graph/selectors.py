@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Count, Q
+from django.db.models import Q
 
 from kgsite.errors import Conflict, InvalidInput, NotFound
 from kgsite.text import normalize
@@ -24,7 +24,7 @@ from ..selectors import entity_by_external_id
 from . import kge
 from .models import Edge, EdgeFact, Relation
 from .relations import predicate_resolve
-from .visibility import edge_fact_ids, edge_q, edge_support, support_q
+from .visibility import edge_fact_ids, edge_support, fact_ids_visible
 
 TOP_K_MAX = 100
 GRAPH_DEPTH_MAX = 3
@@ -106,11 +106,10 @@ def _edge_facts(
     pairs = Q(edge__head_id=head, edge__tail_id=tail)
     if symmetric:
         pairs |= Q(edge__head_id=tail, edge__tail_id=head)
-    return sorted(
-        EdgeFact.objects.filter(
-            pairs, support_q(scopes), edge__relation__name=relation
-        ).values_list("fact_id", flat=True)
+    ids = EdgeFact.objects.filter(pairs, edge__relation__name=relation).values_list(
+        "fact_id", flat=True
     )
+    return sorted(fact_ids_visible(scopes, list(ids)))
 
 
 def _contradicting(
@@ -135,10 +134,10 @@ def _contradicting(
         if ref.symmetric or (h, t) == (head, tail):
             ids.add(fact.pk)
     if functional and not ref.symmetric:
-        others = EdgeFact.objects.filter(
-            support_q(scopes), edge__head_id=head, edge__relation__name=ref.name
-        ).exclude(edge__tail_id=tail)
-        ids |= set(others.values_list("fact_id", flat=True))
+        others = EdgeFact.objects.filter(edge__head_id=head, edge__relation__name=ref.name).exclude(
+            edge__tail_id=tail
+        )
+        ids |= set(fact_ids_visible(scopes, list(others.values_list("fact_id", flat=True))))
     return sorted(ids)
 
 
@@ -320,9 +319,15 @@ def _related_rows(model, entity_id, ref, outgoing, ranked, min_score, top_k, sco
     pair = Q(edge__head_id=entity_id, edge__tail_id__in=ids) | Q(
         edge__tail_id=entity_id, edge__head_id__in=ids
     )
-    for head, tail, fact_id in EdgeFact.objects.filter(
-        pair, support_q(scopes), edge__relation__name=ref.name
-    ).values_list("edge__head_id", "edge__tail_id", "fact_id"):
+    rows = list(
+        EdgeFact.objects.filter(pair, edge__relation__name=ref.name).values_list(
+            "edge__head_id", "edge__tail_id", "fact_id"
+        )
+    )
+    visible = set(fact_ids_visible(scopes, [fact_id for _h, _t, fact_id in rows]))
+    for head, tail, fact_id in rows:
+        if fact_id not in visible:
+            continue
         other = tail if head == entity_id else head
         if ref.symmetric or (head == entity_id) == outgoing:
             memories[other].append(fact_id)
@@ -377,7 +382,7 @@ def entity_graph(
         if not frontier or len(nodes) >= max_nodes:
             break
         found = (
-            Edge.objects.filter(Q(head_id__in=frontier) | Q(tail_id__in=frontier), edge_q(scopes))
+            Edge.objects.filter(Q(head_id__in=frontier) | Q(tail_id__in=frontier))
             .select_related("relation", "head", "tail")
             .order_by("-weight", "pk")[: max_nodes * 20]
         )
@@ -395,7 +400,7 @@ def entity_graph(
                 edges[edge.pk] = edge
         frontier = next_frontier
     # Edges among the chosen nodes that the walk did not pass.
-    among = Edge.objects.filter(edge_q(scopes), head_id__in=list(nodes), tail_id__in=list(nodes))
+    among = Edge.objects.filter(head_id__in=list(nodes), tail_id__in=list(nodes))
     for edge in _weighed(list(among.select_related("relation")), scopes, min_weight):
         edges.setdefault(edge.pk, edge)
     return _graph_payload(root, nodes, list(edges.values()), scopes)
@@ -415,17 +420,30 @@ def _weighed(edges: list[Edge], scopes: ScopeFilter, min_weight: float) -> list[
     return sorted(kept, key=lambda e: (-e.weight, e.pk))
 
 
+def _fact_counts(ids: list[str], scopes: ScopeFilter) -> tuple[dict, dict]:
+    """Per entity: active visible facts, and visible facts of any status. Links by
+    entity, then the facts by primary key (a join filtered on the fact's scope made
+    SQLite walk every fact of the scope)."""
+    links = list(EntityFact.objects.filter(entity_id__in=ids).values_list("entity_id", "fact_id"))
+    status: dict[int, str] = {}
+    fact_ids = sorted({fact_id for _e, fact_id in links})
+    for start in range(0, len(fact_ids), 2000):
+        batch = fact_ids[start : start + 2000]
+        rows = Fact.objects.filter(pk__in=batch).values_list("pk", "status", "scope")
+        status.update((pk, st) for pk, st, scope in rows if scopes.sees(scope))
+    active: dict[str, int] = defaultdict(int)
+    every: dict[str, int] = defaultdict(int)
+    for entity_id, fact_id in links:
+        if fact_id in status:
+            every[entity_id] += 1
+            active[entity_id] += status[fact_id] == Fact.Status.ACTIVE
+    return dict(active), dict(every)
+
+
 def _graph_payload(root: Entity, nodes: dict[str, int], edges: list[Edge], scopes) -> dict:
     ids = list(nodes)
     entities = {e.pk: e for e in Entity.objects.filter(pk__in=ids)}
-    links = EntityFact.objects.filter(scopes.q("fact__"), entity_id__in=ids)
-    fact_counts = dict(
-        links.filter(fact__status=Fact.Status.ACTIVE)
-        .values("entity_id")
-        .annotate(n=Count("id"))
-        .values_list("entity_id", "n")
-    )
-    mentions = dict(links.values("entity_id").annotate(n=Count("id")).values_list("entity_id", "n"))
+    fact_counts, mentions = _fact_counts(ids, scopes)
     support = edge_fact_ids(scopes, [e.pk for e in edges])
     degree: dict[str, float] = defaultdict(float)
     for edge in edges:

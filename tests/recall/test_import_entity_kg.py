@@ -294,3 +294,14 @@ def test_imported_fact_ids_stay_in_the_import_scope(v3, api, vector_dir):
         assert bool(body["external_facts"]) is seen, params
         lookup = api.get("/api/v1/entities/lookup", {"name": "Postgres", **params}).json()
         assert bool(lookup["external_facts"]) is seen, params
+
+
+def test_rest_resolves_imported_fact_ids(v3, api, vector_dir):
+    run(v3)
+    ours = services.fact_store(text="Redis keeps the session cache").fact
+    body = api.get("/api/v1/facts/refs", {"ids": f"fact_0003cccc,{ours.pk},nope"}).json()
+    assert [row["found"] for row in body] == [True, True, False]
+    assert body[0]["external"] and body[0]["fact"] is None
+    assert body[1]["fact"]["text"] == "Redis keeps the session cache"
+    response = api.get("/api/v1/facts/refs")
+    assert response.status_code == 400 and response.json()["error"]["field"] == "ids"
