@@ -397,6 +397,62 @@ def time_lookups(queries: list) -> tuple[dict, dict, dict, int]:
     return service, service_cpu, http, wrong
 
 
+def captured_sql(queries: list, limit: int = 500) -> list[list[str]]:
+    """The SQL each hit lookup ran (captured apart from the timing: capturing costs)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from entities.selectors import entity_lookup
+
+    captured = []
+    for _kind, query, _expected in [q for q in queries if q[0] != "miss"][:limit]:
+        with CaptureQueriesContext(connection) as ctx:
+            entity_lookup(name=query)
+        captured.append([q["sql"] for q in ctx.captured_queries])
+    return captured
+
+
+def floor(captured: list[list[str]]) -> dict:
+    """The hit lookups' own SQL replayed on the driver's raw connection (sqlite3 or
+    psycopg): what the database alone costs, in wall and CPU time per lookup."""
+    from django.db import connection
+
+    connection.ensure_connection()
+    execute = connection.connection.execute  # sqlite3 and psycopg connections both have it
+    wall: list[float] = []
+    cpu: list[float] = []
+    for _round in range(2):  # the first round warms the page cache
+        wall.clear()
+        cpu.clear()
+        for statements in captured:
+            t0, c0 = time.perf_counter(), time.process_time()
+            for sql in statements:
+                execute(sql).fetchall()
+            wall.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
+    queries = sum(len(s) for s in captured) / max(1, len(captured))
+    return {**percentiles(wall), "cpu": percentiles(cpu), "queries": queries}
+
+
+def floor_rows(cpu_hits: dict, captured: list[list[str]], vendor: str) -> list[dict]:
+    """The floor beside the service, and the ratio the issue sets a goal on (CPU p99)."""
+    base = floor(captured)
+    limit = 3.0 if vendor == "sqlite" else 1.5
+    ratio = cpu_hits["p99"] / max(base["cpu"]["p99"], 1e-6)
+    return [
+        _row("floor p50 CPU: the same SQL on a raw connection", base["cpu"]["p50"], "ms"),
+        _row("floor p99 CPU: the same SQL on a raw connection", base["cpu"]["p99"], "ms"),
+        _row("statements per hit", round(base["queries"], 2), "queries"),
+        _row(
+            "service / floor, CPU p99: all hits",
+            round(ratio, 2),
+            "x",
+            f"<= {limit:g}x",
+            ratio <= limit,
+        ),  # fmt: skip
+    ]
+
+
 _PLAN_INDEX = re.compile(r"USING (?:COVERING )?INDEX (\S+)|USING (INTEGER PRIMARY KEY)")
 
 
@@ -577,6 +633,7 @@ def run(quick: bool = False) -> list[dict]:
     cpu_stats = percentiles(cpu_hits)
     rows.append(_row("service p50 CPU time: all hits", cpu_stats["p50"], "ms"))
     rows.append(_row("service p99 CPU time: all hits", cpu_stats["p99"], "ms"))
+    rows += floor_rows(cpu_stats, captured_sql(queries), vendor)
     miss_cpu = percentiles(service_cpu["miss"])
     rows.append(_row("service p50 CPU time: miss", miss_cpu["p50"], "ms"))
     rows.append(_row("service p99 CPU time: miss", miss_cpu["p99"], "ms"))

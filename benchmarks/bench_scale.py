@@ -251,30 +251,9 @@ def _lookups(entities, rows, rng) -> dict:
 
 def _floor(captured: list[list[str]]) -> dict:
     """The hit lookups' own SQL on a raw connection: what the database alone costs."""
-    from django.db import connection
+    from benchmarks.bench_lookup import floor
 
-    from benchmarks._django import percentiles
-
-    if connection.vendor == "sqlite":
-        import sqlite3  # deferred: only for the SQLite floor
-
-        raw = sqlite3.connect(connection.settings_dict["NAME"])
-        execute = raw.execute
-    else:
-        connection.ensure_connection()
-        raw_cursor = connection.connection.cursor()
-        execute = raw_cursor.execute
-    samples = []
-    for _round in range(2):  # the first round warms the page cache
-        samples.clear()
-        for statements in captured:
-            started = time.perf_counter()
-            for sql in statements:
-                result = execute(sql)
-                (result if connection.vendor == "sqlite" else raw_cursor).fetchall()
-            samples.append((time.perf_counter() - started) * 1000)
-    queries = sum(len(s) for s in captured) / max(1, len(captured))
-    return {**percentiles(samples), "queries": queries}
+    return floor(captured)
 
 
 def _recall(

@@ -1,6 +1,8 @@
 """Mixed readers and writers against the development and production profiles, side by side.
 
-``python -m benchmarks.load [--profiles dev,prod] [--seconds 30] [--writers 8] [--readers 4]``
+``python -m benchmarks.load [--profiles dev,prod] [--seconds 30] [--writers 8] [--readers 4]
+[--cold]`` (``python -m benchmarks load`` runs the production profile cold on SQLite and on
+PostgreSQL and prints the figures in the benchmarks' table).
 
 Each profile is started the way ``make run`` / ``make prod`` start it (``manage.py serve``:
 runserver and one worker; gunicorn, the Redis broker and several workers) on a scratch
@@ -12,10 +14,12 @@ requests, throughput, p50/p99; then errors (any 5xx, or a 4xx a correct request 
 not get), duplicates (entities sharing a normalised name and type) and lost writes
 (acknowledged facts that cannot be read back).
 
-The production profile needs PostgreSQL and Redis on loopback: ``--postgres URL`` names
-the server (a scratch database ``kgsite_load_<profile>_<pid>`` is created and dropped),
-``--redis URL`` the Redis database. ``--database postgres`` runs the dev profile on
-PostgreSQL too.
+The production profile needs Redis on loopback (``--redis URL``) and, by default,
+PostgreSQL: ``--postgres URL`` names the server (a scratch database
+``<database of the URL>_load_<profile>_<pid>`` is created and dropped). A profile may name
+its database: ``prod:sqlite``, ``prod:postgres``, ``dev:postgres`` (``--database postgres``
+runs the dev profile on PostgreSQL too). ``--cold`` skips the untimed warm-up: the timed
+run starts as soon as the fresh server answers, as a real deployment's first clients do.
 """
 
 from __future__ import annotations
@@ -92,7 +96,8 @@ class Profile:
         }
         self.scratch = None
         if database.startswith("postgres"):
-            self.scratch = f"kgsite_load_{name}_{os.getpid()}"
+            base = urlsplit(database).path.lstrip("/") or "kgsite"
+            self.scratch = f"{base}_load_{name}_{os.getpid()}"
             _psql(_loopback(database), f'CREATE DATABASE "{self.scratch}"')
             self.env["DATABASE_URL"] = database.rsplit("/", 1)[0] + "/" + self.scratch
             self.admin_url = database
@@ -101,10 +106,14 @@ class Profile:
         if name == "prod":
             self.env["DJANGO_SETTINGS_MODULE"] = "kgsite.settings.production"
             self.env["REDIS_URL"] = _loopback(redis)
-            self.env["KGSITE_Q_NAME"] = f"kgsite-load-{os.getpid()}"
-            self.env["KGSITE_CACHE_PREFIX"] = f"kgsite-load-{os.getpid()}"
+            # Per profile run, not per process: two profiles of one run (SQLite, then
+            # PostgreSQL) each sign their tasks with their own secret key, and a queue
+            # left with the first one's tasks made the second's workers spin on them.
+            unique = self.tmp.name
+            self.env["KGSITE_Q_NAME"] = unique
+            self.env["KGSITE_CACHE_PREFIX"] = unique
             self.env["KGSITE_Q_WORKERS"] = str(workers)
-            self.env["KGSITE_INGEST_CLUSTER"] = f"kgsite-load-{os.getpid()}-ingest"
+            self.env["KGSITE_INGEST_CLUSTER"] = f"{unique}-ingest"
             server = [
                 str(Path(PY).parent / "gunicorn"), "kgsite.wsgi", "--bind",
                 f"127.0.0.1:{self.port}", "--workers", "2", "--threads", "4",
@@ -302,12 +311,25 @@ def _warm_up(profile: Profile) -> None:
         thread.join()
 
 
-def run_profile(name: str, args) -> dict:
-    database = args.postgres if (name == "prod" or args.database == "postgres") else "sqlite"
-    print(f"== {name}: starting ({database.split('@')[-1]})", file=sys.stderr)
+def profile_database(spec: str, args) -> tuple[str, str]:
+    """("prod", database URL or "sqlite") for a profile spec "prod", "prod:sqlite"..."""
+    name, _, engine = spec.partition(":")
+    if name not in ("dev", "prod"):
+        raise SystemExit(f"load: unknown profile {name!r}; use dev or prod")
+    if not engine:
+        engine = "postgres" if (name == "prod" or args.database == "postgres") else "sqlite"
+    if engine not in ("sqlite", "postgres"):
+        raise SystemExit(f"load: unknown database {engine!r}; use sqlite or postgres")
+    return name, args.postgres if engine == "postgres" else "sqlite"
+
+
+def run_profile(spec: str, args) -> dict:
+    name, database = profile_database(spec, args)
+    print(f"== {spec}: starting ({database.split('@')[-1]})", file=sys.stderr)
     profile = Profile(name, database=database, redis=args.redis, workers=args.qworkers)
     try:
-        _warm_up(profile)
+        if not args.cold:
+            _warm_up(profile)
         rec = Recorder()
         stop = threading.Event()
         threads = [
@@ -317,6 +339,8 @@ def run_profile(name: str, args) -> dict:
             threading.Thread(target=_reader, args=(rec, Client(profile.port, t), stop, i))
             for i, t in enumerate(profile.tokens[args.writers : args.writers + args.readers])
         ]
+        load_average = os.getloadavg()[0]
+        cpu_before = _server_cpu(profile)
         start = time.perf_counter()
         for t in threads:
             t.start()
@@ -325,6 +349,7 @@ def run_profile(name: str, args) -> dict:
         for t in threads:
             t.join(timeout=120)
         elapsed = time.perf_counter() - start
+        cpu = _server_cpu(profile) - cpu_before
         duplicates, lost = _verify(profile, rec)
         print(f"== {name}: {sum(map(len, rec.times.values()))} requests", file=sys.stderr)
         return {
@@ -334,15 +359,42 @@ def run_profile(name: str, args) -> dict:
             "duplicates": duplicates,
             "lost": lost,
             "database": database.split(":")[0],
+            "server_cpu": cpu,
+            "load_average": load_average,
         }
     finally:
         profile.stop()
         print(f"   server log: {profile.tmp / 'server.log'}", file=sys.stderr)
 
 
+def _server_cpu(profile: Profile) -> float:
+    """CPU seconds used so far by the server and its workers (web and background): on a
+    shared machine, the cost per request that waiting for a core does not inflate."""
+    import psutil
+
+    try:
+        root = psutil.Process(profile.process.pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0.0
+    total = 0.0
+    for proc in procs:
+        try:
+            times = proc.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def cpu_per_request(r: dict) -> float:
+    """Server CPU milliseconds per request of the timed run."""
+    return 1000 * r["server_cpu"] / max(1, sum(map(len, r["times"].values())))
 
 
 def report(results: dict[str, dict]) -> None:
@@ -360,8 +412,9 @@ def report(results: dict[str, dict]) -> None:
             rate = len(t) / results[n]["elapsed"]
             line += f"{rate:>12.1f}{_pct(t, 0.5):>12.1f}{_pct(t, 0.99):>12.1f}"
         print(line)
-    for title, key in (("total req/s", None), ("errors", "errors"), ("duplicates", "duplicates"),
-                       ("lost writes", "lost")):  # fmt: skip
+    for title, key in (("total req/s", None), ("server CPU ms/req", "cpu"),
+                       ("load average", "load_average"), ("errors", "errors"),
+                       ("duplicates", "duplicates"), ("lost writes", "lost")):  # fmt: skip
         line = f"{title:<20}"
         for n in names:
             r = results[n]
@@ -369,6 +422,10 @@ def report(results: dict[str, dict]) -> None:
                 value = f"{sum(map(len, r['times'].values())) / r['elapsed']:.1f}"
             elif key == "errors":
                 value = str(sum(r["errors"].values()))
+            elif key == "cpu":
+                value = f"{cpu_per_request(r):.1f}"
+            elif key == "load_average":
+                value = f"{r['load_average']:.1f}"
             else:
                 value = str(r[key])
             line += f"{value:>36}"
@@ -378,27 +435,43 @@ def report(results: dict[str, dict]) -> None:
             print(f"  {n}: {what} x{count}")
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--profiles", default="dev,prod")
+    parser.add_argument("--profiles", default="dev,prod",
+                        help="dev, prod, or either with :sqlite / :postgres")  # fmt: skip
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--writers", type=int, default=8)
     parser.add_argument("--readers", type=int, default=4)
     parser.add_argument("--qworkers", type=int, default=2, help="worker processes (prod)")
+    parser.add_argument("--cold", action="store_true",
+                        help="no warm-up: time the fresh server's first requests too")  # fmt: skip
     parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite",
-                        help="for the dev profile; prod always uses PostgreSQL")  # fmt: skip
+                        help="dev without :engine; prod defaults to PostgreSQL")  # fmt: skip
     parser.add_argument("--postgres", default=os.environ.get(
         "KGSITE_LOAD_POSTGRES", "postgres://postgres@127.0.0.1:5432/postgres"))  # fmt: skip
     parser.add_argument("--redis", default=os.environ.get(
         "KGSITE_LOAD_REDIS", "redis://127.0.0.1:6379/0"))  # fmt: skip
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     if not 0 < args.seconds <= MAX_SECONDS:
         parser.error(f"--seconds must be in (0, {MAX_SECONDS}]")
     if args.writers + args.readers > 16:
         parser.error("at most 16 clients (writers + readers)")
-    results = {name: run_profile(name, args) for name in args.profiles.split(",")}
+    results = run_all(args)
     report(results)
     return 0
+
+
+def run_all(args) -> dict[str, dict]:
+    return {spec: run_profile(spec, args) for spec in args.profiles.split(",")}
+
+
+def parse_args(argv: list[str] | None = None):
+    return _parser().parse_args(argv)
 
 
 if __name__ == "__main__":

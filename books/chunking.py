@@ -108,14 +108,17 @@ def _sentence_ends(text: str, end: int) -> list[int]:
     """Offsets just after sentence-final punctuation, skipping abbreviations and
     table rows (a full stop inside a table cell does not end a row)."""
     ends: list[int] = []
-    line_start = 0
+    row = None  # whether the current line is a table row, read once per line
     searched = 0  # the line start is tracked forward: text without line breaks stays linear
     for match in _SENTENCE.finditer(text, 0, end):
         newline = text.rfind("\n", searched, match.start())
-        if newline >= 0:
-            line_start = newline + 1
+        if newline >= 0 or row is None:
+            # The line's first non-blank character (before this punctuation mark, which
+            # is not blank): one look per line, not a copy of the line per full stop.
+            first = _LEADING_SPACE.match(text, newline + 1, match.start()).end()
+            row = text.startswith("|", first)
         searched = match.start()
-        if text[line_start : match.start()].lstrip().startswith("|"):
+        if row:
             continue
         if text[match.start()] == ".":
             word = _WORD_BEFORE.search(text, max(0, match.start() - 12), match.start())

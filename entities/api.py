@@ -47,7 +47,7 @@ from .serializers import (
 )
 
 
-def _scopes(params) -> ScopeFilter:
+def scopes_from_params(params) -> ScopeFilter:
     data = validated(ScopeQuerySerializer, params)
     return ScopeFilter.of(data["scope"], data["all_scopes"])
 
@@ -95,7 +95,7 @@ class EntityListView(GenericAPIView):
         return selectors.entity_list(
             type=self.request.query_params.get("type"),
             prefix=self.request.query_params.get("prefix"),
-        ).prefetch_related("aliases")
+        ).prefetch_related("aliases", "external_ids", "external_facts")
 
     @extend_schema(
         parameters=[
@@ -134,6 +134,7 @@ class EntityDetailView(GenericAPIView):
     serializer_class = EntitySerializer
 
     @extend_schema(
+        parameters=SCOPE_PARAMETERS,
         responses={200: EntitySerializer, 301: EntityMovedSerializer},
         description="An id merged into another entity answers 301 to the survivor, with "
         "`merged_into` in the body.",
@@ -150,7 +151,8 @@ class EntityDetailView(GenericAPIView):
             return Response(
                 body, status=status.HTTP_301_MOVED_PERMANENTLY, headers={"Location": location}
             )
-        return Response(EntitySerializer(entity).data)
+        scopes = scopes_from_params(request.query_params)
+        return Response(EntitySerializer(entity, context={"scopes": scopes}).data)
 
     @extend_schema(request=EntityUpdateSerializer, responses=EntitySerializer)
     def patch(self, request, entity_id: str):
@@ -212,7 +214,7 @@ class FactListView(GenericAPIView):
             status=p.get("status"),
             source=p.get("source"),
             kind=p.get("kind"),
-            scopes=_scopes(p),
+            scopes=scopes_from_params(p),
         )
 
     @extend_schema(
@@ -271,8 +273,14 @@ class FactDetailView(GenericAPIView):
 
     serializer_class = FactDetailSerializer
 
+    @extend_schema(
+        parameters=SCOPE_PARAMETERS,
+        description="A fact of another project than `scope` (global memory when absent) "
+        "answers 404 unless `all_scopes` is true.",
+    )
     def get(self, request, fact_id: int):
-        return Response(FactDetailSerializer(selectors.fact_get(fact_id=fact_id)).data)
+        fact = selectors.fact_get(fact_id=fact_id, scopes=scopes_from_params(request.query_params))
+        return Response(FactDetailSerializer(fact).data)
 
     @extend_schema(
         request=FactUpdateSerializer,

@@ -14,10 +14,12 @@ class EntitiesConfig(AppConfig):
         """Register the fact and entity kinds of the vectors room, and keep them and the
         cached gazetteer in step with writes (see ``entities.hooks``)."""
         from kgsite.pages import dashboard_panel, undo_action
+        from kgsite.warmup import warmer
 
         from . import auditing, hooks, tasks, views
         from .extraction import gazetteer
         from .graph import edges
+        from .imports import merging as import_merging
         from .recall import kinds as recall_kinds
         from .recall import merging as recall_merging
         from .search import kinds
@@ -36,7 +38,18 @@ class EntitiesConfig(AppConfig):
                 undo=recall_merging.recall_refs_undo,
             )
         )
+        hooks.merge_mover(
+            hooks.MergeMover(
+                name="imported_ids",
+                count=import_merging.source_ids_count,
+                move=import_merging.source_ids_move,
+                problems=import_merging.source_ids_problems,
+                undo=import_merging.source_ids_undo,
+            )
+        )
         hooks.on_fact_saved(edges.fact_saved_edges)
+        # The facts' vector index (read from disk or the database) before the first write.
+        warmer("facts index", lambda: kinds.similar_facts("warm-up", k=1))
         dashboard_panel(views.HOME_PANEL)
         undo_action(views.MERGE_UNDO)
         auditing.audit_register()

@@ -30,6 +30,7 @@ from .services import (
     entity_update,
     fact_changes,
     fact_store,
+    fact_text_embed_ahead,
     fact_update,
 )
 
@@ -91,11 +92,17 @@ def fact_create(
     return result.fact
 
 
-@transaction.atomic
 def fact_supersede(*, fact: Fact, text: str, actor, source: str | None = None) -> Fact:
     """Replace a fact by a corrected one: the new fact keeps the old one's entities,
     triple and confidence; the old one is superseded (it stays in history, valid until
-    now). Undone by ``fact_supersede_undo``."""
+    now). Undone by ``fact_supersede_undo``. The new text is embedded before the
+    transaction opens (the write lock is never held for the encoder)."""
+    fact_text_embed_ahead(text=text)
+    return _fact_supersede(fact=fact, text=text, actor=actor, source=source)
+
+
+@transaction.atomic
+def _fact_supersede(*, fact: Fact, text: str, actor, source: str | None) -> Fact:
     old = Fact.objects.select_for_update().get(pk=fact.pk)
     if old.status != Fact.Status.ACTIVE:
         raise Conflict(f"this fact is {old.status}; only an active fact can be superseded")

@@ -19,6 +19,7 @@ from kgsite.pages import checked_get, curator_required, form_error, render_page
 from . import curation, selectors, services
 from .forms import EntityForm, FactEditForm, FactForm, latest_entry
 from .models import Entity, Fact
+from .scopes import page_scopes
 from .views import aliases_response, facts_response
 
 UNDO_TAG = "undo:{}"
@@ -170,7 +171,8 @@ def _fact_entity(request, fact: Fact) -> Entity | None:
 def fact_edit(request, fact_id: int):
     """A fact's own page: edit its text, value, confidence, source, status and validity,
     or replace it by a corrected one (supersede)."""
-    fact, can_write = checked_get(request, Fact.objects.select_related("subject"), fact_id)
+    visible = Fact.objects.select_related("subject").filter(page_scopes(request.user).q())
+    fact, can_write = checked_get(request, visible, fact_id)
     entity = _fact_entity(request, fact)
     initial = {
         "text": fact.text,

@@ -37,10 +37,11 @@ DuplicateFinder = Callable[..., "Fact | None"]
 # (query, *, scope, all_scopes, k) -> [(fact id, score)] from the graph (personalised
 # PageRank); registered by the graph room once it exists. Recall mixes its answer in.
 GraphRetriever = Callable[..., list[tuple[int, float]]]
-# () -> pending HIGH notifications as [{"id", "title", "link", "created_at"}] and the
-# chat digest as a dict; registered by the notifications app (entities never imports it).
-NoticesProvider = Callable[[], list[dict]]
-DigestProvider = Callable[[], dict]
+# (*, scopes) -> pending HIGH notifications of that view of the memory as
+# [{"id", "title", "link", "created_at"}], and the chat digest as a dict; registered by
+# the notifications app (entities never imports it).
+NoticesProvider = Callable[..., list[dict]]
+DigestProvider = Callable[..., dict]
 
 # (entity id) -> the places that mention it, grouped by book, defining places first:
 # [{"book_id", "title", "mentions": [{"chunk_id", "ordinal", "heading", "mention_type",
@@ -239,10 +240,11 @@ def graph_retrievers() -> list[GraphRetriever]:
     return list(_graph_retrievers)
 
 
-def high_notices_get() -> list[dict]:
+def high_notices_get(*, scopes=None) -> list[dict]:
+    """Pending HIGH notices of the reader's view (``ScopeFilter``; None: global memory)."""
     notices: list[dict] = []
     for hook in list(_notices_providers):
-        notices += hook()
+        notices += hook(scopes=scopes)
     return notices
 
 

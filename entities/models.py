@@ -367,6 +367,9 @@ class ExternalFactLink(models.Model):
     fact = models.ForeignKey(
         Fact, null=True, blank=True, on_delete=models.SET_NULL, related_name="external_ids"
     )
+    # The project the import was made for (``--scope``): a reader of another project
+    # never sees the reference, like the facts it stands for.
+    scope = models.CharField(max_length=128, blank=True, default="", db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -378,6 +381,26 @@ class ExternalFactLink(models.Model):
 
     def __str__(self) -> str:
         return f"{self.store}:{self.external_id}"
+
+
+class ExternalEntityId(models.Model):
+    """An entity's id in an imported entity memory (``import_entity_kg``): a second key
+    that lookup, ``entity_get`` and ``GET /api/v1/entities/<id>/`` resolve, because the
+    original memory refers to entities by it. Rows folded into one entity all keep theirs.
+    """
+
+    store = models.CharField(max_length=255)
+    external_id = models.CharField(max_length=255, db_index=True)
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="external_ids")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["store", "external_id"], name="externalentity_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.store}:{self.external_id} -> {self.entity_id}"
 
 
 # The recall room's models live in their package; imported here so Django finds them.

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 
 from kgsite.errors import InvalidInput
+from kgsite.pages import is_curator
 from kgsite.text import has_control_chars
 
 GLOBAL = ""
@@ -62,3 +63,9 @@ class ScopeFilter:
         if self.all_scopes:
             return "every project"
         return f"project '{self.scope}' and global memory" if self.scope else "global memory"
+
+
+def page_scopes(user) -> ScopeFilter:
+    """What a signed-in user sees in the pages: curators every project (they resolve
+    and merge across them), other readers global memory only."""
+    return ScopeFilter(all_scopes=is_curator(user))

@@ -11,7 +11,7 @@ from rapidfuzz import fuzz, process
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.text import normalize
 
-from . import hooks
+from . import hooks, lookup_sql
 from .models import (
     Alias,
     DuplicateSuggestion,
@@ -19,6 +19,8 @@ from .models import (
     EntityFact,
     EntityMerge,
     EntityRedirect,
+    ExternalEntityId,
+    ExternalFactLink,
     Fact,
 )
 from .name_index import fold, name_candidates
@@ -33,12 +35,13 @@ SUGGESTION_MIN_SCORE = 0.6
 class LookupResult:
     """The lookup contract: a match, an honest "ambiguous", or "none" with suggestions."""
 
-    match: str  # canonical | alias | ambiguous | none
+    match: str  # canonical | alias | external_id | ambiguous | none
     entity: Entity | None = None
     aliases: list[str] = field(default_factory=list)
     facts: list[int] = field(default_factory=list)
     candidates: list[Entity] = field(default_factory=list)
     suggestions: list[tuple[Entity, float]] = field(default_factory=list)
+    scopes: ScopeFilter = field(default_factory=ScopeFilter)
 
     def as_dict(self) -> dict:
         def brief(e: Entity) -> dict:
@@ -51,13 +54,42 @@ class LookupResult:
             "facts": self.facts,
             "candidates": [brief(e) for e in self.candidates],
             "suggestions": [{**brief(e), "score": round(s, 3)} for e, s in self.suggestions],
+            **(
+                entity_external_refs(entity=self.entity, scopes=self.scopes)
+                if self.entity
+                else EMPTY_REFS
+            ),
         }
 
 
+EMPTY_REFS = {"external_ids": [], "external_facts": []}
+
+
+def entity_external_refs(*, entity: Entity, scopes: ScopeFilter | None = None) -> dict:
+    """The entity's ids in imported memories, and the fact ids they linked to it there
+    (with the fact each became, or null where the store had no facts table), of the
+    imports the reader's scope sees (default: global memory)."""
+    return lookup_sql.external_refs(entity.id, scopes)  # on every lookup answer: plain SQL
+
+
+def entity_by_external_id(value: object) -> Entity | None:
+    """The entity an imported memory knew by this id (exact, as the store spelt it)."""
+    if not isinstance(value, str) or not value.strip() or len(value) > 255:
+        return None
+    row = ExternalEntityId.objects.filter(external_id=value.strip()).select_related("entity")
+    found = list(row[:2])
+    # An id two stores both used names no entity for sure: no answer rather than a guess.
+    return found[0].entity if len(found) == 1 else None
+
+
 def entity_get(*, entity_id: str) -> Entity:
+    """An entity by id, or by its id in an imported memory (a second key)."""
     try:
         return Entity.objects.get(pk=entity_id)
     except Entity.DoesNotExist:
+        found = entity_by_external_id(entity_id)
+        if found is not None:
+            return found
         raise NotFound(f"no entity with id '{entity_id}'", field="id") from None
 
 
@@ -102,17 +134,22 @@ def entity_lookup(
     norm = normalize(validate_name(name))
     entity_type = normalize_type(type) if type else None
 
-    # One query, two index lookups joined by UNION ALL: an OR over the two paths makes
+    # One statement, two index lookups joined by UNION ALL: an OR over the two paths makes
     # PostgreSQL scan every entity (57 ms at 100,000 entities against 0.2 ms). (name_norm,
     # type) is unique, an alias joins at most one entity per type, and the alias branch
-    # skips canonical matches, so no row comes twice.
-    by_name = Entity.objects.filter(name_norm=norm)
-    by_alias = Entity.objects.filter(aliases__alias_norm=norm).exclude(name_norm=norm)
-    if entity_type is not None:
-        by_name = by_name.filter(type=entity_type)
-        by_alias = by_alias.filter(type=entity_type)
-    found = list(by_name.order_by().union(by_alias.order_by(), all=True).order_by("type")[:40])
+    # skips canonical matches, so no row comes twice. Plain SQL (lookup_sql): the ORM's
+    # queryset building cost many times the database's own time on this path.
+    found = lookup_sql.entities_named(norm, entity_type)
     if not found:
+        imported = entity_by_external_id(name)
+        if imported is not None and entity_type in (None, imported.type):
+            return LookupResult(
+                match="external_id",
+                entity=imported,
+                aliases=sorted(imported.aliases.values_list("alias", flat=True)),
+                facts=entity_facts(entity=imported, scopes=scopes),
+                scopes=scopes or ScopeFilter(),
+            )
         return LookupResult(match="none", suggestions=entity_suggest(norm=norm, type=entity_type))
     canonical = [e for e in found if e.name_norm == norm]
     if len({e.type for e in found}) > 1:
@@ -125,12 +162,12 @@ def entity_lookup(
         match, entity = "alias", found[0]
     else:  # pragma: no cover - excluded by the unique constraints
         return LookupResult(match="ambiguous", candidates=found)
-    aliases = sorted(entity.aliases.values_list("alias_norm", "alias"))
     return LookupResult(
         match=match,
         entity=entity,
-        aliases=[alias for _norm, alias in aliases],
-        facts=entity_facts(entity=entity, scopes=scopes),
+        aliases=lookup_sql.alias_names(entity.id),
+        facts=lookup_sql.fact_ids(entity.id, status=Fact.Status.ACTIVE, scopes=scopes),
+        scopes=scopes or ScopeFilter(),
     )
 
 
@@ -156,7 +193,7 @@ def entity_suggest(*, norm: str, type: str | None = None) -> list[tuple[Entity, 
     for _text, score, position in matches:
         entity_id = pairs[position][0]
         best[entity_id] = max(best.get(entity_id, 0.0), score / 100)
-    entities = Entity.objects.in_bulk(list(best))
+    entities = lookup_sql.entities_by_id(list(best))
     ranked = sorted(
         ((entities[pk], score) for pk, score in best.items() if pk in entities),
         key=lambda pair: (-pair[1], pair[0].name_norm),
@@ -164,11 +201,67 @@ def entity_suggest(*, norm: str, type: str | None = None) -> list[tuple[Entity, 
     return ranked[:SUGGESTION_LIMIT]
 
 
-def fact_get(*, fact_id: int) -> Fact:
+def fact_get(*, fact_id: int, scopes: ScopeFilter | None = None) -> Fact:
+    """One fact; with ``scopes``, a fact outside the reader's view is not found (404)."""
+    qs = Fact.objects.prefetch_related("entity_facts__entity")
+    if scopes is not None:
+        qs = qs.filter(scopes.q())
     try:
-        return Fact.objects.prefetch_related("entity_facts__entity").get(pk=fact_id)
+        return qs.get(pk=fact_id)
     except Fact.DoesNotExist:
         raise NotFound(f"no fact with id {fact_id}", field="id") from None
+
+
+MAX_FACT_REFS = 100
+
+
+def fact_refs_resolve(*, ids: list, scopes: ScopeFilter) -> list[dict]:
+    """Facts by id, in the order asked: one of ours (a number), or an id of an imported
+    memory. An imported id resolves to the fact it became, else to an external
+    reference naming the entities it was linked to; an id outside the reader's scope or
+    unknown answers ``found: false``."""
+    if not isinstance(ids, list) or not ids:
+        raise InvalidInput("ids must be a non-empty list", field="ids")
+    if len(ids) > MAX_FACT_REFS:
+        raise InvalidInput(f"ids takes at most {MAX_FACT_REFS} ids", field="ids")
+    asked = []
+    for i, value in enumerate(ids):
+        if isinstance(value, bool) or not isinstance(value, int | str) or str(value).strip() == "":
+            raise InvalidInput("each id must be a number or a string", field=f"ids.{i}")
+        if isinstance(value, str) and len(value) > 255:
+            raise InvalidInput("an id is at most 255 characters", field=f"ids.{i}")
+        asked.append(str(value).strip())
+    own = [int(a) for a in asked if a.isdigit() and len(a) < 19]
+    visible = Fact.objects.filter(scopes.q())
+    facts = visible.in_bulk(own)
+    links: dict[str, list[ExternalFactLink]] = {}
+    refs = ExternalFactLink.objects.filter(scopes.q(), external_id__in=asked)
+    for link in refs.order_by("store", "pk"):
+        links.setdefault(link.external_id, []).append(link)
+    imported = visible.in_bulk([lk.fact_id for rows in links.values() for lk in rows if lk.fact_id])
+    answers = []
+    for a in asked:
+        if a.isdigit() and len(a) < 19 and int(a) in facts:
+            answers.append({"id": a, "found": True, "fact": facts[int(a)]})
+            continue
+        rows = links.get(a, [])
+        became = next((imported[lk.fact_id] for lk in rows if lk.fact_id in imported), None)
+        if became is not None:
+            answers.append({"id": a, "found": True, "fact": became, "store": rows[0].store})
+        elif rows and not any(lk.fact_id for lk in rows):
+            answers.append(
+                {
+                    "id": a,
+                    "found": True,
+                    "fact": None,
+                    "store": rows[0].store,
+                    "external": True,
+                    "entities": sorted({lk.entity_id for lk in rows if lk.entity_id}),
+                }
+            )
+        else:
+            answers.append({"id": a, "found": False, "fact": None})
+    return answers
 
 
 def fact_list(
@@ -335,13 +428,15 @@ class EntityPageData:
 ENTITY_PAGE_FACTS = 200
 
 
-def entity_page_data(*, entity: Entity) -> EntityPageData:
+def entity_page_data(*, entity: Entity, scopes: ScopeFilter | None = None) -> EntityPageData:
     """Everything the entity page shows: aliases, facts (newest first; status,
     confidence, confirmations, source, validity are on ``fact``), mentions by book
     (supplied by books through ``hooks.mention_reader``), the merge it can undo and
-    the duplicate suggestions that involve it."""
+    the duplicate suggestions that involve it. Facts of ``scopes`` only (default: every
+    project, as curators see them)."""
+    scopes = scopes or ScopeFilter(all_scopes=True)
     links = (
-        EntityFact.objects.filter(entity=entity)
+        EntityFact.objects.filter(scopes.q("fact__"), entity=entity)
         .select_related("fact")
         .prefetch_related(
             Prefetch(

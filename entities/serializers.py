@@ -21,13 +21,30 @@ class SuggestionSerializer(EntityBriefSerializer):
     score = serializers.FloatField()
 
 
+class ExternalIdSerializer(serializers.Serializer):
+    store = serializers.CharField(help_text="The imported memory (import_entity_kg --store).")
+    id = serializers.CharField(help_text="The id there, as the store spelt it.")
+
+
+class ExternalFactRefSerializer(ExternalIdSerializer):
+    fact = serializers.IntegerField(
+        allow_null=True, help_text="The fact it became; null: the store had no facts table."
+    )
+
+
 class LookupResponseSerializer(serializers.Serializer):
-    match = serializers.ChoiceField(choices=["canonical", "alias", "ambiguous", "none"])
+    match = serializers.ChoiceField(
+        choices=["canonical", "alias", "external_id", "ambiguous", "none"]
+    )
     entity = EntityBriefSerializer(allow_null=True)
     aliases = serializers.ListField(child=serializers.CharField())
     facts = serializers.ListField(child=serializers.IntegerField())
     candidates = EntityBriefSerializer(many=True)
     suggestions = SuggestionSerializer(many=True)
+    external_ids = ExternalIdSerializer(many=True, help_text="Its ids in imported memories.")
+    external_facts = ExternalFactRefSerializer(
+        many=True, help_text="Fact ids an imported memory linked to it."
+    )
 
 
 SCOPE_HELP = "Project key: that project's facts plus global ones. Absent: global memory only."
@@ -50,6 +67,10 @@ class LookupQuerySerializer(ScopeQuerySerializer):
 
 class EntitySerializer(serializers.ModelSerializer):
     aliases = serializers.SlugRelatedField(many=True, read_only=True, slug_field="alias")
+    external_ids = serializers.SerializerMethodField(help_text="Its ids in imported memories.")
+    external_facts = serializers.SerializerMethodField(
+        help_text="Fact ids an imported memory linked to it (fact: what each became)."
+    )
 
     class Meta:
         model = Entity
@@ -59,10 +80,30 @@ class EntitySerializer(serializers.ModelSerializer):
             "type",
             "description",
             "aliases",
+            "external_ids",
+            "external_facts",
             "created_at",
             "updated_at",
         ]
         read_only_fields = ["id", "aliases", "created_at", "updated_at"]
+
+    @extend_schema_field(ExternalIdSerializer(many=True))
+    def get_external_ids(self, entity) -> list[dict]:
+        return [
+            {"store": row.store, "id": row.external_id}
+            for row in sorted(entity.external_ids.all(), key=lambda r: (r.store, r.external_id))
+        ]
+
+    @extend_schema_field(ExternalFactRefSerializer(many=True))
+    def get_external_facts(self, entity) -> list[dict]:
+        """Of the imports the reader's scope sees (``context["scopes"]``; default global)."""
+        scopes = self.context.get("scopes")
+        sees = scopes.sees if scopes is not None else (lambda scope: scope == "")
+        rows = [r for r in entity.external_facts.all() if sees(r.scope)]
+        return [
+            {"store": row.store, "id": row.external_id, "fact": row.fact_id}
+            for row in sorted(rows, key=lambda r: (r.store, r.external_id))
+        ]
 
 
 def _description(**kwargs) -> serializers.CharField:

@@ -562,6 +562,19 @@ def fact_find_duplicate(
     return None
 
 
+def fact_text_embed_ahead(*, text: object) -> None:
+    """Embed a fact's text before a transaction that stores it (``fact_supersede``): the
+    near-duplicate search inside then reads the vector from the cache instead of running
+    the encoder while SQLite's write lock is held (issue 27). Never raises: a text that
+    is refused is refused inside, with its error."""
+    from kgsite.vectors.service import embed_query
+
+    try:
+        embed_query(_validate_fact_text(text))
+    except Exception:  # noqa: BLE001 - only a head start; the write path decides
+        return
+
+
 @dataclass(frozen=True)
 class FactKindFields:
     kind: str = Fact.Kind.FACT
@@ -625,7 +638,6 @@ def _link_all(
     return added
 
 
-@transaction.atomic
 def fact_store(
     *,
     text: str,
@@ -685,9 +697,75 @@ def fact_store(
         object_entity=object_entity.pk if object_entity is not None else None,
         mentions=frozenset(e.pk for e in entities),
     )
-    duplicate = restates or fact_find_duplicate(
-        text=display, scope=scope, kind=kinds.kind, named=named
+    # The slow part first, outside any transaction (issue 27): the near-duplicate
+    # search embeds the text (the first call of a process loads the model) and reads
+    # the vector index. Inside the transaction SQLite holds its write lock, so only the
+    # writes and a cheap exact-text check happen there.
+    near = restates or _near_duplicate(display, norm, scope=scope, kind=kinds.kind, named=named)
+    return _fact_write(
+        display=display,
+        norm=norm,
+        near=near,
+        named=named,
+        subject=subject,
+        predicate=predicate,
+        object_entity=object_entity,
+        object_value=object_value,
+        entities=entities,
+        confidence=confidence,
+        source=source,
+        client=client,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        kinds=kinds,
+        scope=scope,
+        ai_id=ai_id,
+        session_id=session_id,
+        actor=actor,
     )
+
+
+def _near_duplicate(
+    display: str, norm: str, *, scope: str, kind: str, named: NamedEntities
+) -> Fact | None:
+    """The registered finders' answer (integrity: an index neighbour the pair model
+    calls a duplicate), computed before the write transaction opens."""
+    for finder in hooks.duplicate_finders():
+        duplicate = finder(display, norm, scope=scope, kind=kind, named=named)
+        if duplicate is not None and facts_name_alike(fact=duplicate, named=named):
+            return duplicate
+    return None
+
+
+@transaction.atomic
+def _fact_write(
+    *,
+    display: str,
+    norm: str,
+    near: Fact | None,
+    named: NamedEntities,
+    subject: Entity | None,
+    predicate: str,
+    object_entity: Entity | None,
+    object_value: str,
+    entities: list[Entity],
+    confidence: float,
+    source: str,
+    client: str,
+    valid_from: datetime | None,
+    valid_to: datetime | None,
+    kinds: FactKindFields,
+    scope: str,
+    ai_id: str,
+    session_id: str,
+    actor,
+) -> FactStoreResult:
+    """``fact_store``'s writes, in one transaction. The exact-text duplicate is looked
+    up here (a concurrent writer of the same text committed before this lock was
+    taken); the near duplicate found outside counts if it is still active."""
+    duplicate = _exact_duplicate(display, norm, scope=scope, kind=kinds.kind, named=named)
+    if duplicate is None and near is not None:
+        duplicate = Fact.objects.filter(pk=near.pk, status=Fact.Status.ACTIVE).first()
     if duplicate is not None:
         before = duplicate.confidence
         fact = fact_confirm(fact=duplicate, confidence=confidence)

@@ -30,6 +30,7 @@ from . import confirmations, curation, previews, selectors, services
 from .forms import EntityForm, FactForm, latest_entry
 from .graph.selectors import entity_graph
 from .models import DuplicateSuggestion, Entity, EntityMerge, Fact
+from .scopes import page_scopes
 
 MERGE_ACTION = "entity.merge"
 CANDIDATE_LIMIT = 10
@@ -90,11 +91,13 @@ def _edges_named(graph: dict) -> list[dict]:
 
 
 def _entity_context(request, entity: Entity, **extra) -> dict:
-    data = selectors.entity_page_data(entity=entity)
+    # Curators see every project's facts; other signed-in readers global memory only.
+    scopes = page_scopes(request.user)
+    data = selectors.entity_page_data(entity=entity, scopes=scopes)
     undo_problems = (
         services.merge_undo_problems(merge=data.undoable_merge) if data.undoable_merge else []
     )
-    graph = entity_graph(entity_id=entity.pk, depth=1, max_nodes=NEIGHBOURS)
+    graph = entity_graph(entity_id=entity.pk, depth=1, max_nodes=NEIGHBOURS, scopes=scopes)
     return {
         "entity": entity,
         "can_write": is_curator(request.user),

@@ -7,6 +7,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
+from entities.api import SCOPE_PARAMETERS, scopes_from_params
 from kgsite.api import Reader, paginated_response
 
 from . import selectors, services
@@ -54,7 +55,10 @@ class ContradictionListView(GenericAPIView):
     def get_queryset(self):
         p = self.request.query_params
         return selectors.contradiction_list(
-            status=p.get("status"), kind=p.get("kind"), fact=p.get("fact")
+            status=p.get("status"),
+            kind=p.get("kind"),
+            fact=p.get("fact"),
+            scopes=scopes_from_params(p),
         )
 
     @extend_schema(
@@ -62,6 +66,7 @@ class ContradictionListView(GenericAPIView):
             OpenApiParameter("status", OpenApiTypes.STR, enum=Contradiction.Status.values),
             OpenApiParameter("kind", OpenApiTypes.STR, enum=Contradiction.Kind.values),
             OpenApiParameter("fact", OpenApiTypes.INT, description="Involving this fact id."),
+            *SCOPE_PARAMETERS,
         ],
         operation_id="contradictions_list",
         responses=ContradictionSerializer(many=True),
@@ -75,8 +80,15 @@ class ContradictionListView(GenericAPIView):
 class ContradictionDetailView(GenericAPIView):
     serializer_class = ContradictionSerializer
 
+    @extend_schema(
+        parameters=SCOPE_PARAMETERS,
+        description="A contradiction about a fact of another project than `scope` (global "
+        "memory when absent) answers 404 unless `all_scopes` is true.",
+    )
     def get(self, request, contradiction_id: int):
-        contradiction = selectors.contradiction_get(contradiction_id=contradiction_id)
+        contradiction = selectors.contradiction_get(
+            contradiction_id=contradiction_id, scopes=scopes_from_params(request.query_params)
+        )
         return Response(ContradictionSerializer(contradiction).data)
 
 

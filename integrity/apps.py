@@ -11,6 +11,7 @@ class IntegrityConfig(AppConfig):
         plug the contradiction pages into the dashboard, the bell and the curators' log."""
         from entities import hooks
         from kgsite.pages import audit_action, audit_target, dashboard_panel, undo_action
+        from kgsite.warmup import warmer
         from notifications.views import notification_page
 
         from . import restates, services, tasks, views
@@ -18,6 +19,11 @@ class IntegrityConfig(AppConfig):
         hooks.duplicate_finder(services.fact_find_near_duplicate)
         hooks.pair_judge(restates.pair_restates)
         hooks.on_fact_saved(tasks.fact_check_enqueue)
+        # The pair model and the word lists its reader consults, before the first write.
+        warmer("pair model", lambda: services.classify(
+            existing="The warm-up took 5 minutes.", new="The warm-up took 6 minutes.",
+            use_judge=False,
+        ))  # fmt: skip
         # Pages: the dashboard panel, the bell's link to the inbox, undo from the audit log.
         dashboard_panel(views.HOME_PANEL)
         notification_page("contradiction", views.contradiction_page)

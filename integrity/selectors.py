@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
+from entities.scopes import ScopeFilter
 from kgsite.converters import MAX_ID
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.text import has_control_chars
@@ -17,11 +18,18 @@ from .signals import pair_similarity
 MAX_PAIR_TEXT = 10_000
 
 
-def contradiction_get(*, contradiction_id: int) -> Contradiction:
+def _in_view(qs: QuerySet[Contradiction], scopes: ScopeFilter | None) -> QuerySet[Contradiction]:
+    """Contradictions both of whose facts the reader may see (None: every one)."""
+    if scopes is None:
+        return qs
+    return qs.filter(scopes.q("fact_a__"), scopes.q("fact_b__"))
+
+
+def contradiction_get(*, contradiction_id: int, scopes: ScopeFilter | None = None) -> Contradiction:
+    """One contradiction; with ``scopes``, one about a fact outside the view is a 404."""
+    qs = Contradiction.objects.select_related("fact_a", "fact_b", "resolved_by")
     try:
-        return Contradiction.objects.select_related("fact_a", "fact_b", "resolved_by").get(
-            pk=contradiction_id
-        )
+        return _in_view(qs, scopes).get(pk=contradiction_id)
     except Contradiction.DoesNotExist:
         raise NotFound(f"no contradiction with id {contradiction_id}", field="id") from None
 
@@ -33,10 +41,14 @@ def _choice(value: str, choices: list[str], field: str) -> str:
 
 
 def contradiction_list(
-    *, status: str | None = None, kind: str | None = None, fact: int | str | None = None
+    *,
+    status: str | None = None,
+    kind: str | None = None,
+    fact: int | str | None = None,
+    scopes: ScopeFilter | None = None,
 ) -> QuerySet[Contradiction]:
     """Newest first; open ones are what curators work through."""
-    qs = Contradiction.objects.select_related("fact_a", "fact_b", "resolved_by")
+    qs = _in_view(Contradiction.objects.select_related("fact_a", "fact_b", "resolved_by"), scopes)
     if status:
         qs = qs.filter(status=_choice(status, Contradiction.Status.values, "status"))
     if kind:

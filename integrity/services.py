@@ -355,6 +355,7 @@ def contradiction_store(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> Cont
         },
         link=contradiction_link(contradiction.pk),
         key=f"contradiction:{contradiction.pk}",
+        scope=fact_a.scope or fact_b.scope,
     )
     return contradiction
 
@@ -374,6 +375,7 @@ def _duplicate_notify(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> None:
         },
         link=f"/api/v1/facts/{fact_b.pk}/",
         key=f"duplicate:{fact_a.pk}:{fact_b.pk}",
+        scope=fact_a.scope or fact_b.scope,
     )
 
 
@@ -400,6 +402,7 @@ def _uncertain_notify(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> None:
         },
         link=f"/api/v1/facts/{fact_b.pk}/",
         key=f"uncertain:{fact_a.pk}:{fact_b.pk}",
+        scope=fact_a.scope or fact_b.scope,
     )
 
 

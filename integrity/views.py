@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from entities import hooks
+from entities.scopes import page_scopes
 from kgsite.errors import DomainError
 from kgsite.models import AuditEntry
 from kgsite.pages import Panel, UndoAction, checked_get, curator_required, render_page
@@ -31,20 +32,60 @@ RESOLVE_ACTION = "contradiction.resolve"
 _TOKEN = re.compile(r"\w+|[^\w\s]+|\s+")
 
 
+# The diff between the two facts' middles (after their common beginning and end) runs
+# only while both have at most this many tokens: SequenceMatcher is quadratic in the
+# worst case, and a reader may store a fact of 10,000 repeated characters (issue 27).
+# Past it, the whole middle of each side is marked as differing.
+MAX_DIFF_TOKENS = 400
+
+
 def differing_words(first: str, second: str) -> tuple[list[dict], list[dict]]:
     """Both texts as runs of {"text", "diff"}: ``diff`` marks the words one text has and
-    the other does not (the conflicting values: a date, a number, a name, a "not")."""
+    the other does not (the conflicting values: a date, a number, a name, a "not").
+
+    Linear in the texts' length: the common first and last tokens are matched by a
+    scan, and only a middle of at most ``MAX_DIFF_TOKENS`` tokens on each side is diffed.
+    """
     a, b = _TOKEN.findall(first), _TOKEN.findall(second)
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    if max(len(mid_a), len(mid_b)) <= MAX_DIFF_TOKENS:
+        matcher = difflib.SequenceMatcher(a=mid_a, b=mid_b, autojunk=False)
+        middle = matcher.get_opcodes()
+    else:
+        middle = [("replace", 0, len(mid_a), 0, len(mid_b))]
     runs_a: list[dict] = []
     runs_b: list[dict] = []
-    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        changed = op != "equal"
-        if i2 > i1:
-            runs_a.append({"text": "".join(a[i1:i2]), "diff": changed})
-        if j2 > j1:
-            runs_b.append({"text": "".join(b[j1:j2]), "diff": changed})
-    return runs_a, runs_b
+
+    def add(runs: list[dict], tokens: list[str], changed: bool) -> None:
+        if tokens:
+            runs.append({"text": "".join(tokens), "diff": changed})
+
+    add(runs_a, a[:head], False)
+    add(runs_b, b[:head], False)
+    for op, i1, i2, j1, j2 in middle:
+        add(runs_a, mid_a[i1:i2], op != "equal")
+        add(runs_b, mid_b[j1:j2], op != "equal")
+    add(runs_a, a[len(a) - tail :], False)
+    add(runs_b, b[len(b) - tail :], False)
+    return _merged(runs_a), _merged(runs_b)
+
+
+def _merged(runs: list[dict]) -> list[dict]:
+    """Adjacent runs with the same mark as one (the prefix and the middle's first
+    equal run, say)."""
+    out: list[dict] = []
+    for run in runs:
+        if out and out[-1]["diff"] == run["diff"]:
+            out[-1] = {"text": out[-1]["text"] + run["text"], "diff": run["diff"]}
+        else:
+            out.append(run)
+    return out
 
 
 def urgency(contradiction: Contradiction) -> str:
@@ -88,9 +129,9 @@ def _with_entities(qs):
 def inbox(request):
     """Open contradictions, most urgent (most confident) first, oldest first within."""
     open_ones = _with_entities(
-        selectors.contradiction_list(status=Contradiction.Status.OPEN).order_by(
-            "-confidence", "created_at", "id"
-        )
+        selectors.contradiction_list(
+            status=Contradiction.Status.OPEN, scopes=page_scopes(request.user)
+        ).order_by("-confidence", "created_at", "id")
     )
     page = Paginator(open_ones, INBOX_PAGE_SIZE).get_page(request.GET.get("page"))
     return render_page(
@@ -104,7 +145,9 @@ def inbox(request):
 @curator_required
 def detail(request, contradiction_id: int):
     contradiction, _w = checked_get(
-        request, _with_entities(selectors.contradiction_list()), contradiction_id
+        request,
+        _with_entities(selectors.contradiction_list(scopes=page_scopes(request.user))),
+        contradiction_id,
     )
     return render_page(request, "integrity/detail.html", {"card": _card(contradiction)})
 
@@ -113,7 +156,9 @@ def detail(request, contradiction_id: int):
 @curator_required
 def open_count(request):
     """The inbox's count of open contradictions, polled while the inbox is open."""
-    count = selectors.contradiction_list(status=Contradiction.Status.OPEN).count()
+    count = selectors.contradiction_list(
+        status=Contradiction.Status.OPEN, scopes=page_scopes(request.user)
+    ).count()
     return render(request, "integrity/_count.html", {"open_count": count})
 
 
@@ -167,7 +212,9 @@ def undo(request, contradiction_id: int):
 
 
 def home_panel_context(request: HttpRequest) -> dict:
-    open_ones = selectors.contradiction_list(status=Contradiction.Status.OPEN)
+    open_ones = selectors.contradiction_list(
+        status=Contradiction.Status.OPEN, scopes=page_scopes(request.user)
+    )
     return {
         "open_count": open_ones.count(),
         "top": list(open_ones.order_by("-confidence", "created_at")[:5]),

@@ -16,3 +16,9 @@ class KgsiteConfig(AppConfig):
 
         # <id:...> in every app's API routes: a numeric id that fits a 64-bit column.
         register_converter(IdConverter, "id")
+
+        from kgsite.vectors.service import embed_texts
+        from kgsite.warmup import warmer
+
+        # The sentence encoder (torch and the model: seconds) before the first request.
+        warmer("embedder", lambda: embed_texts(["The warm-up sentence of a new process."]))

@@ -20,6 +20,7 @@ from django.core.exceptions import (
     SuspiciousOperation,
     TooManyFieldsSent,
 )
+from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 
 from kgsite.api import API_PREFIX, error_body
@@ -36,6 +37,36 @@ _GENERIC = {
     413: ("too_large", "the request body is too large"),
     429: ("throttled", "too many requests"),
 }
+
+# Seconds a client is asked to wait when the database is busy (issue 27): a write waits
+# ``KGSITE_DB_BUSY_TIMEOUT`` for the lock, then the client is told to come back.
+BUSY_RETRY_AFTER = 2
+BUSY_MESSAGE = "the database is busy with other writes; retry in a moment"
+
+
+def is_lock_timeout(exc: BaseException) -> bool:
+    """Whether ``exc`` is a lock wait that ran out (SQLite's "database is locked" after
+    its busy timeout, PostgreSQL's lock_timeout), not another database failure."""
+    if not isinstance(exc, OperationalError):
+        return False
+    cause = exc.__cause__ or exc
+    if getattr(cause, "sqlstate", None) == "55P03" or getattr(cause, "pgcode", None) == "55P03":
+        return True  # lock_not_available
+    message = str(exc).lower()
+    return "database is locked" in message or "database table is locked" in message
+
+
+def busy_response(request: HttpRequest) -> HttpResponse:
+    """503 with Retry-After: the JSON error shape under /api/, a short page elsewhere."""
+    if _is_api(request):
+        response = JsonResponse(error_body("busy", BUSY_MESSAGE), status=503)
+    else:
+        response = HttpResponse(
+            f"<!doctype html><title>Busy</title><p>{BUSY_MESSAGE.capitalize()}.</p>",
+            status=503,
+        )
+    response["Retry-After"] = str(BUSY_RETRY_AFTER)
+    return response
 
 
 def _is_api(request: HttpRequest) -> bool:
@@ -108,6 +139,9 @@ class ApiErrorMiddleware:
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if is_lock_timeout(exception):
+            logger.warning("database busy: %s %s answered 503", request.method, request.path)
+            return busy_response(request)
         if not _is_api(request):
             return None
         return exception_response(exception)

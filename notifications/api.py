@@ -6,6 +6,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
+from entities.api import SCOPE_PARAMETERS, scopes_from_params
 from kgsite.api import Recipient
 from kgsite.schema import ErrorResponseSerializer
 
@@ -20,20 +21,38 @@ from .serializers import (
 )
 
 
+def _scopes(request):
+    """A view of the memory when the client names one (``scope`` or ``all_scopes``);
+    without either, every notification the user may see (a curator's inbox)."""
+    params = request.query_params
+    if "scope" not in params and "all_scopes" not in params:
+        return None
+    return scopes_from_params(params)
+
+
+SCOPED = (
+    "With `scope` (or `all_scopes`), only notifications about that project's facts and "
+    "global memory; without either, every notification the user may see."
+)
+
+
 class NotificationPendingView(GenericAPIView):
     permission_classes = [Recipient]
     serializer_class = PendingSerializer
     pagination_class = None
 
     @extend_schema(
+        parameters=SCOPE_PARAMETERS,
         responses=PendingSerializer,
         operation_id="notifications_pending",
         summary="Unread notifications grouped by urgency",
+        description=SCOPED,
     )
     def get(self, request):
-        groups = selectors.notification_pending(user=request.user)
+        scopes = _scopes(request)
+        groups = selectors.notification_pending(user=request.user, scopes=scopes)
         body = {u: NotificationSerializer(items, many=True).data for u, items in groups.items()}
-        body["counts"] = selectors.notification_unread_count(user=request.user)
+        body["counts"] = selectors.notification_unread_count(user=request.user, scopes=scopes)
         return Response(body)
 
 
@@ -41,9 +60,16 @@ class NotificationUnreadCountView(GenericAPIView):
     permission_classes = [Recipient]
     serializer_class = UnreadCountSerializer
 
-    @extend_schema(responses=UnreadCountSerializer, summary="Unread notifications by urgency")
+    @extend_schema(
+        parameters=SCOPE_PARAMETERS,
+        responses=UnreadCountSerializer,
+        summary="Unread notifications by urgency",
+        description=SCOPED,
+    )
     def get(self, request):
-        return Response(selectors.notification_unread_count(user=request.user))
+        return Response(
+            selectors.notification_unread_count(user=request.user, scopes=_scopes(request))
+        )
 
 
 class NotificationDigestView(GenericAPIView):
@@ -51,11 +77,13 @@ class NotificationDigestView(GenericAPIView):
     serializer_class = DigestSerializer
 
     @extend_schema(
+        parameters=SCOPE_PARAMETERS,
         responses=DigestSerializer,
         summary="For chat clients: HIGH items to show, one question for MEDIUM, a LOW badge",
+        description=SCOPED,
     )
     def get(self, request):
-        digest = selectors.notification_digest(user=request.user)
+        digest = selectors.notification_digest(user=request.user, scopes=_scopes(request))
         return Response(
             {
                 "high": NotificationSerializer(digest.high, many=True).data,

@@ -36,6 +36,9 @@ class Notification(models.Model):
         on_delete=models.CASCADE,
         related_name="notifications",
     )
+    # The project of the facts it is about ("" = global memory): a reader of another
+    # project never sees it (session-start recall, the MCP digest, ``?scope=``).
+    scope = models.CharField(max_length=128, blank=True, default="", db_index=True)
     # Idempotency key: a re-run background check does not notify twice.
     key = models.CharField(max_length=128, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)

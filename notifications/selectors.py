@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, Q, QuerySet
 
+from entities.scopes import ScopeFilter
 from kgsite.errors import NotFound
 from kgsite.pages import is_curator
 
@@ -29,8 +30,10 @@ def visible_to(user) -> Q:
     return Q(recipient=user)
 
 
-def _visible(user) -> QuerySet[Notification]:
-    return Notification.objects.filter(visible_to(user))
+def _visible(user, scopes: ScopeFilter | None = None) -> QuerySet[Notification]:
+    """What ``user`` may see; with ``scopes``, only notices of that view of the memory."""
+    qs = Notification.objects.filter(visible_to(user))
+    return qs if scopes is None else qs.filter(scopes.q())
 
 
 def notification_get(*, notification_id: int, user=None) -> Notification:
@@ -40,14 +43,16 @@ def notification_get(*, notification_id: int, user=None) -> Notification:
         raise NotFound(f"no notification with id {notification_id}", field="id") from None
 
 
-def notification_pending(*, user=None, limit: int = PENDING_LIMIT) -> dict[str, list[Notification]]:
+def notification_pending(
+    *, user=None, limit: int = PENDING_LIMIT, scopes: ScopeFilter | None = None
+) -> dict[str, list[Notification]]:
     """Unread notifications grouped by urgency, newest first within each group."""
-    unread = _visible(user).filter(read=False).order_by("-created_at", "-id")
+    unread = _visible(user, scopes).filter(read=False).order_by("-created_at", "-id")
     return {urgency: list(unread.filter(urgency=urgency)[:limit]) for urgency in URGENCIES}
 
 
-def notification_unread_count(*, user=None) -> dict[str, int]:
-    rows = _visible(user).filter(read=False).values("urgency").annotate(n=Count("id"))
+def notification_unread_count(*, user=None, scopes: ScopeFilter | None = None) -> dict[str, int]:
+    rows = _visible(user, scopes).filter(read=False).values("urgency").annotate(n=Count("id"))
     counts = {urgency: 0 for urgency in URGENCIES}
     for row in rows:
         counts[row["urgency"]] = row["n"]
@@ -77,10 +82,10 @@ class Digest:
         return f"I have {n} notifications; show them?"
 
 
-def notification_digest(*, user=None) -> Digest:
-    counts = notification_unread_count(user=user)
+def notification_digest(*, user=None, scopes: ScopeFilter | None = None) -> Digest:
+    counts = notification_unread_count(user=user, scopes=scopes)
     high = (
-        _visible(user)
+        _visible(user, scopes)
         .filter(read=False, urgency=Notification.Urgency.HIGH)
         .order_by("created_at", "id")[:DIGEST_HIGH_LIMIT]
     )
@@ -102,14 +107,16 @@ def _brief(notification: Notification) -> dict:
     }
 
 
-def notification_high_pending() -> list[dict]:
-    """Unread broadcast HIGH notifications, oldest first (session-start recall)."""
-    return [_brief(n) for n in notification_digest().high]
+def notification_high_pending(*, scopes: ScopeFilter | None = None) -> list[dict]:
+    """Unread broadcast HIGH notifications of the reader's view, oldest first
+    (session-start recall; default: global memory's)."""
+    return [_brief(n) for n in notification_digest(scopes=scopes or ScopeFilter()).high]
 
 
-def notification_digest_dict() -> dict:
-    """The chat digest as plain data (the MCP server's ``notifications_digest`` tool)."""
-    digest = notification_digest()
+def notification_digest_dict(*, scopes: ScopeFilter | None = None) -> dict:
+    """The chat digest of the reader's view as plain data (the MCP server's
+    ``notifications_digest`` tool; default: global memory's)."""
+    digest = notification_digest(scopes=scopes or ScopeFilter())
     return {
         "high": [_brief(n) for n in digest.high],
         "high_count": digest.high_count,

@@ -12,7 +12,17 @@ from .models import Notification
 class NotificationSerializer(serializers.ModelSerializer):
     class Meta:
         model = Notification
-        fields = ["id", "type", "urgency", "title", "payload", "link", "read", "created_at"]
+        fields = [
+            "id",
+            "type",
+            "urgency",
+            "title",
+            "payload",
+            "link",
+            "read",
+            "scope",
+            "created_at",
+        ]
 
 
 class PendingSerializer(serializers.Serializer):

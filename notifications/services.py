@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from entities.scopes import scope_clean
 from kgsite.errors import InvalidInput, NotFound
 
 from .models import Notification
@@ -31,13 +32,14 @@ def notification_create(
     recipient=None,
     key: str = "",
     series: str = "",
+    scope: str = "",
 ) -> Notification:
     """Record a notification; with a ``key``, a second call returns the first row.
 
     With a ``series`` (a prefix of ``key``), a call while a notification of the series
     is still unread returns that one instead: one notice per outage, not one per event.
     Other apps call this (books: ``type="job_failed"``); ``recipient=None`` addresses
-    every curator.
+    every curator. ``scope`` is the project of the facts it is about (default global).
     """
     _choice(type, Notification.Type.values, "type")
     _choice(urgency, Notification.Urgency.values, "urgency")
@@ -64,6 +66,7 @@ def notification_create(
         "link": link[:512],
         "recipient": recipient,
         "key": key,
+        "scope": scope_clean(scope),
     }
     try:
         with transaction.atomic():

@@ -121,7 +121,10 @@ def _heading_chunks(chunks: Sequence[ChunkDraft]) -> dict[str, int]:
 # start of a sentence are found there anyway once NER has seen them elsewhere.
 # Sentences end at their punctuation or a blank line; a single line break (hard-wrapped
 # prose) does not end one.
-_SENTENCE_END = re.compile(r"[.!?]+(?=\s)|\n[ \t]*\n")
+# A run of marks is taken whole, from its first mark only (possessive, after no other
+# mark): a run of 10,000 full stops not followed by a space is one failed attempt, not
+# one per position, each re-reading the rest of the run (quadratic, issue 27).
+_SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++(?=\s)|\n[ \t]*\n")
 _INNER_CAPITAL = re.compile(r"[\w,;:)\]'’\"”]\s+[\"“‘(\[]?(?!I\b|I['’])[A-Z]")
 # Texts from which NER work is spread over two processes (below, forking costs more).
 PARALLEL_FROM = 2000

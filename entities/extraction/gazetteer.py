@@ -22,24 +22,28 @@ latest ``updated_at``) changes; the fingerprint is checked at most every
 from __future__ import annotations
 
 import re
-import sys
 import threading
 import time
-import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 from django.conf import settings
 from django.db.models import Count, Max
 
 from kgsite.models import AuditEntry
-from kgsite.text import clean_display, normalize, turkish_i_plain
+from kgsite.text import clean_display, normalize
 
 from ..models import Alias, Entity
 from ..names import normalize_type
+from .normtext import NormalizedText, _Regexes, _regexes  # noqa: F401 (benchmarks read _regexes)
+from .strict import (  # noqa: F401 (imported from here by callers)
+    COMMON_ZIPF,
+    is_common_word,
+    strict_match_allows,
+    word_zipf,
+)
 
 AMBIGUOUS = "ambiguous"
 
@@ -94,198 +98,6 @@ class DetectedEntity:
                 for c in self.candidates
             ],
         }
-
-
-# --- Character classes ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Regexes:
-    # A word (letters, digits, underscore, with any combining marks inside it), or one
-    # other non-space character.
-    token: re.Pattern[str]
-    marks: frozenset[str]  # texts without any use the faster _PLAIN_TOKEN
-    word_char: re.Pattern[str]
-    expanding: re.Pattern[str]  # characters whose case folding is longer than one char
-    non_ascii_segment: re.Pattern[str]  # where NFC can change anything
-    cluster: re.Pattern[str]  # a starter with its combining marks (or a Hangul syllable)
-
-
-def _class_of(chars: Iterable[str]) -> str:
-    """A compact regex character class body (ranges) for a sorted set of characters."""
-    codes = sorted({ord(c) for c in chars})
-    parts: list[str] = []
-    i = 0
-    while i < len(codes):
-        j = i
-        while j + 1 < len(codes) and codes[j + 1] == codes[j] + 1:
-            j += 1
-        lo, hi = codes[i], codes[j]
-        parts.append(
-            re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}"
-        )
-        i = j + 1
-    return "".join(parts)
-
-
-@cache
-def _regexes() -> _Regexes:
-    """Built on first use (one scan of Unicode, ~0.3 s) rather than at import."""
-    marks: list[str] = []
-    expanding: list[str] = []
-    for code in range(sys.maxunicode + 1):
-        char = chr(code)
-        if unicodedata.category(char)[0] == "M":
-            marks.append(char)
-        if len(char.casefold()) > 1:
-            expanding.append(char)
-    # Combining marks continue a word, so NFD leftovers and Indic vowel signs stay inside
-    # it. Marks are only tried after a run of \w: a class this big is slow to test.
-    mark_class = _class_of(marks)
-    jamo = "\u1160-\u11ff"  # Hangul vowels and final consonants compose with what precedes
-    return _Regexes(
-        token=re.compile(rf"\w+(?:[{mark_class}]+\w*)*|[^\s\w]"),
-        marks=frozenset(marks),
-        word_char=re.compile(rf"[\w{mark_class}]"),
-        expanding=re.compile(rf"[{_class_of(expanding)}]"),
-        non_ascii_segment=re.compile(r"(?s).?[^\x00-\x7f]+"),
-        cluster=re.compile(rf"(?s).[{mark_class}{jamo}]*"),
-    )
-
-
-# --- Normalisation with an offset map ---------------------------------------------------
-
-
-class _Stage:
-    """One length-changing rewrite as sorted blocks: dst[q:q+k] came from src[p:p+l].
-
-    Outside blocks the rewrite is one-to-one, so a bisect and an offset map a position.
-    """
-
-    __slots__ = ("qs", "ks", "ps", "ls")
-
-    def __init__(self) -> None:
-        self.qs: list[int] = []
-        self.ks: list[int] = []
-        self.ps: list[int] = []
-        self.ls: list[int] = []
-
-    def add(self, q: int, k: int, p: int, length: int) -> None:
-        self.qs.append(q)
-        self.ks.append(k)
-        self.ps.append(p)
-        self.ls.append(length)
-
-    def start(self, x: int) -> int:
-        i = bisect_right(self.qs, x) - 1
-        if i < 0:
-            return x
-        q, k = self.qs[i], self.ks[i]
-        if x < q + k:
-            return self.ps[i]
-        return x - q - k + self.ps[i] + self.ls[i]
-
-    def end(self, x: int) -> int:
-        """Map an exclusive end: the end of whatever source produced dst[x - 1]."""
-        if x <= 0:
-            return 0
-        y = x - 1
-        i = bisect_right(self.qs, y) - 1
-        if i < 0:
-            return x
-        q, k = self.qs[i], self.ks[i]
-        if y < q + k:
-            return self.ps[i] + self.ls[i]
-        return y - q - k + self.ps[i] + self.ls[i] + 1
-
-
-def _nfc_stage(s: str, rx: _Regexes) -> tuple[str, _Stage | None]:
-    if unicodedata.is_normalized("NFC", s):
-        return s, None
-    stage = _Stage()
-    pieces: list[str] = []
-    last = 0
-    delta = 0  # len(output so far) - len(input consumed so far)
-    # Composition never crosses an ASCII character that is not followed by a mark, so
-    # only segments "one char + a run of non-ASCII" can change.
-    for seg in rx.non_ascii_segment.finditer(s):
-        text = seg.group()
-        if unicodedata.is_normalized("NFC", text):
-            continue
-        base = seg.start()
-        for cl in rx.cluster.finditer(text):
-            src = cl.group()
-            out = unicodedata.normalize("NFC", src)
-            if out == src:
-                continue
-            p = base + cl.start()
-            pieces.append(s[last:p])
-            pieces.append(out)
-            last = p + len(src)
-            if len(out) != len(src):
-                stage.add(p + delta, len(out), p, len(src))
-                delta += len(out) - len(src)
-    pieces.append(s[last:])
-    return "".join(pieces), (stage if stage.qs else None)
-
-
-def _casefold_stage(s: str, rx: _Regexes) -> tuple[str, _Stage | None]:
-    folded = s.casefold()
-    if len(folded) == len(s):
-        return folded, None  # every character folded to exactly one
-    stage = _Stage()
-    delta = 0
-    for m in rx.expanding.finditer(s):
-        k = len(m.group().casefold())
-        stage.add(m.start() + delta, k, m.start(), 1)
-        delta += k - 1
-    return folded, stage
-
-
-# Whitespace runs that are not already a single space.
-_WS_RUN = re.compile(r"(?: \s|[^\S ])\s*")
-
-
-def _space_stage(s: str) -> tuple[str, _Stage | None]:
-    stage = _Stage()
-    delta = 0
-    for m in _WS_RUN.finditer(s):
-        length = m.end() - m.start()
-        if length > 1:
-            stage.add(m.start() + delta, 1, m.start(), length)
-            delta += 1 - length
-    return _WS_RUN.sub(" ", s), (stage if stage.qs else None)
-
-
-class NormalizedText:
-    """``normalize(text)`` (without the final strip) plus a map back to ``text``."""
-
-    __slots__ = ("original", "norm", "_stages")
-
-    def __init__(self, text: str) -> None:
-        rx = _regexes()
-        stages: list[_Stage] = []
-        s = text
-        if not s.isascii():
-            s, st = _nfc_stage(s, rx)
-            stages += [st] if st else []
-            s = turkish_i_plain(s)  # as normalize(): one character for one
-            s, st = _casefold_stage(s, rx)
-            stages += [st] if st else []
-            s, st = _nfc_stage(s, rx)
-            stages += [st] if st else []
-        else:
-            s = s.lower()  # casefold is lower() on ASCII, one char for one
-        s, st = _space_stage(s)
-        stages += [st] if st else []
-        self.original = text
-        self.norm = s
-        self._stages = stages[::-1]  # applied from the last rewrite back to the first
-
-    def span(self, start: int, end: int) -> tuple[int, int]:
-        for stage in self._stages:
-            start, end = stage.start(start), stage.end(end)
-        return start, end
 
 
 # --- The gazetteer ----------------------------------------------------------------------
@@ -552,72 +364,6 @@ class Gazetteer:
                     DetectedEntity(surface, None, name, AMBIGUOUS, o_start, o_end, candidates)
                 )
         return found
-
-
-# --- Candidate entities: strict matching ------------------------------------------------
-
-# Zipf frequency (wordfreq) from which an English word is common: a candidate named by
-# such a word ("Document", "NULL") matches only as written, never the ordinary word.
-COMMON_ZIPF = 3.5
-
-
-@cache
-def word_zipf(word: str, lang: str) -> float:
-    from wordfreq import zipf_frequency  # deferred: the word-frequency tables take seconds to load
-
-    return zipf_frequency(word, lang)
-
-
-def is_common_word(name: str, lang: str = "en") -> bool:
-    """A single word common enough in ``lang`` never to be a name by itself.
-
-    Only as prose writes the word (lower case, capitalised or in capitals): "cURL" and
-    "GitHub" are not the words "curl" and "github".
-    """
-    word = name.strip()
-    folded = word.casefold()
-    if not word.isalpha() or word not in (folded, folded.capitalize(), folded.upper()):
-        return False  # "--canvas-size", "x.y": wordfreq would score their parts
-    return word_zipf(folded, lang) >= COMMON_ZIPF
-
-
-def _in_url_or_path(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` sits inside a URL, a file path or an e-mail address."""
-    if (start > 0 and text[start - 1] in "/\\@~") or text[end : end + 1] in ("/", "\\", "@"):
-        return True
-    left = start
-    while left > 0 and not text[left - 1].isspace() and start - left < 200:
-        left -= 1
-    right = end
-    while right < len(text) and not text[right].isspace() and right - end < 200:
-        right += 1
-    token = text[left:right]
-    return "://" in token or token.startswith(("/", "~/", "./", "../"))
-
-
-def _needs_exact_case(form: str) -> bool:
-    letters = [c for c in form if c.isalpha()]
-    return bool(letters) and (all(c.isupper() for c in letters) or is_common_word(form))
-
-
-def strict_match_allows(text: str, start: int, end: int, forms: Iterable[str]) -> bool:
-    """Whether a candidate entity written ``forms`` may be matched at ``text[start:end]``.
-
-    Never inside a URL or a path; an all-capitals name or acronym ("DER", "NULL") and a
-    name that is a common word ("Document") only in exactly that case; other names
-    case-insensitively, as curated entities are.
-    """
-    if _in_url_or_path(text, start, end):
-        return False
-    surface = " ".join(text[start:end].split())
-    norm = normalize(surface)
-    for form in forms:
-        written = " ".join(form.split())
-        if normalize(written) != norm:
-            continue
-        if not _needs_exact_case(written) or surface == written:
-            return True
-    return False
 
 
 # --- The cached, database-backed gazetteer ----------------------------------------------

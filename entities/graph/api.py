@@ -11,13 +11,21 @@ from kgsite.api import Reader, validated
 from kgsite.errors import InvalidInput, NotFound
 
 from ..names import normalize_type
+from ..scopes import ScopeFilter
+from ..serializers import ScopeQuerySerializer
 from . import ppr, selectors, services
 from .models import KGEModel
+
+
+def scopes_of(data: dict) -> ScopeFilter:
+    """The reader's view from validated ``scope``/``all_scopes`` (absent: global memory)."""
+    return ScopeFilter.of(data.get("scope") or "", data.get("all_scopes", False))
+
 
 NAME = {"max_length": 512, "allow_blank": False, "trim_whitespace": True}
 
 
-class ValidateRequestSerializer(serializers.Serializer):
+class ValidateRequestSerializer(ScopeQuerySerializer):
     subject = serializers.CharField(help_text="Entity id, canonical name or alias.", **NAME)
     predicate = serializers.CharField(
         help_text="Any wording; folded onto a relation (synonyms, inverses).", max_length=128
@@ -47,12 +55,22 @@ class ValidateResponseSerializer(serializers.Serializer):
     model = serializers.IntegerField(required=False)
     transe_score = serializers.FloatField(required=False, help_text="-||h + r - t||.")
     confidence = serializers.FloatField(required=False, help_text="0..1, calibrated.")
-    validation = serializers.ChoiceField(choices=["valid", "uncertain", "unlikely"], required=False)
+    validation = serializers.ChoiceField(
+        choices=["valid", "uncertain", "unlikely", "contradicted"],
+        required=False,
+        help_text="The model's label overruled by memory: `contradicted` when a stored fact "
+        "speaks against the triple and none for it; never `valid` with a contradicting fact.",
+    )
+    model_validation = serializers.ChoiceField(
+        choices=["valid", "uncertain", "unlikely"],
+        required=False,
+        help_text="The model's own label, from the score alone.",
+    )
     supporting_facts = serializers.ListField(child=serializers.IntegerField())
     contradicting_facts = serializers.ListField(child=serializers.IntegerField())
 
 
-class InferRequestSerializer(serializers.Serializer):
+class InferRequestSerializer(ScopeQuerySerializer):
     head = serializers.CharField(**NAME)
     tail = serializers.CharField(**NAME)
     topK = serializers.IntegerField(  # noqa: N815 - the API's published field name
@@ -78,7 +96,7 @@ class InferResponseSerializer(serializers.Serializer):
     relations = InferredRelationSerializer(many=True)
 
 
-class RelatedRequestSerializer(serializers.Serializer):
+class RelatedRequestSerializer(ScopeQuerySerializer):
     entity = serializers.CharField(**NAME)
     relation = serializers.CharField(max_length=128)
     direction = serializers.ChoiceField(choices=["outgoing", "incoming"], default="outgoing")
@@ -134,7 +152,10 @@ class ValidateView(KGEView):
         data = validated(ValidateRequestSerializer, request.data)
         return Response(
             selectors.kge_validate(
-                subject=data["subject"], predicate=data["predicate"], obj=data["object"]
+                subject=data["subject"],
+                predicate=data["predicate"],
+                obj=data["object"],
+                scopes=scopes_of(data),
             )
         )
 
@@ -150,7 +171,9 @@ class InferRelationView(KGEView):
     def post(self, request):
         data = validated(InferRequestSerializer, request.data)
         return Response(
-            selectors.kge_infer_relation(head=data["head"], tail=data["tail"], top_k=data["topK"])
+            selectors.kge_infer_relation(
+                head=data["head"], tail=data["tail"], top_k=data["topK"], scopes=scopes_of(data)
+            )
         )
 
 
@@ -172,6 +195,7 @@ class RelatedView(KGEView):
                 entity_type=data.get("entityType") or None,
                 top_k=data["topK"],
                 min_score=data["minScore"],
+                scopes=scopes_of(data),
             )
         )
 
@@ -183,6 +207,8 @@ class KGEModelSerializer(serializers.ModelSerializer):
             "id",
             "status",
             "good",
+            "scope",
+            "all_scopes",
             "dim",
             "entity_count",
             "relation_count",
@@ -198,7 +224,7 @@ class KGEModelSerializer(serializers.ModelSerializer):
         ]
 
 
-class TrainRequestSerializer(serializers.Serializer):
+class TrainRequestSerializer(ScopeQuerySerializer):
     dim = serializers.IntegerField(min_value=8, max_value=512, required=False)
     epochs = serializers.IntegerField(min_value=1, max_value=2000, required=False)
     seed = serializers.IntegerField(min_value=0, required=False)
@@ -208,9 +234,20 @@ class KGEModelListView(GenericAPIView):
     serializer_class = KGEModelSerializer
     queryset = KGEModel.objects.defer("blob")
 
-    @extend_schema(responses=KGEModelSerializer(many=True), summary="Trained TransE models")
+    @extend_schema(
+        parameters=[ScopeQuerySerializer],
+        responses=KGEModelSerializer(many=True),
+        summary="Trained TransE models of the views the reader sees",
+        description="Global memory's models, those of `scope`, and with `all_scopes` every "
+        "project's and the all-projects ones.",
+    )
     def get(self, request):
-        page = self.paginate_queryset(self.get_queryset())
+        params = validated(ScopeQuerySerializer, request.query_params)
+        scopes = scopes_of(params)
+        models = self.get_queryset()
+        if not scopes.all_scopes:
+            models = models.filter(all_scopes=False, scope__in=["", scopes.scope])
+        page = self.paginate_queryset(models)
         return self.get_paginated_response(KGEModelSerializer(page, many=True).data)
 
     @extend_schema(
@@ -220,7 +257,8 @@ class KGEModelListView(GenericAPIView):
     )
     def post(self, request):
         data = validated(TrainRequestSerializer, request.data)
-        row = services.kge_train_enqueue(config=dict(data))
+        config = {k: v for k, v in data.items() if k not in ("scope", "all_scopes")}
+        row = services.kge_train_enqueue(config=config, scopes=scopes_of(data))
         row.refresh_from_db()
         return Response(KGEModelSerializer(row).data, status=status.HTTP_202_ACCEPTED)
 
@@ -228,13 +266,16 @@ class KGEModelListView(GenericAPIView):
 # --- the graph ---------------------------------------------------------------------------
 
 
-class GraphQuerySerializer(serializers.Serializer):
+class GraphQuerySerializer(ScopeQuerySerializer):
     depth = serializers.IntegerField(min_value=1, max_value=selectors.GRAPH_DEPTH_MAX, default=1)
     max_nodes = serializers.IntegerField(
         min_value=1, max_value=selectors.GRAPH_NODES_MAX, default=50
     )
     types = serializers.CharField(
         required=False, allow_blank=True, help_text="Comma-separated entity types to keep."
+    )
+    min_weight = serializers.FloatField(
+        min_value=0, default=0.0, help_text="Only edges at least this heavy (summed confidence)."
     )
 
 
@@ -288,6 +329,8 @@ class EntityGraphView(GenericAPIView):
                 depth=params["depth"],
                 max_nodes=params["max_nodes"],
                 types=graph_types(params.get("types")),
+                min_weight=params["min_weight"],
+                scopes=scopes_of(params),
             )
         )
 
@@ -313,7 +356,7 @@ class RankedSerializer(serializers.Serializer):
     )
 
 
-class NeighborsQuerySerializer(serializers.Serializer):
+class NeighborsQuerySerializer(ScopeQuerySerializer):
     hops = serializers.IntegerField(min_value=1, max_value=3, default=1)
     k = serializers.IntegerField(min_value=1, max_value=ppr.K_MAX, default=20)
 
@@ -336,11 +379,13 @@ class NeighborsView(GenericAPIView):
         entity = selectors.Entity.objects.filter(pk=entity_id).first()
         if entity is None:
             raise NotFound(f"no entity with id '{entity_id}'", field="id")
-        rows = ppr.neighbors(entity_id=entity.pk, hops=params["hops"], k=params["k"])
+        rows = ppr.neighbors(
+            entity_id=entity.pk, hops=params["hops"], k=params["k"], scopes=scopes_of(params)
+        )
         return Response({"entity": selectors.entity_brief(entity), "neighbors": rows})
 
 
-class PPRRequestSerializer(serializers.Serializer):
+class PPRRequestSerializer(ScopeQuerySerializer):
     query_entities = serializers.ListField(
         child=serializers.CharField(**NAME),
         required=False,
@@ -384,5 +429,6 @@ class PPRView(GenericAPIView):
             damping=data["damping"],
             k=data["k"],
             hops=data["hops"],
+            scopes=scopes_of(data),
         )
         return Response(result)

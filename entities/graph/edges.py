@@ -111,8 +111,24 @@ def edges_sync_fact(*, fact_id: int) -> Edge | None:
 
 
 def fact_saved_edges(fact_id: int, action: str) -> None:
-    """The ``on_fact_saved`` hook: every action may change the fact's edge."""
+    """The ``on_fact_saved`` hook: every action may change the fact's edge.
+
+    Most facts are plain statements that support no edge and state no triple: two reads
+    tell, and the save then opens no second write transaction (on SQLite, a second turn
+    at the write lock for every fact written)."""
+    if not _may_have_edge(fact_id):
+        return
     edges_sync_fact(fact_id=fact_id)
+
+
+def _may_have_edge(fact_id: int) -> bool:
+    states_triple = Fact.objects.filter(
+        pk=fact_id,
+        status=Fact.Status.ACTIVE,
+        subject__isnull=False,
+        object_entity__isnull=False,
+    ).exists()
+    return states_triple or EdgeFact.objects.filter(fact_id=fact_id).exists()
 
 
 def edges_rebuild() -> int:

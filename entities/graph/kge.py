@@ -4,10 +4,17 @@ its entity and relation vectors served by the vectors room as computed-vector ki
 The kinds ("kge_entities", "kge_relations") are registered when a process first loads
 a model, with the model's id as signature: a newer model re-registers them and the
 index built for the old one is rebuilt (training rebuilds them on the spot).
+
+A model is trained for one view of the memory (``KGEModel.scope``/``all_scopes``): global
+memory only, one project plus global memory, or every project. A reader is answered by
+the model of its own view, or else by the global-only one (whose triples every reader
+may see), never by a model that learned from facts the reader cannot see. Views other
+than global memory have kinds of their own (a suffix from the view).
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import threading
 from collections.abc import Iterable, Sequence
@@ -17,6 +24,7 @@ import numpy as np
 
 from kgsite.vectors.index import Key, register_kind
 
+from ..scopes import ScopeFilter
 from .models import KGEModel
 from .transe import distance
 
@@ -73,6 +81,8 @@ class LoadedModel:
         data = np.load(io.BytesIO(bytes(row.blob)), allow_pickle=False)
         self.id = row.pk
         self.signature = f"transe-{row.pk}"
+        self.view = (row.scope, row.all_scopes)
+        self.entity_kind, self.relation_kind = view_kinds(row.scope, row.all_scopes)
         self.entity_ids: list[str] = [str(e) for e in data["entity_ids"]]
         self.entities: np.ndarray = data["entities"]
         self.relation_names: list[str] = [str(r) for r in data["relations"]]
@@ -130,7 +140,7 @@ class LoadedModel:
 
     def register_kinds(self) -> None:
         register_kind(
-            ENTITY_KIND,
+            self.entity_kind,
             self._entity_rows,
             keys=lambda: self.entity_ids,
             count=lambda: len(self.entity_ids),
@@ -140,7 +150,7 @@ class LoadedModel:
             signature=self.signature,
         )
         register_kind(
-            RELATION_KIND,
+            self.relation_kind,
             self._relation_rows,
             keys=lambda: self.relation_names,
             count=lambda: len(self.relation_names),
@@ -151,38 +161,64 @@ class LoadedModel:
         )
 
 
+def view_kinds(scope: str, all_scopes: bool) -> tuple[str, str]:
+    """The vector kinds of a view's model: the plain names for global memory."""
+    if not scope and not all_scopes:
+        return ENTITY_KIND, RELATION_KIND
+    digest = hashlib.sha1(f"{int(all_scopes)}:{scope}".encode()).hexdigest()[:12]
+    return f"{ENTITY_KIND}-{digest}", f"{RELATION_KIND}-{digest}"
+
+
+def view_of(scopes: ScopeFilter | None) -> tuple[str, bool]:
+    """The (scope, all_scopes) view a reader's model is trained on."""
+    scopes = scopes or ScopeFilter()
+    return ("", True) if scopes.all_scopes else (scopes.scope, False)
+
+
 _lock = threading.Lock()
-_loaded: dict[str, LoadedModel | None] = {"model": None}
+_loaded: dict[tuple[str, bool], LoadedModel] = {}
 
 
-def latest_good_id() -> int | None:
+def latest_good_id(scope: str = "", all_scopes: bool = False) -> int | None:
     return (
-        KGEModel.objects.filter(status=KGEModel.Status.READY, good=True)
+        KGEModel.objects.filter(
+            status=KGEModel.Status.READY, good=True, scope=scope, all_scopes=all_scopes
+        )
         .order_by("-created_at", "-id")
         .values_list("pk", flat=True)
         .first()
     )
 
 
-def model_current() -> LoadedModel | None:
-    """The latest good model, loaded once per process (one indexed query per call to see
-    whether a newer one was trained meanwhile)."""
-    model_id = latest_good_id()
+def model_current(scopes: ScopeFilter | None = None) -> LoadedModel | None:
+    """The latest good model a reader may be answered by, loaded once per process (one
+    indexed query per view to see whether a newer one was trained meanwhile): the one of
+    the reader's own view, else the global-memory one."""
+    scope, all_scopes = view_of(scopes)
+    model = model_of_view(scope, all_scopes)
+    if model is None and (scope or all_scopes):
+        model = model_of_view("", False)
+    return model
+
+
+def model_of_view(scope: str, all_scopes: bool) -> LoadedModel | None:
+    model_id = latest_good_id(scope, all_scopes)
     if model_id is None:
         return None
-    loaded = _loaded["model"]
+    key = (scope, all_scopes)
+    loaded = _loaded.get(key)
     if loaded is not None and loaded.id == model_id:
         return loaded
     with _lock:
-        loaded = _loaded["model"]
+        loaded = _loaded.get(key)
         if loaded is None or loaded.id != model_id:
             loaded = LoadedModel(KGEModel.objects.get(pk=model_id))
             loaded.register_kinds()
-            _loaded["model"] = loaded
+            _loaded[key] = loaded
     return loaded
 
 
 def model_forget() -> None:
-    """Drop the loaded model (tests)."""
+    """Drop the loaded models (tests)."""
     with _lock:
-        _loaded["model"] = None
+        _loaded.clear()

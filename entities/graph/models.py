@@ -75,6 +75,10 @@ class KGEModel(TimeStampedModel):
         FAILED = "failed"
 
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.TRAINING)
+    # The view of the memory it was trained on: global memory only (scope ""), a project
+    # plus global memory, or every project (all_scopes). It answers readers of that view.
+    scope = models.CharField(max_length=128, blank=True, default="", db_index=True)
+    all_scopes = models.BooleanField(default=False)
     # A model good enough to answer: ready, and trained on enough triples to calibrate.
     good = models.BooleanField(default=False)
     dim = models.PositiveIntegerField(default=0)

@@ -12,6 +12,9 @@ The scores solve ``(I - damping · W) x = (1 - damping) · s`` directly with
 ``scipy.sparse.linalg.spsolve`` (W column-stochastic, s the restart vector) instead of a
 power loop; each fact and chunk returned carries the shortest path from a query entity
 (``scipy.sparse.csgraph.dijkstra``) that leads to it.
+
+The walk sees what the reader's ``scopes`` see: edges a visible fact supports, weighed by
+those facts, and visible facts only, so no path passes through another project.
 """
 
 from __future__ import annotations
@@ -29,8 +32,10 @@ from scipy.sparse.linalg import spsolve
 from .. import hooks
 from ..extraction import extract_entities
 from ..models import Entity, EntityFact, Fact
+from ..scopes import ScopeFilter
 from .models import Edge
 from .selectors import entity_brief, entity_resolve
+from .visibility import edge_q, edge_support
 
 MAX_ENTITIES = 3000
 MAX_EDGES_PER_HOP = 20_000
@@ -77,19 +82,27 @@ class WalkGraph:
         return sparse.csr_matrix((np.concatenate([weights, weights]), (rows, cols)), shape=(n, n))
 
 
-def _entity_neighbourhood(seeds: list[str], hops: int, graph: WalkGraph) -> list[str]:
+def _entity_neighbourhood(
+    seeds: list[str], hops: int, graph: WalkGraph, scopes: ScopeFilter
+) -> list[str]:
     seen = dict.fromkeys(seeds)
     frontier = list(seeds)
     for _ in range(hops):
         if not frontier or len(seen) >= MAX_ENTITIES:
             break
-        found = (
-            Edge.objects.filter(Q(head_id__in=frontier) | Q(tail_id__in=frontier))
+        found = list(
+            Edge.objects.filter(Q(head_id__in=frontier) | Q(tail_id__in=frontier), edge_q(scopes))
             .order_by("-weight")
-            .values_list("head_id", "tail_id", "weight", "relation__name")[:MAX_EDGES_PER_HOP]
+            .values_list("pk", "head_id", "tail_id", "relation__name")[:MAX_EDGES_PER_HOP]
         )
+        weights = {}
+        for batch in _in_batches([row[0] for row in found]):
+            weights.update(edge_support(scopes, batch))
         next_frontier = []
-        for head, tail, weight, relation in found:
+        for pk, head, tail, relation in found:
+            if pk not in weights:
+                continue
+            weight = weights[pk][0]
             for end in (head, tail):
                 if end not in seen and len(seen) < MAX_ENTITIES:
                     seen[end] = None
@@ -109,7 +122,7 @@ def _in_batches(ids: list) -> Iterator[list]:
         yield ids[start : start + _IN_BATCH]
 
 
-def _add_facts(entity_ids: list[str], graph: WalkGraph) -> None:
+def _add_facts(entity_ids: list[str], graph: WalkGraph, scopes: ScopeFilter) -> None:
     """Each entity's most confident active facts (at most FACTS_PER_ENTITY).
 
     Two indexed lookups, links by entity then facts by id, joined and sorted here: as one
@@ -120,7 +133,9 @@ def _add_facts(entity_ids: list[str], graph: WalkGraph) -> None:
         links += EntityFact.objects.filter(entity_id__in=batch).values_list("entity_id", "fact_id")
     confidence: dict[int, float] = {}
     for batch in _in_batches(sorted({fact_id for _entity, fact_id in links})):
-        rows = Fact.objects.filter(pk__in=batch).values_list("pk", "status", "confidence")
+        rows = Fact.objects.filter(scopes.q(), pk__in=batch).values_list(
+            "pk", "status", "confidence"
+        )
         confidence.update((pk, c) for pk, status, c in rows if status == Fact.Status.ACTIVE)
     ranked = sorted(
         ((entity_id, fact_id) for entity_id, fact_id in links if fact_id in confidence),
@@ -140,12 +155,13 @@ def _add_passages(entity_ids: list[str], graph: WalkGraph) -> None:
         graph.labels.setdefault(f"c:{chunk_id}", label)
 
 
-def walk_graph(seeds: list[str], hops: int = HOPS) -> WalkGraph:
+def walk_graph(seeds: list[str], hops: int = HOPS, scopes: ScopeFilter | None = None) -> WalkGraph:
+    scopes = scopes or ScopeFilter()
     graph = WalkGraph()
     for seed in seeds:
         graph.node(f"e:{seed}")
-    entity_ids = _entity_neighbourhood(seeds, hops, graph)
-    _add_facts(entity_ids, graph)
+    entity_ids = _entity_neighbourhood(seeds, hops, graph, scopes)
+    _add_facts(entity_ids, graph, scopes)
     _add_passages(entity_ids, graph)
     return graph
 
@@ -184,11 +200,18 @@ def _path(graph, predecessors, node: int) -> list[int]:
     return steps[::-1]
 
 
-def ppr_rank(*, seeds: list[str], damping: float = 0.5, k: int = 10, hops: int = HOPS) -> dict:
+def ppr_rank(
+    *,
+    seeds: list[str],
+    damping: float = 0.5,
+    k: int = 10,
+    hops: int = HOPS,
+    scopes: ScopeFilter | None = None,
+) -> dict:
     """Facts and chunks ranked by Personalized PageRank from ``seeds`` (entity ids)."""
     if not seeds:
         return {"facts": [], "chunks": [], "entities": []}
-    graph = walk_graph(seeds, hops)
+    graph = walk_graph(seeds, hops, scopes)
     matrix = graph.matrix()
     restart = np.zeros(len(graph.nodes))
     for seed in seeds:
@@ -245,9 +268,11 @@ def _step(graph: WalkGraph, labels: dict[str, str], node: int) -> dict:
     }
 
 
-def neighbors(*, entity_id: str, hops: int = 1, k: int = 20) -> list[dict]:
+def neighbors(
+    *, entity_id: str, hops: int = 1, k: int = 20, scopes: ScopeFilter | None = None
+) -> list[dict]:
     """Entities within ``hops`` edges, nearest first, then by PageRank from the entity."""
-    result = ppr_rank(seeds=[entity_id], damping=0.5, k=k, hops=hops)
+    result = ppr_rank(seeds=[entity_id], damping=0.5, k=k, hops=hops, scopes=scopes)
     return result["entities"]
 
 
@@ -258,6 +283,7 @@ def ppr_retrieve(
     damping: float = 0.5,
     k: int = 10,
     hops: int = HOPS,
+    scopes: ScopeFilter | None = None,
 ) -> dict:
     """HippoRAG-style retrieval: seeds from names (resolved like lookup) and from the
     known names in a free ``query``, then Personalized PageRank over the graph."""
@@ -269,5 +295,5 @@ def ppr_retrieve(
     if query:
         ids = [d.canonical_id for d in extract_entities(query) if d.canonical_id]
         seeds += [e for e in Entity.objects.filter(pk__in=ids) if e not in seeds]
-    result = ppr_rank(seeds=[e.pk for e in seeds], damping=damping, k=k, hops=hops)
+    result = ppr_rank(seeds=[e.pk for e in seeds], damping=damping, k=k, hops=hops, scopes=scopes)
     return {"seeds": [entity_brief(e) for e in seeds], **result}

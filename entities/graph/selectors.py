@@ -1,5 +1,9 @@
 """Reads of the graph room: TransE answers (validate, infer a relation, related
-entities), the entity graph around one entity, neighbours."""
+entities), the entity graph around one entity, neighbours.
+
+Every read takes the reader's ``scopes``: edges, weights and fact ids count only the
+facts of that view (``visibility``), and TransE answers come from a model trained on
+that view or on global memory (``kge.model_current``)."""
 
 from __future__ import annotations
 
@@ -15,9 +19,12 @@ from kgsite.vectors.service import search_vector
 
 from ..models import Entity, EntityFact, Fact
 from ..names import validate_name
+from ..scopes import ScopeFilter
+from ..selectors import entity_by_external_id
 from . import kge
 from .models import Edge, EdgeFact, Relation
 from .relations import predicate_resolve
+from .visibility import edge_fact_ids, edge_q, edge_support, support_q
 
 TOP_K_MAX = 100
 GRAPH_DEPTH_MAX = 3
@@ -44,7 +51,7 @@ def entity_resolve(value: object, *, field: str) -> Entity | None:
     by_alias = Entity.objects.filter(aliases__alias_norm=norm).exclude(name_norm=norm)
     found = list(by_name.order_by().union(by_alias.order_by(), all=True).order_by("type")[:20])
     if not found:
-        return None
+        return entity_by_external_id(value)
     canonical = [e for e in found if e.name_norm == norm]
     if len({e.type for e in found}) > 1:
         raise Conflict(
@@ -93,22 +100,28 @@ def _unknown(reason: str, **extra) -> dict:
 # --- validate ------------------------------------------------------------------------------
 
 
-def _edge_facts(head: str, relation: str, tail: str, symmetric: bool) -> list[int]:
+def _edge_facts(
+    head: str, relation: str, tail: str, symmetric: bool, scopes: ScopeFilter
+) -> list[int]:
     pairs = Q(edge__head_id=head, edge__tail_id=tail)
     if symmetric:
         pairs |= Q(edge__head_id=tail, edge__tail_id=head)
     return sorted(
-        EdgeFact.objects.filter(pairs, edge__relation__name=relation).values_list(
-            "fact_id", flat=True
-        )
+        EdgeFact.objects.filter(
+            pairs, support_q(scopes), edge__relation__name=relation
+        ).values_list("fact_id", flat=True)
     )
 
 
-def _contradicting(head: str, ref: RelationRef, tail: str, functional: bool) -> list[int]:
+def _contradicting(
+    head: str, ref: RelationRef, tail: str, functional: bool, scopes: ScopeFilter
+) -> list[int]:
     """Facts that speak against the triple: the same triple retracted or superseded, and
     for a relation with one tail per head in the graph, active facts naming another."""
     ids: set[int] = set()
-    stated = Fact.objects.exclude(status=Fact.Status.ACTIVE).exclude(predicate="")
+    stated = (
+        Fact.objects.filter(scopes.q()).exclude(status=Fact.Status.ACTIVE).exclude(predicate="")
+    )
     pairs = Q(subject_id=head, object_entity_id=tail) | Q(subject_id=tail, object_entity_id=head)
     for fact in stated.filter(pairs).only("pk", "predicate", "subject_id", "object_entity_id"):
         resolved = predicate_resolve(fact.predicate)
@@ -122,15 +135,18 @@ def _contradicting(head: str, ref: RelationRef, tail: str, functional: bool) -> 
         if ref.symmetric or (h, t) == (head, tail):
             ids.add(fact.pk)
     if functional and not ref.symmetric:
-        others = EdgeFact.objects.filter(edge__head_id=head, edge__relation__name=ref.name).exclude(
-            edge__tail_id=tail
-        )
+        others = EdgeFact.objects.filter(
+            support_q(scopes), edge__head_id=head, edge__relation__name=ref.name
+        ).exclude(edge__tail_id=tail)
         ids |= set(others.values_list("fact_id", flat=True))
     return sorted(ids)
 
 
-def kge_validate(*, subject: object, predicate: object, obj: object) -> dict:
+def kge_validate(
+    *, subject: object, predicate: object, obj: object, scopes: ScopeFilter | None = None
+) -> dict:
     """How plausible "subject predicate object" is under the current TransE model."""
+    scopes = scopes or ScopeFilter()
     ref = relation_resolve(predicate, field="predicate")
     s = entity_resolve(subject, field="subject")
     o = entity_resolve(obj, field="object")
@@ -143,48 +159,67 @@ def kge_validate(*, subject: object, predicate: object, obj: object) -> dict:
     if s is None or o is None:
         return _unknown("unknown entity", **base, supporting_facts=[], contradicting_facts=[])
     head, tail = (o.id, s.id) if ref.flipped else (s.id, o.id)
-    supporting = _edge_facts(head, ref.name, tail, ref.symmetric)
-    model = kge.model_current()
+    supporting = _edge_facts(head, ref.name, tail, ref.symmetric, scopes)
+    model = kge.model_current(scopes)
     functional = bool(model and model.functional.get(ref.name))
-    contradicting = _contradicting(head, ref, tail, functional)
+    contradicting = _contradicting(head, ref, tail, functional, scopes)
     facts = {"supporting_facts": supporting, "contradicting_facts": contradicting}
     if model is None:
         return _unknown("no trained model", **base, **facts)
     if head not in model.entity_index or tail not in model.entity_index:
-        return _unknown("entity not in the model", **base, **facts)
+        return _unknown("entity not in the model", model=model.id, **base, **facts)
     if ref.name not in model.relation_index:
-        return _unknown("relation not in the model", **base, **facts)
+        return _unknown("relation not in the model", model=model.id, **base, **facts)
     score = model.score(head, ref.name, tail)
     if ref.symmetric:
         score = max(score, model.score(tail, ref.name, head))
+    label = model.calibration.label(score)
     return {
         "known": True,
         **base,
         "model": model.id,
         "transe_score": round(score, 5),
         "confidence": round(float(model.calibration.confidence(score)), 4),
-        "validation": model.calibration.label(score),
+        "validation": _stored_verdict(label, supporting, contradicting),
+        "model_validation": label,
         **facts,
     }
+
+
+def _stored_verdict(label: str, supporting: list[int], contradicting: list[int]) -> str:
+    """The model's label, overruled by what memory says: a stored fact against the
+    triple and none for it is "contradicted"; facts both ways are never "valid"."""
+    if contradicting and not supporting:
+        return "contradicted"
+    if contradicting and label == "valid":
+        return "uncertain"
+    return label
 
 
 # --- infer a relation ------------------------------------------------------------------------
 
 
-def kge_infer_relation(*, head: object, tail: object, top_k: int) -> dict:
+def kge_infer_relation(
+    *,
+    head: object,
+    tail: object,
+    top_k: int,
+    scopes: ScopeFilter | None = None,
+    top_k_field: str = "topK",
+) -> dict:
     """The relations most likely to link ``head`` to ``tail``, best first. A relation
     that fits better read backwards is reported under its inverse name."""
-    _check_top_k(top_k, "topK")
+    _check_top_k(top_k, top_k_field)
     h = entity_resolve(head, field="head")
     t = entity_resolve(tail, field="tail")
     base = {"head": entity_brief(h) if h else None, "tail": entity_brief(t) if t else None}
-    model = kge.model_current()
+    model = kge.model_current(scopes)
     if h is None or t is None:
         return _unknown("unknown entity", **base, relations=[])
     if model is None:
         return _unknown("no trained model", **base, relations=[])
     if h.id not in model.entity_index or t.id not in model.entity_index:
-        return _unknown("entity not in the model", **base, relations=[])
+        return _unknown("entity not in the model", model=model.id, **base, relations=[])
     forward = model.relation_scores(h.id, t.id)
     backward = model.relation_scores(t.id, h.id)
     specs = {
@@ -232,25 +267,28 @@ def kge_related(
     entity_type: str | None = None,
     top_k: int = 10,
     min_score: float = 0.0,
+    scopes: ScopeFilter | None = None,
+    top_k_field: str = "topK",
 ) -> dict:
     """Entities most likely to stand in ``relation`` to ``entity`` (``outgoing``: as its
     tails; ``incoming``: as its heads), from the model's vector index. ``min_score`` is a
     minimum confidence (0..1)."""
-    _check_top_k(top_k, "topK")
+    scopes = scopes or ScopeFilter()
+    _check_top_k(top_k, top_k_field)
     if direction not in ("outgoing", "incoming"):
         raise InvalidInput("direction must be 'outgoing' or 'incoming'", field="direction")
     ref = relation_resolve(relation, field="relation")
     e = entity_resolve(entity, field="entity")
     base = {"entity": entity_brief(e) if e else None, "relation": ref.name, "direction": direction}
-    model = kge.model_current()
+    model = kge.model_current(scopes)
     if e is None:
         return _unknown("unknown entity", **base, results=[])
     if model is None:
         return _unknown("no trained model", **base, results=[])
     if e.id not in model.entity_index:
-        return _unknown("entity not in the model", **base, results=[])
+        return _unknown("entity not in the model", model=model.id, **base, results=[])
     if ref.name not in model.relation_index:
-        return _unknown("relation not in the model", **base, results=[])
+        return _unknown("relation not in the model", model=model.id, **base, results=[])
     outgoing = (direction == "outgoing") != ref.flipped
     scored = _nearest(model, e.id, ref.name, outgoing, entity_type, top_k)
     if ref.symmetric:
@@ -258,7 +296,7 @@ def kge_related(
             scored[key] = max(value, scored.get(key, -np.inf))
     scored.pop(e.id, None)
     ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
-    results = _related_rows(model, e.id, ref, outgoing, ranked, min_score, top_k)
+    results = _related_rows(model, e.id, ref, outgoing, ranked, min_score, top_k, scopes)
     return {"known": True, **base, "model": model.id, "results": results}
 
 
@@ -269,13 +307,13 @@ def _nearest(model, entity_id, relation, outgoing, entity_type, top_k) -> dict[s
         filter_ids = list(Entity.objects.filter(type=entity_type).values_list("pk", flat=True))
         if not filter_ids:
             return {}
-    hits = search_vector(kge.ENTITY_KIND, query, top_k * OVERFETCH + 1, filter_ids=filter_ids)
+    hits = search_vector(model.entity_kind, query, top_k * OVERFETCH + 1, filter_ids=filter_ids)
     # The index ranks by cosine: as the L2 distance does (unit entity vectors), close to
     # the L1 distance; the over-fetched candidates carry the exact TransE score.
     return model.distances(query, [str(key) for key, _cos in hits])
 
 
-def _related_rows(model, entity_id, ref, outgoing, ranked, min_score, top_k) -> list[dict]:
+def _related_rows(model, entity_id, ref, outgoing, ranked, min_score, top_k, scopes) -> list[dict]:
     ids = [key for key, _ in ranked]
     entities = {x.pk: x for x in Entity.objects.filter(pk__in=ids)}
     memories: dict[str, list[int]] = defaultdict(list)
@@ -283,7 +321,7 @@ def _related_rows(model, entity_id, ref, outgoing, ranked, min_score, top_k) -> 
         edge__tail_id=entity_id, edge__head_id__in=ids
     )
     for head, tail, fact_id in EdgeFact.objects.filter(
-        pair, edge__relation__name=ref.name
+        pair, support_q(scopes), edge__relation__name=ref.name
     ).values_list("edge__head_id", "edge__tail_id", "fact_id"):
         other = tail if head == entity_id else head
         if ref.symmetric or (head == entity_id) == outgoing:
@@ -312,9 +350,18 @@ def _related_rows(model, entity_id, ref, outgoing, ranked, min_score, top_k) -> 
 
 
 def entity_graph(
-    *, entity_id: str, depth: int = 1, max_nodes: int = 50, types: list[str] | None = None
+    *,
+    entity_id: str,
+    depth: int = 1,
+    max_nodes: int = 50,
+    types: list[str] | None = None,
+    min_weight: float = 0.0,
+    scopes: ScopeFilter | None = None,
 ) -> dict:
-    """Nodes and edges around one entity, breadth first, strongest edges first."""
+    """Nodes and edges around one entity, breadth first, strongest edges first; only the
+    edges a fact of ``scopes`` supports (default: global memory), weighed by those facts,
+    and at least ``min_weight`` heavy."""
+    scopes = scopes or ScopeFilter()
     if not 1 <= depth <= GRAPH_DEPTH_MAX:
         raise InvalidInput(f"depth must be between 1 and {GRAPH_DEPTH_MAX}", field="depth")
     if not 1 <= max_nodes <= GRAPH_NODES_MAX:
@@ -330,10 +377,11 @@ def entity_graph(
         if not frontier or len(nodes) >= max_nodes:
             break
         found = (
-            Edge.objects.filter(Q(head_id__in=frontier) | Q(tail_id__in=frontier))
+            Edge.objects.filter(Q(head_id__in=frontier) | Q(tail_id__in=frontier), edge_q(scopes))
             .select_related("relation", "head", "tail")
             .order_by("-weight", "pk")[: max_nodes * 20]
         )
+        found = _weighed(list(found), scopes, min_weight)
         next_frontier = []
         for edge in found:
             for end in (edge.head, edge.tail):
@@ -347,33 +395,38 @@ def entity_graph(
                 edges[edge.pk] = edge
         frontier = next_frontier
     # Edges among the chosen nodes that the walk did not pass.
-    for edge in Edge.objects.filter(
-        head_id__in=list(nodes), tail_id__in=list(nodes)
-    ).select_related("relation"):
+    among = Edge.objects.filter(edge_q(scopes), head_id__in=list(nodes), tail_id__in=list(nodes))
+    for edge in _weighed(list(among.select_related("relation")), scopes, min_weight):
         edges.setdefault(edge.pk, edge)
-    return _graph_payload(root, nodes, list(edges.values()))
+    return _graph_payload(root, nodes, list(edges.values()), scopes)
 
 
-def _graph_payload(root: Entity, nodes: dict[str, int], edges: list[Edge]) -> dict:
+def _weighed(edges: list[Edge], scopes: ScopeFilter, min_weight: float) -> list[Edge]:
+    """The edges with the weight and fact count of the reader's facts, strongest first;
+    those left without a visible fact or under ``min_weight`` dropped."""
+    support = edge_support(scopes, [e.pk for e in edges])
+    kept = []
+    for edge in edges:
+        if edge.pk not in support:
+            continue
+        edge.weight, edge.fact_count = support[edge.pk]
+        if edge.weight >= min_weight:
+            kept.append(edge)
+    return sorted(kept, key=lambda e: (-e.weight, e.pk))
+
+
+def _graph_payload(root: Entity, nodes: dict[str, int], edges: list[Edge], scopes) -> dict:
     ids = list(nodes)
     entities = {e.pk: e for e in Entity.objects.filter(pk__in=ids)}
+    links = EntityFact.objects.filter(scopes.q("fact__"), entity_id__in=ids)
     fact_counts = dict(
-        EntityFact.objects.filter(entity_id__in=ids, fact__status=Fact.Status.ACTIVE)
+        links.filter(fact__status=Fact.Status.ACTIVE)
         .values("entity_id")
         .annotate(n=Count("id"))
         .values_list("entity_id", "n")
     )
-    mentions = dict(
-        EntityFact.objects.filter(entity_id__in=ids)
-        .values("entity_id")
-        .annotate(n=Count("id"))
-        .values_list("entity_id", "n")
-    )
-    support: dict[int, list[int]] = defaultdict(list)
-    for edge_id, fact_id in EdgeFact.objects.filter(edge_id__in=[e.pk for e in edges]).values_list(
-        "edge_id", "fact_id"
-    ):
-        support[edge_id].append(fact_id)
+    mentions = dict(links.values("entity_id").annotate(n=Count("id")).values_list("entity_id", "n"))
+    support = edge_fact_ids(scopes, [e.pk for e in edges])
     degree: dict[str, float] = defaultdict(float)
     for edge in edges:
         degree[edge.head_id] += edge.weight

@@ -15,10 +15,12 @@ from django_q.tasks import async_task
 from kgsite.vectors.service import embed_texts, vector_rebuild, vector_rebuild_enqueue
 
 from ..models import Alias, Entity
+from ..scopes import ScopeFilter
 from ..search.kinds import entity_text
 from . import kge
-from .models import Edge, KGEModel
+from .models import Edge, EdgeFact, KGEModel
 from .transe import TransEConfig, rank_metrics, train_transe, triple_keys, triple_scores
+from .visibility import support_q
 
 logger = logging.getLogger(__name__)
 
@@ -39,10 +41,16 @@ class GraphTriples:
     functional: dict[str, bool]
 
 
-def graph_triples() -> GraphTriples:
-    """The current edges as integer triples; a symmetric relation's edges both ways."""
+def graph_triples(scopes: ScopeFilter | None = None) -> GraphTriples:
+    """The current edges as integer triples; a symmetric relation's edges both ways.
+
+    With ``scopes``, only the edges that a fact of that view supports (default: every
+    edge)."""
+    edges = Edge.objects.all()
+    if scopes is not None and not scopes.all_scopes:
+        edges = edges.filter(pk__in=EdgeFact.objects.filter(support_q(scopes)).values("edge_id"))
     rows = list(
-        Edge.objects.order_by("pk").values_list(
+        edges.order_by("pk").values_list(
             "head_id", "relation__name", "tail_id", "relation__symmetric"
         )
     )
@@ -189,10 +197,14 @@ def _name_init(entity_ids: list[str], dim: int, seed: int) -> np.ndarray:
     return init / np.maximum(np.linalg.norm(init, axis=1, keepdims=True), 1e-9)
 
 
-def kge_start(*, config: dict | None = None) -> KGEModel:
-    """Record a training run about to start (the queued job takes its id)."""
+def kge_start(*, config: dict | None = None, scopes: ScopeFilter | None = None) -> KGEModel:
+    """Record a training run about to start (the queued job takes its id), for the view
+    ``scopes`` (default: global memory only)."""
     settings = TransEConfig(**(config or {})).as_dict()
-    return KGEModel.objects.create(status=KGEModel.Status.TRAINING, settings=settings)
+    scope, all_scopes = kge.view_of(scopes)
+    return KGEModel.objects.create(
+        status=KGEModel.Status.TRAINING, settings=settings, scope=scope, all_scopes=all_scopes
+    )
 
 
 def kge_train(
@@ -203,12 +215,14 @@ def kge_train(
     valid_fraction: float = 0.1,
     progress: Callable[[int, int, dict], None] | None = None,
     build_index: bool = True,
+    scopes: ScopeFilter | None = None,
 ) -> KGEModel:
-    """Train TransE on the current edges and store it with metrics and thresholds.
+    """Train TransE on the current edges of one view (``scopes``; default: global memory
+    only) and store it with metrics and thresholds.
 
     A run that fails is stored as failed with its error; the previous good model keeps
     answering."""
-    row = model or kge_start(config=config)
+    row = model or kge_start(config=config, scopes=scopes)
     try:
         _train_into(row, init_names, valid_fraction, progress)
     except Exception as exc:
@@ -224,7 +238,7 @@ def kge_train(
 
 def _train_into(row: KGEModel, init_names: bool, valid_fraction: float, progress) -> None:
     cfg = TransEConfig(**row.settings)
-    graph = graph_triples()
+    graph = graph_triples(ScopeFilter(scope=row.scope, all_scopes=row.all_scopes))
     n_e, n_r = len(graph.entity_ids), len(graph.relation_names)
     row.entity_count, row.relation_count, row.triple_count = n_e, n_r, len(graph.triples)
     if len(graph.triples) < MIN_TRIPLES:
@@ -276,15 +290,18 @@ def _train_into(row: KGEModel, init_names: bool, valid_fraction: float, progress
 
 def kge_index(*, model_id: int) -> None:
     """Build the vector indexes of a model's entities and relations."""
-    current = kge.model_current()
+    row = KGEModel.objects.filter(pk=model_id).only("scope", "all_scopes").first()
+    if row is None:
+        return
+    current = kge.model_of_view(row.scope, row.all_scopes)
     if current is None or current.id != model_id:
         return
     if len(current.entity_ids) <= INDEX_INLINE:
-        vector_rebuild(kge.ENTITY_KIND)
-        vector_rebuild(kge.RELATION_KIND)
+        vector_rebuild(current.entity_kind)
+        vector_rebuild(current.relation_kind)
     else:
-        vector_rebuild_enqueue(kge.ENTITY_KIND)
-        vector_rebuild_enqueue(kge.RELATION_KIND)
+        vector_rebuild_enqueue(current.entity_kind)
+        vector_rebuild_enqueue(current.relation_kind)
 
 
 def kge_train_task(model_id: int) -> int:
@@ -297,8 +314,8 @@ def kge_train_task(model_id: int) -> int:
     return row.pk
 
 
-def kge_train_enqueue(*, config: dict | None = None) -> KGEModel:
+def kge_train_enqueue(*, config: dict | None = None, scopes: ScopeFilter | None = None) -> KGEModel:
     """Queue a training run; the returned row shows its progress."""
-    row = kge_start(config=config)
+    row = kge_start(config=config, scopes=scopes)
     async_task(kge_train_task, row.pk, group="kge")
     return row

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET
 from kgsite.pages import checked_get, curator_required
 
 from ..models import Entity
+from ..scopes import page_scopes
 from . import selectors
 
 
@@ -21,7 +22,9 @@ def entity_graph_page(request: HttpRequest, entity_id: str) -> HttpResponse:
         max_nodes = min(max(int(request.GET.get("max_nodes", 60)), 1), selectors.GRAPH_NODES_MAX)
     except ValueError:
         depth, max_nodes = 1, 60
-    graph = selectors.entity_graph(entity_id=entity.pk, depth=depth, max_nodes=max_nodes)
+    graph = selectors.entity_graph(
+        entity_id=entity.pk, depth=depth, max_nodes=max_nodes, scopes=page_scopes(request.user)
+    )
     labels = {n["id"]: n["label"] for n in graph["nodes"]}
     edges = [
         {**e, "source": labels.get(e["source"], ""), "target": labels.get(e["target"], "")}

@@ -1,32 +1,34 @@
-"""Import of an existing SQLite entity memory (tables ``entities``, ``entity_aliases``,
-``entity_facts``; schema versions 3 and 4).
+"""Import of the original agent's SQLite entity memory (schema versions 3 and 4).
 
-No sample of that store came with the issue; the schemas read here are our reading of
-it (see README, "Importing an SQLite entity memory"):
+Both versions have the same tables::
 
-v3::
+    entities(id, canonical_name, name_norm, type, created_at)   -- UNIQUE(name_norm)
+    entity_aliases(entity_id, alias, alias_norm)
+    entity_facts(entity_id, fact_id)                             -- PRIMARY KEY(both)
 
-    entities(id INTEGER PRIMARY KEY, name TEXT UNIQUE, entity_type TEXT, created_at TEXT)
-    entity_aliases(entity_id INTEGER, alias TEXT)
-    entity_facts(entity_id INTEGER, fact_id TEXT)
+Ids are short strings (12 characters in the original). v3 filled ``name_norm`` and
+``alias_norm`` with ``str.lower()`` and no Unicode normalisation, so the NFC and NFD
+spellings of one name can be two rows; v4 re-filled them with NFC. The version may sit
+in ``PRAGMA user_version``, in a ``schema_version`` table, in both, or nowhere: then the
+norms tell (a norm that is not NFC, or two rows one NFC apart, is v3). Optional columns
+are used when present: ``entities.description``, ``entity_facts.role``, and a ``facts``
+table (``id`` and ``content`` or ``text``, optional ``confidence``) whose facts are then
+imported and linked; without one (the original has none) each fact id stays an
+external reference on its entities (``ExternalFactLink``), listed by ``entity_get`` and
+resolved by ``facts_list(ids=...)``.
 
-v4 adds ``entities.name_normalized`` (UNIQUE), ``entities.description``,
-``entity_aliases.alias_normalized`` and ``entity_facts.role`` (subject, object,
-mention). The version is read from a ``schema_version(version)`` table, else from
-``PRAGMA user_version``, else from the columns (``name_normalized`` present: 4). A
-``facts`` table (``id`` and ``content`` or ``text``, optional ``confidence``) may sit in
-the same file: its facts are imported and linked; without it, fact ids stay external
-references on the entities (``ExternalFactLink``).
-
-v3's UNIQUE on the raw name let "Café" in NFC and in NFD (and "café" in another case)
-be separate rows, which is what broke the store's own v4 migration. Here they fold into
-one entity: the oldest row's name survives, the others' aliases and fact links move to
-it, and a second run changes nothing.
+Every row's source id is kept as a second key of its entity (``ExternalEntityId``):
+lookup, ``entity_get`` and ``GET /api/v1/entities/<id>/`` resolve it. Names equal up to
+case and Unicode form fold into one entity: the oldest row's name survives, the others'
+names become aliases, and their aliases, fact links and ids move to it. A second run
+changes nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +41,7 @@ from kgsite.text import normalize
 from kgsite.vectors.service import vector_batch
 
 from .. import services
-from ..models import Entity, EntityFact, ExternalFactLink, Fact
+from ..models import Entity, EntityFact, ExternalEntityId, ExternalFactLink, Fact
 from ..names import normalize_type
 from ..scopes import scope_clean
 
@@ -83,33 +85,74 @@ def _columns(db: sqlite3.Connection, table: str) -> set[str]:
     return {row[1] for row in db.execute(f"PRAGMA table_info('{table}')")}
 
 
-def _version(db: sqlite3.Connection, tables: set[str]) -> int:
-    if "schema_version" in tables and "version" in _columns(db, "schema_version"):
-        row = db.execute("SELECT MAX(version) FROM schema_version").fetchone()
-        if row and row[0] is not None:
-            return int(row[0])
+REQUIRED = {
+    "entities": ("id", "canonical_name", "name_norm", "type", "created_at"),
+    "entity_aliases": ("entity_id", "alias", "alias_norm"),
+    "entity_facts": ("entity_id", "fact_id"),
+}
+
+
+def _check_layout(db: sqlite3.Connection, path: Path) -> None:
+    """Every missing column of every table, named in one refusal."""
+    problems = []
+    for table, columns in REQUIRED.items():
+        missing = [c for c in columns if c not in _columns(db, table)]
+        if missing:
+            problems.append(f"{table} lacks {', '.join(missing)}")
+    if problems:
+        raise InvalidInput(
+            f"{path.name} is not an entity store of schema v3 or v4: {'; '.join(problems)}",
+            field="path",
+        )
+
+
+def _declared_versions(db: sqlite3.Connection, tables: set[str]) -> set[int]:
+    """The versions the store states: ``PRAGMA user_version`` and a ``schema_version``
+    table (its ``version`` column, else its first column), when set."""
+    found: set[int] = set()
     user_version = db.execute("PRAGMA user_version").fetchone()[0]
     if user_version:
-        return int(user_version)
-    return 4 if "name_normalized" in _columns(db, "entities") else 3
+        found.add(int(user_version))
+    if "schema_version" in tables:
+        columns = [row[1] for row in db.execute("PRAGMA table_info('schema_version')")]
+        column = "version" if "version" in columns else columns[0] if columns else None
+        if column is not None:
+            row = db.execute(f'SELECT MAX("{column}") FROM schema_version').fetchone()
+            if row and row[0] is not None:
+                with contextlib.suppress(TypeError, ValueError):
+                    found.add(int(row[0]))
+    return found
 
 
-def _check_layout(db: sqlite3.Connection, version: int) -> None:
-    needed = {
-        "entities": {"id", "name", "entity_type", "created_at"},
-        "entity_aliases": {"entity_id", "alias"},
-        "entity_facts": {"entity_id", "fact_id"},
-    }
-    if version == 4:
-        needed["entities"] |= {"name_normalized", "description"}
-        needed["entity_facts"] |= {"role"}
-    for table, columns in needed.items():
-        missing = sorted(columns - _columns(db, table))
-        if missing:
-            raise InvalidInput(
-                f"not an entity store of schema v{version}: {table} lacks {', '.join(missing)}",
-                field="path",
-            )
+def _version_from_norms(db: sqlite3.Connection) -> int:
+    """v3 when a stored norm is not in NFC or two norms differ only by Unicode form."""
+    seen: set[str] = set()
+    for (norm,) in db.execute(
+        "SELECT name_norm FROM entities UNION ALL SELECT alias_norm FROM entity_aliases"
+    ):
+        if not isinstance(norm, str):
+            continue
+        nfc = unicodedata.normalize("NFC", norm)
+        if nfc != norm or nfc in seen:
+            return 3
+        seen.add(nfc)
+    return 4
+
+
+def _version(db: sqlite3.Connection, tables: set[str], path: Path) -> int:
+    declared = _declared_versions(db, tables)
+    if not declared:
+        return _version_from_norms(db)
+    unsupported = sorted(declared - set(SUPPORTED))
+    if unsupported:
+        raise InvalidInput(
+            f"{path.name} has entity store schema v{unsupported[-1]}; only v3 and v4 can be "
+            "imported",
+            field="path",
+        )
+    # user_version and schema_version disagreeing: read it as the older (v3 folding is
+    # the careful one, and it is what the norms would say if v4 had not finished).
+    return min(declared)
 
 
 def _facts_table(db: sqlite3.Connection, tables: set[str]) -> dict[str, tuple[str, float]] | None:
@@ -138,43 +181,38 @@ def entity_store_read(path: Path) -> SourceStore:
     except sqlite3.DatabaseError as exc:
         raise InvalidInput(f"{path} is not an SQLite database ({exc})", field="path") from None
     try:
-        missing = {"entities", "entity_aliases", "entity_facts"} - tables
+        missing = [t for t in REQUIRED if t not in tables]
         if missing:
             raise InvalidInput(
-                f"{path} is not an entity store: no table {', '.join(sorted(missing))}",
+                f"{path.name} is not an entity store: no table {', '.join(missing)}",
                 field="path",
             )
-        version = _version(db, tables)
-        if version not in SUPPORTED:
-            raise InvalidInput(
-                f"{path} has entity store schema v{version}; only v3 and v4 can be imported",
-                field="path",
-            )
-        _check_layout(db, version)
-        return SourceStore(version, _entities(db, version), _facts_table(db, tables))
+        _check_layout(db, path)
+        version = _version(db, tables, path)
+        return SourceStore(version, _entities(db), _facts_table(db, tables))
     finally:
         db.close()
 
 
-def _entities(db: sqlite3.Connection, version: int) -> list[SourceEntity]:
-    description = "description" if version == 4 else "''"
+def _entities(db: sqlite3.Connection) -> list[SourceEntity]:
+    description = "description" if "description" in _columns(db, "entities") else "''"
     by_id: dict[str, SourceEntity] = {}
     for pk, name, entity_type, created, desc in db.execute(
-        f"SELECT id, name, entity_type, created_at, {description} FROM entities ORDER BY id"
+        f"SELECT id, canonical_name, type, created_at, {description} FROM entities ORDER BY id"
     ):
         by_id[str(pk)] = SourceEntity(
             id=str(pk),
-            name=name or "",
-            type=(entity_type or "").strip(),
+            name=name if isinstance(name, str) else "",
+            type=(entity_type if isinstance(entity_type, str) else "").strip(),
             created_at=str(created or ""),
-            description=desc or "",
+            description=desc if isinstance(desc, str) else "",
         )
     for entity_id, alias in db.execute(
         "SELECT entity_id, alias FROM entity_aliases ORDER BY rowid"
     ):
         if str(entity_id) in by_id and isinstance(alias, str):
             by_id[str(entity_id)].aliases.append(alias)
-    role = "role" if version == 4 else "'mention'"
+    role = "role" if "role" in _columns(db, "entity_facts") else "'mention'"
     for entity_id, fact_id, fact_role in db.execute(
         f"SELECT entity_id, fact_id, {role} FROM entity_facts ORDER BY rowid"
     ):
@@ -223,9 +261,20 @@ def _import_group(group: list[SourceEntity], report: ImportReport) -> Entity | N
     report.counts["entities_created" if created else "entities_existing"] += 1
     report.counts["names_folded"] += len(group) - 1
     for row in group:
+        if row is not oldest and row.name != oldest.name:
+            _alias(entity, row.name, report)
         for alias in row.aliases:
             _alias(entity, alias, report)
     return entity
+
+
+def _source_ids(store: str, group: list[SourceEntity], entity: Entity, report: ImportReport):
+    """Each row's id becomes a second key of the entity it folded into."""
+    for row in group:
+        _ref, created = ExternalEntityId.objects.get_or_create(
+            store=store, external_id=row.id, defaults={"entity": entity}
+        )
+        report.counts["source_ids_created" if created else "source_ids_existing"] += 1
 
 
 def _alias(entity: Entity, alias: str, report: ImportReport) -> None:
@@ -270,19 +319,27 @@ def _fact_for(
         report.counts["facts_skipped"] += 1
         return None
     report.counts[f"facts_{result.action}"] += 1
-    ExternalFactLink.objects.create(store=store, external_id=fact_id, fact=result.fact)
+    ExternalFactLink.objects.create(
+        store=store, external_id=fact_id, fact=result.fact, scope=result.fact.scope
+    )
     return result.fact
 
 
 def _link(
-    store: str, entity: Entity, fact_id: str, role: str, fact: Fact | None, report: ImportReport
+    store: str,
+    entity: Entity,
+    fact_id: str,
+    role: str,
+    fact: Fact | None,
+    report: ImportReport,
+    scope: str,
 ) -> None:
     if fact is not None:
         role = role if role in ROLES else EntityFact.Role.MENTION
         _row, created = services.fact_link(fact=fact, entity=entity, role=role)
         report.counts["links_created" if created else "links_existing"] += 1
     _ref, created = ExternalFactLink.objects.get_or_create(
-        store=store, external_id=fact_id, entity=entity, defaults={"fact": fact}
+        store=store, external_id=fact_id, entity=entity, defaults={"fact": fact, "scope": scope}
     )
     if fact is None:
         report.counts["external_refs_created" if created else "external_refs_existing"] += 1
@@ -302,6 +359,7 @@ def entity_kg_import(*, path: Path, store: str | None = None, scope: str = "", a
             entity = _import_group(group, report)
             if entity is None:
                 continue
+            _source_ids(store, group, entity, report)
             seen: set[str] = set()
             for row in group:
                 for fact_id, role in row.facts:
@@ -309,7 +367,7 @@ def entity_kg_import(*, path: Path, store: str | None = None, scope: str = "", a
                         continue
                     seen.add(fact_id)
                     fact = _fact_for(store, fact_id, source, scope, report)
-                    _link(store, entity, fact_id, role, fact, report)
+                    _link(store, entity, fact_id, role, fact, report, scope)
     audit_many(
         actor=actor,
         action="entity_kg.import",

@@ -20,7 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from kgsite.errors import DomainError, InvalidInput
 
-from . import tools
+from . import limits, tools
 from .tools import ToolContext
 
 logger = logging.getLogger(__name__)
@@ -37,30 +37,47 @@ all_scopes only when the user asks about other projects."""
 DESCRIPTIONS: dict[str, str] = {
     "entity_get": (
         "What do you know about X? Resolve a name (canonical name or alias, any case or "
-        "Unicode form) to one entity with its aliases and facts. Answers entity: null with "
+        "Unicode form, or an imported memory's entity id) to one entity with its aliases, "
+        "facts and imported fact ids (external_facts). Answers entity: null with "
         "suggestions when the name is unknown (it never guesses), or ambiguous with "
         "candidates. Do not use it to validate a claim or to search a topic: use "
-        "facts_search or recall for topics."
+        "facts_search or recall for topics. Triggers: 'what do you know about X', 'who is "
+        "X'; 'cosa sai di X', 'chi è X', 'cos'è X'."
     ),
     "entity_store": (
         "Create an entity (or return the existing one of that name and type) and add "
         "aliases. Call it when the user introduces a new named thing worth remembering. "
-        "Do not call it for every noun: extract_entities tells you which names are known."
+        "Do not call it for every noun: extract_entities tells you which names are known. "
+        "Triggers: 'remember X as …'; 'ricordati di X', 'X è un/una …'."
     ),
     "facts_search": (
         "Facts closest in meaning to a topic (optionally of one kind). Use for 'what do we "
         "know about <topic>'. Not for a named entity (entity_get) or for a mixed answer "
-        "(recall)."
+        "(recall). Triggers: 'what do we know about <topic>'; 'cosa sappiamo su <tema>'."
     ),
     "facts_list": (
         "List facts by entity id, kind (goal, decision, mistake, ...) or status, newest "
-        "first. Use to enumerate, e.g. all active goals. Not for relevance ranking."
+        "first. Use to enumerate, e.g. all active goals. With ids: those facts, by our id "
+        "or by an imported memory's fact id (an external reference when the store had no "
+        "facts). Not for relevance ranking."
     ),
     "fact_store": (
         "Store a fact, decision, investigation, mistake, dead_end, unknown, "
         "resolved_unknown (needs resolved_by), pattern (with domain) or goal in this "
         "project. An existing fact saying the same is confirmed instead (action: "
-        "confirmed). Call recall_finding first when unsure whether it is new."
+        "confirmed). Give subject, predicate and object (entity names or ids) to state a "
+        "relation: it becomes an edge of the graph. Call recall_finding first when unsure "
+        "whether it is new. Triggers: 'remember that …', 'note that …'; 'ricorda che …', "
+        "'segna che …'."
+    ),
+    "fact_link": (
+        "Link a stored fact (our id, or an imported memory's fact id) to more entities, "
+        "after the fact. Use when a fact turns out to be about an entity it does not name."
+    ),
+    "graph_neighbors": (
+        "Entities within 1 to 3 edges of an entity, nearest first, with the path to each. "
+        "Use for 'what is connected to X'; 'cosa è collegato a X'. Not for facts (use "
+        "ppr_retrieve or recall)."
     ),
     "search_by_entities": (
         "Facts about given entity names, ranked by meaning and entity overlap. Use when "
@@ -101,7 +118,8 @@ DESCRIPTIONS: dict[str, str] = {
     "recall": (
         "Free recall: one ranked, deduplicated list of entities, facts and book passages "
         "for a question, within a size budget. Use for open questions; use entity_get for "
-        "one named thing."
+        "one named thing. Triggers: 'do you remember …', 'what did we decide about …'; "
+        "'ti ricordi …', 'cosa avevamo deciso su …'."
     ),
     "validate_knowledge": (
         "Check a claimed triple (subject, predicate, object) against the trained graph "
@@ -138,6 +156,7 @@ TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
     "facts_search": tools.facts_search,
     "facts_list": tools.facts_list,
     "fact_store": tools.fact_store,
+    "fact_link": tools.fact_link,
     "search_by_entities": tools.search_by_entities,
     "extract_entities": tools.extract_entities,
     "notifications_digest": tools.notifications_digest,
@@ -152,9 +171,10 @@ TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
     "infer_relationship": tools.infer_relationship,
     "find_related_entities": tools.find_related_entities,
     "get_entity_graph": tools.get_entity_graph,
+    "graph_neighbors": tools.graph_neighbors,
     "ppr_retrieve": tools.ppr_retrieve,
 }
-WRITE_TOOLS = {"entity_store", "fact_store", "episode_store"}
+WRITE_TOOLS = {"entity_store", "fact_store", "fact_link", "episode_store"}
 
 UNCERTAINTY = inspect.Parameter(
     "uncertainty",
@@ -164,8 +184,9 @@ UNCERTAINTY = inspect.Parameter(
 )
 
 
-def _message(exc: DomainError) -> str:
-    return f"{exc.field}: {exc.message}" if exc.field else exc.message
+def _message(exc: DomainError, accepted: set[str] | None = None) -> str:
+    message, field = limits.snake_message(exc.message, exc.field, accepted or set())
+    return f"{field}: {message}" if field else message
 
 
 def _uncertainty(value: object) -> float | None:
@@ -181,6 +202,7 @@ def tool_wrap(fn: Callable[..., dict[str, Any]], ctx: ToolContext, name: str) ->
     the server's context bound; domain errors turned into tool errors."""
     signature = inspect.signature(fn, eval_str=True)
     params = [p for key, p in signature.parameters.items() if key != "ctx"]
+    accepted = {p.name for p in params} | {"uncertainty"}
 
     def call(**kwargs: Any) -> dict[str, Any]:
         close_old_connections()
@@ -193,7 +215,7 @@ def tool_wrap(fn: Callable[..., dict[str, Any]], ctx: ToolContext, name: str) ->
                     result["memory_hint"] = hint
             return result
         except DomainError as exc:
-            raise ToolError(_message(exc)) from None
+            raise ToolError(_message(exc, accepted)) from None
         finally:
             close_old_connections()
 
@@ -205,9 +227,24 @@ def tool_wrap(fn: Callable[..., dict[str, Any]], ctx: ToolContext, name: str) ->
     return call
 
 
+class StrictServer(MCPServer):
+    """Refuses unknown arguments (naming them) and values over the REST API's caps before
+    the SDK's own validation, which would silently drop an argument it does not know."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            accepted = set(tool.parameters.get("properties", {}))
+            try:
+                limits.arguments_check(name, arguments or {}, accepted)
+            except DomainError as exc:  # names the argument as the client sent it
+                raise ToolError(_message(exc)) from None
+        return await super().call_tool(name, arguments, context)
+
+
 def mcp_server_build(ctx: ToolContext) -> MCPServer:
     """An MCP server over the memory, for this scope (writes off when read-only)."""
-    server = MCPServer(name="kgsite-memory", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = StrictServer(name="kgsite-memory", instructions=INSTRUCTIONS, log_level="WARNING")
     for name, fn in TOOLS.items():
         if ctx.read_only and name in WRITE_TOOLS:
             continue

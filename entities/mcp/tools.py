@@ -18,7 +18,8 @@ from .. import hooks, selectors, services
 from ..extraction import extract_entities as gazetteer_extract
 from ..graph import ppr as graph_ppr
 from ..graph import selectors as graph_selectors
-from ..models import Fact
+from ..models import EntityFact, Fact
+from ..names import normalize_type
 from ..recall import selectors as recall
 from ..recall.options import RecallOptions
 from ..recall.services import episode_store as episode_store_service
@@ -104,16 +105,36 @@ def facts_search(
 def facts_list(
     ctx: ToolContext,
     *,
+    ids: list[str | int] | None = None,
     entity: str | None = None,
     kind: str | None = None,
     status: str | None = None,
     limit: int = 20,
     all_scopes: bool = False,
 ):
+    if ids is not None:
+        resolved = selectors.fact_refs_resolve(ids=ids, scopes=ctx.scopes(all_scopes))
+        return {
+            "facts": [
+                {**row, "fact": fact_brief(row["fact"]) if row["fact"] is not None else None}
+                for row in resolved
+            ]
+        }
     if not 1 <= limit <= MAX_LIST:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIST}", field="limit")
     qs = selectors.fact_list(entity=entity, kind=kind, status=status, scopes=ctx.scopes(all_scopes))
     return {"facts": [fact_brief(f) for f in qs[:limit]]}
+
+
+def _entity_named(value: str | None, field: str):
+    """An entity by id, name, alias or imported id; an unknown one is an error that
+    says how to create it (a triple never invents its ends)."""
+    if value is None or value == "":
+        return None
+    found = graph_selectors.entity_resolve(value, field=field)
+    if found is None:
+        raise InvalidInput(f"no entity '{value}'; create it with entity_store first", field=field)
+    return found
 
 
 def fact_store(
@@ -122,6 +143,10 @@ def fact_store(
     text: str,
     kind: str = "fact",
     entities: list[str] | None = None,
+    subject: str | None = None,
+    predicate: str = "",
+    object: str | None = None,  # noqa: A002 - the triple's own word
+    object_value: str = "",
     confidence: float = 1.0,
     source: str = "",
     goal_status: str = "",
@@ -131,9 +156,13 @@ def fact_store(
     ai_id: str = "",
 ):
     ctx.writable()
-    linked = [selectors.entity_get(entity_id=e) for e in entities or ()]
+    linked = [_entity_named(e, f"entities.{i}") for i, e in enumerate(entities or ())]
     result = services.fact_store(
         text=text,
+        subject=_entity_named(subject, "subject"),
+        predicate=predicate,
+        object_entity=_entity_named(object, "object"),
+        object_value=object_value,
         kind=kind,
         entities=linked,
         confidence=confidence,
@@ -149,20 +178,42 @@ def fact_store(
     return {"action": result.action, "fact": fact_brief(result.fact)}
 
 
+def fact_link(ctx: ToolContext, *, fact: int | str, entities: list[str], role: str = "mention"):
+    """Link a stored fact (ours by id, or an imported memory's fact id) to entities."""
+    ctx.writable()
+    found = selectors.fact_refs_resolve(ids=[fact], scopes=ctx.scopes())[0]
+    if found["fact"] is None:
+        raise InvalidInput(f"no fact '{fact}' in this server's scope", field="fact")
+    if role not in EntityFact.Role.values:
+        raise InvalidInput(f"role must be one of {', '.join(EntityFact.Role.values)}", field="role")
+    if not isinstance(entities, list) or not entities:
+        raise InvalidInput("entities must be a non-empty list", field="entities")
+    created = []
+    for i, name in enumerate(entities):
+        entity = _entity_named(name, f"entities.{i}")
+        _link, new = services.fact_link(fact=found["fact"], entity=entity, role=role)
+        created.append({"entity": entity.pk, "created": new})
+    return {"fact": fact_brief(found["fact"]), "links": created}
+
+
 def search_by_entities(
     ctx: ToolContext,
     *,
     entities: list[str],
+    entity_types: list[str] | None = None,
     match_mode: str = "any",
     top_k: int = 10,
     min_score: float = 0.2,
+    boost_exact_match: float = 1.3,
     all_scopes: bool = False,
 ):
     return ranking.search_by_entities(
         entities=entities,
+        entity_types=entity_types,
         match_mode=match_mode,
         top_k=top_k,
         min_score=min_score,
+        boost_exact_match=boost_exact_match,
         include_content=True,
         scopes=ctx.scopes(all_scopes),
     )
@@ -175,11 +226,11 @@ def extract_entities(ctx: ToolContext, *, text: str, include_unknown: bool = Fal
     return {"entities": [d.as_dict() for d in found]}
 
 
-def notifications_digest(ctx: ToolContext):
+def notifications_digest(ctx: ToolContext, *, all_scopes: bool = False):
     providers = hooks.digest_providers()
     if not providers:
         return {"high": [], "high_count": 0, "medium": {"count": 0, "question": ""}, "badge": 0}
-    return providers[0]()
+    return providers[0](scopes=ctx.scopes(all_scopes))
 
 
 def _options(overrides: dict[str, Any]) -> RecallOptions:
@@ -191,12 +242,16 @@ def recall_session_start(
     *,
     session_id: str = "",
     budget_chars: int | None = None,
+    recent_sessions: int | None = None,
+    ai_id: str | None = None,
     all_scopes: bool = False,
 ):
     return recall.recall_session_start(
         scopes=ctx.scopes(all_scopes),
         session_id=scope_clean(session_id, field="session_id"),
-        options=_options({"budget_chars": budget_chars}),
+        options=_options(
+            {"budget_chars": budget_chars, "recent_sessions": recent_sessions, "ai_id": ai_id}
+        ),
     )
 
 
@@ -233,10 +288,17 @@ def recall_domain(
 
 
 def recall_query(
-    ctx: ToolContext, *, query: str, budget_chars: int | None = None, all_scopes: bool = False
+    ctx: ToolContext,
+    *,
+    query: str,
+    budget_chars: int | None = None,
+    recent_sessions: int | None = None,
+    ai_id: str | None = None,
+    all_scopes: bool = False,
 ):
+    options = {"budget_chars": budget_chars, "recent_sessions": recent_sessions, "ai_id": ai_id}
     return recall.recall_query(
-        query=query, scopes=ctx.scopes(all_scopes), options=_options({"budget_chars": budget_chars})
+        query=query, scopes=ctx.scopes(all_scopes), options=_options(options)
     )
 
 
@@ -263,15 +325,9 @@ def memory_hint(ctx: ToolContext, *, arguments: dict[str, Any], uncertainty: flo
 
 
 # --- The graph (TransE and Personalized PageRank) --------------------------------------
-# Their answers name facts by id; only the facts this server's scope may see are kept.
-
-
-def _visible_ids(ctx: ToolContext, ids, all_scopes: bool) -> list:
-    wanted = [i for i in ids if isinstance(i, int)]
-    visible = set(
-        Fact.objects.filter(ctx.scopes(all_scopes).q(), pk__in=wanted).values_list("pk", flat=True)
-    )
-    return [i for i in ids if i in visible]
+# Every read sees the server's scope only: edges, weights, paths and fact ids count the
+# facts of that view, and TransE answers from a model trained on that view or on global
+# memory (``entities.graph.kge.model_current``).
 
 
 def validate_knowledge(
@@ -279,18 +335,20 @@ def validate_knowledge(
     *,
     subject: str,
     predicate: str,
-    object: str,
-    all_scopes: bool = False,  # noqa: A002
+    object: str,  # noqa: A002
+    all_scopes: bool = False,
 ):
-    result = graph_selectors.kge_validate(subject=subject, predicate=predicate, obj=object)
-    for key in ("supporting_facts", "contradicting_facts"):
-        if key in result:
-            result[key] = _visible_ids(ctx, result[key], all_scopes)
-    return result
+    return graph_selectors.kge_validate(
+        subject=subject, predicate=predicate, obj=object, scopes=ctx.scopes(all_scopes)
+    )
 
 
-def infer_relationship(ctx: ToolContext, *, head: str, tail: str, top_k: int = 5):
-    return graph_selectors.kge_infer_relation(head=head, tail=tail, top_k=top_k)
+def infer_relationship(
+    ctx: ToolContext, *, head: str, tail: str, top_k: int = 5, all_scopes: bool = False
+):
+    return graph_selectors.kge_infer_relation(
+        head=head, tail=tail, top_k=top_k, scopes=ctx.scopes(all_scopes), top_k_field="top_k"
+    )
 
 
 def find_related_entities(
@@ -304,29 +362,51 @@ def find_related_entities(
     min_score: float = 0.0,
     all_scopes: bool = False,
 ):
-    result = graph_selectors.kge_related(
+    return graph_selectors.kge_related(
         entity=entity,
         relation=relation,
         direction=direction,
         entity_type=entity_type,
         top_k=top_k,
         min_score=min_score,
+        scopes=ctx.scopes(all_scopes),
+        top_k_field="top_k",
     )
-    for row in result.get("results", []):
-        row["found_in_memories"] = _visible_ids(ctx, row.get("found_in_memories", []), all_scopes)
-    return result
 
 
 def get_entity_graph(
-    ctx: ToolContext, *, entity: str, depth: int = 1, max_nodes: int = 50, all_scopes: bool = False
+    ctx: ToolContext,
+    *,
+    entity: str,
+    depth: int = 1,
+    max_nodes: int = 50,
+    types: list[str] | None = None,
+    min_weight: float = 0.0,
+    all_scopes: bool = False,
 ):
     found = graph_selectors.entity_resolve(entity, field="entity")
     if found is None:
         return {"entity": None, "nodes": [], "edges": []}
-    result = graph_selectors.entity_graph(entity_id=found.pk, depth=depth, max_nodes=max_nodes)
-    for edge in result.get("edges", []):
-        edge["fact_ids"] = _visible_ids(ctx, edge.get("fact_ids", []), all_scopes)
-    return result
+    return graph_selectors.entity_graph(
+        entity_id=found.pk,
+        depth=depth,
+        max_nodes=max_nodes,
+        types=[normalize_type(t) for t in types or ()],
+        min_weight=min_weight,
+        scopes=ctx.scopes(all_scopes),
+    )
+
+
+def graph_neighbors(
+    ctx: ToolContext, *, entity: str, hops: int = 1, k: int = 20, all_scopes: bool = False
+):
+    if isinstance(hops, bool) or not 1 <= hops <= 3:
+        raise InvalidInput("hops must be between 1 and 3", field="hops")
+    if isinstance(k, bool) or not 1 <= k <= graph_ppr.K_MAX:
+        raise InvalidInput(f"k must be between 1 and {graph_ppr.K_MAX}", field="k")
+    found = _entity_named(entity, "entity")
+    rows = graph_ppr.neighbors(entity_id=found.pk, hops=hops, k=k, scopes=ctx.scopes(all_scopes))
+    return {"entity": graph_selectors.entity_brief(found), "neighbors": rows}
 
 
 def ppr_retrieve(
@@ -335,13 +415,19 @@ def ppr_retrieve(
     query: str = "",
     query_entities: list[str] | None = None,
     k: int = 10,
+    damping: float = 0.5,
     all_scopes: bool = False,
 ):
     if not (query or "").strip() and not query_entities:
         raise InvalidInput("give query or query_entities", field="query")
     if not 1 <= k <= 50:
         raise InvalidInput("k must be between 1 and 50", field="k")
-    result = graph_ppr.ppr_retrieve(query_entities=query_entities or [], query=query, k=k)
-    visible = set(_visible_ids(ctx, [row["id"] for row in result["facts"]], all_scopes))
-    result["facts"] = [row for row in result["facts"] if row["id"] in visible]
-    return result
+    if isinstance(damping, bool) or not 0.05 <= damping <= 0.95:
+        raise InvalidInput("damping must be between 0.05 and 0.95", field="damping")
+    return graph_ppr.ppr_retrieve(
+        query_entities=query_entities or [],
+        query=query,
+        k=k,
+        damping=float(damping),
+        scopes=ctx.scopes(all_scopes),
+    )

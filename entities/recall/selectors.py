@@ -140,7 +140,7 @@ def recall_session_start(
             "link": n.get("link", ""),
             "surfaced_because": "pending HIGH notification for a curator",
         }
-        for n in hooks.high_notices_get()
+        for n in hooks.high_notices_get(scopes=scopes)
     ]
     # Fill in priority order: goals, then per goal its facts and episodes, then notices;
     # an item stays only if the whole rendering still fits.

@@ -110,16 +110,28 @@ DATABASES = {
         DATABASE_URL, conn_max_age=env_int("KGSITE_CONN_MAX_AGE", 600), conn_health_checks=True
     )
 }
+# How long a write waits for the database's write lock (SQLite) or a row lock
+# (PostgreSQL) before giving up: a request then answers 503 with Retry-After
+# (``kgsite.middleware``) instead of hanging on for 20 s and failing with a 500. Writes do
+# their slow work (embedding, the near-duplicate search) before they open a transaction,
+# so a lock is only ever held for a few queries; 5 s is many such writes queued.
+DB_BUSY_TIMEOUT = env_float("KGSITE_DB_BUSY_TIMEOUT", 5.0)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers and one writer work together; IMMEDIATE takes the write lock at
     # BEGIN so two writers queue on the busy timeout instead of failing on upgrade.
     DATABASES["default"]["OPTIONS"] = {
         "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
+        "timeout": DB_BUSY_TIMEOUT,
         "init_command": (
-            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+            f"PRAGMA busy_timeout={int(DB_BUSY_TIMEOUT * 1000)};"
         ),
     }
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    _options = DATABASES["default"].setdefault("OPTIONS", {})
+    _options["options"] = (
+        f"{_options.get('options', '')} -c lock_timeout={int(DB_BUSY_TIMEOUT * 1000)}"
+    ).strip()
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -309,6 +321,9 @@ KGSITE_INGEST_CLUSTER = env("KGSITE_INGEST_CLUSTER", "")
 # Niceness of the qcluster processes `manage.py serve` starts: above 0, requests get the
 # CPU first and background checks catch up when the web is idle (production: 10).
 KGSITE_WORKER_NICE = env_int("KGSITE_WORKER_NICE", 0)
+# Load the encoder, the vector index and the pair model when a web process starts
+# (``kgsite.warmup``), not in its first requests; on in production.
+KGSITE_WARM_START = env_bool("KGSITE_WARM_START", False)
 if KGSITE_INGEST_CLUSTER:
     Q_CLUSTER["ALT_CLUSTERS"] = {
         KGSITE_INGEST_CLUSTER: {

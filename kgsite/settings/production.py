@@ -58,6 +58,9 @@ if REDIS_URL:
 # --- Workers below the web: on a shared machine requests get the CPU first ------------
 KGSITE_WORKER_NICE = env_int("KGSITE_WORKER_NICE", 10)
 
+# --- Web processes load the encoder and the models before their first request -----------
+KGSITE_WARM_START = env_bool("KGSITE_WARM_START", True)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

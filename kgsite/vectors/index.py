@@ -38,43 +38,37 @@ marked deleted), and the search layer re-checks every hit against its row (see
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import fcntl
-import hashlib
-import inspect
-import json
 import logging
-import os
 import threading
-import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
-from django.conf import settings
 
-from .embedder import Embedder, get_embedder
+from .embedder import Embedder
+from .journal import MIN_CAPACITY, SnapshotJournal, _dedupe
+from .kinds import (  # noqa: F401 (the names callers import from here)
+    KINDS,
+    IndexQueue,
+    IndexUnavailable,
+    JournalDamaged,
+    Key,
+    Progress,
+    RowSource,
+    VectorKind,
+    VectorSource,
+    _decode_vec,
+    _encode_vec,
+    _takes_argument,
+    _write_atomic,
+    hnsw_settings,
+    register_kind,
+    text_hash,
+    vector_source,
+)
 
 logger = logging.getLogger(__name__)
-
-Key = int | str
-# rows(ids): (id, text) pairs for those ids, or for every indexable row when ids is None.
-RowSource = Callable[[Sequence[Key] | None], Iterable[tuple[Key, str]]]
-# vectors(pairs): one row per (id, text) pair, for kinds whose vectors come from elsewhere.
-VectorSource = Callable[[Sequence[tuple[Key, str]]], np.ndarray]
-Progress = Callable[[int, int], None]
-
-
-class IndexQueue(Protocol):
-    """Where an index sends work too large to do in the calling request."""
-
-    def upsert_later(self, kind: str, keys: list[Key]) -> None: ...
-
-    def rebuild_later(self, kind: str) -> None: ...
-
 
 BATCH = 256
 # Rows missing from the index that a reconcile embeds on the spot; more go to the queue.
@@ -83,139 +77,9 @@ RECONCILE_INLINE = 256
 # seconds with the real model); a larger store gets an empty, incomplete generation and a
 # queued rebuild. Writes (worker, commands) always build it on the spot.
 BUILD_INLINE = 1000
-MIN_CAPACITY = 1024
 
 
-@dataclass(frozen=True)
-class VectorKind:
-    """A kind of item with its own index: where its rows come from in the database.
-
-    A text kind (the default) has its texts embedded by the embedder. A kind whose
-    vectors are computed elsewhere (a trained model's entity vectors) gives ``vectors``
-    and ``dim``; its ``rows`` then yield a version string per id instead of a text (the
-    index re-asks for a vector whenever that string changes) and ``signature`` names
-    the model, so an index built by another model is rebuilt.
-    """
-
-    name: str
-    rows: RowSource
-    # Every id currently in the database (cheap: ids only); defaults to rows(None).
-    keys: Callable[[], Iterable[Key]] | None = None
-    count: Callable[[], int] | None = None
-    key_type: type = int
-    vectors: VectorSource | None = None
-    dim: int | None = None
-    signature: str | None = None
-
-    def all_keys(self) -> set[Key]:
-        if self.keys is not None:
-            return {self.key_type(k) for k in self.keys()}
-        return {self.key_type(k) for k, _text in self.rows(None)}
-
-    def total(self) -> int | None:
-        return self.count() if self.count is not None else None
-
-    def fetch(self, ids: Sequence[Key] | None) -> list[tuple[Key, str]]:
-        return [(self.key_type(k), text) for k, text in self.rows(ids)]
-
-
-KINDS: dict[str, VectorKind] = {}
-
-
-def register_kind(
-    name: str,
-    rows: RowSource | Callable[[], Iterable[tuple[Key, str]]],
-    *,
-    keys: Callable[[], Iterable[Key]] | None = None,
-    count: Callable[[], int] | None = None,
-    key_type: type = int,
-    vectors: VectorSource | None = None,
-    dim: int | None = None,
-    signature: str | None = None,
-) -> VectorKind:
-    """Add (or replace) a kind. ``rows`` may also take no argument: it is then filtered.
-
-    Give ``vectors``, ``dim`` and ``signature`` for a kind whose vectors are computed
-    elsewhere (see ``VectorKind``)."""
-    if vectors is not None and (dim is None or not signature):
-        raise ValueError(f"vector kind {name!r} needs dim and signature with vectors")
-    if not _takes_argument(rows):
-        every = rows
-
-        def rows(ids: Sequence[Key] | None) -> Iterable[tuple[Key, str]]:  # noqa: F811
-            wanted = None if ids is None else {key_type(i) for i in ids}
-            return ((k, t) for k, t in every() if wanted is None or key_type(k) in wanted)
-
-    kind = VectorKind(
-        name=name,
-        rows=rows,
-        keys=keys,
-        count=count,
-        key_type=key_type,
-        vectors=vectors,
-        dim=dim,
-        signature=signature,
-    )
-    KINDS[name] = kind
-    return kind
-
-
-def _takes_argument(func: Callable) -> bool:
-    try:
-        return bool(inspect.signature(func).parameters)
-    except (TypeError, ValueError):  # pragma: no cover - builtins
-        return True
-
-
-def text_hash(text: str) -> str:
-    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
-
-
-def _encode_vec(vec: np.ndarray) -> str:
-    return base64.b64encode(np.asarray(vec, dtype=np.float32).tobytes()).decode()
-
-
-def _decode_vec(text: str) -> np.ndarray:
-    return np.frombuffer(base64.b64decode(text), dtype=np.float32)
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
-def vector_source(kind: VectorKind, embedder: Embedder | None) -> tuple[Embedder | None, int, str]:
-    """Where a kind's vectors come from, for every backend: the embedder (none for a
-    kind that brings its own vectors), their dimension and the signature an index
-    built from them carries."""
-    if kind.vectors is not None:
-        return None, int(kind.dim), str(kind.signature)
-    embedder = embedder or get_embedder()
-    return embedder, embedder.dim, embedder.signature
-
-
-def hnsw_settings() -> tuple[int, int, int]:
-    """HNSW's M, ef_construction and ef_search, as the settings have them now."""
-    return (
-        int(getattr(settings, "KGSITE_HNSW_M", 16)),
-        int(getattr(settings, "KGSITE_HNSW_EF_CONSTRUCTION", 200)),
-        int(getattr(settings, "KGSITE_HNSW_EF_SEARCH", 128)),
-    )
-
-
-class IndexUnavailable(Exception):
-    """The snapshot on disk cannot be used (missing, corrupt or from another embedder)."""
-
-
-class JournalDamaged(IndexUnavailable):
-    """A complete journal line cannot be read back (torn append, garbage, bad vector)."""
-
-
-class VectorIndex:
+class VectorIndex(SnapshotJournal):
     """One kind's index in this process: search, upsert, delete, rebuild (the hnswlib
     backend of ``backend.VectorBackend``)."""
 
@@ -346,232 +210,6 @@ class VectorIndex:
             self._deleted.add(label)
             records.append({"op": "del", "key": key})
         return records
-
-    def _parse_record(self, line: bytes) -> tuple[str, Key, str, np.ndarray | None]:
-        """One journal line as (op, key, hash, vector); raises on anything malformed."""
-        record = json.loads(line)
-        op = record["op"]
-        key = self.kind.key_type(record["key"])
-        if op == "del":
-            return op, key, "", None
-        if op != "add":
-            raise ValueError(f"unknown op {op!r}")
-        digest = record["hash"]
-        if not isinstance(digest, str):
-            raise TypeError("hash is not a string")
-        vec = _decode_vec(record["vec"])
-        if vec.shape != (self.dim,) or not np.isfinite(vec).all():
-            raise ValueError(f"vector of {vec.size} values, not {self.dim}")
-        return op, key, digest, vec
-
-    def _apply_records(self, records: Iterable[tuple[str, Key, str, np.ndarray | None]]) -> None:
-        adds: list[tuple[Key, str, np.ndarray]] = []
-        for op, key, digest, vec in records:
-            if op == "add":
-                adds.append((key, digest, vec))
-            else:
-                self._apply_add(_dedupe(adds))
-                adds = []
-                self._apply_delete([key])
-        self._apply_add(_dedupe(adds))
-
-    # --- files ------------------------------------------------------------------------
-
-    def _path(self, gen: int, suffix: str) -> Path:
-        return self.dir / f"gen-{gen}.{suffix}"
-
-    def _read_current(self) -> tuple[int, str | None] | None:
-        """The live generation as (number, id); None when there is none (or garbage)."""
-        try:
-            current = json.loads((self.dir / "CURRENT").read_text())
-            gen_id = current.get("id")
-            return int(current["gen"]), (str(gen_id) if gen_id is not None else None)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return None
-
-    def _next_gen(self) -> int:
-        current = self._read_current()
-        return current[0] + 1 if current is not None else 0
-
-    @contextlib.contextmanager
-    def _flocked(self) -> Iterator[None]:
-        """The cross-process writer lock; re-entrant within this process (flock is not)."""
-        with self._lock:
-            if self._flock_depth:
-                self._flock_depth += 1
-                try:
-                    yield
-                finally:
-                    self._flock_depth -= 1
-                return
-            self.dir.mkdir(parents=True, exist_ok=True)
-            try:
-                with open(self.dir / "lock", "a+b") as fh:
-                    fcntl.flock(fh, fcntl.LOCK_EX)
-                    self._flock_depth = 1
-                    try:
-                        yield
-                    finally:
-                        self._flock_depth = 0
-                        fcntl.flock(fh, fcntl.LOCK_UN)
-            finally:
-                # Jobs queued while holding the lock may run inline (sync queue): only now.
-                todo, self._after_unlock = self._after_unlock, []
-                for job in todo:
-                    job()
-
-    @contextlib.contextmanager
-    def _writer(self) -> Iterator[None]:
-        """Hold both locks and catch up with other writers before changing anything."""
-        with self._lock, self._flocked():
-            self._repair_tail()
-            # Writes run in the worker or a command (web requests queue them): a missing
-            # index is rebuilt right here, whatever its size.
-            self._refresh_locked(build_inline=True)
-            yield
-
-    def _load_snapshot(self, gen: int, gen_id: str | None) -> None:
-        import hnswlib  # deferred: a native library, loaded on first index use
-
-        try:
-            meta = json.loads(self._path(gen, "json").read_text())
-            if meta.get("signature") != self.signature or meta.get("dim") != self.dim:
-                raise IndexUnavailable("built by another embedder")
-            if meta.get("id") is not None and meta.get("id") != gen_id:
-                raise IndexUnavailable("metadata belongs to another generation")
-            keys = [self.kind.key_type(k) for k in meta["keys"]]
-            hashes = [str(h) for h in meta["hashes"]]
-            deleted = {int(label) for label in meta.get("deleted", [])}
-            complete = bool(meta.get("complete", True))
-        except IndexUnavailable:
-            raise
-        except Exception as exc:  # missing, truncated or hand-edited metadata
-            raise IndexUnavailable(f"unreadable metadata: {exc}") from exc
-        if len(keys) != len(hashes):
-            raise IndexUnavailable("metadata lists disagree")
-        hnsw = hnswlib.Index(space="cosine", dim=self.dim)
-        try:
-            hnsw.load_index(str(self._path(gen, "hnsw")), max_elements=max(len(keys), MIN_CAPACITY))
-        except Exception as exc:  # hnswlib raises RuntimeError on truncated files
-            raise IndexUnavailable(f"unreadable snapshot: {exc}") from exc
-        if hnsw.get_current_count() != len(keys):
-            raise IndexUnavailable("snapshot and metadata disagree")
-        hnsw.set_ef(self.ef_search)
-        self._hnsw = hnsw
-        self._keys = keys
-        self._hashes = hashes
-        self._labels = {k: i for i, k in enumerate(keys)}
-        self._deleted = deleted
-        self._complete = complete
-        self._gen = gen
-        self._gen_id = gen_id
-        self._offset = 0
-        self._journal_count = 0
-
-    def _write_snapshot(self, gen: int) -> None:
-        """Save memory as generation ``gen`` and make it current (caller holds the flock)."""
-        self.dir.mkdir(parents=True, exist_ok=True)
-        gen_id = uuid.uuid4().hex
-        tmp = self.dir / f".gen-{gen}.hnsw.{os.getpid()}.tmp"
-        self._hnsw.save_index(str(tmp))
-        os.replace(tmp, self._path(gen, "hnsw"))
-        meta = {
-            "gen": gen,
-            "id": gen_id,
-            "signature": self.signature,
-            "dim": self.dim,
-            "complete": self._complete,
-            "keys": self._keys,
-            "hashes": self._hashes,
-            "deleted": sorted(self._deleted),
-        }
-        _write_atomic(self._path(gen, "json"), json.dumps(meta).encode())
-        _write_atomic(self._path(gen, "journal"), b"")
-        _write_atomic(self.dir / "CURRENT", json.dumps({"gen": gen, "id": gen_id}).encode())
-        self._gen = gen
-        self._gen_id = gen_id
-        self._offset = 0
-        self._journal_count = 0
-        # Keep the previous generation: a reader may be loading it right now. Higher
-        # numbers are leftovers from before a lost CURRENT (numbering restarted).
-        for path in self.dir.glob("gen-*.*"):
-            try:
-                old = int(path.name.split(".")[0].removeprefix("gen-"))
-            except ValueError:
-                continue
-            if old not in (gen, gen - 1):
-                path.unlink(missing_ok=True)
-
-    def _read_journal(self, *, strict: bool = True) -> int:
-        """Apply complete journal lines written since the last read.
-
-        ``strict``: a line that cannot be read raises ``JournalDamaged`` before anything
-        is applied. Otherwise such lines are skipped; returns how many.
-        """
-        path = self._path(self._gen, "journal")
-        try:
-            with open(path, "rb") as fh:
-                fh.seek(self._offset)
-                data = fh.read()
-        except FileNotFoundError:
-            return 0
-        end = data.rfind(b"\n") + 1  # a line still being written waits for next time
-        if not end:
-            return 0
-        records = []
-        damaged = 0
-        for number, line in enumerate(data[:end].split(b"\n")):
-            if not line.strip():
-                continue
-            try:
-                records.append(self._parse_record(line))
-            except Exception as exc:  # any malformed line: never a crash
-                if strict:
-                    raise JournalDamaged(
-                        f"journal of generation {self._gen}, line {number + 1} after byte "
-                        f"{self._offset}: {type(exc).__name__}: {exc}"
-                    ) from exc
-                damaged += 1
-        self._apply_records(records)
-        self._offset += end
-        self._journal_count += len(records)
-        return damaged
-
-    def _repair_tail(self) -> None:
-        """End a journal line left without its newline (caller holds the flock).
-
-        Appends happen under the flock, so such a line is a writer killed mid-write, not
-        one in progress. Ended, it reads as one damaged line (and triggers a repair)
-        instead of gluing onto the next record.
-        """
-        current = self._read_current()
-        if current is None:
-            return
-        try:
-            with open(self._path(current[0], "journal"), "r+b") as fh:
-                size = fh.seek(0, os.SEEK_END)
-                if not size:
-                    return
-                fh.seek(size - 1)
-                if fh.read(1) == b"\n":
-                    return
-                fh.seek(0, os.SEEK_END)
-                fh.write(b"\n")
-        except FileNotFoundError:
-            return
-        logger.warning("vector index %s: ended a torn journal line", self.kind.name)
-
-    def _append_journal(self, records: list[dict]) -> None:
-        if not records:
-            return
-        payload = b"".join(json.dumps(r).encode() + b"\n" for r in records)
-        with open(self._path(self._gen, "journal"), "ab") as fh:
-            fh.write(payload)
-            fh.flush()
-        self._offset += len(payload)
-        self._journal_count += len(records)
-        if self._journal_count > max(500, self.live_count // 20):
-            self._write_snapshot(self._gen + 1)
 
     # --- freshness ----------------------------------------------------------------------
 
@@ -860,8 +498,3 @@ class VectorIndex:
             "deleted": len(self._deleted),
             "ef_search": self.ef_search,
         }
-
-
-def _dedupe(items: list[tuple[Key, str, np.ndarray]]) -> list[tuple[Key, str, np.ndarray]]:
-    """The last change per key wins (hnswlib takes one vector per label per call)."""
-    return list({key: (key, h, v) for key, h, v in items}.values())

@@ -37,6 +37,7 @@ from .backend import VectorBackend, backend_name
 from .embedder import get_embedder
 from .index import KINDS, Key, Progress, VectorIndex, text_hash
 from .pgvector import PgVectorIndex
+from .shared_cache import shared
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ logger = logging.getLogger(__name__)
 
 def _embedder_for(kind):
     """Text kinds share the configured embedder; vector kinds bring their own vectors."""
-    return None if kind.vectors is not None else get_embedder()
+    return None if kind.vectors is not None else shared(get_embedder())
 
 
 _lock = threading.Lock()
@@ -108,7 +109,7 @@ _query_lock = threading.Lock()
 
 def embed_texts(texts: Sequence[str]) -> np.ndarray:
     """Unit-length float32 embeddings, one row per text (cosine = dot product)."""
-    return get_embedder().encode(list(texts))
+    return shared(get_embedder()).encode(list(texts))
 
 
 def embed_query(text: str) -> np.ndarray:
@@ -120,7 +121,7 @@ def embed_query(text: str) -> np.ndarray:
         if cached is not None:
             _query_cache.move_to_end(key)
             return cached
-    vector = embedder.encode([text])[0]
+    vector = shared(embedder).encode([text])[0]
     with _query_lock:
         _query_cache[key] = vector
         while len(_query_cache) > _QUERY_CACHE_SIZE:
@@ -273,10 +274,24 @@ def vector_changed(kind: str, keys: Iterable[Key]) -> None:
         _vector_update(kind, list(keys))
 
 
+# Set by a process that must read its own writes with no worker running (mcp_serve):
+# its saves write their vectors themselves (under the index's cross-process lock).
+_inline = threading.Event()
+
+
+def vector_writes_inline(enabled: bool = True) -> None:
+    """Write this process's index updates on commit instead of queueing them."""
+    if enabled:
+        _inline.set()
+    else:
+        _inline.clear()
+
+
 def _vector_update(kind: str, keys: list[Key]) -> None:
     if not keys:
         return
-    if len(keys) <= index_module.RECONCILE_INLINE and vector_index(kind).writes_inline:
+    inline = vector_index(kind).writes_inline or _inline.is_set()
+    if len(keys) <= index_module.RECONCILE_INLINE and inline:
         try:
             vector_upsert(kind, keys)
             return

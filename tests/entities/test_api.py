@@ -21,8 +21,18 @@ def test_lookup_contract_shape(api):
     entity, _ = entity_store(name="PostgreSQL", type="database")
     alias_add(entity=entity, alias="postgres")
     body = api.get("/api/v1/entities/lookup", {"name": "Postgres"}).json()
-    assert set(body) == {"match", "entity", "aliases", "facts", "candidates", "suggestions"}
+    assert set(body) == {
+        "match",
+        "entity",
+        "aliases",
+        "facts",
+        "candidates",
+        "suggestions",
+        "external_ids",  # ids and fact ids of an imported memory (import_entity_kg)
+        "external_facts",
+    }
     assert body["match"] == "alias"
+    assert body["external_ids"] == [] and body["external_facts"] == []
     assert body["entity"] == {"id": entity.id, "canonical_name": "PostgreSQL", "type": "database"}
 
 

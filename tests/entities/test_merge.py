@@ -49,7 +49,13 @@ def test_preview_says_what_would_move_and_writes_nothing(graph, curator, snapsho
     plan = outcome.plan.as_dict()
     assert plan["survivor"]["id"] == graph["survivor"].pk
     assert [d["id"] for d in plan["duplicates"]] == [graph["dup"].pk, graph["other"].pk]
-    assert plan["moves"] == {"aliases": 2, "facts": 4, "mentions": 3, "recall": 0}
+    assert plan["moves"] == {
+        "aliases": 2,
+        "facts": 4,
+        "mentions": 3,
+        "recall": 0,
+        "imported_ids": 0,
+    }
     assert plan["new_aliases"] == ["Maggie Okonkwo", "Okonkwo"]
     kinds = {(c["kind"], c["value"]) for c in plan["conflicts"]}
     assert ("alias_dropped", "M. Okonkwo") in kinds

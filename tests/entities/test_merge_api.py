@@ -26,7 +26,13 @@ def test_preview_answers_what_would_move_and_writes_nothing(curator_api, graph):
     assert response.status_code == 200, response.json()
     data = response.json()
     assert set(data) == {"survivor", "duplicates", "moves", "new_aliases", "conflicts"}
-    assert data["moves"] == {"aliases": 2, "facts": 4, "mentions": 3, "recall": 0}
+    assert data["moves"] == {
+        "aliases": 2,
+        "facts": 4,
+        "mentions": 3,
+        "recall": 0,
+        "imported_ids": 0,
+    }
     assert data["new_aliases"] == ["Maggie Okonkwo", "Okonkwo"]
     assert {c["kind"] for c in data["conflicts"]} == {"alias_dropped", "fact_self_reference"}
     assert Entity.objects.count() == 3 and not EntityMerge.objects.exists()

@@ -10,6 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from entities.models import Entity, NameToken
+from entities.name_index import _secondary_indexes, name_index_rebuild
 from entities.selectors import entity_lookup
 from entities.services import alias_add, alias_remove, entity_delete, entity_store, entity_update
 
@@ -53,3 +54,14 @@ def test_suggestions_keep_to_the_type_asked_for():
     entity_store(name="Ararat", type="mountain")
     entity_store(name="Ararat", type="film")
     assert [e.type for e, _ in entity_lookup(name="Ararrat", type="film").suggestions] == ["film"]
+
+
+def test_a_rebuild_puts_back_every_index_it_dropped_to_load_fast():
+    entity_store(name="Ada Lovelace", type="person")
+    with connection.cursor() as cursor:
+        before = sorted(_secondary_indexes(cursor, NameToken._meta.db_table))
+    assert {"name_token_prefix_idx"} <= {name for name, _sql in before}
+    assert name_index_rebuild() > 0
+    with connection.cursor() as cursor:
+        assert sorted(_secondary_indexes(cursor, NameToken._meta.db_table)) == before
+    assert entity_lookup(name="Ada Lovelase").suggestions  # the miss path reads the rows

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 
+import anyio
 from django.core.management.base import BaseCommand, CommandError
 
 from entities.mcp.server import mcp_server_build
+from entities.mcp.stdio import serve_stdio
 from entities.mcp.tools import ToolContext
 from entities.scopes import scope_clean
 from kgsite.errors import DomainError
+from kgsite.vectors.service import vector_writes_inline
 
 
 class Command(BaseCommand):
@@ -45,8 +48,11 @@ class Command(BaseCommand):
             raise CommandError(exc.message) from None
         username = options["user"] or os.environ.get("KGSITE_MCP_USER", "")
         read_only = options["read_only"] or os.environ.get("KGSITE_MCP_READ_ONLY", "") == "1"
+        # Read-your-writes without a worker: this process indexes what it stores.
+        vector_writes_inline()
         server = mcp_server_build(ToolContext(scope=scope, read_only=read_only, username=username))
         if options["http"]:
             server.run("streamable-http", host=options["host"], port=options["port"])
         else:
-            server.run("stdio")
+            # The SDK's stdio loop behind a guard that answers malformed lines.
+            anyio.run(serve_stdio, server)

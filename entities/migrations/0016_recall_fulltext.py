@@ -18,6 +18,6 @@ def uninstall(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("entities", "0012_pairs_fact_confirmation")]
+    dependencies = [("entities", "0015_agents_external_fact_scope")]
 
     operations = [migrations.RunPython(install, uninstall)]
