@@ -27,7 +27,7 @@ from .. import services
 from ..models import Entity, Fact
 from ..scopes import ScopeFilter
 from . import selectors
-from .kinds import CROSSLINGUAL_KIND, crosslingual_path
+from .kinds import CROSSLINGUAL_KIND, crosslingual_enabled
 from .options import RecallOptions
 
 ENDPOINTS = ("recall", "pre-check", "unknown", "finding", "domain", "session-start")
@@ -95,7 +95,7 @@ def memories_store(data: dict[str, Any]) -> dict[str, int]:
         )
         ids[m["key"]] = stored.fact.pk
         vectors.vector_upsert("facts", [stored.fact.pk])
-        if crosslingual_path():
+        if crosslingual_enabled():
             vectors.vector_upsert(CROSSLINGUAL_KIND, [stored.fact.pk])
     return ids
 

@@ -8,7 +8,7 @@ import numpy as np
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from kgsite.vectors.index import Key, register_kind
+from kgsite.vectors.index import KINDS, Key, register_kind
 from kgsite.vectors.service import vector_changed
 
 from .. import hooks
@@ -81,8 +81,21 @@ def fact_saved_crosslingual(fact_id: int, action: str) -> None:
         vector_changed(CROSSLINGUAL_KIND, [fact_id])
 
 
+def crosslingual_enabled() -> bool:
+    """The source is on: its kind is registered (idempotent) so the index exists."""
+    if not crosslingual_path():
+        return False
+    if CROSSLINGUAL_KIND not in KINDS:
+        crosslingual_kind_register()
+    return True
+
+
 def crosslingual_kind_register() -> None:
-    encoder_class = import_string(crosslingual_path() or DEFAULT_CROSSLINGUAL)
+    """Register the kind when the source is on (``ready``; settings changed later are
+    seen by ``crosslingual_enabled``): with it off, no index of it is ever built."""
+    if not crosslingual_path():
+        return
+    encoder_class = import_string(crosslingual_path())
     register_kind(
         CROSSLINGUAL_KIND,
         _fact_texts,

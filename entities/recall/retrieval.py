@@ -25,7 +25,7 @@ from ..extraction import extract_entities
 from ..graph.models import Edge
 from ..models import EntityFact, Fact
 from ..search import fulltext
-from .kinds import CROSSLINGUAL_KIND, crosslingual_encoder, crosslingual_path
+from .kinds import CROSSLINGUAL_KIND, crosslingual_enabled, crosslingual_encoder
 
 # Items a nearest search considers from the index per wanted item, before filters.
 OVERFETCH = 20
@@ -165,7 +165,7 @@ class Query:
     @classmethod
     def of(cls, text: str, *, scope: str = "", vector: np.ndarray | None = None) -> Query:
         found = {d.canonical_id for d in extract_entities(text) if d.canonical_id is not None}
-        xl = crosslingual_encoder().encode([text])[0] if crosslingual_path() else None
+        xl = crosslingual_encoder().encode([text])[0] if crosslingual_enabled() else None
         return cls(
             xl_vector=xl,
             text=text,
