@@ -68,10 +68,18 @@ _C_TYPES = frozenset(
         *("double", "bool", "struct", "enum", "static", "extern", "inline", "size_t"),
     }
 )
-# C-like declarations at a line's start: a type, the name, a parameter list.
+# C-like declarations at a line's start: a type, the name, a parameter list. Every
+# word of the return type is followed by exactly one kind of separator (spaces, or
+# stars with optional spaces around them) and only the last may end the line ("int\n
+# f (...)", GNU style), so a line of words is read one way only: linear time. (It
+# used to be ``(?:\w+\s*\**\s+)+``, where ``\s*`` and ``\s+`` share the spaces and
+# the line breaks: exponential on a word followed by lines indented by many spaces.)
+_C_WORD = r"[A-Za-z_]\w*"
+_C_SEP = r"(?:[ \t]*\*+[ \t]*|[ \t]+)"
 _C_SIGNATURE = re.compile(
-    r"^(?:\[[\w ]+\]\s*)?(?P<ret>(?:[A-Za-z_]\w*\s*\**\s+)+\**)\s*"
-    r"(?P<name>[A-Za-z_]\w*)\s*\((?P<args>[^)\n]*(?:\n[^)\n]*){0,3})\)?",
+    rf"^(?:\[[\w ]+\][ \t]*)?(?P<ret>(?:{_C_WORD}{_C_SEP})*{_C_WORD}"
+    rf"(?:{_C_SEP}|[ \t]*(?:\*+[ \t]*)?\n[ \t]*(?:\*+[ \t]*)?))"
+    r"(?P<name>[A-Za-z_]\w*)[ \t]*\((?P<args>[^)\n]*(?:\n[^)\n]*){0,3})\)?",
     re.M,
 )
 _ACRONYM_AFTER = re.compile(
