@@ -27,7 +27,7 @@ from books.parsing import detect_format, parse_document
 
 # Regularisation of the three models (inverse strength, scikit-learn's C).
 C_ENTITY = 0.5
-C_TYPE = 0.1
+C_TYPE = 0.03
 C_DEFINE = 0.5
 # The entity threshold maximises F-beta on the training documents: recall counts more
 # than precision (a missed entity is lost; a surplus one is a candidate to review).
