@@ -412,6 +412,9 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
         min(zipfs) / 8,
         sum(zipfs) / len(zipfs) / 8,
         float(min(zipfs) >= 4.0),
+        # A common word in capitals (NULL, FILE, NAME) is a placeholder or a literal.
+        float(name.isupper() and len(words) == 1 and zipfs[0] >= 3.0),
+        float(len(words) == 1 and zipfs[0] >= 3.0 and name[:1].isupper()),
         float(max(zipfs) < 2.0),
         math.log1p(stats.heading_hits.get(key, 0)),
         float(term.heading_exact > 0),

@@ -29,6 +29,9 @@ from books.parsing import detect_format, parse_document
 C_ENTITY = 0.5
 C_TYPE = 0.03
 C_DEFINE = 0.5
+# A gold junk string (one the annotators say must never become an entity) weighs this
+# many unlabelled terms in the entity model.
+JUNK_WEIGHT = 4.0
 # The entity threshold maximises F-beta on the training documents: recall counts more
 # than precision (a missed entity is lost; a surplus one is a candidate to review).
 BETA = 2.0
@@ -146,8 +149,11 @@ def fit(docs: Sequence[LabelledDoc]) -> Scorer:
     x = np.asarray([r.features for d in docs for r in d.rows], dtype=float)
     y = np.concatenate([d.entity for d in docs])
     xs, mean, scale = _standardise(x)
-    entity = LogisticRegression(C=C_ENTITY, max_iter=2000, class_weight="balanced")
-    entity.fit(xs, y)
+    junk = np.asarray([name_key(r.display) in d.junk for d in docs for r in d.rows], dtype=bool)
+    weights = np.where(y == 1, (y == 0).sum() / max(y.sum(), 1), 1.0)
+    weights[junk & (y == 0)] = JUNK_WEIGHT
+    entity = LogisticRegression(C=C_ENTITY, max_iter=2000)
+    entity.fit(xs, y, sample_weight=weights)
     threshold = _best_threshold(entity.predict_proba(xs)[:, 1], y, BETA)
 
     types = [t for d in docs for t in d.types]
