@@ -78,7 +78,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 @lru_cache(maxsize=1)
 def function_words() -> frozenset[str]:
     """English's most frequent words (wordfreq): they never make a term alone."""
-    from wordfreq import top_n_list
+    from wordfreq import top_n_list  # deferred: the word lists take a moment to load
 
     return frozenset(top_n_list("en", 150))
 

@@ -144,7 +144,7 @@ def _define_threshold(p: np.ndarray, labels: np.ndarray, groups: np.ndarray) -> 
 
 def fit(docs: Sequence[LabelledDoc]) -> Scorer:
     """The three models trained on ``docs``."""
-    from sklearn.linear_model import LogisticRegression
+    from sklearn.linear_model import LogisticRegression  # deferred: only training needs it
 
     x = np.asarray([r.features for d in docs for r in d.rows], dtype=float)
     y = np.concatenate([d.entity for d in docs])

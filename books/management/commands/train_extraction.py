@@ -15,6 +15,7 @@ from django.db import connection
 from books.extraction.evaluate import DocScore, GoldRow, gold_score
 from books.extraction.scoring import WEIGHTS, Scorer, scorer_override, scorer_save
 from books.extraction.training import doc_load, fit, gold_documents
+from books.services import book_ingest
 from kgsite.errors import DomainError
 
 # The development sets, relative to the folder beside the checkout.
@@ -81,8 +82,6 @@ class Command(BaseCommand):
         """Ingest ``group``'s documents in order into a scratch database, each with its
         scorer, and score them all at the end (so one book's entities count for the next,
         as in ``eval_extraction``)."""
-        from books.services import book_ingest
-
         old_name = connection.creation.create_test_db(
             verbosity=0, autoclobber=True, serialize=False
         )
