@@ -61,7 +61,10 @@ class BookListView(GenericAPIView):
         operation_id="books_upload",
         request={"multipart/form-data": UploadSerializer},
         responses={202: JobSerializer},
-        summary="Upload a .md, .txt, .pdf, .html or .epub file to ingest; returns the queued job",
+        summary=(
+            "Upload a .md, .txt, .rst, .pdf, .html or .epub file or a manual page to ingest; "
+            "returns the queued job"
+        ),
     )
     def post(self, request):
         serializer = UploadSerializer(data=request.data)

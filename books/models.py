@@ -28,6 +28,8 @@ class Book(TimeStampedModel):
         PDF = "pdf"
         HTML = "html"
         EPUB = "epub"
+        RST = "rst"
+        MAN = "man"
 
     title = models.CharField(max_length=512)
     # Re-ingesting a title replaces that book: the normalised title is its identity.

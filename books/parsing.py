@@ -1,4 +1,5 @@
-"""Turn an uploaded book (Markdown, plain text, PDF, HTML, EPUB) into text plus sections.
+"""Turn an uploaded book (Markdown, plain text, reStructuredText, manual pages, PDF, HTML,
+EPUB) into text plus sections.
 
 Pure Python, no Django: the ingest service stores what these functions return. Every
 offset is a character offset into ``ParsedDocument.text`` so a chunk, a mention or a
@@ -19,10 +20,11 @@ from pathlib import PurePath
 from books.formats.archive import lost_text
 from books.formats.html import epub_to_markdown, html_to_markdown
 from books.formats.pdf import clean_pages, outline_headings, outline_items
-from books.formats.text import technical_headings
+from books.formats.rst import is_roff, roff_to_markdown, rst_to_markdown
+from books.formats.text import dehyphenate, technical_headings
 from kgsite.errors import InvalidInput
 
-FORMATS = ("markdown", "text", "pdf", "html", "epub")
+FORMATS = ("markdown", "text", "pdf", "html", "epub", "rst", "man")
 
 _EXTENSIONS = {
     ".md": "markdown",
@@ -34,6 +36,10 @@ _EXTENSIONS = {
     ".htm": "html",
     ".xhtml": "html",
     ".epub": "epub",
+    ".rst": "rst",
+    ".rest": "rst",
+    ".man": "man",
+    **{f".{section}": "man" for section in range(1, 9)},
 }
 SUPPORTED_EXTENSIONS = tuple(_EXTENSIONS)
 
@@ -69,21 +75,27 @@ def detect_format(filename: str) -> str:
     except KeyError:
         shown = suffix or "no extension"
         raise InvalidInput(
-            f"Unsupported file type ({shown}): upload a .md, .txt, .pdf, .html or .epub file.",
+            f"Unsupported file type ({shown}): upload a .md, .txt, .rst, .pdf, .html or .epub "
+            "file, or a manual page (.man, .1 to .8).",
             field="format",
         ) from None
 
 
 def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
     """Decode ``data`` and outline it; raise ``InvalidInput`` for empty or unreadable input."""
-    if fmt in ("markdown", "text", "html"):
+    if fmt in ("markdown", "text", "html", "rst", "man"):
         refuse_binary(data)
+    if fmt == "rst" or (fmt == "man" and is_roff(decode_text(data))):
+        convert = rst_to_markdown if fmt == "rst" else roff_to_markdown
+        text = convert(decode_text(data))
+        _require_text(text)
+        return ParsedDocument(text=text, sections=_markdown_sections(text))
     if fmt == "markdown":
         text = decode_text(data)
         _require_text(text)
         return ParsedDocument(text=text, sections=_markdown_sections(text))
-    if fmt == "text":
-        text = decode_text(data)
+    if fmt in ("text", "man"):  # a manual page already rendered is text
+        text = dehyphenate(decode_text(data))
         _require_text(text)
         start, end = gutenberg_body(text)
         _require_text(text[start:end])
@@ -215,7 +227,7 @@ def _pdf_document(data: bytes) -> ParsedDocument:
     any (else by chapter and numbered lines, as in a plain-text book)."""
 
     outline: list = []
-    pages = clean_pages(list(_pdf_pages(data, outline)))
+    pages = [dehyphenate(page) for page in clean_pages(list(_pdf_pages(data, outline)))]
     starts: list[int] = []
     parts: list[str] = []
     pos = 0

@@ -228,7 +228,8 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
     definitions = resolve_definitions(
         [defined_entities(c, document_text=document_text, known=known) for c in chunks]
     )
-    found = candidates_merge(chunks, definitions)
+    rejected: set[str] = set()
+    found = candidates_merge(chunks, definitions, rejected)
     wanted: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
     for entities in definitions:
         for entity in entities:
@@ -242,17 +243,9 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
             aliases = tuple(entity.aliases) + (seen[1] if seen else ())
             wanted[key] = (seen[0] if seen else display, aliases)
     norms = {norm for norm, _type in wanted}
-    existing: dict[tuple[str, str], tuple[str, str]] = {}
-    for start in range(0, len(norms), 500):
-        batch = list(norms)[start : start + 500]
-        for pk, name, norm, entity_type in Entity.objects.filter(name_norm__in=batch).values_list(
-            "pk", "canonical_name", "name_norm", "type"
-        ):
-            existing[(norm, entity_type)] = (pk, name)
-        for pk, name, norm, entity_type in Alias.objects.filter(alias_norm__in=batch).values_list(
-            "entity_id", "entity__canonical_name", "alias_norm", "type"
-        ):
-            existing.setdefault((norm, entity_type), (pk, name))
+    # The candidates' names are looked up in the same queries (one pair per 500 names).
+    candidate_norms = {normalize(c.name) for c in found}
+    stored, existing = _stored_names(sorted(norms | candidate_norms), norms)
     defined_ids: dict[tuple[str, str], str] = {}
     defined_names: dict[str, tuple[str, str]] = {}
     for (norm, entity_type), (display, aliases) in wanted.items():
@@ -272,8 +265,30 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
         defined_ids=defined_ids,
         defined_names=defined_names,
         definitions=definitions,
-        candidates=_candidates_lexicon(found, gazetteer, defined_ids),
+        candidates=_candidates_lexicon(found, gazetteer, defined_ids, stored),
+        rejected=frozenset(rejected - {norm for norm, _t in defined_ids}),
     )
+
+
+def _stored_names(lookup: list[str], norms: set[str]) -> tuple[dict, dict]:
+    """Stored entities named by ``lookup`` (by name), and those named by ``norms`` by name
+    or alias: (norm, type) -> (entity id, canonical name); two queries per 500 names."""
+    stored: dict[tuple[str, str], tuple[str, str]] = {}
+    existing: dict[tuple[str, str], tuple[str, str]] = {}
+    for start in range(0, len(lookup), 500):
+        batch = lookup[start : start + 500]
+        for pk, name, norm, entity_type in Entity.objects.filter(name_norm__in=batch).values_list(
+            "pk", "canonical_name", "name_norm", "type"
+        ):
+            stored[(norm, entity_type)] = (pk, name)
+            if norm in norms:
+                existing[(norm, entity_type)] = (pk, name)
+        for pk, name, norm, entity_type in Alias.objects.filter(alias_norm__in=batch).values_list(
+            "entity_id", "entity__canonical_name", "alias_norm", "type"
+        ):
+            if norm in norms:
+                existing.setdefault((norm, entity_type), (pk, name))
+    return stored, existing
 
 
 def _definitions_relax(gazetteer, definitions, defined_ids) -> None:
@@ -287,7 +302,7 @@ def _definitions_relax(gazetteer, definitions, defined_ids) -> None:
                     gazetteer.relax(defined_ids[key])
 
 
-def _candidates_lexicon(found, gazetteer, defined_ids) -> dict:
+def _candidates_lexicon(found, gazetteer, defined_ids, stored) -> dict:
     """Put the names the text introduces into the book's gazetteer (a stored entity of
     the same name and type is reused; a new one is matched strictly, as a candidate)."""
 
@@ -301,14 +316,6 @@ def _candidates_lexicon(found, gazetteer, defined_ids) -> dict:
         if key not in info:
             info[key] = (candidate.evidence, candidate.aliases)
             wanted[key] = candidate
-    stored: dict[tuple[str, str], tuple[str, str]] = {}
-    norms = sorted({norm for norm, _t in wanted if (norm, _t) not in defined_ids})
-    for start in range(0, len(norms), 500):
-        rows = Entity.objects.filter(name_norm__in=norms[start : start + 500]).values_list(
-            "pk", "canonical_name", "name_norm", "type"
-        )
-        for pk, name, norm, entity_type in rows:
-            stored[(norm, entity_type)] = (pk, name)
     for key, candidate in wanted.items():
         entity_id = defined_ids.get(key) or (stored[key][0] if key in stored else None)
         if entity_id is not None and not entity_id.startswith(NEW_PREFIX):

@@ -73,6 +73,9 @@ class BookLexicon:
     # Names the text introduces (``books.extraction.candidates``): (normalised name,
     # type) → (evidence, aliases).
     candidates: dict[tuple[str, str], tuple[int, tuple[str, ...]]] = field(default_factory=dict)
+    # Normalised names the learned scorer judged not to be entities: another source
+    # (spaCy's NER) proposing one of them is overruled.
+    rejected: frozenset[str] = frozenset()
 
 
 class Extractor(Protocol):

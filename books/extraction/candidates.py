@@ -16,13 +16,17 @@ category, never for a document's wording.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.conf import settings
 
 from books.chunking import ChunkDraft
+from books.extraction.acronyms import acronyms_find
+from books.extraction.commands import commands_find
+from books.extraction.decide import RuleEntry, TermRow, rows_decide, rows_rejected, term_rows
+from books.extraction.scoring import scorer_get
 from books.extraction.structure import DefinedEntity, name_key
 from books.extraction.types import is_code_name, type_from_noun, type_from_syntax
 from entities.extraction import is_common_word, word_zipf
@@ -36,8 +40,6 @@ _SIGNATURE_CODE = re.compile(
     r"^(?P<name>[A-Za-z_$][\w$]*(?:[.:#][A-Za-z_$][\w$]*)*)\s*(?:\((?P<args>[^()]*(?:\([^()]*\))?[^()]*)\))?$"
 )
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
-_QUOTED = re.compile(r"[\"“](?P<q>[^\"”\n]{2,80})[\"”]")
-_COMMAND = re.compile(r"^(?P<prog>[a-z][\w.+-]*)\s+(?P<sub>[a-z][a-z0-9-]*[a-z0-9])(?=\s|$)")
 _OPTION_TOKEN = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9](?![\w-])")
 _IDENTIFIER_TOKEN = re.compile(
     r"(?<![\w./:@$-])(?:"
@@ -68,19 +70,19 @@ _C_TYPES = frozenset(
         *("double", "bool", "struct", "enum", "static", "extern", "inline", "size_t"),
     }
 )
-# C-like declarations at a line's start: a type, the name, a parameter list.
+# C-like declarations at a line's start: a type, the name, a parameter list. Every
+# word of the return type is followed by exactly one kind of separator (spaces, or
+# stars with optional spaces around them) and only the last may end the line ("int\n
+# f (...)", GNU style), so a line of words is read one way only: linear time. (It
+# used to be ``(?:\w+\s*\**\s+)+``, where ``\s*`` and ``\s+`` share the spaces and
+# the line breaks: exponential on a word followed by lines indented by many spaces.)
+_C_WORD = r"[A-Za-z_]\w*"
+_C_SEP = r"(?:[ \t]*\*+[ \t]*|[ \t]+)"
 _C_SIGNATURE = re.compile(
-    r"^(?:\[[\w ]+\]\s*)?(?P<ret>(?:[A-Za-z_]\w*\s*\**\s+)+\**)\s*"
-    r"(?P<name>[A-Za-z_]\w*)\s*\((?P<args>[^)\n]*(?:\n[^)\n]*){0,3})\)?",
+    rf"^[ \t]*(?:\[[\w ]+\][ \t]*)?(?P<ret>(?:{_C_WORD}{_C_SEP})*{_C_WORD}"
+    rf"(?:{_C_SEP}|[ \t]*(?:\*+[ \t]*)?\n[ \t]*(?:\*+[ \t]*)?))"
+    r"(?P<name>[A-Za-z_]\w*)[ \t]*\((?P<args>[^)\n]*(?:\n[^)\n]*){0,3})\)?",
     re.M,
-)
-_ACRONYM_AFTER = re.compile(
-    r"(?P<exp>(?:[A-Z][\w-]*\s+(?:(?:of|for|and|the|on|in|to)\s+)?){1,7}[A-Z][\w-]*)\s*"
-    r"\((?P<acr>[A-Z][A-Za-z0-9.&/-]{1,11})(?:[,;][^)]{0,60})?\)"
-)
-_ACRONYM_BEFORE = re.compile(
-    r"(?<![\w.-])(?P<acr>[A-Z][A-Z0-9.&/-]{1,11})\s*"
-    r"\((?P<exp>[A-Z][\w-]*(?:\s+[\w-]+){1,7})\)"
 )
 _FUNCTION_WORDS = frozenset({"of", "for", "and", "the", "on", "in", "to", "a", "an"})
 _INTRODUCED = re.compile(
@@ -364,62 +366,6 @@ def _signatures(pool: _Pool, index: int, text: str) -> None:
         )
 
 
-def _acronym_initials(expansion: str) -> str:
-    return "".join(w[0].upper() for w in expansion.split() if w.casefold() not in _FUNCTION_WORDS)
-
-
-def _acronym_letters(acronym: str) -> str:
-    return "".join(c for c in acronym if c.isupper())
-
-
-def _fit_expansion(acronym: str, expansion: str, *, from_end: bool) -> str | None:
-    """The part of ``expansion`` whose initials spell ``acronym`` (None if none does)."""
-    letters = _acronym_letters(acronym)
-    if len(letters) < 2:
-        return None
-    words = expansion.split()
-    spans = range(len(words)) if from_end else range(len(words), 0, -1)
-    for cut in spans:
-        piece = words[cut:] if from_end else words[:cut]
-        if not piece or piece[0].casefold() in _FUNCTION_WORDS:
-            continue
-        initials = _acronym_initials(" ".join(piece))
-        if initials == letters or (
-            initials.startswith(letters) and len(initials) - len(letters) <= 1
-        ):
-            if piece[-1].casefold() in _FUNCTION_WORDS:
-                continue
-            return " ".join(piece)
-    return None
-
-
-def _acronyms(pool: _Pool, index: int, text: str, front_matter: bool) -> None:
-    found: list[tuple[str, str, int, int]] = []
-    for match in _ACRONYM_AFTER.finditer(text):
-        expansion = _fit_expansion(match.group("acr"), match.group("exp"), from_end=True)
-        if expansion:
-            found.append((match.group("acr"), expansion, match.start("acr"), match.end("acr")))
-    for match in _ACRONYM_BEFORE.finditer(text):
-        expansion = _fit_expansion(match.group("acr"), match.group("exp"), from_end=False)
-        if expansion:
-            found.append((match.group("acr"), expansion, match.start("acr"), match.end("acr")))
-    for acronym, expansion, start, end in found:
-        expansion = " ".join(expansion.split())
-        nouns = [type_from_noun(w) for w in reversed(expansion.split())]
-        type_ = next((t for t in nouns if t), "concept")
-        pool.define(
-            acronym,
-            index,
-            start,
-            end,
-            strength=4 if front_matter else 3,
-            type_=type_,
-            weight=3,
-            alias=expansion,
-            strong=True,
-        )
-
-
 def _introduced(pool: _Pool, index: int, text: str) -> None:
     for match in _INTRODUCED.finditer(text):
         group = "quoted" if match.group("quoted") else "plain"
@@ -502,36 +448,6 @@ def _copula_identifiers(pool: _Pool, index: int, text: str) -> None:
         pool.define(ident, index, start, start + len(ident), strength=2, type_=type_, weight=3)
 
 
-def _commands(pool: _Pool, texts: Sequence[str]) -> None:
-    """Quoted or code command lines ("prog sub --x"): a program whose first word starts
-    at least three different subcommands is a command-line tool; each "prog sub" is a
-    command."""
-    lines: list[tuple[int, str, str]] = []
-    subs: dict[str, set[str]] = defaultdict(set)
-    for index, text in enumerate(texts):
-        for match in [*_QUOTED.finditer(text), *_CODE_SPAN.finditer(text)]:
-            command = _COMMAND.match(match.group(1).strip())
-            if command is not None:
-                lines.append((index, command.group("prog"), command.group("sub")))
-                subs[command.group("prog")].add(command.group("sub"))
-    programs = {prog for prog, found in subs.items() if len(found) >= 3}
-    for index, prog, sub in lines:
-        if prog in programs:
-            pool.see(f"{prog} {sub}", index, type_="command", weight=3, bonus=1)
-    for prog in programs:
-        display = _display_case(prog, texts)
-        for index, text in enumerate(texts):
-            if re.search(rf"(?<![\w-]){re.escape(display)}(?![\w-])", text):
-                pool.see(display, index, type_="software", weight=3)
-
-
-def _display_case(word: str, texts: Sequence[str]) -> str:
-    """How the prose writes a program's name: "Git" for the command ``git``."""
-    capital = word[:1].upper() + word[1:]
-    pattern = re.compile(rf"(?<=[a-z,;] ){re.escape(capital)}\b")
-    return capital if any(pattern.search(t) for t in texts) else word
-
-
 # --- the pool becomes candidates -------------------------------------------------------
 
 
@@ -561,11 +477,11 @@ def _keep(entry: _Entry, parameters: set[str], minimum: int) -> bool:
     return entry.hits + entry.bonus >= minimum
 
 
-def book_candidates(chunks: Sequence[ChunkDraft]) -> list[Candidate]:
-    """The names the book's text introduces, strongest evidence first."""
+def _rule_pool(chunks: Sequence[ChunkDraft]) -> tuple[_Pool, list[str], set[str]]:
+    """What the syntactic sources find, the texts they read, the names called as code."""
     pool = _Pool()
     texts = [_blank_fences(chunk.text) for chunk in chunks]
-    called = set()
+    called: set[str] = set()
     for index, (chunk, text) in enumerate(zip(chunks, texts, strict=True)):
         front_matter = not chunk.heading_path
         if chunk.heading_path and chunk.part == 0:
@@ -573,14 +489,73 @@ def book_candidates(chunks: Sequence[ChunkDraft]) -> list[Candidate]:
         _code_spans(pool, index, text)
         _identifiers(pool, index, text)
         _signatures(pool, index, text)
-        _acronyms(pool, index, text, front_matter)
+        for acronym, expansion, start, end, type_ in acronyms_find(text):
+            pool.define(
+                acronym,
+                index,
+                start,
+                end,
+                strength=4 if front_matter else 3,
+                type_=type_,
+                weight=3,
+                alias=expansion,
+                strong=True,
+            )
         _introduced(pool, index, text)
         _typed_phrases(pool, index, text, opening=chunk.part == 0 and bool(chunk.heading_path))
         _copula_identifiers(pool, index, text)
         called.update(re.findall(r"([A-Za-z_]\w*)\s?\(", text))
-    _commands(pool, texts)
+    commands_find(pool, texts)
+    return pool, texts, called
+
+
+def _aliases(entry: _Entry) -> tuple[str, ...]:
+    return tuple(a for a in entry.aliases if normalize(a) != normalize(entry.display))
+
+
+def book_term_rows(chunks: Sequence[ChunkDraft]) -> list[TermRow]:
+    """Every term of the book with its features (what the learned scorer reads)."""
+    pool, texts, called = _rule_pool(chunks)
     minimum = int(settings.KGSITE_CANDIDATE_MIN_EVIDENCE)
-    found: list[Candidate] = []
+    rules = []
+    for entry in pool.entries.values():
+        type_ = _final_type(entry, called)
+        rules.append(
+            RuleEntry(
+                display=entry.display,
+                chunks=set(entry.chunks),
+                votes=dict(entry.votes),
+                define=entry.define[1:] if entry.define else None,
+                evidence=entry.hits + entry.bonus,
+                strong=entry.strong,
+                kept=type_ is not None and _keep(entry, pool.parameters, minimum),
+                type=type_,
+                aliases=_aliases(entry),
+            )
+        )
+    return term_rows(chunks, texts, rules)
+
+
+def book_candidates(
+    chunks: Sequence[ChunkDraft], rejected: set[str] | None = None
+) -> list[Candidate]:
+    """The names the book's text introduces, strongest evidence first.
+
+    With trained weights (``books.extraction.scoring``) the learned scorer decides over
+    every term of the pool; without them, the hand rules do.
+    """
+    scorer = scorer_get()
+    if scorer is not None:
+        rows = book_term_rows(chunks)
+        decisions = rows_decide(rows, scorer)
+        found = [Candidate(d.display, d.type, d.evidence, d.aliases, d.define) for d in decisions]
+        if rejected is not None:
+            rejected.update(rows_rejected(rows, decisions, scorer))
+        found.sort(key=lambda c: -c.evidence)
+        return found
+    pool, _texts, called = _rule_pool(chunks)
+    minimum = int(settings.KGSITE_CANDIDATE_MIN_EVIDENCE)
+    found = []
     for entry in pool.entries.values():
         type_ = _final_type(entry, called)
         if type_ is None or not _keep(entry, pool.parameters, minimum):
@@ -591,7 +566,7 @@ def book_candidates(chunks: Sequence[ChunkDraft]) -> list[Candidate]:
                 name=entry.display,
                 type=type_,
                 evidence=entry.hits + entry.bonus,
-                aliases=tuple(a for a in entry.aliases if normalize(a) != normalize(entry.display)),
+                aliases=_aliases(entry),
                 define=define,  # type: ignore[arg-type]
             )
         )
@@ -599,11 +574,14 @@ def book_candidates(chunks: Sequence[ChunkDraft]) -> list[Candidate]:
     return found
 
 
-def candidates_merge(chunks: Sequence[ChunkDraft], definitions: list[list]) -> list[Candidate]:
+def candidates_merge(
+    chunks: Sequence[ChunkDraft], definitions: list[list], rejected: set[str] | None = None
+) -> list[Candidate]:
     """The book's candidates; those a chunk defines join ``definitions`` (in place)
-    unless the book's structure already defines that name somewhere."""
+    unless the book's structure already defines that name somewhere. ``rejected``
+    receives the names the learned scorer turned down."""
 
-    found = book_candidates(chunks)
+    found = book_candidates(chunks, rejected)
     taken = {name_key(e.name) for entities in definitions for e in entities}
     for candidate in found:
         if candidate.define is None or name_key(candidate.name) in taken:

@@ -372,6 +372,7 @@ class OfflineExtractor:
                     or _NOT_A_NAME.search(display)
                     or not display[0].isupper()
                     or display in gazetteer
+                    or normalize(display) in lexicon.rejected
                     or not plausible_name(display, entity_type, lower_words)
                 ):
                     continue

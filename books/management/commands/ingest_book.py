@@ -108,7 +108,9 @@ class Command(BaseCommand):
         for note in notes:
             self.stderr.write(note)
         if not files:
-            raise CommandError("No supported file to ingest (.md, .txt, .pdf, .html, .epub).")
+            raise CommandError(
+                "No supported file to ingest (.md, .txt, .rst, .pdf, .html, .epub, .man, .1-.8)."
+            )
         if len(files) > 1 and (options["title"] or options["author"]):
             raise CommandError("--title and --author name one book: give a single file.")
         failures = 0

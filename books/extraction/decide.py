@@ -1,0 +1,215 @@
+"""From a document's term pool to candidate entities, by the learned scorer.
+
+``term_rows`` gathers the pool (the general sources of ``termhood`` plus what the
+syntactic rules of ``candidates`` proposed, as evidence) and measures each term;
+``rows_decide`` keeps the terms the entity model believes in, types them, and picks the
+chunk that defines each (if the define model believes one does). Training reads the same
+rows, so what is measured is what runs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from books.chunking import ChunkDraft
+from books.extraction.scoring import Scorer
+from books.extraction.termhood import (
+    TYPES,
+    Term,
+    _heading_text,
+    define_features,
+    doc_stats,
+    features,
+    gather,
+)
+from kgsite.text import normalize
+
+# Terms measured per document at most (the best supported first): a long novel proposes
+# tens of thousands of phrases, nearly all seen once.
+MAX_TERMS = 4000
+# The define model only looks at a few chunks per term.
+MAX_DEFINE_OPTIONS = 8
+_WEAK = frozenset({"phrase", "rare_word", "capitalised", "flag", "quoted", "code"})
+
+
+@dataclass
+class RuleEntry:
+    """What the hand-written sources of ``candidates`` found for one name."""
+
+    display: str
+    chunks: set[int]
+    votes: dict[str, int]
+    define: tuple[int, int, int] | None
+    evidence: int
+    strong: bool
+    kept: bool
+    type: str | None
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass
+class TermRow:
+    key: str
+    display: str
+    aliases: tuple[str, ...]
+    features: list[float]
+    options: list[tuple[int, int, int]]  # (chunk, start, end) that might define it
+    option_features: list[list[float]] = field(default_factory=list)
+    evidence: int = 0
+    # What the syntactic rules decided (kept, with this type and definition), if anything.
+    rule_type: str | None = None
+    rule_define: tuple[int, int, int] | None = None
+
+
+def _support(term: Term) -> int:
+    strong = sum(n for s, n in term.sources.items() if s not in _WEAK)
+    return len(term.chunks) + 2 * strong + 3 * term.rule_kept
+
+
+def term_rows(
+    chunks: Sequence[ChunkDraft], texts: Sequence[str], rules: Sequence[RuleEntry]
+) -> list[TermRow]:
+    pool = gather(chunks, texts)
+    for entry in rules:
+        term = pool.add(entry.display, "rules")
+        if term is None:
+            continue
+        term.chunks |= entry.chunks
+        for type_, n in entry.votes.items():
+            term.votes[type_] += n
+        if entry.type and not entry.votes:
+            term.votes[entry.type] += 1
+        term.rule_define = term.rule_define or entry.define
+        term.rule_evidence = max(term.rule_evidence, entry.evidence)
+        term.rule_kept = term.rule_kept or entry.kept
+        if entry.type and (term.rule_type is None or entry.kept):
+            term.rule_type = entry.type
+        term.strong = term.strong or entry.strong
+        if entry.display != term.display and entry.display.endswith("()"):
+            term.aliases[term.display] = None
+            term.display = entry.display
+        for alias in entry.aliases:
+            term.aliases[alias] = None
+    ranked = sorted(pool.terms.items(), key=lambda kv: -_support(kv[1]))
+    kept = [(k, t) for k, t in ranked if _support(t) >= 2][:MAX_TERMS]
+    stats = doc_stats(chunks, texts, {k for k, _t in kept})
+    headings = [
+        normalize(_heading_text(c.heading_path[-1])) if c.heading_path and c.part == 0 else ""
+        for c in chunks
+    ]
+    rows: list[TermRow] = []
+    for key, term in kept:
+        options = _define_options(term, key, chunks, texts, headings)
+        rows.append(
+            TermRow(
+                key=key,
+                display=term.display,
+                aliases=tuple(a for a in term.aliases if normalize(a) != normalize(term.display)),
+                features=features(term, key, stats),
+                options=options,
+                option_features=[
+                    define_features(term, key, i, chunks[i], texts[i]) for i, _s, _e in options
+                ],
+                evidence=_support(term),
+                rule_type=term.rule_type if term.rule_kept else None,
+                rule_define=term.rule_define if term.rule_kept else None,
+            )
+        )
+    return rows
+
+
+def _define_options(
+    term: Term, key: str, chunks: Sequence[ChunkDraft], texts: Sequence[str], headings: list[str]
+) -> list[tuple[int, int, int]]:
+    """Chunks that might define the term: its heading, a definition sentence, what the
+    rules said, its first chunk, headings naming it."""
+    wanted: list[int] = []
+    if term.rule_define is not None:
+        wanted.append(term.rule_define[0])
+    wanted += sorted(term.heading_chunks) + sorted(term.defined_in)
+    if term.chunks:
+        wanted.append(min(term.chunks))
+    wanted += [i for i, h in enumerate(headings) if h and f" {key} " in f" {h} "]
+    options: list[tuple[int, int, int]] = []
+    for index in dict.fromkeys(wanted):
+        if len(options) >= MAX_DEFINE_OPTIONS:
+            break
+        text = texts[index]
+        if term.rule_define is not None and term.rule_define[0] == index:
+            options.append(term.rule_define)
+            continue
+        at = term.defined_in.get(index, text.find(term.display.removesuffix("()")))
+        if at < 0:
+            at = max(normalize(text).find(key), 0)
+        options.append((index, at, min(at + len(term.display), len(text))))
+    return options
+
+
+@dataclass
+class Decision:
+    display: str
+    type: str
+    evidence: int
+    aliases: tuple[str, ...]
+    define: tuple[int, int, int] | None
+
+
+# A plain proper name ("Ada Lovelace", "Lisbon", "Brewkit"): whether it is a person, a
+# place or a program is what spaCy's NER reads from the sentence, so such a name the
+# scorer keeps is left to NER (which the scorer may still overrule by rejecting it).
+_PLAIN_NAME = re.compile(r"[A-Z][a-z'’]+(?: (?:[A-Z][a-z'’]+|of|and|the|de|van|von|da))*")
+
+
+def plain_name(display: str) -> bool:
+    return bool(_PLAIN_NAME.fullmatch(display))
+
+
+def rows_decide(rows: Sequence[TermRow], scorer: Scorer) -> list[Decision]:
+    """The rows the scorer keeps, typed, with the chunk that defines each (or None).
+
+    A code name the syntactic rules keep (a declaration, a code heading, an option's
+    syntax: structure, not wording) keeps their type and definition; every other term is
+    the scorer's to judge, type and place.
+    """
+    if not rows:
+        return []
+    p_entity = scorer.entity.proba([r.features for r in rows])
+    chosen = [
+        r
+        for r, p in zip(rows, p_entity, strict=True)
+        if r.rule_type is not None or (p >= scorer.entity.threshold and not plain_name(r.display))
+    ]
+    if not chosen:
+        return []
+    p_type = scorer.type.proba([r.features for r in chosen])
+    decisions: list[Decision] = []
+    for row, probs in zip(chosen, p_type, strict=True):
+        type_ = scorer.type.classes[int(probs.argmax())] if len(scorer.type.classes) else "concept"
+        define = None
+        if row.option_features:
+            p_define = scorer.define.proba(row.option_features)
+            best = int(p_define.argmax())
+            if p_define[best] >= scorer.define.threshold:
+                define = row.options[best]
+        if row.rule_type is not None:
+            type_, define = row.rule_type, row.rule_define or define
+        decisions.append(Decision(row.display, type_, row.evidence, row.aliases, define))
+    return decisions
+
+
+def rows_rejected(
+    rows: Sequence[TermRow], decisions: Sequence[Decision], scorer: Scorer
+) -> set[str]:
+    """Normalised names of the rows the scorer judged not to be entities."""
+    kept = {normalize(d.display) for d in decisions}
+    p_entity = scorer.entity.proba([r.features for r in rows]) if rows else []
+    return {
+        normalize(r.display)
+        for r, p in zip(rows, p_entity, strict=True)
+        if normalize(r.display) not in kept and p < scorer.entity.threshold
+    }
+
+
+__all__ = ["TYPES", "Decision", "RuleEntry", "TermRow", "rows_decide", "rows_rejected", "term_rows"]

@@ -1,0 +1,195 @@
+"""reStructuredText and roff manual sources to Markdown, so one outline serves them all.
+
+docutils is not a dependency, and a Sphinx document is full of roles and directives
+plain docutils rejects (``:func:``, ``.. autoclass::``); the structure we need is small:
+
+* reStructuredText: titles over- and/or underlined (levels by the order in which each
+  adornment style first appears, as docutils assigns them), ``.. rubric::`` headings,
+  roles (``:pep:`8``` → "PEP 8", ``:func:`~pkg.run``` → ```run```), inline literals,
+  literal blocks (``::`` and code directives, fenced so they are read as code), and
+  directives, comments and link targets dropped with their markers.
+* roff (``.TH``/``.SH``/``.SS`` manual sources): section and subsection requests become
+  headings, font escapes and other requests disappear, ``.TP`` tags stay as lines.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ADORNMENT = re.compile(r"^([=\-~^\"'`#*+:.<>_!$%&,;?@\\/|])\1{2,}[ \t]*$")
+_ROLE = re.compile(r":(?P<role>[\w.+-]+(?::[\w.+-]+)?):`(?P<text>[^`\n]+)`")
+_LITERAL = re.compile(r"``(?P<code>[^`\n]+?)``")
+_DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w:.+-]+)::[ \t]*(?P<arg>.*)$")
+_COMMENT = re.compile(r"^(?P<indent>[ \t]*)\.\.(?:[ \t]+(?:_[^:]*:.*|\[[^\]]*\].*|[^:]*))?$")
+_CODE_DIRECTIVES = frozenset({"code", "code-block", "sourcecode", "literalinclude", "doctest"})
+# Roles whose text is a standard's number.
+_NUMBERED_ROLES = {"pep": "PEP", "rfc": "RFC"}
+_TARGET = re.compile(r"^(?P<text>.*?)\s*<[^<>]+>$")
+_CODEISH = re.compile(r"[._()\[\]]|^[a-z]+[A-Z]|^[A-Z][a-z]+[A-Z]")
+
+
+def _role(match: re.Match) -> str:
+    role = match.group("role").rsplit(":", 1)[-1].casefold()
+    text = match.group("text").strip()
+    if role in _NUMBERED_ROLES:
+        return f"{_NUMBERED_ROLES[role]} {text}"
+    if target := _TARGET.match(text):
+        text = target.group("text") or text
+    if text.startswith("~"):
+        text = text[1:].rsplit(".", 1)[-1]
+    text = text.lstrip("!")
+    return f"`{text}`" if _CODEISH.search(text) or " " not in text else text
+
+
+def _inline(line: str) -> str:
+    line = _ROLE.sub(_role, line)
+    line = _LITERAL.sub(lambda m: f"`{m.group('code')}`", line)
+    return re.sub(r"`([^`\n<]+?)\s*<[^<>\n]+>`_{1,2}", r"\1", line)  # `text <url>`_
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _title(lines: list[str], i: int, styles: dict[str, int]) -> tuple[str, int] | None:
+    """A Markdown heading for the title at line ``i`` and the lines it takes, if any."""
+    line = lines[i]
+    nxt = lines[i + 1] if i + 1 < len(lines) else ""
+    after = lines[i + 2] if i + 2 < len(lines) else ""
+    over = _ADORNMENT.match(line)
+    under = _ADORNMENT.match(after)
+    if over and nxt.strip() and under and under.group(1) == over.group(1):
+        level = styles.setdefault("over" + over.group(1), len(styles) + 1)
+        return f"{'#' * min(level, 6)} {_inline(nxt.strip())}", 3
+    under = _ADORNMENT.match(nxt)
+    title = line.strip()
+    if title and not line[:1].isspace() and under and len(nxt.strip()) >= len(title) - 1:
+        level = styles.setdefault(under.group(1), len(styles) + 1)
+        return f"{'#' * min(level, 6)} {_inline(title)}", 2
+    return None
+
+
+def _block(
+    lines: list[str], i: int, directive: re.Match | None, styles: dict[str, int], base: int
+) -> tuple[list[str], int]:
+    """A directive (or the literal block after ``::``, indented beyond ``base``) as
+    Markdown, and where it ends."""
+    block_indent = _indent(lines[i]) if directive else base
+    name = directive.group("name").casefold() if directive else "::"
+    j = i + 1 if directive else i
+    body: list[str] = []
+    while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > block_indent):
+        body.append(lines[j])
+        j += 1
+    while body and not body[-1].strip():
+        body.pop()
+    depth = min((_indent(b) for b in body if b.strip()), default=0)
+    if directive and name == "rubric":
+        level = max(len(styles) + 1, 2)  # below the deepest title so far, taking no style
+        return [f"{'#' * min(level, 6)} {_inline(directive.group('arg').strip())}", ""], j
+    if name in _CODE_DIRECTIVES or name == "::":
+        return ["```", *(b[depth:] for b in body), "```", ""], j
+    out: list[str] = []
+    if directive and directive.group("arg").strip() and ":" not in name:
+        out.append(_inline(directive.group("arg").strip()))
+    out += [_inline(b[depth:]) for b in body if not re.match(r"^\s*:\w[\w-]*:", b)]
+    return [*out, ""], j
+
+
+def rst_to_markdown(text: str) -> str:
+    """Markdown carrying the same text and outline as the reStructuredText source."""
+    lines = text.split("\n")
+    out: list[str] = []
+    styles: dict[str, int] = {}
+    i = 0
+    literal_after = False  # the previous paragraph ended with "::"
+    base = 0  # its indentation
+    while i < len(lines):
+        line = lines[i]
+        if title := _title(lines, i, styles):
+            out += [title[0], ""]
+            i += title[1]
+            continue
+        directive = _DIRECTIVE.match(line)
+        if directive or (literal_after and line.strip() and _indent(line) > base):
+            block, i = _block(lines, i, directive, styles, base)
+            out += block
+            literal_after = False
+            continue
+        if _COMMENT.match(line) and line.strip():
+            i += 1
+            while i < len(lines) and lines[i].strip() and _indent(lines[i]) > _indent(line):
+                i += 1
+            continue
+        if line.strip():
+            literal_after = line.rstrip().endswith("::")
+            base = _indent(line)
+            line = line.rstrip()[:-1] if literal_after else line
+        out.append(_inline(line))
+        i += 1
+    return "\n".join(out)
+
+
+# --- roff ------------------------------------------------------------------------------
+
+_ROFF_ESCAPE = re.compile(r"\\f(?:\[[^\]]*\]|\(..|.)|\\s[+-]?\d|\\&|\\c|\\:|\\%|\\\"")
+_ROFF_CHARS = {
+    r"\-": "-",
+    r"\(em": "—",
+    r"\(en": "–",
+    r"\(bu": "•",
+    r"\e": "\\",
+    r"\ ": " ",
+    r"\(aq": "'",
+    r"\(dq": '"',
+    r"\(lq": "“",
+    r"\(rq": "”",
+}
+_ROFF_REQUEST = re.compile(r"^[.'][ \t]*(?P<name>[A-Za-z]{1,3})\b[ \t]*(?P<args>.*)$")
+_FONT_REQUESTS = frozenset({"B", "I", "BR", "RB", "BI", "IB", "IR", "RI", "SM", "SB"})
+
+
+def is_roff(text: str) -> bool:
+    """A manual page's roff source (rather than a page already rendered to text)."""
+    return bool(re.search(r"^\.(?:TH|SH|Dd|Sh)\b", text, re.M))
+
+
+def _roff_args(args: str) -> list[str]:
+    return [a.strip('"') for a in re.findall(r'"[^"]*"|\S+', args)]
+
+
+def _roff_text(line: str) -> str:
+    for escape, char in _ROFF_CHARS.items():
+        line = line.replace(escape, char)
+    return _ROFF_ESCAPE.sub("", line)
+
+
+def roff_to_markdown(text: str) -> str:
+    """Markdown with the page's sections (``.SH``, ``.Sh``) and subsections (``.SS``)."""
+    out: list[str] = []
+    for raw in text.split("\n"):
+        if raw.startswith(('.\\"', "'\\\"", ".\\#")) or raw.strip() == ".":
+            continue
+        request = _ROFF_REQUEST.match(raw)
+        if request is None:
+            out.append(_roff_text(raw))
+            continue
+        name, args = request.group("name"), _roff_text(request.group("args"))
+        words = _roff_args(args)
+        if name == "TH" and words:
+            title = f"{words[0]}({words[1]})" if len(words) > 1 else words[0]
+            out += [f"# {title}", ""]
+        elif name in ("SH", "Sh"):
+            out += ["", f"## {' '.join(words)}", ""]
+        elif name in ("SS", "Ss"):
+            out += ["", f"### {' '.join(words)}", ""]
+        elif name in _FONT_REQUESTS:
+            joined = "".join(words) if len(name) == 2 else " ".join(words)
+            out.append(joined)
+        elif name in ("PP", "LP", "P", "TP", "IP", "sp", "br", "RS", "RE", "Pp"):
+            out.append("")
+            if name == "IP" and words:
+                out.append(words[0])
+        elif name in ("nf", "EX", "fi", "EE"):
+            out.append("```")
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
