@@ -8,8 +8,10 @@ import re
 
 from books.extraction.types import type_from_noun
 
+# The expansion starts a word and its words are read whole (possessive): tried from
+# every letter of a run of capitals, the old form re-read the run each time (quadratic).
 _ACRONYM_AFTER = re.compile(
-    r"(?P<exp>(?:[A-Z][\w-]*\s+(?:(?:of|for|and|the|on|in|to)\s+)?){1,7}[A-Z][\w-]*)\s*"
+    r"(?<![\w-])(?P<exp>(?:[A-Z][\w-]*+\s+(?:(?:of|for|and|the|on|in|to)\s+)?){1,7}[A-Z][\w-]*+)\s*"
     r"\((?P<acr>[A-Z][A-Za-z0-9.&/-]{1,11})(?:[,;][^)]{0,60})?\)"
 )
 _ACRONYM_BEFORE = re.compile(

@@ -95,7 +95,9 @@ _MEANS = re.compile(
 )
 _TYPED_PHRASE = re.compile(
     r"(?:\b(?P<the>[Tt]he|[Aa]n?|[Oo]ur|[Tt]his)\s+)?"
-    r"(?P<name>`[^`\n]{1,60}`|[A-Za-z][\w.:+-]*[\w+])\s+"
+    # A name starts a token (the lookbehind): tried from inside a run of letters it
+    # re-read the rest of the run at every position (quadratic on one long word).
+    r"(?P<name>`[^`\n]{1,60}`|(?<![\w.:+-])[A-Za-z][\w.:+-]*[\w+])\s+"
     r"(?P<noun>library|module|package|API|protocol|framework|toolkit|format|command|"
     r"utility|program|port|standard|specification|function|class|option|variable|"
     r"configuration)\b"
@@ -104,7 +106,9 @@ _COPULA_IDENT = re.compile(
     r"\bThe\s+(?P<np>(?:[a-z]+\s+){0,3}?(?P<noun>[a-z]+))(?:\s+(?:of|used in|for)\s+[\w\s]{1,30}?)?"
     r"\s+is\s+`?(?P<ident>[A-Za-z_][\w.]*[\w])`?\s*[.,;]"
 )
-_CODE_ITEM = re.compile(r"^\s*[-*+]\s+`(?P<code>[^`\n]+)`\s*(?::|—|–|-)\s+\S", re.M)
+# Indentation within the line: ``\s*`` let every line start of a run of blank lines
+# re-read the rest of the run.
+_CODE_ITEM = re.compile(r"^[ \t]*[-*+]\s+`(?P<code>[^`\n]+)`\s*(?::|—|–|-)\s+\S", re.M)
 _HEADING_VERBS = {"invoking": "command", "running": "command", "using": None, "calling": None}
 _LITERALS = frozenset({"true", "false", "null", "none", "undefined", "nil", "nan", "self", "this"})
 
@@ -504,7 +508,7 @@ def _rule_pool(chunks: Sequence[ChunkDraft]) -> tuple[_Pool, list[str], set[str]
         _introduced(pool, index, text)
         _typed_phrases(pool, index, text, opening=chunk.part == 0 and bool(chunk.heading_path))
         _copula_identifiers(pool, index, text)
-        called.update(re.findall(r"([A-Za-z_]\w*)\s?\(", text))
+        called.update(re.findall(r"(?<!\w)([A-Za-z_]\w*+)\s?\(", text))  # linear: whole words
     commands_find(pool, texts)
     return pool, texts, called
 

@@ -70,7 +70,6 @@ def test_no_text_function_grows_faster_than_linearly(target, unit):
     )
 
 
-@pytest.mark.xfail(strict=True, reason="candidates.py is quadratic on a run of letters (issue 21)")
 @pytest.mark.parametrize("unit", ["a", "A"])
 def test_book_candidates_grow_linearly(unit):
     target = next(t for t in TARGETS if t.name == "extraction book_candidates")
