@@ -31,13 +31,13 @@ def test_ingest_sync_parses_the_file_once(db, book_path, monkeypatch):
     from books import services
 
     parses = []
-    real_parse = services.parse_document
+    real_parse = services.ingest.parse_document
 
     def counted(data, *, fmt):
         parses.append(fmt)
         return real_parse(data, fmt=fmt)
 
-    monkeypatch.setattr(services, "parse_document", counted)
+    monkeypatch.setattr(services.ingest, "parse_document", counted)
     out = run("ingest_book", str(book_path(CONDITIONS)), "--sync")
     assert out.startswith("created: book")
     assert parses == ["markdown"]

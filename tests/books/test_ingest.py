@@ -367,7 +367,7 @@ def test_failed_write_of_a_reingest_keeps_the_previous_version(ingest, book_path
         raise RuntimeError("disk full")
 
     # Fails in the middle of the write step: old rows deleted, new chunks inserted.
-    monkeypatch.setattr(services, "context_excerpt", broken)
+    monkeypatch.setattr(services.writing, "context_excerpt", broken)
     changed = book_path(CONDITIONS).read_bytes() + b"\n\n## Dazed\n\nA dazed creature sways.\n"
     with pytest.raises(RuntimeError, match="disk full"):
         book_ingest(data=changed, filename=CONDITIONS, extractor="offline")

@@ -44,7 +44,8 @@ def die_while_embedding(monkeypatch) -> None:
     def killed(**kwargs):
         raise WorkerKilled
 
-    monkeypatch.setattr(services, "chunks_embed", killed)
+    monkeypatch.setattr(services.ingest, "chunks_embed", killed)
+    monkeypatch.setattr(services.writing, "chunks_embed", killed)
 
 
 @pytest.mark.django_db

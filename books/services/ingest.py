@@ -1,0 +1,313 @@
+"""Book ingestion and deletion: read, check, then parse, extract, write and embed a book."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from entities.services import (
+    entity_gc,
+)
+from kgsite.errors import InvalidInput, NotFound
+from kgsite.models import audit
+from kgsite.text import clean_display, normalize
+
+from ..chunking import ChunkDraft, chunk_sections
+from ..extraction.base import (
+    Extractor,
+)
+from ..extraction.registry import get_extractor
+from ..models import Book, Chunk, IngestJob, Mention
+from ..parsing import ParsedDocument, detect_format, parse_document, pdf_check
+from .lexicon import _lexicon
+from .writing import (
+    IngestResult,
+    PhaseProgress,
+    _book_entity_ids,
+    _book_write,
+    _chunks_unindex,
+    _embed_missing,
+    _Reporter,
+    chunks_embed,
+)
+
+logger = logging.getLogger(__name__)
+
+
+# --- input -----------------------------------------------------------------------------
+
+
+def _read_source(path: str | Path | None, data: bytes | None, filename: str) -> tuple[bytes, str]:
+    if data is not None:
+        if not filename:
+            raise InvalidInput("A file name is needed to tell the format.", field="file")
+        return data, filename
+    if path is None:
+        raise InvalidInput("Give a file to ingest.", field="file")
+    source = Path(path)
+    if not source.is_file():
+        raise InvalidInput(f"No such file: {source}", field="path")
+    return source.read_bytes(), filename or source.name
+
+
+def _parse_chunks(raw: bytes, fmt: str) -> tuple[ParsedDocument, list[ChunkDraft]]:
+    document = parse_document(raw, fmt=fmt)
+    chunks = chunk_sections(document.sections, max_chars=int(settings.KGSITE_CHUNK_MAX_CHARS))
+    if not chunks:
+        raise InvalidInput("The uploaded document is empty.", field="file")
+    return document, chunks
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """What ``_ingest_check`` learnt; a text format's parse is kept for an inline ingest."""
+
+    fmt: str
+    extractor: Extractor
+    parsed: tuple[ParsedDocument, list[ChunkDraft]] | None = None
+    parse_seconds: float = 0.0
+
+
+def _ingest_check(
+    *, raw: bytes, filename: str, title: str | None, extractor: str | None
+) -> _Checked:
+    """Fail now, before a job is queued or recorded, on what the ingest would refuse:
+    an unknown format or extractor, a bad title, or a file holding nothing to ingest
+    (an empty or marker-only text, a broken PDF, a PDF without a text layer).
+
+    Text formats are parsed and chunked (cheap); a PDF is read to its first text page.
+    """
+    fmt = detect_format(filename)
+    chosen = get_extractor(extractor)
+    if title:
+        _validate_title(title)
+    if fmt == "pdf":
+        pdf_check(raw)
+        return _Checked(fmt=fmt, extractor=chosen)
+    started = time.perf_counter()
+    parsed = _parse_chunks(raw, fmt)
+    return _Checked(
+        fmt=fmt, extractor=chosen, parsed=parsed, parse_seconds=time.perf_counter() - started
+    )
+
+
+def title_from_filename(filename: str) -> str:
+    """ "11-spells.md" → "11-spells": the file's stem, tidied."""
+    stem = Path(filename).stem
+    return clean_display(stem.replace("_", " ")) or filename
+
+
+def _validate_title(title: str) -> str:
+    if not isinstance(title, str) or not clean_display(title):
+        raise InvalidInput("title must not be empty", field="title")
+    display = clean_display(title)
+    if len(display) > 512:
+        raise InvalidInput("title is longer than 512 characters", field="title")
+    return display
+
+
+# --- public services -------------------------------------------------------------------
+
+
+def book_ingest(
+    *,
+    path: str | Path | None = None,
+    data: bytes | None = None,
+    filename: str = "",
+    title: str | None = None,
+    author: str = "",
+    extractor: str | None = None,
+    job: IngestJob | None = None,
+    progress: PhaseProgress | None = None,
+    embed: bool = True,
+) -> IngestResult:
+    """Ingest one book file; idempotent per title and content.
+
+    The same title with the same bytes and the same extractor is skipped
+    ("unchanged"); otherwise its chunks and mentions are replaced in one transaction.
+    Bad input (missing file, unknown format, empty book, unknown extractor) raises
+    ``InvalidInput``.
+    """
+    started = time.perf_counter()
+    raw, filename = _read_source(path, data, filename)
+    checked = _Checked(fmt=detect_format(filename), extractor=get_extractor(extractor))
+    return _book_ingest_bytes(
+        raw=raw,
+        filename=filename,
+        checked=checked,
+        title=title,
+        author=author,
+        job=job,
+        progress=progress,
+        embed=embed,
+        started=started,
+    )
+
+
+def _book_ingest_bytes(
+    *,
+    raw: bytes,
+    filename: str,
+    checked: _Checked,
+    title: str | None,
+    author: str,
+    job: IngestJob | None,
+    progress: PhaseProgress | None,
+    embed: bool,
+    started: float,
+) -> IngestResult:
+    """``book_ingest`` once the file is read, its format and extractor known (and, after
+    ``_ingest_check``, a text format parsed)."""
+    report = _Reporter(job, progress)
+    chosen = checked.extractor
+    display_title = _validate_title(title if title else title_from_filename(filename))
+    digest = hashlib.sha256(raw).hexdigest()
+    existing = Book.objects.filter(title_norm=normalize(display_title)).first()
+    if (
+        existing is not None
+        and existing.content_hash == digest
+        and existing.extractor == chosen.name  # another extractor finds other mentions
+        and existing.status == Book.Status.READY
+    ):
+        if embed and not existing.embedded:  # a run died while embedding: finish it
+            _embed_missing(existing, report)
+            return IngestResult(book=existing, action="resumed", chunks=existing.chunk_count)
+        return IngestResult(book=existing, action="unchanged", chunks=existing.chunk_count)
+
+    if existing is not None:
+        # Readers see a new version is on its way; its chunks stay until it commits.
+        Book.objects.filter(pk=existing.pk).update(
+            status=Book.Status.INGESTING, updated_at=timezone.now()
+        )
+    try:
+        return _book_ingest(
+            raw=raw,
+            filename=filename,
+            checked=checked,
+            display_title=display_title,
+            digest=digest,
+            author=author,
+            report=report,
+            embed=embed,
+            started=started,
+        )
+    except BaseException:
+        if existing is not None:  # the previous version is intact: ready again
+            try:
+                Book.objects.filter(pk=existing.pk).update(status=Book.Status.READY)
+            except Exception:  # a broken connection must not hide the first error
+                logger.exception("could not mark book %s ready again", existing.pk)
+        raise
+
+
+def _book_ingest(
+    *,
+    raw: bytes,
+    filename: str,
+    checked: _Checked,
+    display_title: str,
+    digest: str,
+    author: str,
+    report: _Reporter,
+    embed: bool,
+    started: float,
+) -> IngestResult:
+    timings: dict[str, float] = {}
+    fmt, chosen = checked.fmt, checked.extractor
+    report("parse", 0, 1)
+    if checked.parsed is not None:  # parsed by _ingest_check already
+        document, chunks = checked.parsed
+        timings["parse"] = checked.parse_seconds
+    else:
+        document, chunks = _parse_chunks(raw, fmt)
+        timings["parse"] = time.perf_counter() - started
+    report("parse", 1, 1)
+
+    t0 = time.perf_counter()
+    report("extract", 0, len(chunks))
+    lexicon = _lexicon(chunks, document.text, normalize(display_title))
+    extracted = chosen.extract(
+        chunks, lexicon=lexicon, progress=lambda done: report("extract", done, len(chunks))
+    )
+    timings["extract"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    report("write", 0, len(chunks))
+    book, action, stats = _book_write(
+        title=display_title,
+        author=clean_display(author or "")[:512],
+        filename=filename[:512],
+        fmt=fmt,
+        digest=digest,
+        extractor=chosen.name,
+        text=document.text,
+        chunks=chunks,
+        found=extracted.mentions,
+        lexicon=lexicon,
+        report=report,
+    )
+    timings["write"] = time.perf_counter() - t0
+
+    if embed:
+        t0 = time.perf_counter()
+        chunk_ids = stats["chunk_ids"]
+        report("embed", 0, len(chunk_ids))
+        chunks_embed(
+            chunk_ids=chunk_ids, progress=lambda done: report("embed", done, len(chunk_ids))
+        )
+        Book.objects.filter(pk=book.pk).update(embedded=True)
+        timings["embed"] = time.perf_counter() - t0
+    timings["total"] = time.perf_counter() - started
+    return IngestResult(
+        book=book,
+        action=action,
+        chunks=len(chunks),
+        mentions=stats["mentions"],
+        defines=stats["defines"],
+        entities_created=stats["entities_created"],
+        entities_removed=stats["entities_removed"],
+        words=book.word_count,
+        # What the reader could not take whole comes first: it is about the whole book.
+        warnings=[*document.warnings, *extracted.warnings],
+        timings=timings,
+    )
+
+
+@transaction.atomic
+def book_delete(*, book: Book, actor=None) -> dict:
+    """Remove a book, its chunks and mentions, then entities only it was holding."""
+    book = Book.objects.select_for_update().get(pk=book.pk)
+    entity_ids = _book_entity_ids(book)
+    chunk_ids = list(Chunk.objects.filter(book=book).values_list("pk", flat=True))
+    Mention.objects.filter(book=book).delete()  # no cascades: one DELETE
+    Chunk.objects.filter(book=book).delete()
+    summary = {"book_id": book.pk, "title": book.title, "chunks": len(chunk_ids)}
+    audit(actor=actor, action="book.delete", target=book, payload=summary)
+    book.delete()
+    removed = entity_gc(entity_ids=entity_ids, source=f"book:{summary['book_id']}", actor=actor)
+    summary["entities_removed"] = len(removed)
+    summary["entities_kept"] = len(entity_ids) - len(removed)
+    transaction.on_commit(lambda: _chunks_unindex(chunk_ids))
+    return summary
+
+
+def book_resolve(*, title_or_id: str) -> Book:
+    """The book with this id, else this (normalised) title."""
+    value = (title_or_id or "").strip()
+    if not value:
+        raise InvalidInput("Give a book title or id.", field="book")
+    book = None
+    if value.isdigit():
+        book = Book.objects.filter(pk=int(value)).first()
+    if book is None:
+        book = Book.objects.filter(title_norm=normalize(value)).first()
+    if book is None:
+        raise NotFound(f"No book titled or numbered {value!r}.", field="book")
+    return book

@@ -1,0 +1,347 @@
+"""Ingestion jobs: create, lease, heartbeat, recover after a crash, retry."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
+from django_q import tasks as queue
+from django_q.models import Schedule
+
+from kgsite.errors import Conflict, DomainError, InvalidInput
+from kgsite.models import audit
+from notifications.services import notification_create, notification_mark_read_by_key
+
+from ..models import IngestJob
+from .ingest import (
+    _book_ingest_bytes,
+    _ingest_check,
+    _read_source,
+    book_ingest,
+    title_from_filename,
+)
+from .writing import IngestResult, PhaseProgress
+
+logger = logging.getLogger(__name__)
+
+
+# --- jobs ------------------------------------------------------------------------------
+
+
+def uploads_dir() -> Path:
+    folder = Path(settings.DATA_DIR) / "uploads"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@transaction.atomic
+def ingest_job_create(
+    *,
+    filename: str,
+    data: bytes | None = None,
+    path: str | Path | None = None,
+    title: str = "",
+    author: str = "",
+    extractor: str | None = None,
+) -> IngestJob:
+    """Check the request, keep the file where the worker will read it, queue the job.
+
+    Bad input fails here, before anything is queued: the uploader hears at once.
+    """
+    if data is None:
+        raw, filename = _read_source(path, None, filename)
+        source = Path(path).resolve()  # type: ignore[arg-type]
+    else:
+        raw = data
+        source = None
+    checked = _ingest_check(raw=raw, filename=filename, title=title, extractor=extractor)
+    if source is None:
+        digest = hashlib.sha256(raw).hexdigest()
+        source = uploads_dir() / f"{digest}{Path(filename).suffix.lower()}"
+        if not source.exists():
+            source.write_bytes(raw)
+    job = IngestJob.objects.create(
+        title=title or title_from_filename(filename),
+        author=author,
+        source_name=filename[:512],
+        source_path=str(source),
+        extractor=checked.extractor.name,
+    )
+    transaction.on_commit(lambda: _enqueue(job.pk))
+    return job
+
+
+# The job function lives in books/tasks.py, which imports this module: the queue takes
+# its dotted path (tests/test_architecture.py checks that it resolves).
+INGEST_JOB_TASK = "books.tasks.ingest_job_task"
+RECOVER_TASK = "books.tasks.ingest_jobs_recover_task"
+BOOKS_GROUP = "books"
+
+
+def _enqueue(job_id: int) -> None:
+    # On the ingestion queue when there is one (KGSITE_INGEST_CLUSTER).
+    cluster = settings.KGSITE_INGEST_CLUSTER or None
+    queue.async_task(INGEST_JOB_TASK, job_id, group=BOOKS_GROUP, cluster=cluster)
+    _recovery_scheduled()
+
+
+def _recovery_scheduled() -> None:
+    """Once: a django-q2 schedule that runs ``ingest_jobs_recover`` every minute."""
+    try:
+        Schedule.objects.get_or_create(
+            name="kgsite: recover ingest jobs",
+            defaults={
+                "func": RECOVER_TASK,
+                "schedule_type": Schedule.MINUTES,
+                "minutes": 1,
+            },
+        )
+    except Exception:  # the job itself is queued; recovery also runs by command
+        logger.exception("could not schedule ingest job recovery")
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.KGSITE_JOB_LEASE_SECONDS)
+
+
+def _claim(job: IngestJob) -> bool:
+    """Take the job unless a live worker holds it (its heartbeat is within the lease).
+
+    Compare-and-set on ``updated_at``: of two workers handed the same job, one wins.
+    """
+    if job.status == IngestJob.Status.RUNNING and job.updated_at > timezone.now() - _lease():
+        return False
+    now = timezone.now()
+    return bool(
+        IngestJob.objects.filter(pk=job.pk, status=job.status, updated_at=job.updated_at).update(
+            status=IngestJob.Status.RUNNING,
+            started_at=now,
+            updated_at=now,
+            error="",
+            attempts=F("attempts") + 1,
+        )
+    )
+
+
+class _Heartbeat:
+    """Touches the running job every quarter lease from a thread of the worker process, so
+    a long step (one slow chunk, one big embedding batch) is not taken for a dead worker,
+    and a dead worker's job goes stale within one lease."""
+
+    def __init__(self, job_id: int) -> None:
+        self.job_id = job_id
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True, name=f"job-{job_id}-beat")
+
+    def _run(self) -> None:
+        every = max(0.5, settings.KGSITE_JOB_LEASE_SECONDS / 4)
+        try:
+            while not self.stop.wait(every):
+                try:
+                    IngestJob.objects.filter(
+                        pk=self.job_id, status=IngestJob.Status.RUNNING
+                    ).update(updated_at=timezone.now())
+                except Exception:  # a busy database: the next beat will do
+                    logger.debug("heartbeat of job %s skipped", self.job_id, exc_info=True)
+        finally:
+            connection.close()
+
+    def __enter__(self) -> _Heartbeat:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join(timeout=30)
+
+
+def ingest_jobs_recover() -> list[int]:
+    """Find running jobs whose worker died (no heartbeat for a lease) and queue them again,
+    up to ``KGSITE_JOB_MAX_ATTEMPTS`` runs; then they fail with a notification."""
+    requeued: list[int] = []
+    stale = IngestJob.objects.filter(
+        status=IngestJob.Status.RUNNING, updated_at__lt=timezone.now() - _lease()
+    )
+    for job in stale:
+        died = f"the worker died during {job.phase or 'the job'} (run {job.attempts})"
+        if job.attempts >= settings.KGSITE_JOB_MAX_ATTEMPTS:
+            if IngestJob.objects.filter(pk=job.pk, updated_at=job.updated_at).update(
+                status=IngestJob.Status.FAILED, error=died, finished_at=timezone.now()
+            ):
+                _notify_failure(job, died)
+            continue
+        if IngestJob.objects.filter(
+            pk=job.pk, status=IngestJob.Status.RUNNING, updated_at=job.updated_at
+        ).update(
+            status=IngestJob.Status.QUEUED,
+            error=f"{died}; retrying",
+            warnings=[*job.warnings, f"{died}; retried"],
+            updated_at=timezone.now(),
+        ):
+            _enqueue(job.pk)
+            requeued.append(job.pk)
+    return requeued
+
+
+def ingest_job_run(*, job_id: int, progress: PhaseProgress | None = None) -> IngestJob:
+    """Run a queued job; record progress, the result, or the failure on the job.
+
+    Safe to deliver twice: a done job, or one a live worker holds, is left alone; a job
+    whose worker died is taken over, and each phase picks up what is missing.
+    """
+    job = IngestJob.objects.get(pk=job_id)
+    if job.status == IngestJob.Status.DONE or not _claim(job):
+        return job
+    job.refresh_from_db()
+    with _Heartbeat(job.pk):
+        return _ingest_job_execute(job, progress)
+
+
+def _ingest_job_execute(job: IngestJob, progress: PhaseProgress | None) -> IngestJob:
+    try:
+        result = book_ingest(
+            path=job.source_path,
+            filename=job.source_name,
+            title=job.title or None,
+            author=job.author,
+            extractor=job.extractor or None,
+            job=job,
+            progress=progress,
+        )
+    except Exception as exc:  # recorded on the job, then re-raised for the caller
+        message = exc.message if isinstance(exc, DomainError) else f"{type(exc).__name__}: {exc}"
+        IngestJob.objects.filter(pk=job.pk).update(
+            status=IngestJob.Status.FAILED, error=message[:5000], finished_at=timezone.now()
+        )
+        _notify_failure(job, message)
+        raise
+    IngestJob.objects.filter(pk=job.pk).update(
+        status=IngestJob.Status.DONE,
+        book=result.book,
+        result=result.as_dict(),
+        warnings=[*job.warnings, *result.warnings][:500],  # a retry's note stays
+        done=max(job.total, result.chunks),
+        total=max(job.total, result.chunks),
+        finished_at=timezone.now(),
+    )
+    job.refresh_from_db()
+    return job
+
+
+def _notify_failure(job: IngestJob, message: str) -> None:
+    try:
+        notification_create(
+            type="job_failed",
+            urgency="high",
+            title=f"Ingesting {job.title or job.source_name} failed",
+            payload={"job_id": job.pk, "error": message[:1000]},
+            link=f"/api/v1/jobs/{job.pk}/",
+            key=f"ingest-job-failed:{job.pk}",
+        )
+    except Exception:
+        logger.exception("could not record the job_failed notification")
+
+
+@transaction.atomic
+def ingest_job_retry(*, job: IngestJob, actor=None) -> IngestJob:
+    """Queue a failed job again from the file it kept (uploads stay under uploads/) and
+    close its failure notice. The notice's key is per job, so a second failure shows on
+    the job's page and the dashboard, not as a new notice."""
+    job = IngestJob.objects.select_for_update().get(pk=job.pk)
+    if job.status != IngestJob.Status.FAILED:
+        raise Conflict(
+            f"job {job.pk} is {job.status}; only a failed job can be retried",
+            field="job_id",
+            code="not_failed",
+        )
+    if not job.source_path or not Path(job.source_path).is_file():
+        raise Conflict(
+            "the file of this job is gone; upload it again", field="job_id", code="source_missing"
+        )
+    if actor is not None:
+        audit(
+            actor=actor, action="ingest_job.retry", target=job, payload={"error": job.error[:500]}
+        )
+    IngestJob.objects.filter(pk=job.pk).update(
+        status=IngestJob.Status.QUEUED,
+        error="",
+        phase="",
+        done=0,
+        total=0,
+        started_at=None,
+        finished_at=None,
+    )
+    notification_mark_read_by_key(key=f"ingest-job-failed:{job.pk}")
+    transaction.on_commit(lambda: _enqueue(job.pk))
+    job.refresh_from_db()
+    return job
+
+
+def book_ingest_now(
+    *,
+    path: str | Path | None = None,
+    data: bytes | None = None,
+    filename: str = "",
+    title: str | None = None,
+    author: str = "",
+    extractor: str | None = None,
+    progress: PhaseProgress | None = None,
+    embed: bool = True,
+) -> tuple[IngestJob, IngestResult]:
+    """Ingest inline, still recording a job (for ``--sync`` and scripts).
+
+    The file is read once, and a text format is parsed once: the check's parse is the
+    ingest's.
+    """
+    started = time.perf_counter()
+    # Bad input fails before a job row is written: an empty book leaves no failed job.
+    raw, filename = _read_source(path, data, filename)
+    checked = _ingest_check(raw=raw, filename=filename, title=title, extractor=extractor)
+    job = IngestJob.objects.create(
+        title=title or "",
+        author=author or "",
+        source_name=filename,
+        source_path=str(path or ""),
+        extractor=extractor or "",
+        status=IngestJob.Status.RUNNING,
+        started_at=timezone.now(),
+    )
+    try:
+        result = _book_ingest_bytes(
+            raw=raw,
+            filename=filename,
+            checked=checked,
+            title=title,
+            author=author,
+            job=job,
+            progress=progress,
+            embed=embed,
+            started=started,
+        )
+    except Exception as exc:
+        message = exc.message if isinstance(exc, DomainError) else f"{type(exc).__name__}: {exc}"
+        IngestJob.objects.filter(pk=job.pk).update(
+            status=IngestJob.Status.FAILED, error=message[:5000], finished_at=timezone.now()
+        )
+        if not isinstance(exc, InvalidInput):
+            _notify_failure(job, message)
+        raise
+    IngestJob.objects.filter(pk=job.pk).update(
+        status=IngestJob.Status.DONE,
+        book=result.book,
+        title=result.book.title,
+        extractor=result.book.extractor,
+        result=result.as_dict(),
+        warnings=result.warnings[:500],
+        finished_at=timezone.now(),
+    )
+    job.refresh_from_db()
+    return job, result
