@@ -5,23 +5,38 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('entities', '0013_agents_kge_view'),
+        ("entities", "0013_agents_kge_view"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ExternalEntityId',
+            name="ExternalEntityId",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('store', models.CharField(max_length=255)),
-                ('external_id', models.CharField(db_index=True, max_length=255)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('entity', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='external_ids', to='entities.entity')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("store", models.CharField(max_length=255)),
+                ("external_id", models.CharField(db_index=True, max_length=255)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "entity",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="external_ids",
+                        to="entities.entity",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('store', 'external_id'), name='externalentity_unique')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("store", "external_id"), name="externalentity_unique"
+                    )
+                ],
             },
         ),
     ]

@@ -12,16 +12,15 @@ def scope_from_facts(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('entities', '0014_agents_external_entity_ids'),
+        ("entities", "0014_agents_external_entity_ids"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='externalfactlink',
-            name='scope',
-            field=models.CharField(blank=True, db_index=True, default='', max_length=128),
+            model_name="externalfactlink",
+            name="scope",
+            field=models.CharField(blank=True, db_index=True, default="", max_length=128),
         ),
         migrations.RunPython(scope_from_facts, migrations.RunPython.noop),
     ]
