@@ -163,9 +163,14 @@ def pair_reading(
     row = None
     if encoder is not None and head.encoder == signature:
         try:
-            row = pair_features(
-                a, b, encode=encoder.encode, mentions=mentions, flags=flags, lost=lost
-            )
+            if head.reads_more_than_the_cosine:
+                row = pair_features(
+                    a, b, encode=encoder.encode, mentions=mentions, flags=flags, lost=lost
+                )
+            else:
+                vectors = encoder.encode([existing, new])
+                cosine = float(vectors[0] @ vectors[1])
+                row = pair_features(a, b, cosine=cosine, mentions=mentions, flags=flags, lost=lost)
         except Exception:  # noqa: BLE001 - the model has a head without the encoder
             logger.warning("pair encoder failed; judging without it", exc_info=True)
             head = pair_model.load().heads["none"]

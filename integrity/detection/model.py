@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .features import FEATURE_NAMES
+from .features import EMBEDDING_NAMES, FEATURE_NAMES
 
 MODEL_PATH = Path(__file__).with_name("pair_model.json")
 CLASSES = ("contradiction", "duplicate", "compatible")
@@ -41,6 +41,13 @@ class Head:
     uncertain_min: float
     doubt_min: float = 1.01
     contradiction_min: float | None = None
+
+    @property
+    def reads_more_than_the_cosine(self) -> bool:
+        """Whether any embedding column beyond the statements' cosine weighs anything
+        (else the caller encodes the two statements only)."""
+        at = [FEATURE_NAMES.index(name) for name in EMBEDDING_NAMES[3:]]
+        return bool(np.any(self.coef[:, at]))
 
     def verdict(self, p: np.ndarray, *, blocked: bool) -> str:
         """``decide`` with this head's cut-offs."""

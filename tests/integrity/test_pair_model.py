@@ -265,3 +265,33 @@ def test_training_is_deterministic_and_cross_validated_by_file(tmp_path: Path) -
     assert set(report.held_out) == {p.name for p in paths} == set(report.in_sample)
     assert all(s.macro_f1 > 0.8 for s in report.held_out.values())
     assert any("held-out file" in line for line in lines)
+
+
+class _CountingEncoder(_WordEncoder):
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def encode(self, texts):
+        self.seen += list(texts)
+        return super().encode(texts)
+
+
+def test_the_encoder_reads_what_the_head_weighs(monkeypatch) -> None:
+    base = pair_model.load().heads["none"]
+    coef = np.zeros_like(base.coef)
+    plain = pair_model.Head(
+        _WordEncoder.signature, base.mean, base.scale, coef, base.intercept, 0.9, 0.3
+    )
+    richer = np.zeros_like(coef)
+    richer[0, FEATURE_NAMES.index("cosine_masked")] = 1.0
+    reader = pair_model.Head(
+        _WordEncoder.signature, base.mean, base.scale, richer, base.intercept, 0.9, 0.3
+    )
+    pair = ("The gate opens at 7:00.", "The gate opens at 8:00.")
+    for head, texts in ((plain, 2), (reader, 3)):
+        model = pair_model.PairModel({"none": base, head.encoder: head}, FEATURE_NAMES)
+        monkeypatch.setattr(pair_model, "load", lambda model=model: model)
+        encoder = _CountingEncoder()
+        classify_pair(*pair, encoder=encoder)
+        # Both statements, or also their masked form (one: only the values differ).
+        assert len(encoder.seen) == texts, encoder.seen
