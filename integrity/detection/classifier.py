@@ -150,20 +150,32 @@ def pair_reading(
     encoder: PairEncoder | None = None,
 ) -> PairReading:
     """Features, probabilities and duplicate blockers of one pair."""
-    cosine, signature = None, None
+    signature = None
     if encoder is not None:
         try:
-            vectors = encoder.encode([existing, new])
-            cosine, signature = float(vectors[0] @ vectors[1]), encoder.signature
+            signature = encoder.signature
         except Exception:  # noqa: BLE001 - the model has a head without the encoder
             logger.warning("pair encoder failed; judging without it", exc_info=True)
     head = pair_model.load().head_for(signature)
-    if head.encoder != (signature or "none"):
-        cosine = None
     mentions = _remembered(mentions)
     a, b = readings(existing, new)
     flags, lost = covered_flags(a, b, mentions), covered_flags(b, a, mentions)
-    row = pair_features(a, b, cosine=cosine, mentions=mentions, flags=flags, lost=lost)
+    row = None
+    if encoder is not None and head.encoder == signature:
+        try:
+            if head.reads_more_than_the_cosine:
+                row = pair_features(
+                    a, b, encode=encoder.encode, mentions=mentions, flags=flags, lost=lost
+                )
+            else:
+                vectors = encoder.encode([existing, new])
+                cosine = float(vectors[0] @ vectors[1])
+                row = pair_features(a, b, cosine=cosine, mentions=mentions, flags=flags, lost=lost)
+        except Exception:  # noqa: BLE001 - the model has a head without the encoder
+            logger.warning("pair encoder failed; judging without it", exc_info=True)
+            head = pair_model.load().heads["none"]
+    if row is None:
+        row = pair_features(a, b, mentions=mentions, flags=flags, lost=lost)
     p = head.probabilities(row)[0]
     too_long = max(len(existing), len(new)) > MAX_CHARS
     blockers = ("too long to compare value by value",) if too_long else ()
@@ -203,12 +215,7 @@ def _model_verdict(
         return Verdict(DUPLICATE, None, 0.99, "The two statements are identical.")
     r = pair_reading(existing, new, mentions=mentions, encoder=encoder)
     p = np.array([r.contradiction, r.duplicate, r.compatible])
-    label = pair_model.decide(
-        p,
-        blocked=bool(r.blockers),
-        duplicate_min=r.head.duplicate_min,
-        uncertain_min=r.head.uncertain_min,
-    )
+    label = r.head.verdict(p, blocked=bool(r.blockers))
     kind = _kind(r) if label in (CONTRADICTION, UNCERTAIN) else None
     return Verdict(label, kind, _confidence(label, r), _explain(label, kind, r))
 

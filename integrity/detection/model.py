@@ -3,10 +3,12 @@ coefficients in ``pair_model.json`` beside this file (written by ``train``), loa
 first use.
 
 It answers calibrated probabilities of contradiction, duplicate and compatible; the
-decision turns them into a verdict with two cut-offs learned inside the training folds:
-a duplicate needs ``p(duplicate) >= duplicate_min`` (and the duplicate guard's consent),
-a likely duplicate below it (from ``doubt_min``) and a pair the model calls compatible
-with ``p(contradiction) >= uncertain_min`` go to a person as ``uncertain``. The file
+decision turns them into a verdict with cut-offs learned inside the training folds for
+what reaches the curator (``train.utility``), not for accuracy: a duplicate needs
+``p(duplicate) >= duplicate_min`` (and the duplicate guard's consent), a contradiction
+``p(contradiction) >= contradiction_min`` (when the head has one; else the likeliest
+class), and a likely duplicate below its cut-off (from ``doubt_min``) or a pair with
+``p(contradiction) >= uncertain_min`` goes to a person as ``uncertain``. The file
 records the encoder each head's cosine feature came from; a caller whose encoder
 differs gets the head trained without one (``none``).
 """
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .features import FEATURE_NAMES
+from .features import EMBEDDING_NAMES, FEATURE_NAMES
 
 MODEL_PATH = Path(__file__).with_name("pair_model.json")
 CLASSES = ("contradiction", "duplicate", "compatible")
@@ -38,6 +40,25 @@ class Head:
     duplicate_min: float
     uncertain_min: float
     doubt_min: float = 1.01
+    contradiction_min: float | None = None
+
+    @property
+    def reads_more_than_the_cosine(self) -> bool:
+        """Whether any embedding column beyond the statements' cosine weighs anything
+        (else the caller encodes the two statements only)."""
+        at = [FEATURE_NAMES.index(name) for name in EMBEDDING_NAMES[3:]]
+        return bool(np.any(self.coef[:, at]))
+
+    def verdict(self, p: np.ndarray, *, blocked: bool) -> str:
+        """``decide`` with this head's cut-offs."""
+        return decide(
+            p,
+            blocked=blocked,
+            duplicate_min=self.duplicate_min,
+            uncertain_min=self.uncertain_min,
+            doubt_min=self.doubt_min,
+            contradiction_min=self.contradiction_min,
+        )
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         z = (np.atleast_2d(rows) - self.mean) / self.scale
@@ -56,6 +77,7 @@ class Head:
             "duplicate_min": self.duplicate_min,
             "uncertain_min": self.uncertain_min,
             "doubt_min": self.doubt_min,
+            "contradiction_min": self.contradiction_min,
         }
 
     @classmethod
@@ -69,6 +91,9 @@ class Head:
             duplicate_min=float(data["duplicate_min"]),
             uncertain_min=float(data["uncertain_min"]),
             doubt_min=float(data.get("doubt_min", 1.01)),
+            contradiction_min=(
+                None if data.get("contradiction_min") is None else float(data["contradiction_min"])
+            ),
         )
 
 
@@ -79,14 +104,25 @@ def decide(
     duplicate_min: float,
     uncertain_min: float,
     doubt_min: float = 1.01,
+    contradiction_min: float | None = None,
 ) -> str:
     """A verdict from the probabilities (contradiction, duplicate, compatible).
 
     A duplicate needs ``duplicate_min`` and the guard's consent; a likely duplicate
     below it (``doubt_min`` and up) or one the guard forbids goes to a person, like a
     compatible pair whose contradiction probability reaches ``uncertain_min``: a wrong
-    duplicate loses a fact, a wrong ``uncertain`` costs a curator a glance."""
+    duplicate loses a fact, a wrong ``uncertain`` costs a curator a glance. With
+    ``contradiction_min`` a contradiction needs that probability instead of being the
+    likeliest class."""
     contradiction, duplicate, compatible = (float(x) for x in p)
+    if contradiction_min is not None:
+        if duplicate >= duplicate_min and duplicate >= contradiction and not blocked:
+            return "duplicate"
+        if contradiction >= contradiction_min:
+            return "contradiction"
+        if contradiction >= uncertain_min or duplicate >= doubt_min:
+            return "uncertain"
+        return "compatible"
     if duplicate >= max(contradiction, compatible):
         if not blocked and duplicate >= duplicate_min:
             return "duplicate"
@@ -117,14 +153,36 @@ def load(path: str = str(MODEL_PATH)) -> PairModel:
     except (OSError, ValueError) as exc:
         raise ModelFileError(f"{path}: cannot read the pair model ({exc})") from exc
     names = tuple(data.get("features", ()))
-    if names != FEATURE_NAMES:
+    if not names or any(name not in FEATURE_NAMES for name in names):
         raise ModelFileError(
             f"{path} was trained on other features; run manage.py train_pair_model"
         )
-    heads = {key: Head.from_dict(head) for key, head in data["heads"].items()}
+    heads = {key: _widened(Head.from_dict(head), names) for key, head in data["heads"].items()}
     if "none" not in heads:
         raise ModelFileError(f"{path} has no head without an encoder")
-    return PairModel(heads=heads, feature_names=names)
+    return PairModel(heads=heads, feature_names=FEATURE_NAMES)
+
+
+def _widened(head: Head, names: tuple[str, ...]) -> Head:
+    """The head over every column of ``FEATURE_NAMES``: a file written before a feature
+    was added still loads, the columns it lacks weighing nothing."""
+    if names == FEATURE_NAMES:
+        return head
+    at = [FEATURE_NAMES.index(name) for name in names]
+    mean, scale = np.zeros(len(FEATURE_NAMES)), np.ones(len(FEATURE_NAMES))
+    coef = np.zeros((head.coef.shape[0], len(FEATURE_NAMES)))
+    mean[at], scale[at], coef[:, at] = head.mean, head.scale, head.coef
+    return Head(
+        head.encoder,
+        mean,
+        scale,
+        coef,
+        head.intercept,
+        head.duplicate_min,
+        head.uncertain_min,
+        head.doubt_min,
+        head.contradiction_min,
+    )
 
 
 def save(path: Path, heads: dict[str, Head], meta: dict) -> None:

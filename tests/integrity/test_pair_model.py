@@ -23,7 +23,7 @@ from integrity.detection.classifier import (
     obvious_duplicate,
 )
 from integrity.detection.evaluation import Outcome, evaluate, format_report
-from integrity.detection.features import FEATURE_NAMES, pair_features
+from integrity.detection.features import EMBEDDING_NAMES, FEATURE_NAMES, pair_features
 from integrity.detection.model import decide
 from integrity.detection.scores import score
 from integrity.detection.synthetic import synthetic_pairs
@@ -44,6 +44,32 @@ def test_the_model_file_matches_the_features_and_names_its_encoders() -> None:
         assert head.coef.shape == (3, len(FEATURE_NAMES))
     # A head for an encoder the deployment does not have: the one without encoder.
     assert model.head_for("some-other-encoder:768") is model.heads["none"]
+
+
+def test_a_model_file_without_the_newer_columns_still_loads(tmp_path: Path) -> None:
+    data = json.loads(pair_model.MODEL_PATH.read_text())
+    names = data["features"]
+    newer = EMBEDDING_NAMES[3:]  # the columns beyond the statements' cosine
+    at = [i for i, name in enumerate(names) if name not in newer]
+    data["features"] = [names[i] for i in at]
+    for entry in data["heads"].values():
+        for key in ("mean", "scale"):
+            entry[key] = [entry[key][i] for i in at]
+        entry["coef"] = [[line[i] for i in at] for line in entry["coef"]]
+    older = tmp_path / "older.json"
+    older.write_text(json.dumps(data))
+    head = pair_model.load(str(older)).heads["none"]
+    assert head.coef.shape == (3, len(FEATURE_NAMES))
+    row = pair_features("The pier closes at 18:00.", "The pier closes at 20:00.")
+    changed = row.copy()
+    changed[[FEATURE_NAMES.index(name) for name in newer]] += 0.7
+    # The columns it lacks weigh nothing.
+    assert np.allclose(head.probabilities(row), head.probabilities(changed))
+    data["features"][0] = "a feature nobody computes"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(data))
+    with pytest.raises(pair_model.ModelFileError):
+        pair_model.load(str(other))
 
 
 def test_probabilities_are_calibrated_shapes() -> None:
@@ -75,6 +101,55 @@ def test_doubtful_duplicates_can_go_to_a_person() -> None:
     assert (
         decide(p, blocked=False, duplicate_min=0.8, uncertain_min=0.9, doubt_min=0.6) == UNCERTAIN
     )
+
+
+@pytest.mark.parametrize(
+    ("p", "blocked", "expected"),
+    [
+        ((0.45, 0.10, 0.45), False, CONTRADICTION),  # at the cut-off, though not likeliest
+        ((0.30, 0.05, 0.65), False, UNCERTAIN),
+        ((0.10, 0.10, 0.80), False, "compatible"),
+        ((0.05, 0.90, 0.05), False, DUPLICATE),
+        ((0.50, 0.45, 0.05), True, CONTRADICTION),  # the guard forbids the duplicate
+        ((0.05, 0.90, 0.05), True, "compatible"),
+    ],
+)
+def test_the_decision_with_a_contradiction_cut_off(p, blocked, expected) -> None:
+    head = pair_model.load().heads["none"]
+    head = pair_model.Head(
+        "none", head.mean, head.scale, head.coef, head.intercept, 0.8, 0.25, 1.01, 0.4
+    )
+    assert head.verdict(np.array(p), blocked=blocked) == expected
+
+
+class _WordEncoder:
+    """A fake encoder: texts sharing words come out close (no meaning)."""
+
+    signature = "fake-words:8"
+
+    def encode(self, texts):
+        rows = []
+        for text in texts:
+            v = np.zeros(8)
+            for word in text.lower().split():
+                v[sum(map(ord, word)) % 8] += 1.0
+            rows.append(v / (np.linalg.norm(v) or 1.0))
+        return np.array(rows)
+
+
+def test_embedding_columns_come_from_the_encoder_or_stay_neutral() -> None:
+    at = [FEATURE_NAMES.index(n) for n in EMBEDDING_NAMES]
+    pairs = [
+        ("Ilse keeps bees in the garden.", "Ilse keeps goats in the garden."),
+        ("The valve opens at 40 bar.", "The valve opens at 45 bar."),
+    ]
+    plain = [pair_features(a, b)[at[3:]] for a, b in pairs]
+    assert np.array_equal(plain[0], plain[1])  # nothing without an encoder
+    encoded = [pair_features(a, b, encode=_WordEncoder().encode)[at] for a, b in pairs]
+    assert not np.array_equal(encoded[0], encoded[1])
+    masked = FEATURE_NAMES.index("cosine_masked")
+    # With the values masked the second pair says the same thing.
+    assert pair_features(*pairs[1], encode=_WordEncoder().encode)[masked] == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize(
@@ -190,3 +265,33 @@ def test_training_is_deterministic_and_cross_validated_by_file(tmp_path: Path) -
     assert set(report.held_out) == {p.name for p in paths} == set(report.in_sample)
     assert all(s.macro_f1 > 0.8 for s in report.held_out.values())
     assert any("held-out file" in line for line in lines)
+
+
+class _CountingEncoder(_WordEncoder):
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def encode(self, texts):
+        self.seen += list(texts)
+        return super().encode(texts)
+
+
+def test_the_encoder_reads_what_the_head_weighs(monkeypatch) -> None:
+    base = pair_model.load().heads["none"]
+    coef = np.zeros_like(base.coef)
+    plain = pair_model.Head(
+        _WordEncoder.signature, base.mean, base.scale, coef, base.intercept, 0.9, 0.3
+    )
+    richer = np.zeros_like(coef)
+    richer[0, FEATURE_NAMES.index("cosine_masked")] = 1.0
+    reader = pair_model.Head(
+        _WordEncoder.signature, base.mean, base.scale, richer, base.intercept, 0.9, 0.3
+    )
+    pair = ("The gate opens at 7:00.", "The gate opens at 8:00.")
+    for head, texts in ((plain, 2), (reader, 3)):
+        model = pair_model.PairModel({"none": base, head.encoder: head}, FEATURE_NAMES)
+        monkeypatch.setattr(pair_model, "load", lambda model=model: model)
+        encoder = _CountingEncoder()
+        classify_pair(*pair, encoder=encoder)
+        # Both statements, or also their masked form (one: only the values differ).
+        assert len(encoder.seen) == texts, encoder.seen
