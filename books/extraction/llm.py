@@ -4,7 +4,7 @@ The model must answer with one JSON array of ``{"name", "type", "mention_type"}`
 objects. The answer is parsed with ``json.loads`` (never evaluated) and every item is
 validated; an unusable answer is recorded as a job warning and the chunk falls back to
 the structural + gazetteer analysis, so no chunk is lost. Transient errors (timeouts,
-connection errors, 429 and 5xx) are retried with exponential backoff; chunks run
+connection errors, 429 and 5xx) are tried again after a growing pause; chunks run
 ``concurrency`` at a time.
 """
 

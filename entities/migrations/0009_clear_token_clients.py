@@ -1,4 +1,4 @@
-"""Facts stored through the API without a client got the first 8 characters of the
+"""Facts written over the API with no client named got the first 8 characters of the
 writer's token as their client (issue 16): shown to every reader, a piece of a secret.
 Blank those; a client the writer named stays."""
 
