@@ -385,6 +385,11 @@ def duplicate_queue(request):
 
 
 def _suggestion_response(request, suggestion, *, error="", status=None, **extra):
+    if not getattr(request, "htmx", False):
+        # A plain form post (no script): back to the queue, the outcome as a message.
+        if error:
+            messages.error(request, error)
+        return redirect("entities:duplicates")
     suggestion = selectors.duplicate_suggestion_get(suggestion_id=suggestion.pk)
     return render_page(
         request,

@@ -81,3 +81,12 @@ def test_a_target_that_is_not_an_element_id_is_ignored(curator_client, pair):
         **HTMX,
     )
     assert b'<div id="merge-preview">' in response.content and b"<script>" not in response.content
+
+
+def test_a_dismissal_without_htmx_goes_back_to_the_queue(curator_client, pair):
+    """A plain form post (no script) answered with the card alone broke the page (500)."""
+    _keeper, _other, suggestion = pair
+    response = curator_client.post(reverse("entities:dismiss", args=[suggestion.pk]))
+    assert response.status_code == 302 and response["Location"] == reverse("entities:duplicates")
+    assert not DuplicateSuggestion.objects.filter(pk=suggestion.pk, status="pending").exists()
+    assert curator_client.get(response["Location"]).status_code == 200
