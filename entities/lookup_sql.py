@@ -51,7 +51,8 @@ def _statements(vendor: str) -> dict[str, str]:
     entity, alias = Entity._meta.db_table, Alias._meta.db_table
     link, fact, token = EntityFact._meta.db_table, Fact._meta.db_table, NameToken._meta.db_table
     columns = ", ".join(f"e.{field}" for field in ENTITY_FIELDS)
-    by_name = f"SELECT {columns} FROM {entity} e WHERE e.name_norm = {p}"
+    select_entities = f"SELECT {columns} FROM {entity} e"
+    by_name = f"{select_entities} WHERE e.name_norm = {p}"
     by_alias = (
         f"SELECT {columns} FROM {entity} e JOIN {alias} a ON a.entity_id = e.id"
         f" WHERE a.alias_norm = {p} AND NOT (e.name_norm = {p})"
@@ -61,6 +62,7 @@ def _statements(vendor: str) -> dict[str, str]:
     tail = f" ORDER BY 4 LIMIT {MAX_FOUND}"
     tokens = f"SELECT t.entity_id, t.text FROM {token} t"
     return {
+        "select_entities": select_entities,
         "found": f"{by_name} UNION ALL {by_alias}{tail}",
         "found_typed": f"{by_name}{typed} UNION ALL {by_alias}{typed}{tail}",
         "aliases": f"SELECT alias_norm, alias FROM {alias} WHERE entity_id = {p}",
@@ -188,7 +190,6 @@ def entities_by_id(ids: Sequence[str]) -> dict[str, Entity]:
     if not ids:
         return {}
     marks = ", ".join([_placeholder()] * len(ids))
-    columns = ", ".join(f"e.{field}" for field in ENTITY_FIELDS)
-    table = Entity._meta.db_table
-    rows = _rows(f"SELECT {columns} FROM {table} e WHERE e.id IN ({marks})", list(ids))
+    select = _statements(connection.vendor)["select_entities"]
+    rows = _rows(f"{select} WHERE e.id IN ({marks})", list(ids))
     return {e.id: e for e in _entities(rows)}

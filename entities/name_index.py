@@ -51,11 +51,10 @@ def prefixes(norm: str) -> set[str]:
 
 
 def _rows(entity_id: str, texts: Iterable[str]) -> list[NameToken]:
-    # The folded text is stored: a suggestion is scored on it, with no folding per query.
     return [
-        NameToken(prefix=prefix, entity_id=entity_id, text=fold(text))
+        NameToken(prefix=prefix, entity_id=pk, text=folded)
         for text in set(texts)
-        for prefix in prefixes(text)
+        for prefix, pk, folded in _token_tuples(entity_id, text)
     ]
 
 
@@ -78,6 +77,8 @@ def name_index_refresh(*, entity_ids: Iterable[str]) -> None:
 
 
 def _token_tuples(entity_id: str, norm: str) -> Iterable[tuple[str, str, str]]:
+    """(word start, entity id, folded text) rows of one name or alias. The folded text is
+    stored: a suggestion is scored on it, with no folding per query."""
     folded = fold(norm)
     for prefix in prefixes(norm):
         yield prefix, entity_id, folded
