@@ -7,11 +7,14 @@ never meet either, nor a beta fact id, nor a weight that counts beta's facts.
 
 from __future__ import annotations
 
+from entities.graph import kge
 from entities.graph.edges import edges_rebuild
 from entities.graph.services import kge_train
 from entities.models import Entity
 from entities.scopes import ScopeFilter
 from entities.services import entity_create, fact_store
+from integrity.detection.classifier import CONTRADICTION, Verdict
+from integrity.services import contradiction_store
 
 MARKER = "Zorblat"
 BETA_RELATION = "zorblats"
@@ -94,3 +97,15 @@ def fact_ids_in(body) -> set[int]:
                     found.add(v)
                 stack.append((v, key))
     return found
+
+
+def scoped_world_with_contradiction() -> dict:
+    """``scoped_world`` plus a contradiction between two of beta's facts: a notification
+    that only beta's readers may see."""
+    kge.model_forget()
+    built = scoped_world()
+    beta = built["facts"]["beta"]
+    contradiction_store(
+        fact_a=beta[0], fact_b=beta[2], verdict=Verdict(CONTRADICTION, "value", 0.99, "x")
+    )
+    return built

@@ -8,9 +8,7 @@ import json
 
 import pytest
 
-from integrity.detection.classifier import CONTRADICTION, Verdict
-from integrity.services import contradiction_store
-from tests.graph.worlds import MARKER, fact_ids_in, scoped_world
+from tests.graph.worlds import MARKER, fact_ids_in, scoped_world_with_contradiction
 
 pytestmark = pytest.mark.django_db
 
@@ -19,13 +17,7 @@ pytestmark = pytest.mark.django_db
 def world(vector_dir):
     from entities.graph import kge
 
-    kge.model_forget()
-    built = scoped_world()
-    beta = built["facts"]["beta"]
-    contradiction_store(
-        fact_a=beta[0], fact_b=beta[2], verdict=Verdict(CONTRADICTION, "value", 0.99, "x")
-    )
-    yield built
+    yield scoped_world_with_contradiction()
     kge.model_forget()
 
 

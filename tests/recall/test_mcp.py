@@ -171,8 +171,9 @@ def _database_url() -> str:
     return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX stdio")
-def test_stdio_subprocess_serves_the_same_tools(memory, tmp_path):
+def stdio_env(tmp_path, *, scope: str | None = "alpha") -> dict[str, str]:
+    """The environment of an ``mcp_serve`` subprocess on this test's database: the base
+    settings (a real queue, no synchronous test mode) and this test's vector files."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "kgsite.settings.base",
@@ -180,9 +181,16 @@ def test_stdio_subprocess_serves_the_same_tools(memory, tmp_path):
         "KGSITE_DATA_DIR": str(tmp_path),
         "KGSITE_VECTOR_DIR": str(django_settings.KGSITE_VECTOR_DIR),
         "KGSITE_EMBEDDER": django_settings.KGSITE_EMBEDDER,
-        "KGSITE_MCP_SCOPE": "alpha",
         "KGSITE_LOG_LEVEL": "WARNING",
     }
+    if scope is not None:
+        env["KGSITE_MCP_SCOPE"] = scope
+    return env
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX stdio")
+def test_stdio_subprocess_serves_the_same_tools(memory, tmp_path):
+    env = stdio_env(tmp_path)
     params = StdioServerParameters(
         command=sys.executable, args=[str(ROOT / "manage.py"), "mcp_serve"], env=env, cwd=ROOT
     )

@@ -5,18 +5,16 @@ its own index updates instead of queueing them for a worker that is not running.
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import anyio
 import pytest
-from django.conf import settings as django_settings
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from entities import services
 
-from .test_mcp import ROOT, _database_url
+from .test_mcp import ROOT, stdio_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,17 +22,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX stdio")
 def test_a_stored_fact_is_found_by_the_next_calls_without_a_worker(vector_dir, tmp_path):
     services.entity_store(name="Nightly Export", type="job")
-    env = {
-        **os.environ,
-        # The base settings: a real queue (no synchronous test mode) and no worker.
-        "DJANGO_SETTINGS_MODULE": "kgsite.settings.base",
-        "DATABASE_URL": _database_url(),
-        "KGSITE_DATA_DIR": str(tmp_path),
-        "KGSITE_VECTOR_DIR": str(django_settings.KGSITE_VECTOR_DIR),
-        "KGSITE_EMBEDDER": django_settings.KGSITE_EMBEDDER,
-        "KGSITE_MCP_SCOPE": "alpha",
-        "KGSITE_LOG_LEVEL": "WARNING",
-    }
+    env = stdio_env(tmp_path)  # a real queue and no worker
     params = StdioServerParameters(
         command=sys.executable, args=[str(ROOT / "manage.py"), "mcp_serve"], env=env, cwd=ROOT
     )

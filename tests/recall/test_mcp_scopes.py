@@ -10,9 +10,7 @@ import pytest
 
 from entities.mcp.server import TOOLS, WRITE_TOOLS, mcp_server_build
 from entities.mcp.tools import ToolContext
-from integrity.detection.classifier import CONTRADICTION, Verdict
-from integrity.services import contradiction_store
-from tests.graph.worlds import BETA_RELATION, MARKER, scoped_world
+from tests.graph.worlds import BETA_RELATION, MARKER, scoped_world_with_contradiction
 
 from .test_mcp import call
 
@@ -23,13 +21,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def world(vector_dir):
     from entities.graph import kge
 
-    kge.model_forget()
-    built = scoped_world()
-    beta = built["facts"]["beta"]
-    contradiction_store(
-        fact_a=beta[0], fact_b=beta[2], verdict=Verdict(CONTRADICTION, "value", 0.99, "x")
-    )
-    yield built
+    yield scoped_world_with_contradiction()
     kge.model_forget()
 
 

@@ -6,7 +6,6 @@ levels of nesting get a JSON-RPC error reply and the server keeps serving (a rea
 from __future__ import annotations
 
 import json
-import os
 import queue
 import subprocess
 import sys
@@ -14,14 +13,13 @@ import threading
 
 import mcp_types
 import pytest
-from django.conf import settings as django_settings
 
 from entities import services
 from entities.mcp.server import mcp_server_build
 from entities.mcp.stdio import line_verdict
 from entities.mcp.tools import ToolContext
 
-from .test_mcp import ROOT, _database_url, call
+from .test_mcp import ROOT, call, stdio_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -133,15 +131,7 @@ class Stdio:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX stdio")
 def test_stdio_answers_malformed_lines_and_stays_up(server, tmp_path):
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "kgsite.settings.base",
-        "DATABASE_URL": _database_url(),
-        "KGSITE_DATA_DIR": str(tmp_path),
-        "KGSITE_VECTOR_DIR": str(django_settings.KGSITE_VECTOR_DIR),
-        "KGSITE_EMBEDDER": django_settings.KGSITE_EMBEDDER,
-        "KGSITE_LOG_LEVEL": "WARNING",
-    }
+    env = stdio_env(tmp_path, scope=None)
     io = Stdio(env)
     try:
         io.send(
