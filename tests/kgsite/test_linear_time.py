@@ -23,6 +23,11 @@ pytestmark = pytest.mark.django_db
 SMALL, LARGE = 1_250, 20_000
 LINEAR = LARGE / SMALL
 REGRESSION = 10.0
+# Below this much CPU on the long text nothing is worth calling quadratic: a quadratic
+# path over 20,000 characters costs hundreds of milliseconds. It also keeps a function
+# with a fast path for short texts (a section under the chunk size is one chunk) from
+# passing for super-linear: its short-text time is microseconds, so any ratio is large.
+NEGLIGIBLE = 0.010
 
 # The characters the text readers branch on: digits and their separators, amounts,
 # spaces, letters of both cases, markdown and code marks, quotes, accents.
@@ -61,10 +66,11 @@ def _repeat(unit: str, size: int) -> str:
 @given(target=st.sampled_from(CHECKED), unit=UNITS_DRAWN)
 @example(target=next(t for t in TARGETS if "differing_words" in t.name), unit="1,")
 @example(target=next(t for t in TARGETS if "structure.read" in t.name), unit="1 ")
+@example(target=next(t for t in TARGETS if "chunk_sections" in t.name), unit="# h\n")
 def test_no_text_function_grows_faster_than_linearly(target, unit):
     prepare()
     small, large, growth = _growth(target, unit)
-    assert growth < LINEAR * REGRESSION, (
+    assert growth < LINEAR * REGRESSION or large < NEGLIGIBLE, (
         f"{target.name} on {unit!r} x {LARGE:,} chars took {growth:.0f} times as long as on "
         f"{SMALL:,} chars ({small * 1000:.2f} -> {large * 1000:.1f} ms); linear is {LINEAR:.0f}"
     )
