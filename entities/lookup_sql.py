@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 
 from django.db import connection
@@ -65,18 +66,30 @@ def _statements(vendor: str) -> dict[str, str]:
         "select_entities": select_entities,
         "found": f"{by_name} UNION ALL {by_alias}{tail}",
         "found_typed": f"{by_name}{typed} UNION ALL {by_alias}{typed}{tail}",
-        "aliases": f"SELECT alias_norm, alias FROM {alias} WHERE entity_id = {p}",
-        "facts": (
-            f"SELECT l.fact_id FROM {link} l JOIN {fact} f ON f.id = l.fact_id"
-            f" WHERE l.entity_id = {p}"
-        ),
         "status": f" AND f.status = {p}",
-        "facts_order": " ORDER BY l.fact_id",
         # The entity's ids in imported memories (kind 0) and the fact ids they linked to
         # it (kind 1, scoped like facts): one round trip for both.
         "external": (
             f"SELECT 0, store, external_id, NULL FROM {ExternalEntityId._meta.db_table}"
             f" WHERE entity_id = {p} UNION ALL SELECT 1, store, external_id, fact_id"
+            f" FROM {ExternalFactLink._meta.db_table} WHERE entity_id = {p}"
+        ),
+        # A hit's whole answer in one round trip: (kind, text, text, id) rows, kind 0 the
+        # aliases (norm, as written), 1 the fact ids, 2 the imported ids (store, id),
+        # 3 the imported fact links (store, id, fact). The NULLs are typed for
+        # PostgreSQL's UNION; the conditions on facts and links are appended per call.
+        "details_aliases": (
+            f"SELECT 0, alias_norm, alias, CAST(NULL AS bigint) FROM {alias}"
+            f" WHERE entity_id = {p}"
+            f" UNION ALL SELECT 2, store, external_id, NULL"
+            f" FROM {ExternalEntityId._meta.db_table} WHERE entity_id = {p}"
+        ),
+        "details_facts": (
+            f" UNION ALL SELECT 1, NULL, NULL, l.fact_id FROM {link} l"
+            f" JOIN {fact} f ON f.id = l.fact_id WHERE l.entity_id = {p}"
+        ),
+        "details_links": (
+            f" UNION ALL SELECT 3, store, external_id, fact_id"
             f" FROM {ExternalFactLink._meta.db_table} WHERE entity_id = {p}"
         ),
         "tokens": f"{tokens} WHERE t.prefix = {p}",
@@ -131,25 +144,6 @@ def entities_named(norm: str, entity_type: str | None) -> list[Entity]:
     return _entities(_rows(sql["found_typed"], (norm, entity_type, norm, norm, entity_type)))
 
 
-def alias_names(entity_id: str) -> list[str]:
-    """The entity's aliases as written, ordered by their normalised form."""
-    rows = sorted(_rows(_statements(connection.vendor)["aliases"], (entity_id,)))
-    return [alias for _norm, alias in rows]
-
-
-def fact_ids(entity_id: str, *, status: str | None, scopes: ScopeFilter | None) -> list[int]:
-    """Ids of the entity's facts with ``status`` that ``scopes`` sees, ascending."""
-    sql = _statements(connection.vendor)
-    statement, params = sql["facts"], [entity_id]
-    if status:
-        statement += sql["status"]
-        params.append(status)
-    condition, scope_params = _scope_condition(scopes, "f.scope")
-    statement += condition
-    params += scope_params
-    return [row[0] for row in _rows(statement + sql["facts_order"], params)]
-
-
 def _scope_condition(scopes: ScopeFilter | None, column: str) -> tuple[str, list[str]]:
     scopes = scopes or ScopeFilter()
     p = _placeholder()
@@ -167,12 +161,49 @@ def external_refs(entity_id: str, scopes: ScopeFilter | None) -> dict[str, list[
     rows = _rows(
         _statements(connection.vendor)["external"] + condition, [entity_id, entity_id, *params]
     )
-    ids = sorted((store, ext) for kind, store, ext, _fact in rows if kind == 0)
-    facts = sorted((store, ext, fact) for kind, store, ext, fact in rows if kind == 1)
+    ids = [(store, ext) for kind, store, ext, _fact in rows if kind == 0]
+    return _external(ids, [(store, ext, fact) for kind, store, ext, fact in rows if kind == 1])
+
+
+def _external(ids: list[tuple], links: list[tuple]) -> dict[str, list[dict]]:
     return {
-        "external_ids": [{"store": store, "id": ext} for store, ext in ids],
-        "external_facts": [{"store": st, "id": ext, "fact": fact} for st, ext, fact in facts],
+        "external_ids": [{"store": store, "id": ext} for store, ext in sorted(ids)],
+        "external_facts": [
+            {"store": store, "id": ext, "fact": fact} for store, ext, fact in sorted(links)
+        ],
     }
+
+
+@dataclass(frozen=True)
+class Details:
+    aliases: list[str]
+    facts: list[int]
+    external: dict[str, list[dict]]
+
+
+def details(entity_id: str, *, status: str | None, scopes: ScopeFilter | None) -> Details:
+    """One entity's aliases as written (ordered by their normalised form), the ids of
+    its facts with ``status`` that ``scopes`` sees (ascending) and its ``external_refs``,
+    in one statement: a lookup hit costs two round trips, the match and this."""
+    sql = _statements(connection.vendor)
+    statement = sql["details_aliases"] + sql["details_facts"]
+    params: list = [entity_id, entity_id, entity_id]
+    if status:
+        statement += sql["status"]
+        params.append(status)
+    condition, scope_params = _scope_condition(scopes, "f.scope")
+    statement += condition + sql["details_links"]
+    params += [*scope_params, entity_id]
+    condition, scope_params = _scope_condition(scopes, "scope")
+    rows = _rows(statement + condition, [*params, *scope_params])
+    by_kind: dict[int, list[tuple]] = {0: [], 1: [], 2: [], 3: []}
+    for kind, first, second, number in rows:
+        by_kind[kind].append((first, second, number))
+    return Details(
+        aliases=[alias for _norm, alias, _n in sorted(by_kind[0])],
+        facts=sorted(number for _a, _b, number in by_kind[1]),
+        external=_external([row[:2] for row in by_kind[2]], by_kind[3]),
+    )
 
 
 def token_rows(prefix: str, entity_type: str | None, limit: int) -> list[tuple[str, str]]:

@@ -42,6 +42,8 @@ class LookupResult:
     candidates: list[Entity] = field(default_factory=list)
     suggestions: list[tuple[Entity, float]] = field(default_factory=list)
     scopes: ScopeFilter = field(default_factory=ScopeFilter)
+    # The entity's imported ids, when the lookup read them with its other details.
+    external: dict | None = None
 
     def as_dict(self) -> dict:
         def brief(e: Entity) -> dict:
@@ -54,12 +56,16 @@ class LookupResult:
             "facts": self.facts,
             "candidates": [brief(e) for e in self.candidates],
             "suggestions": [{**brief(e), "score": round(s, 3)} for e, s in self.suggestions],
-            **(
-                entity_external_refs(entity=self.entity, scopes=self.scopes)
-                if self.entity
-                else EMPTY_REFS
-            ),
+            **self._external_refs(),
         }
+
+
+    def _external_refs(self) -> dict:
+        if self.entity is None:
+            return EMPTY_REFS
+        if self.external is None:
+            self.external = entity_external_refs(entity=self.entity, scopes=self.scopes)
+        return self.external
 
 
 EMPTY_REFS = {"external_ids": [], "external_facts": []}
@@ -162,12 +168,15 @@ def entity_lookup(
         match, entity = "alias", found[0]
     else:  # pragma: no cover - excluded by the unique constraints
         return LookupResult(match="ambiguous", candidates=found)
+    # Aliases, facts and imported ids in one more statement: a hit is two round trips.
+    details = lookup_sql.details(entity.id, status=Fact.Status.ACTIVE, scopes=scopes)
     return LookupResult(
         match=match,
         entity=entity,
-        aliases=lookup_sql.alias_names(entity.id),
-        facts=lookup_sql.fact_ids(entity.id, status=Fact.Status.ACTIVE, scopes=scopes),
+        aliases=details.aliases,
+        facts=details.facts,
         scopes=scopes or ScopeFilter(),
+        external=details.external,
     )
 
 

@@ -8,7 +8,14 @@ import random
 import pytest
 
 from entities import lookup_sql
-from entities.models import Entity, EntityFact, Fact, NameToken
+from entities.models import (
+    Entity,
+    EntityFact,
+    ExternalEntityId,
+    ExternalFactLink,
+    Fact,
+    NameToken,
+)
 from entities.name_index import PREFIX_CHARS
 from entities.scopes import ScopeFilter
 from entities.selectors import entity_lookup
@@ -68,22 +75,39 @@ def test_found_entities_are_the_orms(graph):
                 assert entity.created_at == stored.created_at  # deferred, loaded on access
 
 
-def test_aliases_and_facts_are_the_orms(graph):
+def test_aliases_facts_and_imported_ids_are_the_orms(graph):
     readers = [ScopeFilter(), ScopeFilter(scope="alpha"), ScopeFilter(all_scopes=True)]
+    entity = graph[0]
+    ExternalEntityId.objects.create(store="old.db", external_id="e_000000001", entity=entity)
+    for scope in ("", "alpha", "beta"):
+        ExternalFactLink.objects.create(store="old.db", external_id=f"f_{scope}",
+                                        entity=entity, scope=scope)  # fmt: skip
     for entity in graph:
         expected = [a for _n, a in sorted(entity.aliases.values_list("alias_norm", "alias"))]
-        assert lookup_sql.alias_names(entity.id) == expected
         for reader in readers:
+            found = lookup_sql.details(entity.id, status=Fact.Status.ACTIVE, scopes=reader)
+            assert found.aliases == expected
             orm = EntityFact.objects.filter(entity=entity, fact__status=Fact.Status.ACTIVE)
             orm = orm.filter(reader.q("fact__")).order_by("fact_id")
-            assert lookup_sql.fact_ids(entity.id, status=Fact.Status.ACTIVE, scopes=reader) == list(
-                orm.values_list("fact_id", flat=True)
-            )
-    # The project's facts reach a reader of that project only.
+            assert found.facts == list(orm.values_list("fact_id", flat=True))
+            links = ExternalFactLink.objects.filter(entity=entity).filter(reader.q())
+            assert found.external == {
+                "external_ids": [
+                    {"store": x.store, "id": x.external_id}
+                    for x in ExternalEntityId.objects.filter(entity=entity)
+                ],
+                "external_facts": [
+                    {"store": x.store, "id": x.external_id, "fact": None}
+                    for x in links.order_by("external_id")
+                ],
+            }
+    # The project's facts and imported links reach a reader of that project only.
     entity = graph[0]
-    global_only = lookup_sql.fact_ids(entity.id, status=None, scopes=None)
-    everything = lookup_sql.fact_ids(entity.id, status=None, scopes=ScopeFilter(all_scopes=True))
-    assert len(everything) == 3 and len(global_only) == 1
+    global_only = lookup_sql.details(entity.id, status=None, scopes=None)
+    everything = lookup_sql.details(entity.id, status=None, scopes=ScopeFilter(all_scopes=True))
+    assert len(everything.facts) == 3 and len(global_only.facts) == 1
+    assert len(everything.external["external_facts"]) == 3
+    assert [x["id"] for x in global_only.external["external_facts"]] == ["f_"]
 
 
 def test_word_start_rows_are_the_orms(graph):
@@ -102,9 +126,10 @@ def test_a_quote_in_a_name_is_data_not_sql():
     assert Entity.objects.filter(pk=entity.id).exists()  # the statement ran as written
 
 
-def test_a_hit_runs_three_statements_and_shows_them(graph, django_assert_num_queries):
+def test_a_hit_runs_two_statements_and_shows_them(graph, django_assert_num_queries):
     entity = graph[0]
-    with django_assert_num_queries(3) as captured:
+    with django_assert_num_queries(2) as captured:
         result = entity_lookup(name=entity.canonical_name, type=entity.type)
+        result.as_dict()  # the imported ids were read with the aliases and facts
     assert result.entity.id == entity.id
     assert entity.name_norm in captured.captured_queries[0]["sql"]
