@@ -218,8 +218,12 @@ def three(db):
     return [entity_store(name=n, type="person")[0] for n in ("Ena Holt", "E. Holt", "Ena Holte")]
 
 
+def suggestion(a, b) -> DuplicateSuggestion | None:
+    return DuplicateSuggestion.objects.filter(pair_key="|".join(pair_of(a.pk, b.pk))).first()
+
+
 def status(a, b) -> str | None:
-    row = DuplicateSuggestion.objects.filter(pair_key="|".join(pair_of(a.pk, b.pk))).first()
+    row = suggestion(a, b)
     return row.status if row else None
 
 
@@ -237,7 +241,7 @@ def test_a_scan_stores_new_pairs_refreshes_pending_ones_and_ignores_weak_ones(th
 def test_a_curators_decision_survives_every_later_scan(three, curator):
     a, b, c = three
     duplicate_suggestions_store(candidates=found((a, b, 0.9), (a, c, 0.9)))
-    duplicate_dismiss(suggestion=DuplicateSuggestion.objects.get(entity_b=b), actor=curator)
+    duplicate_dismiss(suggestion=suggestion(a, b), actor=curator)
     stats = duplicate_suggestions_store(candidates=found((a, b, 0.99), (a, c, 0.9)))
     assert stats["kept_decided"] == 1
     assert status(a, b) == "dismissed"
@@ -258,13 +262,13 @@ def test_a_focused_scan_withdraws_only_pairs_of_its_entities(three):
 def test_dismissing_twice_is_one_decision_and_a_merged_pair_cannot_be_dismissed(three, curator):
     a, b, _c = three
     duplicate_suggestions_store(candidates=found((a, b, 0.9)))
-    suggestion = DuplicateSuggestion.objects.get()
-    duplicate_dismiss(suggestion=suggestion, actor=curator)
-    duplicate_dismiss(suggestion=suggestion, actor=curator)
+    row = DuplicateSuggestion.objects.get()
+    duplicate_dismiss(suggestion=row, actor=curator)
+    duplicate_dismiss(suggestion=row, actor=curator)
     assert AuditEntry.objects.filter(action="duplicate.dismiss").count() == 1
     DuplicateSuggestion.objects.update(status="merged")
     with pytest.raises(Conflict, match="already merged"):
-        duplicate_dismiss(suggestion=suggestion, actor=curator)
+        duplicate_dismiss(suggestion=row, actor=curator)
 
 
 # --- fact edits ----------------------------------------------------------------------------
