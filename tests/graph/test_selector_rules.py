@@ -318,3 +318,43 @@ def test_a_queued_run_no_longer_training_is_not_trained_again(db):
     row.refresh_from_db()
     assert (row.status, row.error) == ("failed", "stopped")
     kge_index(model_id=10**9)  # a model deleted meanwhile: nothing to index, no error
+
+
+# --- with a small trained model ---------------------------------------------------------------
+
+
+def test_a_trained_model_answers_within_memorys_verdicts(db, vector_dir):
+    """Six people each born in one town (a functional relation), working at three firms
+    that compete with each other (symmetric)."""
+    towns = [make_entity(n, "place") for n in ("Arlen", "Brom", "Cask")]
+    firms = [make_entity(n, "organisation") for n in ("Delve", "Eskar", "Fenn")]
+    people = [make_entity(f"Person {i}", "person") for i in range(6)]
+    born = {}
+    for i, person in enumerate(people):
+        born[i] = state(person, "was born in", towns[i % 3])
+        state(person, "works for", firms[i % 3])
+    state(firms[0], "competes with", firms[1])
+    state(firms[1], "competes with", firms[2])
+    edges_rebuild()
+    run = kge_train(config={"dim": 16, "epochs": 60, "seed": 1, "eval_every": 10})
+    assert run.good and run.metrics["functional"]["born_in"] is True
+
+    # Born elsewhere: the stored birthplace speaks against it, whatever the model says.
+    wrong = kge_validate(subject="Person 0", predicate="born in", obj="Brom")
+    assert wrong["known"] is True and wrong["contradicting_facts"] == [born[0].pk]
+    assert wrong["validation"] == "contradicted"
+    right = kge_validate(subject="Person 0", predicate="born in", obj="Arlen")
+    assert (right["supporting_facts"], right["contradicting_facts"]) == ([born[0].pk], [])
+
+    # A symmetric relation scores the same whichever way it is asked.
+    ab = kge_validate(subject="Delve", predicate="competes with", obj="Eskar")
+    ba = kge_validate(subject="Eskar", predicate="is an alternative to", obj="Delve")
+    assert ab["transe_score"] == ba["transe_score"] and ab["supporting_facts"]
+
+    # Related entities keep to the type asked and to the minimum confidence.
+    related = kge_related(
+        entity="Person 0", relation="born in", entity_type="place", top_k=3, min_score=0.2
+    )
+    assert related["known"] is True and related["results"]
+    assert {r["type"] for r in related["results"]} == {"place"}
+    assert all(r["confidence"] >= 0.2 for r in related["results"])
