@@ -1,6 +1,6 @@
-"""Machine writes and curator edits, rule by rule: bulk ensure is idempotent, garbage
+"""Machine writes, rule by rule: bulk ensure is idempotent, garbage
 collection spares whatever something holds on to, candidates are marked and confirmed,
-duplicate suggestions keep a curator's decisions, fact edits change only what they say."""
+duplicate suggestions keep a curator's decisions."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis.extra.django import TestCase
 
 from entities import hooks
 from entities.duplicates import MIN_SCORE, Candidates, pair_of
-from entities.models import Alias, DuplicateSuggestion, Entity, EntityFact, Fact
+from entities.models import Alias, DuplicateSuggestion, Entity, Fact
 from entities.services import (
     EntityDraft,
     duplicate_dismiss,
@@ -21,13 +21,9 @@ from entities.services import (
     entities_ensure,
     entity_gc,
     entity_store,
-    fact_changes,
-    fact_delete,
     fact_link,
-    fact_status_set,
-    fact_update,
 )
-from kgsite.errors import Conflict, InvalidInput
+from kgsite.errors import Conflict
 from kgsite.models import AuditEntry, audit
 from kgsite.text import normalize
 
@@ -269,69 +265,3 @@ def test_dismissing_twice_is_one_decision_and_a_merged_pair_cannot_be_dismissed(
     DuplicateSuggestion.objects.update(status="merged")
     with pytest.raises(Conflict, match="already merged"):
         duplicate_dismiss(suggestion=row, actor=curator)
-
-
-# --- fact edits ----------------------------------------------------------------------------
-
-
-def stored(text: str, **fields) -> Fact:
-    return Fact.objects.create(text=text, text_norm=normalize(text), **fields)
-
-
-@pytest.mark.django_db
-def test_an_edit_that_changes_nothing_writes_nothing(curator):
-    fact = stored("The tide turns at noon.", confidence=0.5, source="log")
-    assert fact_changes(fact=fact, confidence=0.5, source="log") == {}
-    fact_update(fact=fact, actor=curator, confidence=0.5, text="The tide turns at noon.")
-    assert not AuditEntry.objects.filter(action="fact.update").exists()
-
-
-@pytest.mark.django_db
-@pytest.mark.parametrize("field", ["subject", "scope", "confirmations", "text_norm"])
-def test_fields_outside_the_editable_list_are_refused_by_name(field):
-    fact = stored("The tide turns at noon.")
-    with pytest.raises(InvalidInput) as info:
-        fact_changes(fact=fact, **{field: "x"})
-    assert info.value.field == field
-
-
-@pytest.mark.django_db
-def test_reactivating_a_retracted_fact_may_not_repeat_an_active_one_of_its_scope(curator):
-    stored("The tide turns at noon.")
-    old = stored("The tide turns at noon.", status="retracted")
-    elsewhere = stored("The tide turns at noon.", status="retracted", scope="alpha")
-    with pytest.raises(Conflict, match="already says this"):
-        fact_update(fact=old, actor=curator, status="active")
-    assert fact_update(fact=elsewhere, actor=curator, status="active").status == "active"
-
-
-@pytest.mark.django_db
-def test_changing_a_goal_into_a_plain_fact_clears_its_goal_status(curator):
-    goal = stored("Chart the shoals.", kind="goal", goal_status="done")
-    updated = fact_update(fact=goal, actor=curator, kind="fact")
-    assert (updated.kind, updated.goal_status) == ("fact", "")
-    with pytest.raises(InvalidInput) as info:
-        fact_changes(fact=updated, goal_status="done")
-    assert info.value.field == "goal_status"
-
-
-@pytest.mark.django_db
-def test_a_deleted_fact_leaves_its_text_triple_and_links_in_the_audit(curator):
-    ena, _ = entity_store(name="Ena Holt", type="person")
-    fact = stored("Ena Holt charts the shoals.", subject=ena, predicate="charts")
-    fact_link(fact=fact, entity=ena, role="subject")
-    fact_delete(fact=fact, actor=curator)
-    assert not Fact.objects.exists() and not EntityFact.objects.exists()
-    entry = AuditEntry.objects.get(action="fact.delete")
-    assert entry.payload["text"] == "Ena Holt charts the shoals."
-    assert (entry.payload["subject"], entry.payload["predicate"]) == (ena.pk, "charts")
-    assert entry.payload["entities"] == [[ena.pk, "subject"]]
-
-
-@pytest.mark.django_db
-def test_setting_an_unknown_status_is_refused():
-    fact = stored("The tide turns at noon.")
-    with pytest.raises(InvalidInput, match="unknown status"):
-        fact_status_set(fact=fact, status="lost", valid_to=None)
-    fact.refresh_from_db()
-    assert fact.status == "active"
