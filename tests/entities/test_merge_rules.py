@@ -7,6 +7,7 @@ import pytest
 
 from entities.models import (
     Alias,
+    DuplicateSuggestion,
     Entity,
     EntityFact,
     EntityMerge,
@@ -14,7 +15,11 @@ from entities.models import (
     ExternalEntityId,
     Fact,
 )
-from entities.selectors import entity_by_external_id, entity_redirect_target
+from entities.selectors import (
+    duplicate_suggestions_pending,
+    entity_by_external_id,
+    entity_redirect_target,
+)
 from entities.services import (
     alias_add,
     alias_remove,
@@ -268,3 +273,27 @@ def test_chained_merges_undo_newest_first_and_refuse_the_other_order(merged, cur
     assert not EntityRedirect.objects.exists()
     undo_rows = AuditEntry.objects.filter(action="entity.merge_undo").order_by("pk")
     assert [row.payload["merge"] for row in undo_rows] == [second.pk, merged["merge"].pk]
+
+
+def test_a_duplicates_other_suggestions_leave_the_queue_and_come_back_on_undo(curator):
+    kept, dup, third = person("Tove Arnesen"), person("T. Arnesen"), person("Tove Arneson")
+    rows = {}
+    for x, y in ((kept, dup), (dup, third)):
+        a, b = sorted([x.pk, y.pk])
+        rows[(x, y)] = DuplicateSuggestion.objects.create(
+            pair_key=f"{a}|{b}", entity_a_id=a, entity_b_id=b, score=0.8
+        )
+
+    def queue():
+        return {(s.entity_a_id, s.entity_b_id) for s in duplicate_suggestions_pending()}
+
+    before = queue()
+    assert len(before) == 2
+    merge = entity_merge(survivor=kept, duplicates=[dup], actor=curator).merge
+    assert queue() == set()  # one pair merged, the other names an entity that is gone
+    rows[(kept, dup)].refresh_from_db()
+    assert (rows[(kept, dup)].status, rows[(kept, dup)].decided_by) == ("merged", curator)
+    entity_merge_undo(merge=merge, actor=curator)
+    assert queue() == before
+    rows[(kept, dup)].refresh_from_db()
+    assert (rows[(kept, dup)].status, rows[(kept, dup)].decided_by) == ("pending", None)
