@@ -33,7 +33,7 @@ from kgsite.text import normalize
 
 from .conftest import _rows
 
-TYPES = ("person", "place")
+TYPES = ("person", "place", "")
 NAMES = ("Orla Vance", "Piet Marsh", "Quen Aldo", "Rhee Tamsin", "Sova Imre")
 # Alias pool: shared nicknames (clash across entities) and the entities' own names.
 ALIASES = ("Doc", "the Elder", "O. Vance", "Marsh", *NAMES[:2])
