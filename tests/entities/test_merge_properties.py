@@ -5,7 +5,8 @@ facts in every role and status, imported ids and duplicate suggestions, then mer
 random group (sometimes twice, the second survivor absorbing the first) and undoes the
 merges newest first. The rules a curator relies on:
 
-* after a merge nothing points at a merged-away id, every old id redirects to the
+* a preview writes nothing and announces what the merge then does (facts, imported ids);
+  after a merge nothing points at a merged-away id, every old id redirects to the
   survivor, and each old name or alias either names the survivor or is reported;
 * undoing the merges restores every row exactly (ids, names, flags, aliases, links and
   roles, subjects and objects, confirmation counts, imported ids, suggestions) and
@@ -168,12 +169,19 @@ class MergeThenUndo(TestCase):
         if not duplicates:
             return
         external = dict(ExternalEntityId.objects.values_list("external_id", "entity_id"))
-        merges = [
-            entity_merge(
-                survivor=survivor, duplicates=duplicates, actor=None, allow_cross_type=True
-            ).merge
-        ]
         gone = [d.pk for d in duplicates]
+        kwargs = {"survivor": survivor, "duplicates": duplicates, "allow_cross_type": True}
+        preview = entity_merge(actor=None, preview=True, **kwargs).plan.as_dict()
+        assert snapshot() == before  # a preview writes nothing
+        touched = {
+            *EntityFact.objects.filter(entity_id__in=gone).values_list("fact_id", flat=True),
+            *Fact.objects.filter(subject_id__in=gone).values_list("pk", flat=True),
+            *Fact.objects.filter(object_entity_id__in=gone).values_list("pk", flat=True),
+        }
+        assert preview["moves"]["facts"] == len(touched)
+        assert preview["moves"]["imported_ids"] == sum(v in gone for v in external.values())
+        merges = [entity_merge(actor=None, **kwargs).merge]
+        assert merges[0].state["plan"] == preview  # the merge did what the preview said
         assert pointers_to(gone) == 0
         assert not Entity.objects.filter(pk__in=gone).exists()
         for pk in gone:
