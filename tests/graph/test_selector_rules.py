@@ -8,6 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from entities.graph import kge
+from entities.graph import services as graph_services
 from entities.graph.edges import edges_rebuild
 from entities.graph.models import KGEModel, Relation
 from entities.graph.selectors import (
@@ -358,3 +360,28 @@ def test_a_trained_model_answers_within_memorys_verdicts(db, vector_dir):
     assert related["known"] is True and related["results"]
     assert {r["type"] for r in related["results"]} == {"place"}
     assert all(r["confidence"] >= 0.2 for r in related["results"])
+
+
+def test_a_failed_run_is_recorded_and_the_last_good_model_keeps_answering(
+    db, vector_dir, monkeypatch
+):
+    people = [make_entity(f"Person {i}", "person") for i in range(6)]
+    towns = [make_entity(n, "place") for n in ("Arlen", "Brom")]
+    for i, person in enumerate(people):
+        state(person, "was born in", towns[i % 2])
+        state(person, "knows", people[(i + 1) % 6])
+    edges_rebuild()
+    good = kge_train(config={"dim": 8, "epochs": 20, "seed": 2, "eval_every": 10})
+    assert kge.model_current().id == good.pk
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setattr(graph_services, "train_transe", broken)
+    with pytest.raises(RuntimeError):
+        kge_train(config={"dim": 8, "epochs": 20})
+    failed = KGEModel.objects.exclude(pk=good.pk).get()
+    assert (failed.status, failed.good) == ("failed", False)
+    assert "RuntimeError: out of memory" in failed.error
+    assert kge.model_current().id == good.pk
+    assert kge_validate(subject="Person 0", predicate="born in", obj="Arlen")["model"] == good.pk
