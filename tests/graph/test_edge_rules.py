@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.django import TestCase
 
+from entities.graph import visibility
 from entities.graph.edges import edges_rebuild, fact_saved_edges, relations_seed
 from entities.graph.models import Edge, EdgeFact, Relation
 from entities.graph.relations import SPECS
@@ -189,8 +190,12 @@ READERS = [
 ]
 
 
+@pytest.mark.parametrize("batch", [1, visibility.BATCH])
 @pytest.mark.parametrize(("reader", "seen", "weight"), READERS, ids=repr)
-def test_an_edge_weighs_only_the_facts_its_reader_sees(scoped_edge, reader, seen, weight):
+def test_an_edge_weighs_only_the_facts_its_reader_sees(
+    scoped_edge, reader, seen, weight, batch, monkeypatch
+):
+    monkeypatch.setattr(visibility, "BATCH", batch)  # one id per query: the same answer
     edge, facts = scoped_edge
     assert edge.weight == 1.75 and edge.fact_count == 3  # the stored edge counts them all
     assert edge_support(reader, [edge.pk]) == {edge.pk: (weight, len(seen))}

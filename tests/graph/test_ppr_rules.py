@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from scipy import sparse
 
+from entities.graph import ppr
 from entities.graph.edges import edges_rebuild
 from entities.graph.ppr import neighbors, pagerank, ppr_rank, walk_graph
 from entities.graph.relations import DEFAULT_RELATIONS, MAX_RELATION_LENGTH, predicate_resolve
@@ -101,7 +102,11 @@ def line(db):
     return {"e": e, "facts": facts}
 
 
-def test_facts_rank_by_distance_from_the_seed_and_the_unrelated_never_appear(line):
+@pytest.mark.parametrize("batch", [1, ppr._IN_BATCH])
+def test_facts_rank_by_distance_from_the_seed_and_the_unrelated_never_appear(
+    line, batch, monkeypatch
+):
+    monkeypatch.setattr(ppr, "_IN_BATCH", batch)  # one id per query: the same ranking
     facts = line["facts"]
     result = ppr_rank(seeds=[line["e"]["Arvo"].pk], k=10, hops=3)
     ranked = [row["id"] for row in result["facts"]]
