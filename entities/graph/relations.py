@@ -189,4 +189,5 @@ def predicate_resolve(predicate: str) -> Resolved | None:
     if found is not None:
         name, flipped = found
         return Resolved(name, flipped, SPECS[name])
-    return Resolved(key[:MAX_RELATION_LENGTH], False, None)
+    # Cut between words, never after a "_": the stored name must resolve to itself.
+    return Resolved(key[:MAX_RELATION_LENGTH].rstrip("_"), False, None)

@@ -53,11 +53,25 @@ def _ids_by_norm(keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
     return ids
 
 
+def _entity_names_among(keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The (norm, type) keys among ``keys`` that are an entity's canonical name: an alias
+    may not shadow one (``alias_add`` refuses it too)."""
+    wanted = set(keys)
+    return {key for key in _ids_by_norm(wanted) if key in wanted}
+
+
 def _machine_aliases(drafts: dict[tuple[str, str], EntityDraft], ids, created) -> list[Alias]:
-    """Aliases read with new entities ("Staff (arcane focus)"), never a taken one."""
+    """Aliases read with new entities ("Staff (arcane focus)"), never a taken one nor
+    another entity's name."""
     created_set = set(created)
     seen: set[tuple[str, str]] = set(
         Alias.objects.filter(entity_id__in=created).values_list("alias_norm", "type")
+    )
+    seen |= _entity_names_among(
+        (normalize(alias), key[1])
+        for key, draft in drafts.items()
+        if ids.get(key) in created_set
+        for alias in draft.aliases
     )
     aliases: list[Alias] = []
     for key, draft in drafts.items():
@@ -191,6 +205,12 @@ def entities_candidates_mark(
         batch_size=BULK_BATCH,
     )
     types = dict(Entity.objects.filter(pk__in=list(aliases)).values_list("pk", "type"))
+    names = _entity_names_among(
+        (normalize(form), types[pk])
+        for pk, forms in aliases.items()
+        if pk in types
+        for form in forms
+    )
     rows = [
         Alias(
             entity_id=pk,
@@ -202,7 +222,7 @@ def entities_candidates_mark(
         for pk, forms in aliases.items()
         if pk in types
         for form in forms
-        if normalize(form)
+        if normalize(form) and (normalize(form), types[pk]) not in names
     ]
     Alias.objects.bulk_create(rows, batch_size=BULK_BATCH, ignore_conflicts=True)
     _entities_saved(sorted(set(evidence) | set(aliases)))

@@ -38,7 +38,16 @@ from .lifecycle import _candidates_payload, _chunks, _entities_saved
 
 # A link keeps the strongest role when the survivor is already linked to the fact.
 _ROLE_RANK = {EntityFact.Role.SUBJECT: 0, EntityFact.Role.OBJECT: 1, EntityFact.Role.MENTION: 2}
-_ENTITY_FIELDS = ("id", "canonical_name", "name_norm", "type", "description", "curated")
+_ENTITY_FIELDS = (
+    "id",
+    "canonical_name",
+    "name_norm",
+    "type",
+    "description",
+    "curated",
+    "candidate",
+    "evidence",
+)
 _ALIAS_FIELDS = ("id", "entity_id", "alias", "alias_norm", "type", "manual")
 _LINK_FIELDS = ("id", "entity_id", "fact_id", "role")
 

@@ -103,7 +103,8 @@ def _undo_entities(merge: EntityMerge) -> None:
         Entity,
         [
             Entity(
-                **{k: row[k] for k in _ENTITY_FIELDS},
+                # A merge recorded before a field was kept leaves it at its default.
+                **{k: row[k] for k in _ENTITY_FIELDS if k in row},
                 created_at=_unstamp(row["created_at"]),
                 updated_at=_unstamp(row["updated_at"]),
             )

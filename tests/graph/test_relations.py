@@ -39,3 +39,9 @@ def test_an_unknown_predicate_becomes_its_own_relation_never_dropped():
 
 def test_an_empty_predicate_is_no_relation():
     assert predicate_resolve("  ") is None
+
+
+def test_a_long_predicate_is_cut_to_a_name_that_resolves_to_itself():
+    stored = predicate_resolve("ink " * 40).name  # the cut falls right after a word
+    assert len(stored) <= 128 and not stored.endswith("_")
+    assert predicate_resolve(stored).name == stored
