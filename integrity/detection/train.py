@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .alignment import ALIGN_NAMES, alignment_columns
 from .evaluation import Pair, load_pairs
 from .features import (
     EMBEDDING_NAMES,
@@ -91,9 +92,17 @@ def with_embeddings(pairs: list[Pair], rows: np.ndarray, encoder: Encoder | None
     rows = np.array(rows, dtype=np.float64, copy=True)
     at, jaccard = FEATURE_NAMES.index(EMBEDDING_NAMES[0]), FEATURE_NAMES.index("jaccard")
     for i, group in enumerate(texts):
-        rows[i, at : at + len(EMBEDDING_NAMES)] = embedding_columns(
-            group, vectors, rows[i, jaccard]
-        )
+        columns = embedding_columns(group, vectors, rows[i, jaccard])
+        rows[i, at : at + len(columns)] = columns
+    tokens = getattr(encoder, "tokens", None)
+    if tokens is not None:
+        first = FEATURE_NAMES.index(ALIGN_NAMES[0])
+        statements = sorted({t for group in texts for t in group[:2]})
+        found = dict(zip(statements, tokens(statements), strict=True))
+        for i, group in enumerate(texts):
+            rows[i, first : first + len(ALIGN_NAMES)] = alignment_columns(
+                found[group[0]], found[group[1]]
+            )
     return rows
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from integrity.detection import model as pair_model
+from integrity.detection.alignment import ALIGN_NAMES, NEUTRAL, alignment_columns
 from integrity.detection.classifier import (
     CONTRADICTION,
     DUPLICATE,
@@ -295,3 +296,54 @@ def test_the_encoder_reads_what_the_head_weighs(monkeypatch) -> None:
         classify_pair(*pair, encoder=encoder)
         # Both statements, or also their masked form (one: only the values differ).
         assert len(encoder.seen) == texts, encoder.seen
+
+
+class _TokenEncoder(_WordEncoder):
+    """The fake encoder with token vectors: one row per word (split at spaces), words
+    alike when equal (no meaning)."""
+
+    signature = "fake-tokens:8"
+
+    def tokens(self, texts):
+        return [super(_TokenEncoder, self).encode(text.split()) for text in texts]
+
+    token_vectors = tokens  # as ``MultilingualEmbedder`` names it
+
+
+def test_word_alignment_tells_a_substitution_from_an_added_detail() -> None:
+    at = [FEATURE_NAMES.index(name) for name in ALIGN_NAMES]
+    tokens = _TokenEncoder().tokens
+    same = pair_features("Ilse keeps bees", "Ilse keeps bees", tokens=tokens)[at]
+    swapped = pair_features("Ilse keeps bees", "Ilse keeps goats", tokens=tokens)[at]
+    added = pair_features("Ilse keeps bees", "Ilse keeps bees in Graz", tokens=tokens)[at]
+    alone_b, both = ALIGN_NAMES.index("tok_ba_alone"), ALIGN_NAMES.index("tok_alone_both")
+    assert same[alone_b] == 0.0 and same[both] == 0.0
+    assert swapped[both] == 1.0  # each side has a word the other lacks
+    assert added[alone_b] > 0.0 and added[both] == 0.0  # only the new side does
+    # Without token vectors the columns stay neutral.
+    assert np.array_equal(pair_features("Ilse keeps bees.", "Ilse keeps goats.")[at], NEUTRAL)
+
+
+def test_the_multilingual_encoder_aligns_a_translation_word_by_word() -> None:
+    from kgsite.vectors.embedder import MultilingualEmbedder
+
+    english, italian, other = MultilingualEmbedder().token_vectors(
+        [
+            "The kitchen window is open.",
+            "La finestra della cucina è aperta.",
+            "The train leaves from platform nine.",
+        ]
+    )
+    mean = ALIGN_NAMES.index("tok_ba_mean")
+    assert alignment_columns(english, italian)[mean] > alignment_columns(english, other)[mean] + 0.1
+
+
+def test_the_pair_encoder_reads_no_tokens_from_an_embedder_without_them() -> None:
+    from integrity.signals import PairEncoder as Wrapped
+
+    wrapped = Wrapped("use")
+    wrapped._embedder = _WordEncoder()
+    assert wrapped.tokens(["a b", "c"]) == [None, None]
+    wrapped._embedder = _TokenEncoder()
+    first = wrapped.tokens(["a b", "c"])
+    assert [len(rows) for rows in first] == [2, 1]
