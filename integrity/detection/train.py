@@ -34,7 +34,7 @@ from .features import (
     readings,
 )
 from .guard import duplicate_blockers
-from .model import CLASSES, MODEL_PATH, Head, decide, save
+from .model import CLASSES, MODEL_PATH, Head, decide, load, save
 from .scores import Scores, score
 from .synthetic import synthetic_pairs
 
@@ -304,13 +304,24 @@ def train(
     synthetic: bool = True,
     out: Path | None = MODEL_PATH,
     log: Callable[[str], None] = print,
+    keep: Sequence[str] = (),
 ) -> dict[str, Report]:
-    """Cross-validate and (with ``out``) write the model with one head per encoder."""
+    """Cross-validate and (with ``out``) write the model with one head per encoder.
+    The heads named in ``keep`` are not trained again: they are copied from the model
+    file at ``out`` (a head that won its cross-validation before, read over today's
+    columns: those it lacks weigh nothing)."""
+    kept = {}
+    if out is not None and keep:
+        previous = load(str(out))
+        kept = {key: previous.heads[key] for key in keep if key in previous.heads}
     files = [(path.name, load_pairs(path)) for path in sorted(paths)]
     plain_folds = [make_fold(name, pairs) for name, pairs in files]
     plain_made = synthetic_folds(plain_folds) if synthetic else {}
-    reports, heads = {}, {}
+    reports, heads = {}, dict(kept)
     for key, encoder in encoders.items():
+        if key in kept:
+            log(f"{key}: head kept from {out}")
+            continue
         folds = [encoded(f, encoder) for f in plain_folds]
         made = {name: encoded(f, encoder) for name, f in plain_made.items()}
         report = cross_validate(folds, made, key)
