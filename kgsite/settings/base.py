@@ -424,7 +424,7 @@ KGSITE_LLM_MAX_RETRIES = env_int("KGSITE_LLM_MAX_RETRIES", 3)
 KGSITE_DUPLICATE_SIMILARITY = env_float("KGSITE_DUPLICATE_SIMILARITY", 0.9)
 # The pair model's sentence encoder (integrity.signals.ENCODERS: use, minilm), or none
 # for the model head trained without one. USE by default: with its word-alignment
-# columns (integrity.detection.alignment) its head scores 0.435 held-out macro-F1 in
+# columns (integrity.detection.alignment) its head scores 0.478 held-out macro-F1 in
 # leave-one-file-out cross-validation, the head without an encoder 0.325
 # (docs/curators/pair-model.md); it costs one sentence encoding per new statement.
 KGSITE_PAIR_ENCODER = env("KGSITE_PAIR_ENCODER", "use")
