@@ -86,7 +86,6 @@ class PairEncoder:
             return self.embedder.encode(list(texts))
         return np.vstack(found)
 
-
     def tokens(self, texts: Sequence[str]) -> list[np.ndarray | None]:
         """Each text's token vectors (word alignment), None where the encoder has none:
         the alignment columns then stay neutral."""

@@ -311,7 +311,7 @@ def train(
     file at ``out`` (a head that won its cross-validation before, read over today's
     columns: those it lacks weigh nothing)."""
     kept = {}
-    if out is not None and keep:
+    if out is not None and keep and out.exists():
         previous = load(str(out))
         kept = {key: previous.heads[key] for key in keep if key in previous.heads}
     files = [(path.name, load_pairs(path)) for path in sorted(paths)]

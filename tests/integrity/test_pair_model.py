@@ -268,6 +268,24 @@ def test_training_is_deterministic_and_cross_validated_by_file(tmp_path: Path) -
     assert any("held-out file" in line for line in lines)
 
 
+def test_a_kept_head_is_copied_from_the_model_file_not_trained_again(tmp_path: Path) -> None:
+    out = tmp_path / "model.json"
+    paths = []
+    for seed in range(3):
+        p = tmp_path / f"s{seed}.jsonl"
+        p.write_text("\n".join(json.dumps(r) for r in _pairs(_invented(seed))) + "\n")
+        paths.append(p)
+    train(paths, {"none": None}, out=out, log=lambda line: None)
+    data = json.loads(out.read_text())
+    data["heads"]["none"]["intercept"] = [0.25, -0.5, 0.25]
+    out.write_text(json.dumps(data))
+    lines: list[str] = []
+    train(paths, {"none": None}, out=out, log=lines.append, keep=["none"])
+    pair_model.load.cache_clear()
+    assert json.loads(out.read_text())["heads"]["none"]["intercept"] == [0.25, -0.5, 0.25]
+    assert any("kept" in line for line in lines)
+
+
 class _CountingEncoder(_WordEncoder):
     def __init__(self) -> None:
         self.seen: list[str] = []
