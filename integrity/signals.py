@@ -57,6 +57,7 @@ class PairEncoder:
         self.name = name
         self._embedder = None
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._tokens: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
     @property
@@ -84,6 +85,27 @@ class PairEncoder:
         if any(v is None for v in found):  # evicted meanwhile: encode them again
             return self.embedder.encode(list(texts))
         return np.vstack(found)
+
+    def tokens(self, texts: Sequence[str]) -> list[np.ndarray | None]:
+        """Each text's token vectors (word alignment), None where the encoder has none:
+        the alignment columns then stay neutral."""
+        reader = getattr(self.embedder, "token_vectors", None)
+        if reader is None:
+            return [None] * len(texts)
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._tokens]
+        if missing:
+            found = reader(missing)
+            with self._lock:
+                for text, rows in zip(missing, found, strict=True):
+                    self._tokens[text] = rows
+                while len(self._tokens) > CACHE_SIZE:
+                    self._tokens.popitem(last=False)
+        with self._lock:
+            known = [self._tokens.get(t) for t in texts]
+        if any(rows is None for rows in known):  # evicted meanwhile: read them again
+            return list(reader(list(texts)))
+        return known
 
 
 _encoders: dict[str, PairEncoder] = {}
@@ -127,4 +149,5 @@ def cached_encoder(name: str, cache_dir: Path | None = None):
         return np.vstack([known[t] for t in texts])
 
     encode.signature = encoder.signature  # type: ignore[attr-defined]
+    encode.tokens = encoder.tokens  # type: ignore[attr-defined]
     return encode

@@ -78,7 +78,8 @@ Judge = Callable[[str, str], "Verdict | None"]
 
 
 class PairEncoder:
-    """What the model needs of a sentence encoder: unit vectors and a signature.
+    """What the model needs of a sentence encoder: unit vectors and a signature, and
+    optionally ``tokens`` (texts to their token vectors: the word-alignment columns).
 
     ``integrity.signals`` wraps the configured encoder; tests may pass their own."""
 
@@ -165,7 +166,13 @@ def pair_reading(
         try:
             if head.reads_more_than_the_cosine:
                 row = pair_features(
-                    a, b, encode=encoder.encode, mentions=mentions, flags=flags, lost=lost
+                    a,
+                    b,
+                    encode=encoder.encode,
+                    mentions=mentions,
+                    flags=flags,
+                    lost=lost,
+                    tokens=getattr(encoder, "tokens", None),
                 )
             else:
                 vectors = encoder.encode([existing, new])

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from . import tables as tb
+from .alignment import ALIGN_NAMES, NEUTRAL, TokenVectors, alignment_columns
 from .guard import covered_flags, same_amount
 from .structure import Reading, language, read
 from .tokens import zipf
@@ -69,6 +70,7 @@ def _names() -> list[str]:
         "changed_both",
         "changed_a_fit",
         "changed_b_fit",
+        *ALIGN_NAMES,
         "bias",
     ]
     return names
@@ -100,10 +102,13 @@ def pair_features(
     mentions=None,
     flags: list | None = None,
     lost: list | None = None,
+    tokens: TokenVectors | None = None,
 ) -> np.ndarray:
     """The feature row of one pair (``FEATURE_NAMES``). ``encode`` (texts to unit
     vectors) gives the embedding columns; without it, ``cosine`` alone (the encoder's
-    similarity of the two statements) fills the first and the rest stay neutral."""
+    similarity of the two statements) fills the first and the rest stay neutral.
+    ``tokens`` (texts to their token vectors) gives the word-alignment columns
+    (``alignment``), neutral without it."""
     a = existing if isinstance(existing, Reading) else read(existing[:MAX_CHARS])
     b = new if isinstance(new, Reading) else read(new[:MAX_CHARS])
     row: list[float] = []
@@ -130,15 +135,21 @@ def pair_features(
             found.update(zip(batch, encode(batch), strict=True))
         row += embedding_columns(texts, found, jaccard)
     else:
-        row += neutral_columns(cosine, jaccard)
+        row += neutral_columns(cosine, jaccard)[: len(_NEUTRAL)]
+    if tokens is not None:
+        ta, tb_ = tokens([a.text, b.text])
+        row += alignment_columns(ta, tb_)
+    else:
+        row += NEUTRAL
     row.append(1.0)
     return np.asarray(row, dtype=np.float64)
 
 
 def neutral_columns(cosine: float | None, jaccard: float) -> list[float]:
-    """The embedding columns with only the statements' cosine known (or none)."""
+    """The embedding columns with only the statements' cosine known (or none), the
+    alignment columns neutral."""
     c = 0.5 if cosine is None or not math.isfinite(cosine) else float(cosine)
-    return [c, c * c, c * jaccard, *_NEUTRAL[3:]]
+    return [c, c * c, c * jaccard, *_NEUTRAL[3:], *NEUTRAL]
 
 
 def embedding_texts(a: Reading, b: Reading) -> tuple[str, str, str, str, str, str]:

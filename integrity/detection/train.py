@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .alignment import ALIGN_NAMES, alignment_columns
 from .evaluation import Pair, load_pairs
 from .features import (
     EMBEDDING_NAMES,
@@ -33,7 +34,7 @@ from .features import (
     readings,
 )
 from .guard import duplicate_blockers
-from .model import CLASSES, MODEL_PATH, Head, decide, save
+from .model import CLASSES, MODEL_PATH, Head, decide, load, save
 from .scores import Scores, score
 from .synthetic import synthetic_pairs
 
@@ -91,9 +92,17 @@ def with_embeddings(pairs: list[Pair], rows: np.ndarray, encoder: Encoder | None
     rows = np.array(rows, dtype=np.float64, copy=True)
     at, jaccard = FEATURE_NAMES.index(EMBEDDING_NAMES[0]), FEATURE_NAMES.index("jaccard")
     for i, group in enumerate(texts):
-        rows[i, at : at + len(EMBEDDING_NAMES)] = embedding_columns(
-            group, vectors, rows[i, jaccard]
-        )
+        columns = embedding_columns(group, vectors, rows[i, jaccard])
+        rows[i, at : at + len(columns)] = columns
+    tokens = getattr(encoder, "tokens", None)
+    if tokens is not None:
+        first = FEATURE_NAMES.index(ALIGN_NAMES[0])
+        statements = sorted({t for group in texts for t in group[:2]})
+        found = dict(zip(statements, tokens(statements), strict=True))
+        for i, group in enumerate(texts):
+            rows[i, first : first + len(ALIGN_NAMES)] = alignment_columns(
+                found[group[0]], found[group[1]]
+            )
     return rows
 
 
@@ -295,13 +304,24 @@ def train(
     synthetic: bool = True,
     out: Path | None = MODEL_PATH,
     log: Callable[[str], None] = print,
+    keep: Sequence[str] = (),
 ) -> dict[str, Report]:
-    """Cross-validate and (with ``out``) write the model with one head per encoder."""
+    """Cross-validate and (with ``out``) write the model with one head per encoder.
+    The heads named in ``keep`` are not trained again: they are copied from the model
+    file at ``out`` (a head that won its cross-validation before, read over today's
+    columns: those it lacks weigh nothing)."""
+    kept = {}
+    if out is not None and keep and out.exists():
+        previous = load(str(out))
+        kept = {key: previous.heads[key] for key in keep if key in previous.heads}
     files = [(path.name, load_pairs(path)) for path in sorted(paths)]
     plain_folds = [make_fold(name, pairs) for name, pairs in files]
     plain_made = synthetic_folds(plain_folds) if synthetic else {}
-    reports, heads = {}, {}
+    reports, heads = {}, dict(kept)
     for key, encoder in encoders.items():
+        if key in kept:
+            log(f"{key}: head kept from {out}")
+            continue
         folds = [encoded(f, encoder) for f in plain_folds]
         made = {name: encoded(f, encoder) for name, f in plain_made.items()}
         report = cross_validate(folds, made, key)

@@ -423,10 +423,11 @@ KGSITE_LLM_MAX_RETRIES = env_int("KGSITE_LLM_MAX_RETRIES", 3)
 # Integrity.
 KGSITE_DUPLICATE_SIMILARITY = env_float("KGSITE_DUPLICATE_SIMILARITY", 0.9)
 # The pair model's sentence encoder (integrity.signals.ENCODERS: use, minilm), or none
-# for the model head trained without one. None by default: in leave-one-file-out
-# cross-validation the encoder's cosine did not raise macro-F1 (0.356 with the
-# multilingual USE, 0.343 with MiniLM, 0.376 without) and costs a sentence encoding.
-KGSITE_PAIR_ENCODER = env("KGSITE_PAIR_ENCODER", "none")
+# for the model head trained without one. USE by default: with its word-alignment
+# columns (integrity.detection.alignment) its head scores 0.478 held-out macro-F1 in
+# leave-one-file-out cross-validation, the head without an encoder 0.325
+# (docs/curators/pair-model.md); it costs one sentence encoding per new statement.
+KGSITE_PAIR_ENCODER = env("KGSITE_PAIR_ENCODER", "use")
 # Below this classifier confidence the optional LLM judge is asked.
 KGSITE_JUDGE_BELOW = env_float("KGSITE_JUDGE_BELOW", 0.6)
 # Embedding cosine below which two facts without shared values are simply unrelated.

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from integrity.detection import model as pair_model
+from integrity.detection.alignment import ALIGN_NAMES, NEUTRAL, alignment_columns
 from integrity.detection.classifier import (
     CONTRADICTION,
     DUPLICATE,
@@ -267,6 +268,24 @@ def test_training_is_deterministic_and_cross_validated_by_file(tmp_path: Path) -
     assert any("held-out file" in line for line in lines)
 
 
+def test_a_kept_head_is_copied_from_the_model_file_not_trained_again(tmp_path: Path) -> None:
+    out = tmp_path / "model.json"
+    paths = []
+    for seed in range(3):
+        p = tmp_path / f"s{seed}.jsonl"
+        p.write_text("\n".join(json.dumps(r) for r in _pairs(_invented(seed))) + "\n")
+        paths.append(p)
+    train(paths, {"none": None}, out=out, log=lambda line: None)
+    data = json.loads(out.read_text())
+    data["heads"]["none"]["intercept"] = [0.25, -0.5, 0.25]
+    out.write_text(json.dumps(data))
+    lines: list[str] = []
+    train(paths, {"none": None}, out=out, log=lines.append, keep=["none"])
+    pair_model.load.cache_clear()
+    assert json.loads(out.read_text())["heads"]["none"]["intercept"] == [0.25, -0.5, 0.25]
+    assert any("kept" in line for line in lines)
+
+
 class _CountingEncoder(_WordEncoder):
     def __init__(self) -> None:
         self.seen: list[str] = []
@@ -295,3 +314,54 @@ def test_the_encoder_reads_what_the_head_weighs(monkeypatch) -> None:
         classify_pair(*pair, encoder=encoder)
         # Both statements, or also their masked form (one: only the values differ).
         assert len(encoder.seen) == texts, encoder.seen
+
+
+class _TokenEncoder(_WordEncoder):
+    """The fake encoder with token vectors: one row per word (split at spaces), words
+    alike when equal (no meaning)."""
+
+    signature = "fake-tokens:8"
+
+    def tokens(self, texts):
+        return [super(_TokenEncoder, self).encode(text.split()) for text in texts]
+
+    token_vectors = tokens  # as ``MultilingualEmbedder`` names it
+
+
+def test_word_alignment_tells_a_substitution_from_an_added_detail() -> None:
+    at = [FEATURE_NAMES.index(name) for name in ALIGN_NAMES]
+    tokens = _TokenEncoder().tokens
+    same = pair_features("Ilse keeps bees", "Ilse keeps bees", tokens=tokens)[at]
+    swapped = pair_features("Ilse keeps bees", "Ilse keeps goats", tokens=tokens)[at]
+    added = pair_features("Ilse keeps bees", "Ilse keeps bees in Graz", tokens=tokens)[at]
+    alone_b, both = ALIGN_NAMES.index("tok_ba_alone"), ALIGN_NAMES.index("tok_alone_both")
+    assert same[alone_b] == 0.0 and same[both] == 0.0
+    assert swapped[both] == 1.0  # each side has a word the other lacks
+    assert added[alone_b] > 0.0 and added[both] == 0.0  # only the new side does
+    # Without token vectors the columns stay neutral.
+    assert np.array_equal(pair_features("Ilse keeps bees.", "Ilse keeps goats.")[at], NEUTRAL)
+
+
+def test_the_multilingual_encoder_aligns_a_translation_word_by_word() -> None:
+    from kgsite.vectors.embedder import MultilingualEmbedder
+
+    english, italian, other = MultilingualEmbedder().token_vectors(
+        [
+            "The kitchen window is open.",
+            "La finestra della cucina è aperta.",
+            "The train leaves from platform nine.",
+        ]
+    )
+    mean = ALIGN_NAMES.index("tok_ba_mean")
+    assert alignment_columns(english, italian)[mean] > alignment_columns(english, other)[mean] + 0.1
+
+
+def test_the_pair_encoder_reads_no_tokens_from_an_embedder_without_them() -> None:
+    from integrity.signals import PairEncoder as Wrapped
+
+    wrapped = Wrapped("use")
+    wrapped._embedder = _WordEncoder()
+    assert wrapped.tokens(["a b", "c"]) == [None, None]
+    wrapped._embedder = _TokenEncoder()
+    first = wrapped.tokens(["a b", "c"])
+    assert [len(rows) for rows in first] == [2, 1]

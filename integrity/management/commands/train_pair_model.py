@@ -44,6 +44,12 @@ class Command(BaseCommand):
         parser.add_argument("--no-synthetic", action="store_true", help="no synthetic pairs")
         parser.add_argument("--out", default=str(MODEL_PATH), help="model file to write")
         parser.add_argument("--dry-run", action="store_true", help="cross-validate only")
+        parser.add_argument(
+            "--keep",
+            default="",
+            help="comma-separated heads copied from the existing model file instead of "
+            "trained again (e.g. none: the committed head without an encoder)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         shared = Path(settings.BASE_DIR).parent / "shared" / "eval"
@@ -69,6 +75,7 @@ class Command(BaseCommand):
                 synthetic=not options["no_synthetic"],
                 out=out,
                 log=self.stdout.write,
+                keep=[k.strip() for k in options["keep"].split(",") if k.strip()],
             )
         except PairFileError as exc:
             raise CommandError(str(exc)) from exc
