@@ -21,8 +21,8 @@ KGSITE_EMBEDDER = "kgsite.vectors.embedder.HashingEmbedder"
 # Recall's multilingual source is off (its weights load in seconds); recall's quality
 # tests switch it on.
 KGSITE_RECALL_CROSSLINGUAL = ""
-# The pair model's head without an encoder (the multilingual weights load in seconds);
-# KGSITE_TEST_PAIR_ENCODER=use runs the suite with the deployed head.
+# The pair model's head without an encoder, as deployed by default (the multilingual
+# weights load in seconds); KGSITE_TEST_PAIR_ENCODER=use runs the suite with the use head.
 KGSITE_PAIR_ENCODER = env("KGSITE_TEST_PAIR_ENCODER", "none")  # noqa: F405
 
 # Entity detection sees each test's entities at once (no cross-test gazetteer cache).
