@@ -44,7 +44,7 @@ class TransEConfig:
     lr: float = 0.01
     temperature: float = 1.0
     weight_decay: float = 0.0
-    eval_every: int = 2
+    eval_every: int = 5
     seed: int = 0
     # Torch threads while training (restored after): one is fastest on a shared machine.
     threads: int | None = 1
@@ -55,7 +55,7 @@ class TransEConfig:
     # The distance of the score: 1 (L1, the default) or 2 (L2; models stored before the
     # option existed were trained with it).
     norm: int = 1
-    patience: int = 10
+    patience: int = 3
 
     def as_dict(self) -> dict:
         return asdict(self)
