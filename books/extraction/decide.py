@@ -30,8 +30,17 @@ from kgsite.text import normalize
 # tens of thousands of phrases, nearly all seen once.
 MAX_TERMS = 4000
 # The define model only looks at a few chunks per term.
-MAX_DEFINE_OPTIONS = 8
-_WEAK = frozenset({"phrase", "rare_word", "capitalised", "flag", "quoted", "code"})
+MAX_DEFINE_OPTIONS = 10
+# Of the chunks that merely use a term, the define model also sees those using it most
+# (a section about a term names it more than one passing by).
+DENSEST_OPTIONS = 4
+_WEAK = frozenset(
+    {"phrase", "rare_word", "capitalised", "flag", "quoted", "code", "bold", "token", "shape"}
+    | {"unknown"}
+)
+# Marks a name carries (code font, bold, a path's or a file's syntax, an acronym's or a
+# brand's shape, a word no dictionary knows): one such mark is worth a second occurrence.
+_MARKS = frozenset({"code", "bold", "token", "shape", "unknown"})
 
 
 @dataclass
@@ -65,7 +74,8 @@ class TermRow:
 
 def _support(term: Term) -> int:
     strong = sum(n for s, n in term.sources.items() if s not in _WEAK)
-    return len(term.chunks) + 2 * strong + 3 * term.rule_kept
+    marked = any(term.sources.get(s) for s in _MARKS)
+    return len(term.chunks) + 2 * strong + 3 * term.rule_kept + marked
 
 
 def term_rows(
@@ -99,9 +109,12 @@ def term_rows(
         normalize(_heading_text(c.heading_path[-1])) if c.heading_path and c.part == 0 else ""
         for c in chunks
     ]
+    folded = [normalize(t) for t in texts]
     rows: list[TermRow] = []
     for key, term in kept:
-        options = _define_options(term, key, chunks, texts, headings)
+        densest = _densest(stats.chunk_sets.get(key, ()), key, folded)
+        options = _define_options(term, key, chunks, texts, headings, densest)
+        counts = [_count(folded[i], key) for i, _s, _e in options]
         rows.append(
             TermRow(
                 key=key,
@@ -110,7 +123,8 @@ def term_rows(
                 features=features(term, key, stats),
                 options=options,
                 option_features=[
-                    define_features(term, key, i, chunks[i], texts[i]) for i, _s, _e in options
+                    define_features(term, key, i, chunks[i], texts[i], counts, k)
+                    for k, (i, _s, _e) in enumerate(options)
                 ],
                 evidence=_support(term),
                 rule_type=term.rule_type if term.rule_kept else None,
@@ -120,11 +134,28 @@ def term_rows(
     return rows
 
 
+def _count(folded: str, key: str) -> int:
+    return folded.count(key) if key else 0
+
+
+def _densest(where: set[int] | tuple, key: str, folded: Sequence[str]) -> list[int]:
+    """The chunks naming the term most often (ties: the earlier), at most a few."""
+    if len(where) <= 1:
+        return sorted(where)
+    ranked = sorted(where, key=lambda i: (-_count(folded[i], key), i))
+    return ranked[:DENSEST_OPTIONS]
+
+
 def _define_options(
-    term: Term, key: str, chunks: Sequence[ChunkDraft], texts: Sequence[str], headings: list[str]
+    term: Term,
+    key: str,
+    chunks: Sequence[ChunkDraft],
+    texts: Sequence[str],
+    headings: list[str],
+    densest: Sequence[int] = (),
 ) -> list[tuple[int, int, int]]:
     """Chunks that might define the term: its heading, a definition sentence, what the
-    rules said, its first chunk, headings naming it."""
+    rules said, its first chunk, headings naming it, the chunks naming it most."""
     wanted: list[int] = []
     if term.rule_define is not None:
         wanted.append(term.rule_define[0])
@@ -132,6 +163,7 @@ def _define_options(
     if term.chunks:
         wanted.append(min(term.chunks))
     wanted += [i for i, h in enumerate(headings) if h and f" {key} " in f" {h} "]
+    wanted += densest
     options: list[tuple[int, int, int]] = []
     for index in dict.fromkeys(wanted):
         if len(options) >= MAX_DEFINE_OPTIONS:

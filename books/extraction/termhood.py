@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from books.chunking import ChunkDraft
+from books.extraction.forms import defined, marked
 from books.extraction.types import is_code_name, type_from_noun, type_from_syntax
 from entities.extraction import word_zipf
 from kgsite.text import normalize
@@ -171,6 +172,10 @@ def _phrase_run(seen: dict[str, list[int]], index: int, run: list[str]) -> None:
 def _phrases_pool(pool: TermPool, seen: dict[str, list[int]]) -> None:
     for phrase, where in seen.items():
         if len(where) < 2:
+            # Seen once, a word no dictionary knows may still name a program or a
+            # format ("cjpeg"); two occurrences are needed of every other phrase.
+            if " " not in phrase and len(phrase) >= 4 and zipf(phrase) == 0.0:
+                pool.add(phrase, "unknown", where[0])
             continue
         if " " in phrase:
             source = "phrase"
@@ -210,6 +215,9 @@ def _marked_terms(pool: TermPool, index: int, text: str) -> None:
         code = match.group(1).strip()
         if len(code.split()) <= 3:
             pool.add(code, "code", index)
+    for name, source, _at in marked(text):
+        if source != "shape" or zipf(name) < 3.0:  # "USA", "OK": words, not marks
+            pool.add(name, source, index)
 
 
 def _definitions(pool: TermPool, index: int, text: str) -> None:
@@ -218,6 +226,10 @@ def _definitions(pool: TermPool, index: int, text: str) -> None:
             term = pool.add(match.group("term"), "definition", index)
             if term is not None:
                 term.defined_in.setdefault(index, match.start("term"))
+    for name, at in defined(text):
+        term = pool.add(name, "definition", index)
+        if term is not None:
+            term.defined_in.setdefault(index, at)
     _entries(pool, index, text)
 
 
@@ -354,6 +366,10 @@ SOURCES = (
     "entry",
     "phrase",
     "rare_word",
+    "bold",
+    "token",
+    "shape",
+    "unknown",
 )
 SYNTAX_TYPES = ("option", "function", "standard", "format", "other", "class")
 
@@ -434,12 +450,26 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
     ]
 
 
-def define_features(term: Term, key: str, index: int, chunk: ChunkDraft, text: str) -> list[float]:
-    """Whether this chunk is where the term is defined, as numbers."""
+def define_features(
+    term: Term,
+    key: str,
+    index: int,
+    chunk: ChunkDraft,
+    text: str,
+    counts: Sequence[int] = (),
+    option: int = 0,
+) -> list[float]:
+    """Whether this chunk is where the term is defined, as numbers. ``counts``: how often
+    each of the term's option chunks names it (``option`` is this chunk's place)."""
     heading = normalize(_heading_text(chunk.heading_path[-1])) if chunk.heading_path else ""
     at = text.find(term.display)
     at = at if at >= 0 else normalize(text).find(key)
     named = bool(heading) and bool(re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", heading))
+    words = set(key.split())
+    overlap = len(words & set(heading.split())) / len(words) if words and heading else 0.0
+    mine = counts[option] if option < len(counts) else 0
+    total = sum(counts) or 1
+    body = text.find("\n") + 1 if chunk.part == 0 and chunk.heading_path else 0
     return [
         float(heading == key),
         float(named),
@@ -454,4 +484,24 @@ def define_features(term: Term, key: str, index: int, chunk: ChunkDraft, text: s
         len(chunk.heading_path) / 6,
         math.log1p(text.count(term.display)),
         float(index in term.heading_chunks),
+        overlap,
+        mine / total,
+        float(bool(counts) and mine == max(counts) and mine > 0),
+        float(0 <= at - body < 300),
+        float(_line_start(text, term.display)),
+        option / 10,
     ]
+
+
+def _line_start(text: str, display: str) -> bool:
+    """The term opens a line (an entry of a list, a description's subject)."""
+    name = display.removesuffix("()")
+    if not name:
+        return False
+    at = text.find(name)
+    while at >= 0:
+        line = text[text.rfind("\n", 0, at) + 1 : at]
+        if not line.strip(" \t-*+•`'\"“("):
+            return True
+        at = text.find(name, at + len(name))
+    return False
