@@ -10,8 +10,10 @@ rows, so what is measured is what runs.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from books.chunking import ChunkDraft
 from books.extraction.scoring import Scorer
@@ -64,12 +66,28 @@ class TermRow:
     display: str
     aliases: tuple[str, ...]
     features: list[float]
-    options: list[tuple[int, int, int]]  # (chunk, start, end) that might define it
-    option_features: list[list[float]] = field(default_factory=list)
     evidence: int = 0
     # What the syntactic rules decided (kept, with this type and definition), if anything.
     rule_type: str | None = None
     rule_define: tuple[int, int, int] | None = None
+    # Measures the chunks that might define the term, on first use: only the terms kept
+    # (or, in training, the annotated ones) need it.
+    measure: Callable[[], tuple[list, list]] | None = field(default=None, repr=False)
+    _options: tuple[list, list] | None = field(default=None, repr=False)
+
+    def _define(self) -> tuple[list, list]:
+        if self._options is None:
+            self._options = self.measure() if self.measure else ([], [])
+        return self._options
+
+    @property
+    def options(self) -> list[tuple[int, int, int]]:
+        """(chunk, start, end) of the chunks that might define the term."""
+        return self._define()[0]
+
+    @property
+    def option_features(self) -> list[list[float]]:
+        return self._define()[1]
 
 
 def _support(term: Term) -> int:
@@ -109,41 +127,38 @@ def term_rows(
         normalize(_heading_text(c.heading_path[-1])) if c.heading_path and c.part == 0 else ""
         for c in chunks
     ]
-    folded = [normalize(t) for t in texts]
     rows: list[TermRow] = []
+
+    def measure(term: Term, key: str) -> tuple[list, list]:
+        per_chunk = stats.chunk_sets.get(key, Counter())
+        options = _define_options(term, key, chunks, texts, headings, _densest(per_chunk))
+        counts = [per_chunk.get(i, 0) for i, _s, _e in options]
+        return options, [
+            define_features(term, key, i, chunks[i], texts[i], counts, k)
+            for k, (i, _s, _e) in enumerate(options)
+        ]
+
     for key, term in kept:
-        densest = _densest(stats.chunk_sets.get(key, ()), key, folded)
-        options = _define_options(term, key, chunks, texts, headings, densest)
-        counts = [_count(folded[i], key) for i, _s, _e in options]
         rows.append(
             TermRow(
                 key=key,
                 display=term.display,
                 aliases=tuple(a for a in term.aliases if normalize(a) != normalize(term.display)),
                 features=features(term, key, stats),
-                options=options,
-                option_features=[
-                    define_features(term, key, i, chunks[i], texts[i], counts, k)
-                    for k, (i, _s, _e) in enumerate(options)
-                ],
                 evidence=_support(term),
                 rule_type=term.rule_type if term.rule_kept else None,
                 rule_define=term.rule_define if term.rule_kept else None,
+                measure=partial(measure, term, key),
             )
         )
     return rows
 
 
-def _count(folded: str, key: str) -> int:
-    return folded.count(key) if key else 0
-
-
-def _densest(where: set[int] | tuple, key: str, folded: Sequence[str]) -> list[int]:
+def _densest(per_chunk: Counter) -> list[int]:
     """The chunks naming the term most often (ties: the earlier), at most a few."""
-    if len(where) <= 1:
-        return sorted(where)
-    ranked = sorted(where, key=lambda i: (-_count(folded[i], key), i))
-    return ranked[:DENSEST_OPTIONS]
+    if len(per_chunk) <= 1:
+        return list(per_chunk)
+    return sorted(per_chunk, key=lambda i: (-per_chunk[i], i))[:DENSEST_OPTIONS]
 
 
 def _define_options(

@@ -69,10 +69,21 @@ def marked(text: str) -> list[tuple[str, str, int]]:
     return found
 
 
+# Each definition pattern runs only on a text holding one of its verbs (a plain search):
+# most texts, a novel's above all, hold none, and the full patterns cost far more.
+_ROMANCE_VERB = re.compile(r"\s(?:è|sono|é|são|es|son|est|sont|significa|indica)\s")
+_DEFINING_VERB = re.compile(r"\b(?:means|refers|denotes|stands for|defined as|is used to)\b")
+
+
 def defined(text: str) -> list[tuple[str, int]]:
     """(term, offset) of the terms definition sentences introduce."""
+    patterns = []
+    if _ROMANCE_VERB.search(text):
+        patterns.append(_COPULAR)
+    if _DEFINING_VERB.search(text):
+        patterns += [_INFINITIVE, _QUOTED_DEFINED]
     found: list[tuple[str, int]] = []
-    for pattern in (_COPULAR, _INFINITIVE, _QUOTED_DEFINED):
+    for pattern in patterns:
         for match in pattern.finditer(text):
             found.append((match.group("term"), match.start("term")))
     return found

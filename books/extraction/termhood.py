@@ -281,7 +281,7 @@ class DocStats:
     n_chunks: int
     n_sections: int
     counts: Counter
-    chunk_sets: dict[str, set[int]]
+    chunk_sets: dict[str, Counter]  # key -> occurrences per chunk index
     sections_of: dict[str, set[tuple[str, ...]]]
     capitalised: Counter  # occurrences written with a capital
     in_code: Counter
@@ -292,7 +292,7 @@ class DocStats:
 
 def doc_stats(chunks: Sequence[ChunkDraft], texts: Sequence[str], wanted: set[str]) -> DocStats:
     counts: Counter = Counter()
-    chunk_sets: dict[str, set[int]] = {}
+    chunk_sets: dict[str, Counter] = {}
     sections_of: dict[str, set[tuple[str, ...]]] = {}
     capitalised: Counter = Counter()
     in_code: Counter = Counter()
@@ -311,7 +311,7 @@ def doc_stats(chunks: Sequence[ChunkDraft], texts: Sequence[str], wanted: set[st
                 if key not in wanted:
                     continue
                 counts[key] += 1
-                chunk_sets.setdefault(key, set()).add(index)
+                chunk_sets.setdefault(key, Counter())[index] += 1
                 sections_of.setdefault(key, set()).add(chunk.heading_path[:1])
                 if tokens[i][0][:1].isupper():
                     capitalised[key] += 1
@@ -411,16 +411,26 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
     first = min(term.chunks) / stats.n_chunks if term.chunks else 1.0
     most = max(stats.counts.values(), default=1) or 1
     stop = function_words()
-    return [
+    # How much and where this document uses the term (N_STATS numbers: the type model
+    # leaves them out, a term's kind does not depend on how often one document names it).
+    usage = [
         count / most,
-        zipfs[0] / 8,
-        zipfs[-1] / 8,
-        float(bool(words) and words[0].casefold() in stop),
-        float(bool(words) and words[-1].casefold() in stop),
         math.log1p(count),
         math.log1p(n_chunks),
         n_chunks / stats.n_chunks,
         spread,
+        math.log1p(stats.heading_hits.get(key, 0)),
+        float(term.heading_exact > 0),
+        float(bool(term.defined_in)),
+        first,
+        math.log1p(term.rule_evidence),
+    ]
+    return [
+        *usage,
+        zipfs[0] / 8,
+        zipfs[-1] / 8,
+        float(bool(words) and words[0].casefold() in stop),
+        float(bool(words) and words[-1].casefold() in stop),
         caps,
         stats.in_code.get(key, 0) / count,
         stats.called.get(key, 0) / count,
@@ -432,13 +442,8 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
         float(name.isupper() and len(words) == 1 and zipfs[0] >= 3.0),
         float(len(words) == 1 and zipfs[0] >= 3.0 and name[:1].isupper()),
         float(max(zipfs) < 2.0),
-        math.log1p(stats.heading_hits.get(key, 0)),
-        float(term.heading_exact > 0),
-        float(bool(term.defined_in)),
-        first,
         float(term.rule_kept),
         float(term.strong),
-        math.log1p(term.rule_evidence),
         *(math.log1p(term.sources.get(s, 0)) for s in SOURCES),
         *(float(syntax == t) for t in SYNTAX_TYPES),
         float(noun is not None),
@@ -448,6 +453,10 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
         *(float(term.rule_type == t) for t in TYPES),
         *_shape(name),
     ]
+
+
+# The leading features of ``features`` that measure usage, not kind.
+N_STATS = 10
 
 
 def define_features(
