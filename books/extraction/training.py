@@ -32,7 +32,7 @@ C_TYPE = 0.03
 C_DEFINE = 0.5
 # A gold junk string (one the annotators say must never become an entity) weighs this
 # many unlabelled terms in the entity model.
-JUNK_WEIGHT = 4.0
+JUNK_WEIGHT = 8.0
 # The entity threshold maximises F-beta on the training documents: recall counts more
 # than precision (a missed entity is lost; a surplus one is a candidate to review).
 BETA = 2.0
