@@ -251,14 +251,16 @@ _MD_LINE = re.compile(
     r"|(?P<fence>`{3,}|~{3,}).*)$",
     re.MULTILINE,
 )
-_EMPHASIS = re.compile(r"(\*{1,3}|_{1,3})(\S(?:.*?\S)?)\1")
+# Underscores mark emphasis only at a word's edge: inside a word they are part of it
+# (``OPT_SORT_KEYS``, ``snake_case``), as CommonMark reads them.
+_EMPHASIS = re.compile(r"(\*{1,3})(\S(?:.*?\S)?)\1|(?<!\w)(_{1,3})(\S(?:.*?\S)?)\3(?!\w)")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|])")
 _SPACES = re.compile(r"\s+")
 
 
 def clean_heading(raw: str) -> str:
     """Heading text without Markdown emphasis or escapes, whitespace collapsed."""
-    text = _EMPHASIS.sub(r"\2", raw)
+    text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4) or "", raw)
     text = _ESCAPE.sub(r"\1", text)
     return _SPACES.sub(" ", text).strip()
 

@@ -10,8 +10,10 @@ rows, so what is measured is what runs.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from books.chunking import ChunkDraft
 from books.extraction.scoring import Scorer
@@ -30,8 +32,17 @@ from kgsite.text import normalize
 # tens of thousands of phrases, nearly all seen once.
 MAX_TERMS = 4000
 # The define model only looks at a few chunks per term.
-MAX_DEFINE_OPTIONS = 8
-_WEAK = frozenset({"phrase", "rare_word", "capitalised", "flag", "quoted", "code"})
+MAX_DEFINE_OPTIONS = 10
+# Of the chunks that merely use a term, the define model also sees those using it most
+# (a section about a term names it more than one passing by).
+DENSEST_OPTIONS = 4
+_WEAK = frozenset(
+    {"phrase", "rare_word", "capitalised", "flag", "quoted", "code", "bold", "token", "shape"}
+    | {"unknown"}
+)
+# Marks a name carries (code font, bold, a path's or a file's syntax, an acronym's or a
+# brand's shape, a word no dictionary knows): one such mark is worth a second occurrence.
+_MARKS = frozenset({"code", "bold", "token", "shape", "unknown"})
 
 
 @dataclass
@@ -55,17 +66,34 @@ class TermRow:
     display: str
     aliases: tuple[str, ...]
     features: list[float]
-    options: list[tuple[int, int, int]]  # (chunk, start, end) that might define it
-    option_features: list[list[float]] = field(default_factory=list)
     evidence: int = 0
     # What the syntactic rules decided (kept, with this type and definition), if anything.
     rule_type: str | None = None
     rule_define: tuple[int, int, int] | None = None
+    # Measures the chunks that might define the term, on first use: only the terms kept
+    # (or, in training, the annotated ones) need it.
+    measure: Callable[[], tuple[list, list]] | None = field(default=None, repr=False)
+    _options: tuple[list, list] | None = field(default=None, repr=False)
+
+    def _define(self) -> tuple[list, list]:
+        if self._options is None:
+            self._options = self.measure() if self.measure else ([], [])
+        return self._options
+
+    @property
+    def options(self) -> list[tuple[int, int, int]]:
+        """(chunk, start, end) of the chunks that might define the term."""
+        return self._define()[0]
+
+    @property
+    def option_features(self) -> list[list[float]]:
+        return self._define()[1]
 
 
 def _support(term: Term) -> int:
     strong = sum(n for s, n in term.sources.items() if s not in _WEAK)
-    return len(term.chunks) + 2 * strong + 3 * term.rule_kept
+    marked = any(term.sources.get(s) for s in _MARKS)
+    return len(term.chunks) + 2 * strong + 3 * term.rule_kept + marked
 
 
 def term_rows(
@@ -100,31 +128,49 @@ def term_rows(
         for c in chunks
     ]
     rows: list[TermRow] = []
+
+    def measure(term: Term, key: str) -> tuple[list, list]:
+        per_chunk = stats.chunk_sets.get(key, Counter())
+        options = _define_options(term, key, chunks, texts, headings, _densest(per_chunk))
+        counts = [per_chunk.get(i, 0) for i, _s, _e in options]
+        return options, [
+            define_features(term, key, i, chunks[i], texts[i], counts, k)
+            for k, (i, _s, _e) in enumerate(options)
+        ]
+
     for key, term in kept:
-        options = _define_options(term, key, chunks, texts, headings)
         rows.append(
             TermRow(
                 key=key,
                 display=term.display,
                 aliases=tuple(a for a in term.aliases if normalize(a) != normalize(term.display)),
                 features=features(term, key, stats),
-                options=options,
-                option_features=[
-                    define_features(term, key, i, chunks[i], texts[i]) for i, _s, _e in options
-                ],
                 evidence=_support(term),
                 rule_type=term.rule_type if term.rule_kept else None,
                 rule_define=term.rule_define if term.rule_kept else None,
+                measure=partial(measure, term, key),
             )
         )
     return rows
 
 
+def _densest(per_chunk: Counter) -> list[int]:
+    """The chunks naming the term most often (ties: the earlier), at most a few."""
+    if len(per_chunk) <= 1:
+        return list(per_chunk)
+    return sorted(per_chunk, key=lambda i: (-per_chunk[i], i))[:DENSEST_OPTIONS]
+
+
 def _define_options(
-    term: Term, key: str, chunks: Sequence[ChunkDraft], texts: Sequence[str], headings: list[str]
+    term: Term,
+    key: str,
+    chunks: Sequence[ChunkDraft],
+    texts: Sequence[str],
+    headings: list[str],
+    densest: Sequence[int] = (),
 ) -> list[tuple[int, int, int]]:
     """Chunks that might define the term: its heading, a definition sentence, what the
-    rules said, its first chunk, headings naming it."""
+    rules said, its first chunk, headings naming it, the chunks naming it most."""
     wanted: list[int] = []
     if term.rule_define is not None:
         wanted.append(term.rule_define[0])
@@ -132,6 +178,7 @@ def _define_options(
     if term.chunks:
         wanted.append(min(term.chunks))
     wanted += [i for i, h in enumerate(headings) if h and f" {key} " in f" {h} "]
+    wanted += densest
     options: list[tuple[int, int, int]] = []
     for index in dict.fromkeys(wanted):
         if len(options) >= MAX_DEFINE_OPTIONS:

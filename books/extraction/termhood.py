@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from books.chunking import ChunkDraft
+from books.extraction.forms import defined, marked
 from books.extraction.types import is_code_name, type_from_noun, type_from_syntax
 from entities.extraction import word_zipf
 from kgsite.text import normalize
@@ -171,6 +172,10 @@ def _phrase_run(seen: dict[str, list[int]], index: int, run: list[str]) -> None:
 def _phrases_pool(pool: TermPool, seen: dict[str, list[int]]) -> None:
     for phrase, where in seen.items():
         if len(where) < 2:
+            # Seen once, a word no dictionary knows may still name a program or a
+            # format ("cjpeg"); two occurrences are needed of every other phrase.
+            if " " not in phrase and len(phrase) >= 4 and zipf(phrase) == 0.0:
+                pool.add(phrase, "unknown", where[0])
             continue
         if " " in phrase:
             source = "phrase"
@@ -210,6 +215,9 @@ def _marked_terms(pool: TermPool, index: int, text: str) -> None:
         code = match.group(1).strip()
         if len(code.split()) <= 3:
             pool.add(code, "code", index)
+    for name, source, _at in marked(text):
+        if source != "shape" or zipf(name) < 3.0:  # "USA", "OK": words, not marks
+            pool.add(name, source, index)
 
 
 def _definitions(pool: TermPool, index: int, text: str) -> None:
@@ -218,6 +226,10 @@ def _definitions(pool: TermPool, index: int, text: str) -> None:
             term = pool.add(match.group("term"), "definition", index)
             if term is not None:
                 term.defined_in.setdefault(index, match.start("term"))
+    for name, at in defined(text):
+        term = pool.add(name, "definition", index)
+        if term is not None:
+            term.defined_in.setdefault(index, at)
     _entries(pool, index, text)
 
 
@@ -269,7 +281,7 @@ class DocStats:
     n_chunks: int
     n_sections: int
     counts: Counter
-    chunk_sets: dict[str, set[int]]
+    chunk_sets: dict[str, Counter]  # key -> occurrences per chunk index
     sections_of: dict[str, set[tuple[str, ...]]]
     capitalised: Counter  # occurrences written with a capital
     in_code: Counter
@@ -280,7 +292,7 @@ class DocStats:
 
 def doc_stats(chunks: Sequence[ChunkDraft], texts: Sequence[str], wanted: set[str]) -> DocStats:
     counts: Counter = Counter()
-    chunk_sets: dict[str, set[int]] = {}
+    chunk_sets: dict[str, Counter] = {}
     sections_of: dict[str, set[tuple[str, ...]]] = {}
     capitalised: Counter = Counter()
     in_code: Counter = Counter()
@@ -299,7 +311,7 @@ def doc_stats(chunks: Sequence[ChunkDraft], texts: Sequence[str], wanted: set[st
                 if key not in wanted:
                     continue
                 counts[key] += 1
-                chunk_sets.setdefault(key, set()).add(index)
+                chunk_sets.setdefault(key, Counter())[index] += 1
                 sections_of.setdefault(key, set()).add(chunk.heading_path[:1])
                 if tokens[i][0][:1].isupper():
                     capitalised[key] += 1
@@ -354,6 +366,10 @@ SOURCES = (
     "entry",
     "phrase",
     "rare_word",
+    "bold",
+    "token",
+    "shape",
+    "unknown",
 )
 SYNTAX_TYPES = ("option", "function", "standard", "format", "other", "class")
 
@@ -395,16 +411,26 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
     first = min(term.chunks) / stats.n_chunks if term.chunks else 1.0
     most = max(stats.counts.values(), default=1) or 1
     stop = function_words()
-    return [
+    # How much and where this document uses the term (N_STATS numbers: the type model
+    # leaves them out, a term's kind does not depend on how often one document names it).
+    usage = [
         count / most,
-        zipfs[0] / 8,
-        zipfs[-1] / 8,
-        float(bool(words) and words[0].casefold() in stop),
-        float(bool(words) and words[-1].casefold() in stop),
         math.log1p(count),
         math.log1p(n_chunks),
         n_chunks / stats.n_chunks,
         spread,
+        math.log1p(stats.heading_hits.get(key, 0)),
+        float(term.heading_exact > 0),
+        float(bool(term.defined_in)),
+        first,
+        math.log1p(term.rule_evidence),
+    ]
+    return [
+        *usage,
+        zipfs[0] / 8,
+        zipfs[-1] / 8,
+        float(bool(words) and words[0].casefold() in stop),
+        float(bool(words) and words[-1].casefold() in stop),
         caps,
         stats.in_code.get(key, 0) / count,
         stats.called.get(key, 0) / count,
@@ -416,13 +442,8 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
         float(name.isupper() and len(words) == 1 and zipfs[0] >= 3.0),
         float(len(words) == 1 and zipfs[0] >= 3.0 and name[:1].isupper()),
         float(max(zipfs) < 2.0),
-        math.log1p(stats.heading_hits.get(key, 0)),
-        float(term.heading_exact > 0),
-        float(bool(term.defined_in)),
-        first,
         float(term.rule_kept),
         float(term.strong),
-        math.log1p(term.rule_evidence),
         *(math.log1p(term.sources.get(s, 0)) for s in SOURCES),
         *(float(syntax == t) for t in SYNTAX_TYPES),
         float(noun is not None),
@@ -434,12 +455,30 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
     ]
 
 
-def define_features(term: Term, key: str, index: int, chunk: ChunkDraft, text: str) -> list[float]:
-    """Whether this chunk is where the term is defined, as numbers."""
+# The leading features of ``features`` that measure usage, not kind.
+N_STATS = 10
+
+
+def define_features(
+    term: Term,
+    key: str,
+    index: int,
+    chunk: ChunkDraft,
+    text: str,
+    counts: Sequence[int] = (),
+    option: int = 0,
+) -> list[float]:
+    """Whether this chunk is where the term is defined, as numbers. ``counts``: how often
+    each of the term's option chunks names it (``option`` is this chunk's place)."""
     heading = normalize(_heading_text(chunk.heading_path[-1])) if chunk.heading_path else ""
     at = text.find(term.display)
     at = at if at >= 0 else normalize(text).find(key)
     named = bool(heading) and bool(re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", heading))
+    words = set(key.split())
+    overlap = len(words & set(heading.split())) / len(words) if words and heading else 0.0
+    mine = counts[option] if option < len(counts) else 0
+    total = sum(counts) or 1
+    body = text.find("\n") + 1 if chunk.part == 0 and chunk.heading_path else 0
     return [
         float(heading == key),
         float(named),
@@ -454,4 +493,24 @@ def define_features(term: Term, key: str, index: int, chunk: ChunkDraft, text: s
         len(chunk.heading_path) / 6,
         math.log1p(text.count(term.display)),
         float(index in term.heading_chunks),
+        overlap,
+        mine / total,
+        float(bool(counts) and mine == max(counts) and mine > 0),
+        float(0 <= at - body < 300),
+        float(_line_start(text, term.display)),
+        option / 10,
     ]
+
+
+def _line_start(text: str, display: str) -> bool:
+    """The term opens a line (an entry of a list, a description's subject)."""
+    name = display.removesuffix("()")
+    if not name:
+        return False
+    at = text.find(name)
+    while at >= 0:
+        line = text[text.rfind("\n", 0, at) + 1 : at]
+        if not line.strip(" \t-*+•`'\"“("):
+            return True
+        at = text.find(name, at + len(name))
+    return False

@@ -23,6 +23,7 @@ from books.extraction.candidates import book_term_rows
 from books.extraction.decide import TermRow
 from books.extraction.evaluate import GoldRow, gold_read, heading_key, name_key
 from books.extraction.scoring import Linear, Scorer
+from books.extraction.termhood import N_STATS
 from books.parsing import detect_format, parse_document
 
 # Regularisation of the three models (inverse strength, scikit-learn's C).
@@ -31,7 +32,7 @@ C_TYPE = 0.03
 C_DEFINE = 0.5
 # A gold junk string (one the annotators say must never become an entity) weighs this
 # many unlabelled terms in the entity model.
-JUNK_WEIGHT = 4.0
+JUNK_WEIGHT = 8.0
 # The entity threshold maximises F-beta on the training documents: recall counts more
 # than precision (a missed entity is lost; a surplus one is a candidate to review).
 BETA = 2.0
@@ -159,7 +160,10 @@ def fit(docs: Sequence[LabelledDoc]) -> Scorer:
     types = [t for d in docs for t in d.types]
     positive = np.flatnonzero(y == 1)
     type_model = LogisticRegression(C=C_TYPE, max_iter=3000)
-    type_model.fit(xs[positive], [types[i] for i in positive])
+    # The kind of a term, not how often this document names it: the usage features
+    # (the first N_STATS) are left out of the type model (their weights stay 0).
+    type_model.fit(xs[positive][:, N_STATS:], [types[i] for i in positive])
+    type_model.coef_ = np.hstack([np.zeros((type_model.coef_.shape[0], N_STATS)), type_model.coef_])
 
     dx = np.asarray([f for d in docs for f in d.define_rows], dtype=float)
     dy = np.asarray([label for d in docs for label in d.define_labels], dtype=int)

@@ -143,10 +143,15 @@ def _candidates_lexicon(found, gazetteer, defined_ids, stored) -> dict:
         if key not in info:
             info[key] = (candidate.evidence, candidate.aliases)
             wanted[key] = candidate
+    stored_norms = {norm for norm, _type in stored}
     for key, candidate in wanted.items():
         entity_id = defined_ids.get(key) or (stored[key][0] if key in stored else None)
         if entity_id is not None and not entity_id.startswith(NEW_PREFIX):
             continue  # a stored entity: the gazetteer has it, with its own matching
+        if entity_id is None and key[0] in stored_norms:
+            # A name the store already holds under another type, which this book only
+            # mentions (it does not define it): its mentions are the stored entity's.
+            continue
         entity_id = entity_id or _new_id(*key)
         entry = GazetteerEntry(entity_id, candidate.name, key[1])
         for form in (candidate.name, *candidate.aliases):

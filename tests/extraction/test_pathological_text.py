@@ -41,6 +41,11 @@ PIECES = st.sampled_from(
         "X(5)",
         "1.2 ",
         ".SH ",
+        "**",
+        "/",
+        "$",
+        "_",
+        " è un ",
     ]
 )
 TEXTS = st.lists(PIECES, min_size=1, max_size=400).map("".join)

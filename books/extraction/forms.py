@@ -1,0 +1,89 @@
+"""More general ways a document marks or defines a term, as sources of the term pool
+(``books.extraction.termhood``):
+
+* words shaped as names (an acronym, a word with an inner capital);
+* bold text (``**term**``, what Markdown and converted HTML write for <b>/<strong>);
+* structured tokens no word tokenizer keeps whole: paths and media types
+  (``inode/directory``), file names (``zlib.h``), dotted or sigil names (``.PHONY``,
+  ``$HOME``, ``_POSIX_X``);
+* definition sentences in the copular forms of other languages ("X è un ...",
+  "X é uma ...", "X est un ...", "X es un ..."; ``termhood`` reads the English
+  ones), a verb defined by an infinitive ("To X a work means ..."), a quoted term that
+  "refers to", "denotes" or "stands for" something.
+
+Every pattern is linear: each repeated group starts with a character its neighbour
+cannot hold, so a text is read one way only.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A name's shape: capitals throughout (an acronym: "IANA", "JFIF") or inside a word
+# ("OpenSSL", "iPhone"). Runs of disjoint classes: linear.
+_SHAPED = re.compile(r"(?<![\w.$/-])(?:[A-Z]{2,}[0-9]*|[A-Z]?[a-z]+[A-Z][A-Za-z0-9]*)(?![\w-])")
+_BOLD = re.compile(r"\*\*(?P<b>[^*\n]{2,60})\*\*")
+# A token joined by "/", "." or "_" (or opened by ".", "$" or "_"): every joined part
+# starts after a separator, so the repetition cannot re-read its own characters.
+_STRUCTURED = re.compile(
+    r"(?<![\w./:@$-])(?P<tok>[.$_]?[A-Za-z][\w$+-]*(?:[./][\w$+-]*[\w$+])+|[.$_][A-Za-z][\w$]*)"
+    r"(?![\w$/]|\.\w)"
+)
+# Copulas followed by an article in the Romance languages (Italian, Portuguese, Spanish,
+# French; ``termhood`` reads the English ones): a closed set of function words.
+_ARTICLE_COPULA = (
+    r"(?:è|sono|é|são|es|son|est|sont|significa|indica)\s+"
+    r"(?:un|una|uno|un'|il|lo|la|le|gli|i|um|uma|o|os|as|a|el|los|las|une|des)\b"
+)
+_SUBJECT = r"(?P<term>[\w$.+-]+(?:[ ][\w$.+-]+){0,3})"
+_COPULAR = re.compile(
+    r"(?:^|[.;:!?]\s+|\n)(?:(?:[Tt]he|[Aa]n?|[Uu]n[ao]?|[Uu]ma?|[Uu]ne|[Ii]l|[Ll][oae]|[Ll]os|[Ll]as|[Gg]li|[Oo]s?|[Aa]s|[Ee]l)\s+)?"
+    rf"[\"“`*]*{_SUBJECT}[\"”`*]*\s+{_ARTICLE_COPULA}"
+)
+# "To “propagate” a work means ...", "To modify a file means ...".
+_INFINITIVE = re.compile(
+    r"\b[Tt]o\s+[\"“`*]*(?P<term>[a-z][\w-]*)[\"”`*]*\s+(?:(?:a|an|the)\s+)?[\w-]+\s+means\b"
+)
+# '"The Program" refers to', 'The term “X” is defined as', '“X” denotes'.
+_QUOTED_DEFINED = re.compile(
+    r"[\"“](?P<term>[^\"”\n]{2,60})[\"”],?\s+"
+    r"(?:refers to|is defined as|denotes|stands for|means|is used to (?:mean|refer))\b"
+)
+
+
+def marked(text: str) -> list[tuple[str, str, int]]:
+    """(term, source, offset) for bold text and structured tokens."""
+    found: list[tuple[str, str, int]] = []
+    for match in _BOLD.finditer(text):
+        bold = match.group("b").strip()
+        if len(bold.split()) <= 4:
+            found.append((bold, "bold", match.start("b")))
+    for match in _STRUCTURED.finditer(text):
+        token = match.group("tok")
+        parts = [p for p in re.split(r"[./]", token) if p]
+        if all(len(p) <= 2 for p in parts):
+            continue  # e.g, i.e, a.m: abbreviations
+        found.append((token, "token", match.start("tok")))
+    for match in _SHAPED.finditer(text):
+        found.append((match.group(), "shape", match.start()))
+    return found
+
+
+# Each definition pattern runs only on a text holding one of its verbs (a plain search):
+# most texts, a novel's above all, hold none, and the full patterns cost far more.
+_ROMANCE_VERB = re.compile(r"\s(?:è|sono|é|são|es|son|est|sont|significa|indica)\s")
+_DEFINING_VERB = re.compile(r"\b(?:means|refers|denotes|stands for|defined as|is used to)\b")
+
+
+def defined(text: str) -> list[tuple[str, int]]:
+    """(term, offset) of the terms definition sentences introduce."""
+    patterns = []
+    if _ROMANCE_VERB.search(text):
+        patterns.append(_COPULAR)
+    if _DEFINING_VERB.search(text):
+        patterns += [_INFINITIVE, _QUOTED_DEFINED]
+    found: list[tuple[str, int]] = []
+    for pattern in patterns:
+        for match in pattern.finditer(text):
+            found.append((match.group("term"), match.start("term")))
+    return found

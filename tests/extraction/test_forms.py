@@ -1,0 +1,75 @@
+"""The general marks and definition forms of ``books.extraction.forms``: what a reader
+sees as a name or a definition in any document, in several languages, read in linear
+time."""
+
+from __future__ import annotations
+
+import time
+
+from books.extraction.forms import defined, marked
+from books.parsing import clean_heading
+
+
+def names(text: str, source: str | None = None) -> list[str]:
+    return [n for n, s, _at in marked(text) if source is None or s == source]
+
+
+def test_bold_text_and_structured_tokens_are_marked():
+    text = (
+        "Run **rebuild-index** after editing <wobble.h>; media such as "
+        "image/x-quux and the .NOTPARALLEL target, $WOBBLE_HOME and _WB_MAX too."
+    )
+    assert names(text, "bold") == ["rebuild-index"]
+    assert names(text, "token") == [
+        "wobble.h",
+        "image/x-quux",
+        ".NOTPARALLEL",
+        "$WOBBLE_HOME",
+        "_WB_MAX",
+    ]
+
+
+def test_abbreviations_urls_and_sentence_ends_are_not_tokens():
+    text = "Use it, e.g. daily, i.e. often. See http://example.org/a/b for more. Done."
+    assert names(text, "token") == []
+
+
+def test_acronyms_and_inner_capitals_have_a_name_shape():
+    assert names("Ask the QXZ group or use GlimmerDB, not a Word.", "shape") == [
+        "QXZ",
+        "GlimmerDB",
+    ]
+
+
+def test_copular_definitions_in_italian_portuguese_and_french():
+    found = [t for t, _at in defined("Il frullatore è un programma. O zumbido é uma rede.")]
+    assert found == ["frullatore", "zumbido"]
+    assert [t for t, _ in defined("Le grelot est une bibliothèque de calcul.")] == ["grelot"]
+
+
+def test_an_infinitive_and_a_quoted_term_are_defined():
+    text = 'To "frobnicate" a file means to twist it. "The Widget" refers to any gadget.'
+    assert [t for t, _at in defined(text)] == ["frobnicate", "The Widget"]
+
+
+def test_offsets_point_at_the_term():
+    text = "Intro. **zorble** here"
+    (name, _source, at), *_ = marked(text)
+    assert text[at : at + len(name)] == name
+
+
+def test_long_runs_are_read_in_linear_time():
+    for piece in ("a/", "a.", "**a", "_a", "$", "A", "x è ", "To a "):
+        small, large = piece * 5_000, piece * 50_000
+        started = time.process_time()
+        marked(small), defined(small)
+        short = time.process_time() - started
+        started = time.process_time()
+        marked(large), defined(large)
+        long = time.process_time() - started
+        assert long < max(short, 0.01) * 30, piece
+
+
+def test_underscores_inside_a_markdown_heading_stay():
+    assert clean_heading("SOME_FLAG_NAME") == "SOME_FLAG_NAME"
+    assert clean_heading("_emphasis_ and **bold**") == "emphasis and bold"
