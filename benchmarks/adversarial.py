@@ -204,6 +204,12 @@ def _book_candidates(text: str) -> object:
     return book_candidates([_chunk(text)])
 
 
+def _term_forms(text: str) -> object:
+    from books.extraction.forms import defined, marked
+
+    return marked(text), defined(text)
+
+
 def _defined_entities(text: str) -> object:
     from books.extraction.structure import defined_entities
 
@@ -266,6 +272,7 @@ TARGETS: tuple[Target, ...] = (
     Target("books parse text", _parse_text, django=True),
     Target("books parse html", _parse_html, django=True),
     Target("extraction book_candidates", _book_candidates, django=True),
+    Target("extraction term forms (marks, definitions)", _term_forms),
     Target("extraction defined_entities", _defined_entities, django=True),
     Target("extraction name_sentences", _name_sentences, django=True),
     Target("entities extract_entities (gazetteer)", _gazetteer, django=True),

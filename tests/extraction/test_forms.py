@@ -1,10 +1,8 @@
 """The general marks and definition forms of ``books.extraction.forms``: what a reader
-sees as a name or a definition in any document, in several languages, read in linear
-time."""
+sees as a name or a definition in any document, in several languages. Their linear
+time is checked with every other text reader in ``tests/kgsite/test_linear_time.py``."""
 
 from __future__ import annotations
-
-import time
 
 from books.extraction.forms import defined, marked
 from books.parsing import clean_heading
@@ -56,18 +54,6 @@ def test_offsets_point_at_the_term():
     text = "Intro. **zorble** here"
     (name, _source, at), *_ = marked(text)
     assert text[at : at + len(name)] == name
-
-
-def test_long_runs_are_read_in_linear_time():
-    for piece in ("a/", "a.", "**a", "_a", "$", "A", "x è ", "To a "):
-        small, large = piece * 5_000, piece * 50_000
-        started = time.process_time()
-        marked(small), defined(small)
-        short = time.process_time() - started
-        started = time.process_time()
-        marked(large), defined(large)
-        long = time.process_time() - started
-        assert long < max(short, 0.01) * 30, piece
 
 
 def test_underscores_inside_a_markdown_heading_stay():

@@ -67,6 +67,8 @@ def _repeat(unit: str, size: int) -> str:
 @example(target=next(t for t in TARGETS if "differing_words" in t.name), unit="1,")
 @example(target=next(t for t in TARGETS if "structure.read" in t.name), unit="1 ")
 @example(target=next(t for t in TARGETS if "chunk_sections" in t.name), unit="# h\n")
+@example(target=next(t for t in TARGETS if "term forms" in t.name), unit="a/")
+@example(target=next(t for t in TARGETS if "term forms" in t.name), unit="x è ")
 def test_no_text_function_grows_faster_than_linearly(target, unit):
     prepare()
     small, large, growth = _growth(target, unit)
