@@ -62,8 +62,13 @@ def nearest(
     found = _kept(kind, vector, qs, hits, min_score)
     if len(found) >= k or _exhausted(hits, fetch, min_score):
         return found[:k]
-    ids = list(qs.order_by().values_list("pk", flat=True)[: EXACT_MAX + 1])
-    if len(ids) > EXACT_MAX:
+    # Few of the first neighbours passed: a selective ``qs``, searched exactly if small
+    # (counted in the database, not listed: a broad one has 10,000s of rows).
+    selective = len(found) * FETCH_ROUNDS[1] < k * fetch
+    ids: list[int] = []
+    if selective and qs.order_by().values("pk")[: EXACT_MAX + 1].count() <= EXACT_MAX:
+        ids = list(qs.order_by().values_list("pk", flat=True))
+    else:
         for fetch in FETCH_ROUNDS[1:]:
             hits = vectors.search_vector(kind, vector, fetch)
             found = _kept(kind, vector, qs, hits, min_score)
