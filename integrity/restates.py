@@ -20,12 +20,14 @@ logger = logging.getLogger(__name__)
 
 
 def pair_restates(existing: str, new: str) -> dict | None:
-    """(stored, new): the three probabilities, the model's verdict, and whether the
+    """(stored, new): the three probabilities, the model's verdict, whether the
     duplicate guard forbids folding the new statement into the stored one (it says a
-    value, name or negation the stored one does not). None when it cannot be read."""
+    value, name or negation the stored one does not), and whether names alone stand in
+    the way (``names_only``: a translation or a variant of a name says no other value).
+    None when it cannot be read."""
     if plain(existing).strip(" .!") == plain(new).strip(" .!"):
         return {"contradiction": 0.0, "duplicate": 1.0, "compatible": 0.0, "blocked": False,
-                "label": "duplicate"}  # fmt: skip
+                "names_only": False, "label": "duplicate"}  # fmt: skip
     try:
         r = pair_reading(existing, new, mentions=entity_mentions, encoder=pair_encoder())
         label = pair_model.decide(
@@ -42,5 +44,7 @@ def pair_restates(existing: str, new: str) -> dict | None:
         "duplicate": r.duplicate,
         "compatible": r.compatible,
         "blocked": bool(r.blockers),
+        # The guard's reasons start with the kind of value ("name Foo", "number 3").
+        "names_only": bool(r.blockers) and all(b.startswith("name ") for b in r.blockers),
         "label": label,
     }

@@ -39,15 +39,18 @@ PREFIX_MIN = 5
 COMMON_ZIPF = 5.3
 LANGUAGES = ("en", "it", "pt", "es", "fr", "de")
 
-# The index is asked for its best rows alone: ranking every match that the reader's
-# scope sees before LIMIT (a join per matching row) was what made a query on a large
-# table slow. Ranking costs the same whatever the LIMIT (every match is scored), so one
+# A broad scope asks the index for its best rows alone: ranking every match that the
+# reader's scope sees before LIMIT (a join per matching row) was what made a query on a
+# large table slow. Ranking costs the same whatever the LIMIT (every match is scored), so one
 # round fetches FETCH rows; they are checked against the scope in CHECK-sized slices,
 # best first, until enough pass. Only when none of them is enough and the index had
 # more, a last round fetches MAX_FETCH.
 FETCH = 2000
-CHECK = 200
+CHECK = 1000
 MAX_FETCH = 10_000
+# A scope of at most this many facts (a trigger's few kinds in one project) has its own
+# matches ranked: few, whatever the size of the table.
+SCOPED_MAX = 3000
 # A term in more than this share of the facts (and in more than FREQUENT_MIN of them)
 # is dropped from the query: it says little about which memory is meant, and matching
 # it would make the index rank a large part of the table. Counted by the index itself
@@ -276,42 +279,67 @@ def fulltext_search(text: str, qs: QuerySet, *, limit: int) -> list[tuple[int, f
     """Up to ``limit`` facts of ``qs`` matching the words of ``text``, best first, with
     a score that grows with the match (BM25 on SQLite, ts_rank_cd on PostgreSQL).
 
-    Bounded: the index ranks its matches alone (the words that are in a large share of
-    the facts left out) and returns its best few hundred; only those are checked against
-    ``qs``, more fetched while too few pass."""
+    Bounded: the words that are in a large share of the facts are left out. A small
+    ``qs`` (at most ``SCOPED_MAX`` rows, counted in the database) has its own matches
+    ranked; otherwise the index ranks its matches alone and returns its best
+    ``FETCH``, checked against ``qs`` best first, more fetched while too few pass."""
     terms = query_terms(text)
-    if not terms or limit <= 0:
+    if not terms or limit <= 0 or connection.vendor not in ("sqlite", "postgresql"):
         return []
-    if connection.vendor == "sqlite":
-        sql = (
-            f"SELECT rowid, -rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s "
-            "ORDER BY rank, rowid LIMIT %s"
-        )
-        match = _match_sqlite
-    elif connection.vendor == "postgresql":
-        sql = (
-            f"SELECT f.id, ts_rank_cd(f.{PG_COLUMN}, q) AS r "
-            f"FROM entities_fact f, to_tsquery('simple'::regconfig, %s) q "
-            f"WHERE f.{PG_COLUMN} @@ q ORDER BY r DESC, f.id LIMIT %s"
-        )
-        match = _match_pg
-    else:
-        return []
-    found: list[tuple[int, float]] = []
     with connection.cursor() as cursor:
         frequent = _frequent(terms, cursor)
         terms = [t for t in terms if t not in frequent]
         if not terms:
             return []
-        checked = 0
-        for fetch in (max(FETCH, limit), max(MAX_FETCH, limit)):
-            cursor.execute(sql, [match(terms), fetch])
-            hits = [(int(pk), float(score)) for pk, score in cursor.fetchall()]
-            while checked < len(hits) and len(found) < limit:
-                fresh = hits[checked : checked + max(CHECK, limit)]
-                checked += len(fresh)
-                visible = set(among(qs, [pk for pk, _s in fresh]).values_list("pk", flat=True))
-                found += [(pk, score) for pk, score in fresh if pk in visible]
-            if len(found) >= limit or len(hits) < fetch:
-                break
+        if qs.order_by().values("pk")[: SCOPED_MAX + 1].count() <= SCOPED_MAX:
+            return _scoped(cursor, terms, qs, limit)
+        return _unscoped(cursor, terms, qs, limit)
+
+
+def _scoped(cursor, terms: list[str], qs: QuerySet, limit: int) -> list[tuple[int, float]]:
+    inner, params = qs.order_by().values("pk").query.sql_with_params()
+    if connection.vendor == "sqlite":
+        sql = (
+            f"SELECT rowid, -bm25({FTS_TABLE}) FROM {FTS_TABLE} "
+            f"WHERE {FTS_TABLE} MATCH %s AND rowid IN ({inner}) "
+            f"ORDER BY bm25({FTS_TABLE}), rowid LIMIT %s"
+        )
+        args = [_match_sqlite(terms), *params, limit]
+    else:
+        sql = (
+            f"SELECT f.id, ts_rank_cd(f.{PG_COLUMN}, q) AS r "
+            f"FROM entities_fact f, to_tsquery('simple'::regconfig, %s) q "
+            f"WHERE f.{PG_COLUMN} @@ q AND f.id IN ({inner}) ORDER BY r DESC, f.id LIMIT %s"
+        )
+        args = [_match_pg(terms), *params, limit]
+    cursor.execute(sql, args)
+    return [(int(pk), float(score)) for pk, score in cursor.fetchall()]
+
+
+def _unscoped(cursor, terms: list[str], qs: QuerySet, limit: int) -> list[tuple[int, float]]:
+    if connection.vendor == "sqlite":
+        sql = (
+            f"SELECT rowid, -rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s "
+            "ORDER BY rank, rowid LIMIT %s"
+        )
+        match = _match_sqlite(terms)
+    else:
+        sql = (
+            f"SELECT f.id, ts_rank_cd(f.{PG_COLUMN}, q) AS r "
+            f"FROM entities_fact f, to_tsquery('simple'::regconfig, %s) q "
+            f"WHERE f.{PG_COLUMN} @@ q ORDER BY r DESC, f.id LIMIT %s"
+        )
+        match = _match_pg(terms)
+    found: list[tuple[int, float]] = []
+    checked = 0
+    for fetch in (max(FETCH, limit), max(MAX_FETCH, limit)):
+        cursor.execute(sql, [match, fetch])
+        hits = [(int(pk), float(score)) for pk, score in cursor.fetchall()]
+        while checked < len(hits) and len(found) < limit:
+            fresh = hits[checked : checked + max(CHECK, limit)]
+            checked += len(fresh)
+            visible = set(among(qs, [pk for pk, _s in fresh]).values_list("pk", flat=True))
+            found += [(pk, score) for pk, score in fresh if pk in visible]
+        if len(found) >= limit or len(hits) < fetch:
+            break
     return found[:limit]

@@ -70,6 +70,7 @@ def test_rebuild_command_restores_a_wiped_index(vector_dir):
 def test_scoped_search_widens_past_other_scopes_best_matches(vector_dir, monkeypatch):
     from entities.search import fulltext
 
+    monkeypatch.setattr(fulltext, "SCOPED_MAX", 0)  # the path of a broad scope
     monkeypatch.setattr(fulltext, "FETCH", 3)
     monkeypatch.setattr(fulltext, "CHECK", 1)
     for n in range(6):
