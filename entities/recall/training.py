@@ -130,15 +130,15 @@ def _pair_decides(rows: QueryRows, i: int, relevance: float, pair: Head | None) 
 
 
 def _vetoed(judged: dict[str, Any]) -> bool:
-    """The duplicate guard objects to more than names (``scorer.restates``)."""
-    return bool(judged["blocked"]) and not judged.get("names_only")
+    """The duplicate guard objects for more than weak reasons (``scorer.restates``)."""
+    return bool(judged["blocked"]) and not judged.get("weak_only")
 
 
 def _pair_row(rows: QueryRows, i: int, relevance: float) -> dict[str, float]:
     judged = rows.judged[i]
     features = dict(zip(FEATURES, rows.x[i], strict=True))
     return {
-        "names_blocked": 1.0 if judged.get("names_only") else 0.0,
+        "guard_weak": 1.0 if judged.get("weak_only") else 0.0,
         "relevance": relevance,
         "duplicate": judged["duplicate"],
         "contradiction": judged["contradiction"],
