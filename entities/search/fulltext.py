@@ -301,7 +301,10 @@ def _scoped(cursor, terms: list[str], qs: QuerySet, limit: int) -> list[tuple[in
     if connection.vendor == "sqlite":
         sql = (
             f"SELECT rowid, -bm25({FTS_TABLE}) FROM {FTS_TABLE} "
-            f"WHERE {FTS_TABLE} MATCH %s AND rowid IN ({inner}) "
+            # "+rowid": SQLite would otherwise look each of the scope's ids up in the
+            # index (a full-text query per id: 0.7 s at 100,000 facts) instead of
+            # reading the matches once and checking them against the list.
+            f"WHERE {FTS_TABLE} MATCH %s AND +rowid IN ({inner}) "
             f"ORDER BY bm25({FTS_TABLE}), rowid LIMIT %s"
         )
         args = [_match_sqlite(terms), *params, limit]
