@@ -57,17 +57,22 @@ def nearest(
     to ``FILTER_IDS``)."""
     if k <= 0:
         return []
-    fetch = max(k * OVERFETCH, FETCH_ROUNDS[0])
-    hits = vectors.search_vector(kind, vector, fetch)
-    found = _kept(kind, vector, qs, hits, min_score)
-    if len(found) >= k or _exhausted(hits, fetch, min_score):
-        return found[:k]
-    # Few of the first neighbours passed: a selective ``qs``, searched exactly if small
-    # (counted in the database, not listed: a broad one has 10,000s of rows).
-    selective = len(found) * FETCH_ROUNDS[1] < k * fetch
+    # A scope already counted small (recently, by this process) is searched exactly.
+    known = fulltext.scope_size(qs, EXACT_MAX, known_only=True)
+    small = known is not None and known <= EXACT_MAX
+    if not small:
+        fetch = max(k * OVERFETCH, FETCH_ROUNDS[0])
+        hits = vectors.search_vector(kind, vector, fetch)
+        found = _kept(kind, vector, qs, hits, min_score)
+        if len(found) >= k or _exhausted(hits, fetch, min_score):
+            return found[:k]
+        # Few of the first neighbours passed: a selective ``qs``, searched exactly if
+        # small (counted in the database, not listed: a broad one has 10,000s of rows).
+        selective = len(found) * FETCH_ROUNDS[1] < k * fetch
+        small = selective and (fulltext.scope_size(qs, EXACT_MAX) or 0) <= EXACT_MAX
     ids: list[int] = []
-    if selective and qs.order_by().values("pk")[: EXACT_MAX + 1].count() <= EXACT_MAX:
-        ids = list(qs.order_by().values_list("pk", flat=True))
+    if small:  # (a size remembered may be a minute old: still bounded)
+        ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
     else:
         for fetch in FETCH_ROUNDS[1:]:
             hits = vectors.search_vector(kind, vector, fetch)

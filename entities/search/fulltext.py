@@ -201,6 +201,30 @@ def among(qs: QuerySet, ids) -> QuerySet:
     return rows.filter(Exists(qs.order_by().filter(pk=OuterRef("pk"))))
 
 
+# (SQL, params) of a scope -> (time counted, rows up to the cap asked): triggers count
+# the same project's scope for every query.
+_SIZES: dict[tuple[str, tuple], tuple[float, int]] = {}
+SIZES_MAX = 1000
+
+
+def scope_size(qs: QuerySet, cap: int, *, known_only: bool = False) -> int | None:
+    """How many rows ``qs`` has, counted up to ``cap + 1`` (a LIMIT: a broad scope costs
+    no more than a small one) and remembered for ``STATS_SECONDS``; with
+    ``known_only``, None unless remembered."""
+    sql, params = qs.order_by().values("pk").query.sql_with_params()
+    key = (qs.db, sql, tuple(map(str, params)), cap)
+    cached = _SIZES.get(key)
+    if cached is not None and time.monotonic() - cached[0] < STATS_SECONDS:
+        return cached[1]
+    if known_only:
+        return None
+    size = qs.order_by().values("pk")[: cap + 1].count()
+    if len(_SIZES) >= SIZES_MAX:
+        _SIZES.clear()
+    _SIZES[key] = (time.monotonic(), size)
+    return size
+
+
 def _upper(prefix: str) -> str:
     """The first string after every string that starts with ``prefix``."""
     return prefix[:-1] + chr(ord(prefix[-1]) + 1)
@@ -291,7 +315,7 @@ def fulltext_search(text: str, qs: QuerySet, *, limit: int) -> list[tuple[int, f
         terms = [t for t in terms if t not in frequent]
         if not terms:
             return []
-        if qs.order_by().values("pk")[: SCOPED_MAX + 1].count() <= SCOPED_MAX:
+        if (scope_size(qs, SCOPED_MAX) or 0) <= SCOPED_MAX:
             return _scoped(cursor, terms, qs, limit)
         return _unscoped(cursor, terms, qs, limit)
 
