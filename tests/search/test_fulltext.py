@@ -93,3 +93,16 @@ def test_a_word_in_most_facts_is_left_out_of_the_query(vector_dir, monkeypatch):
     # "restarts" is in every fact: only the rare word decides.
     assert found("restarts Z80") == [rare.text]
     assert found("restarts") == []
+
+
+def test_a_scope_is_counted_no_further_than_asked(vector_dir):
+    from entities.search import fulltext
+
+    fulltext._SIZES.clear()
+    for n in range(4):
+        store(f"Queue QX{n} drains at night", scope="alpha")
+    alpha = Fact.objects.filter(scope="alpha")
+    assert fulltext.scope_size(alpha, 10, known_only=True) is None
+    assert fulltext.scope_size(alpha, 2) == 3  # stops at the cap + 1
+    assert fulltext.scope_size(alpha, 10) == 4
+    assert fulltext.scope_size(alpha, 10, known_only=True) == 4
