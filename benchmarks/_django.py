@@ -24,16 +24,25 @@ from pathlib import Path
 _STATE: dict[str, object] = {}
 
 
-def setup(tmp_prefix: str, database_url: str | None = None) -> Path:
-    """Configure Django on a scratch database and migrate it; return the temp directory."""
+def setup(tmp_prefix: str, database_url: str | None = None, keep: Path | None = None) -> Path:
+    """Configure Django on a scratch database and migrate it; return the temp directory.
+
+    With ``keep`` (a directory), the data directory and the database are kept for the
+    next run instead (a benchmark's cached fixture): SQLite's file lives in ``keep``, a
+    server database is named after it and not dropped."""
     if "tmp_dir" in _STATE:
         return _STATE["tmp_dir"]  # type: ignore[return-value]
-    tmp_dir = Path(tempfile.mkdtemp(prefix=f"kgsite-bench-{tmp_prefix}-"))
-    atexit.register(shutil.rmtree, tmp_dir, ignore_errors=True)
+    if keep is not None:
+        tmp_dir = Path(keep)
+        tmp_dir.mkdir(parents=True, exist_ok=True)
+    else:
+        tmp_dir = Path(tempfile.mkdtemp(prefix=f"kgsite-bench-{tmp_prefix}-"))
+        atexit.register(shutil.rmtree, tmp_dir, ignore_errors=True)
 
     url = database_url or os.environ.get("DATABASE_URL", "")
     if url and not url.startswith("sqlite"):
-        url = _scratch_server_database(url, tmp_prefix)
+        suffix = f"keep_{tmp_dir.name}" if keep is not None else str(os.getpid())
+        url = _scratch_server_database(url, tmp_prefix, suffix, drop=keep is None)
     else:
         # A SQLite DATABASE_URL in the environment is the developer's own file: ignore it.
         url = f"sqlite:///{tmp_dir / 'bench.sqlite3'}"
@@ -60,13 +69,14 @@ def database_vendor() -> str:
     return connection.vendor
 
 
-def _scratch_server_database(url: str, tmp_prefix: str) -> str:
-    """Create a throwaway database next to the one ``url`` names; drop it at exit."""
+def _scratch_server_database(url: str, tmp_prefix: str, suffix: str, *, drop: bool = True) -> str:
+    """Create a throwaway database next to the one ``url`` names; drop it at exit (or,
+    with ``drop`` false, keep it and reuse it next time)."""
     import dj_database_url
     import psycopg
 
     cfg = dj_database_url.parse(url)
-    name = re.sub(r"[^a-z0-9_]", "_", f"kgsite_bench_{tmp_prefix}_{os.getpid()}".lower())
+    name = re.sub(r"[^a-z0-9_]", "_", f"kgsite_bench_{tmp_prefix}_{suffix}".lower())[:63]
     conninfo = {
         "host": cfg.get("HOST") or None,
         "port": cfg.get("PORT") or None,
@@ -76,17 +86,20 @@ def _scratch_server_database(url: str, tmp_prefix: str) -> str:
     }
     conninfo = {k: v for k, v in conninfo.items() if v is not None}
     with psycopg.connect(**conninfo, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if drop or not exists:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"')
 
-    def drop() -> None:
+    def dropper() -> None:
         from django.db import connections
 
         connections.close_all()
         with psycopg.connect(**conninfo, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
-    atexit.register(drop)
+    if drop:
+        atexit.register(dropper)
     base, _, query = url.partition("?")
     base = base.rsplit("/", 1)[0]
     return f"{base}/{name}" + (f"?{query}" if query else "")

@@ -17,13 +17,20 @@ follows the bulk insert through its triggers (SQLite) or generated column (Postg
 Timed: each endpoint through DRF's ``APIClient`` end to end, query embedding included
 (real model, the LRU of query vectors emptied before each round, every query text
 distinct), 200 queries per endpoint after a warm-up, scoped to one project.
+
+``KGSITE_BENCH_CACHE=DIR`` keeps the fixture (database and vector indexes) in
+``DIR/recall-<engine>-<N>`` and reuses it on the next run of the same size: the load and
+the index build of 100,000 facts take minutes. ``KGSITE_BENCH_PROFILE=DIR`` writes a
+cProfile of each endpoint's timed round to ``DIR/recall-<endpoint>.prof``.
 """
 
 from __future__ import annotations
 
+import cProfile
 import os
 import random
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -190,7 +197,7 @@ def _bodies(endpoint: str, count: int, rng: random.Random) -> list[dict]:
     return out
 
 
-def _latency(endpoint: str, bodies: list[dict]) -> dict[str, float]:
+def _latency(endpoint: str, bodies: list[dict], profile: str = "") -> dict[str, float]:
     from rest_framework.test import APIClient
 
     from benchmarks._django import percentiles
@@ -199,13 +206,73 @@ def _latency(endpoint: str, bodies: list[dict]) -> dict[str, float]:
     client = APIClient()
     url = "/api/v1/recall" + ("" if endpoint == "recall" else f"/{endpoint}")
     query_cache_clear()
-    samples = []
+    samples, cpu = [], []
+    profiler = cProfile.Profile() if profile else None
     for body in bodies:
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
+        if profiler is not None:
+            profiler.enable()
         response = client.post(url, body, format="json")
+        if profiler is not None:
+            profiler.disable()
         samples.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - started_cpu) * 1000)
         assert response.status_code == 200, response.content[:300]
-    return percentiles(samples)
+    if profiler is not None:
+        Path(profile).mkdir(parents=True, exist_ok=True)
+        profiler.dump_stats(str(Path(profile) / f"recall-{endpoint}.prof"))
+    return {**percentiles(samples), "cpu_p95": percentiles(cpu)["p95"]}
+
+
+def _load_note() -> str:
+    return f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+
+
+def _cache_dir(n_facts: int) -> Path | None:
+    cache = os.environ.get("KGSITE_BENCH_CACHE", "")
+    if not cache:
+        return None
+    url = os.environ.get("DATABASE_URL", "")
+    engine = "postgresql" if url and not url.startswith("sqlite") else "sqlite"
+    return Path(cache).resolve() / f"recall-{engine}-{n_facts}"
+
+
+def _tables(facts, episodes, bases) -> None:
+    """The stored texts' vectors: their template's, plus a little noise."""
+    from entities.recall.kinds import crosslingual_encoder
+    from kgsite.vectors.service import embed_texts
+
+    base_vectors = dict(zip(bases, embed_texts(bases), strict=True))
+    noise = np.random.default_rng(SEED)
+    TableEmbedder.TABLE = {text: _noisy(base_vectors[base], noise) for text, base, *_r in facts}
+    TableEmbedder.TABLE.update(
+        {text: _noisy(base_vectors[base], noise) for text, base, *_r in episodes}
+    )
+    fact_bases = sorted({f[1] for f in facts})
+    xl_vectors = dict(zip(fact_bases, crosslingual_encoder().real.encode(fact_bases), strict=True))
+    TableXLEmbedder.TABLE = {text: _noisy(xl_vectors[base], noise) for text, base, *_r in facts}
+
+
+def _build(facts, episodes, row) -> None:
+    from entities import hooks
+    from entities.recall.kinds import CROSSLINGUAL_KIND
+    from kgsite.vectors.service import vector_rebuild
+
+    started = time.perf_counter()
+    with hooks.suspended():
+        _load(facts, episodes)
+    row("load", round(time.perf_counter() - started, 1), "s",
+        note=f"{len(facts)} facts, {len(episodes)} episodes, bulk insert")  # fmt: skip
+    started = time.perf_counter()
+    vector_rebuild("facts")
+    vector_rebuild("episodes")
+    vector_rebuild(CROSSLINGUAL_KIND)
+    from django.db import connection
+
+    if connection.vendor == "postgresql":  # statistics, as autovacuum would gather them
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+    row("index build (facts, facts_xl, episodes)", round(time.perf_counter() - started, 1), "s")
 
 
 def run(quick: bool = False) -> list[dict]:
@@ -213,11 +280,9 @@ def run(quick: bool = False) -> list[dict]:
 
     os.environ["KGSITE_EMBEDDER"] = "benchmarks.bench_recall.TableEmbedder"
     os.environ["KGSITE_RECALL_CROSSLINGUAL"] = "benchmarks.bench_recall.TableXLEmbedder"
-    setup("recall")
-    from entities import hooks
-    from kgsite.vectors.service import embed_texts, vector_rebuild
-
     n_facts = int(os.environ.get("KGSITE_BENCH_SIZE", 5_000 if quick else 100_000))
+    keep = _cache_dir(n_facts)
+    setup("recall", keep=keep)
     n_episodes = max(1, n_facts // 10)
     rows: list[dict] = []
 
@@ -229,27 +294,14 @@ def run(quick: bool = False) -> list[dict]:
         rows.append(item)
 
     facts, episodes, bases = _generate(n_facts, n_episodes)
-    base_vectors = dict(zip(bases, embed_texts(bases), strict=True))
-    noise = np.random.default_rng(SEED)
-    TableEmbedder.TABLE = {text: _noisy(base_vectors[base], noise) for text, base, *_r in facts}
-    TableEmbedder.TABLE.update(
-        {text: _noisy(base_vectors[base], noise) for text, base, *_r in episodes}
-    )
-    from entities.recall.kinds import CROSSLINGUAL_KIND, crosslingual_encoder
-
-    fact_bases = sorted({f[1] for f in facts})
-    xl_vectors = dict(zip(fact_bases, crosslingual_encoder().real.encode(fact_bases), strict=True))
-    TableXLEmbedder.TABLE = {text: _noisy(xl_vectors[base], noise) for text, base, *_r in facts}
-    started = time.perf_counter()
-    with hooks.suspended():
-        _load(facts, episodes)
-    row("load", round(time.perf_counter() - started, 1), "s",
-        note=f"{n_facts} facts, {n_episodes} episodes, bulk insert")  # fmt: skip
-    started = time.perf_counter()
-    vector_rebuild("facts")
-    vector_rebuild("episodes")
-    vector_rebuild(CROSSLINGUAL_KIND)
-    row("index build (facts, facts_xl, episodes)", round(time.perf_counter() - started, 1), "s")
+    _tables(facts, episodes, bases)
+    built = keep / "built" if keep is not None else None
+    if built is not None and built.exists():
+        row("load", 0, "s", note=f"{n_facts} facts, {n_episodes} episodes, cached in {keep}")
+    else:
+        _build(facts, episodes, row)
+        if built is not None:
+            built.write_text("ok\n")
 
     rng = random.Random(SEED + 2)
     count = 40 if quick else 200
@@ -268,9 +320,13 @@ def run(quick: bool = False) -> list[dict]:
     row("query embedding alone p50", round(pct["p50"], 1), "ms")
     load = f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     row("query embedding alone p95", round(pct["p95"], 1), "ms", note=f"real model, {load}")
+    profile = os.environ.get("KGSITE_BENCH_PROFILE", "")
+    only = [e for e in os.environ.get("KGSITE_BENCH_ENDPOINTS", "").split(",") if e]
     for endpoint in ("session-start", "pre-check", "unknown", "finding", "domain", "recall"):
+        if only and endpoint not in only:
+            continue
         _latency(endpoint, _bodies(endpoint, 10, rng))  # warm-up
-        pct = _latency(endpoint, _bodies(endpoint, count, rng))
+        pct = _latency(endpoint, _bodies(endpoint, count, rng), profile)
         row(f"{endpoint} p50", round(pct["p50"], 1), "ms")
         row(
             f"{endpoint} p95",
@@ -278,6 +334,7 @@ def run(quick: bool = False) -> list[dict]:
             "ms",
             goal="< 50 ms",
             ok=pct["p95"] < 50,
-            note=f"{n_facts} facts, {n_episodes} episodes; API incl. query embedding",
+            note=f"{n_facts} facts, {n_episodes} episodes; API incl. query embedding; "
+            f"CPU time p95 {pct['cpu_p95']:.1f} ms; {_load_note()}",
         )
     return rows

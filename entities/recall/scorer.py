@@ -132,8 +132,11 @@ def ranked(
 # --- Finding: is the retrieved memory restated? --------------------------------------------
 
 # What the second stage of the finding trigger reads: the first stage's relevance, the
-# pair model's three probabilities, and the pair's similarity and shared words.
+# pair model's three probabilities, whether the duplicate guard's only objections are
+# weak ones (``integrity.restates.weak_blocker``), and the pair's similarity and shared
+# words.
 PAIR_FEATURES = (
+    "guard_weak",
     "relevance",
     "duplicate",
     "contradiction",
@@ -147,6 +150,7 @@ PAIR_FEATURES = (
 
 def pair_features(relevance: float, judged: dict[str, Any], c: Candidate) -> dict[str, float]:
     return {
+        "guard_weak": 1.0 if judged.get("weak_only") else 0.0,
         "relevance": relevance,
         "duplicate": float(judged["duplicate"]),
         "contradiction": float(judged["contradiction"]),
@@ -159,14 +163,16 @@ def pair_features(relevance: float, judged: dict[str, Any], c: Candidate) -> dic
 
 
 def restates(relevance: float, judged: dict[str, Any] | None, c: Candidate) -> bool:
-    """Does the finding restate this memory? The pair model's duplicate verdict, or,
-    where the duplicate guard allows folding, the trained second stage reading the pair
-    model's probabilities beside retrieval's evidence."""
+    """Does the finding restate this memory? The pair model's duplicate verdict, or the
+    trained second stage reading the pair model's probabilities beside retrieval's
+    evidence, where the duplicate guard allows folding or objects for weak reasons only
+    (a name: a translation, a variant; a number written in words). A value written in
+    digits, an identifier, a date or a negation the memory lacks stays a veto."""
     if judged is None:
         return False
     if judged["label"] == "duplicate":
         return True
-    if judged["blocked"]:
+    if judged["blocked"] and not judged.get("weak_only"):
         return False
     head = head_for("finding_pair")
     return head is not None and head.probability(pair_features(relevance, judged, c)) >= (

@@ -117,20 +117,28 @@ def rows_collect(data: dict[str, Any], group: str) -> list[QueryRows]:
 def _pair_decides(rows: QueryRows, i: int, relevance: float, pair: Head | None) -> bool:
     """The product's ``scorer.restates`` on stored rows."""
     judged = rows.judged[i] if i < len(rows.judged) else None
-    if judged is None or judged["blocked"]:
+    if judged is None:
         return False
     if judged["label"] == "duplicate":
         return True
+    if _vetoed(judged):
+        return False
     if pair is None:
         return False
     x = np.array([[_pair_row(rows, i, relevance)[f] for f in PAIR_FEATURES]])
     return bool(pair.proba(x)[0] >= pair.threshold)
 
 
+def _vetoed(judged: dict[str, Any]) -> bool:
+    """The duplicate guard objects for more than weak reasons (``scorer.restates``)."""
+    return bool(judged["blocked"]) and not judged.get("weak_only")
+
+
 def _pair_row(rows: QueryRows, i: int, relevance: float) -> dict[str, float]:
     judged = rows.judged[i]
     features = dict(zip(FEATURES, rows.x[i], strict=True))
     return {
+        "guard_weak": 1.0 if judged.get("weak_only") else 0.0,
         "relevance": relevance,
         "duplicate": judged["duplicate"],
         "contradiction": judged["contradiction"],
@@ -243,14 +251,14 @@ def head_fit(queries: Sequence[QueryRows]) -> Head:
 
 def pair_fit(queries: Sequence[QueryRows], first: Head) -> Head:
     """The finding trigger's second stage, on the pairs the first stage shows and the
-    pair model leaves undecided (not a duplicate verdict, not blocked by the guard)."""
+    pair model leaves undecided (not a duplicate verdict, not vetoed by the guard)."""
     xs, ys = [], []
     probs = [first.proba(q.x) for q in queries]
     for rows, p in zip(queries, probs, strict=True):
         order = [i for i in np.argsort(-p, kind="stable") if p[i] >= first.threshold]
         for i in order[: SHOWN["finding"]]:
             judged = rows.judged[i]
-            if judged is None or judged["blocked"] or judged["label"] == "duplicate":
+            if judged is None or _vetoed(judged) or judged["label"] == "duplicate":
                 continue
             row = _pair_row(rows, i, float(p[i]))
             xs.append([row[f] for f in PAIR_FEATURES])

@@ -17,11 +17,15 @@ Django's SQLite schema editor rebuilds a table to alter it, which drops its trig
 
 from __future__ import annotations
 
+import json
 import re
+import time
+import unicodedata
 from functools import lru_cache
 
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models.expressions import RawSQL
 from wordfreq import zipf_frequency
 
 FTS_TABLE = "entities_fact_fts"
@@ -35,7 +39,28 @@ PREFIX_MIN = 5
 COMMON_ZIPF = 5.3
 LANGUAGES = ("en", "it", "pt", "es", "fr", "de")
 
+# A broad scope asks the index for its best rows alone: ranking every match that the
+# reader's scope sees before LIMIT (a join per matching row) was what made a query on a
+# large table slow. Ranking costs the same whatever the LIMIT (every match is scored), so one
+# round fetches FETCH rows; they are checked against the scope in CHECK-sized slices,
+# best first, until enough pass. Only when none of them is enough and the index had
+# more, a last round fetches MAX_FETCH.
+FETCH = 2000
+CHECK = 1000
+MAX_FETCH = 10_000
+# A scope of at most this many facts (a trigger's few kinds in one project) has its own
+# matches ranked: few, whatever the size of the table.
+SCOPED_MAX = 3000
+# A term in more than this share of the facts (and in more than FREQUENT_MIN of them)
+# is dropped from the query: it says little about which memory is meant, and matching
+# it would make the index rank a large part of the table. Counted by the index itself
+# (SQLite: an fts5vocab table; PostgreSQL: ANALYZE's most common lexemes).
+FREQUENT_SHARE = 0.02
+FREQUENT_MIN = 500
+STATS_SECONDS = 60.0
+
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+VOCAB_TABLE = f"{FTS_TABLE}_vocab"
 
 _SQLITE = [
     f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5("
@@ -53,6 +78,7 @@ _SQLITE = [
     "VALUES ('delete', old.id, old.text, old.resolved_by); "
     f"INSERT INTO {FTS_TABLE}(rowid, text, resolved_by) "
     "VALUES (new.id, new.text, new.resolved_by); END",
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB_TABLE} USING fts5vocab({FTS_TABLE}, 'row')",
 ]
 _PG = [
     f"ALTER TABLE entities_fact ADD COLUMN IF NOT EXISTS {PG_COLUMN} tsvector "
@@ -100,6 +126,7 @@ def fulltext_uninstall(conn=None) -> None:
         if conn.vendor == "sqlite":
             for suffix in ("ai", "ad", "au"):
                 cursor.execute(f"DROP TRIGGER IF EXISTS {FTS_TABLE}_{suffix}")
+            cursor.execute(f"DROP TABLE IF EXISTS {VOCAB_TABLE}")
             cursor.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
         elif conn.vendor == "postgresql":
             cursor.execute(f"DROP INDEX IF EXISTS {PG_INDEX}")
@@ -119,6 +146,9 @@ def fulltext_rebuild_on(conn) -> int:
             cursor.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
         elif conn.vendor == "postgresql":
             cursor.execute(f"REINDEX INDEX {PG_INDEX}")
+            # The most common lexemes, which the search drops from a query.
+            cursor.execute(f"ANALYZE entities_fact ({PG_COLUMN})")
+        _STATS.clear()
         cursor.execute("SELECT count(*) FROM entities_fact")
         return int(cursor.fetchone()[0])
 
@@ -155,30 +185,188 @@ def _match_pg(terms: list[str]) -> str:
     return " | ".join(f"'{t}'" + (":*" if len(t) >= PREFIX_MIN else "") for t in terms)
 
 
+def among(qs: QuerySet, ids) -> QuerySet:
+    """The rows of ``qs`` whose primary key is in ``ids``: looked up by key, each checked
+    against ``qs``'s filters (a correlated ``EXISTS``: SQLite otherwise probes a composite
+    index once per scope, kind and id), the ids passed as one parameter (Django prepares
+    each value of an ``IN`` list on its own)."""
+    ids = [int(pk) for pk in ids]
+    if connection.vendor == "sqlite":
+        keys = RawSQL("SELECT value FROM json_each(%s)", [json.dumps(ids)])
+    elif connection.vendor == "postgresql":
+        keys = RawSQL("SELECT unnest(%s::bigint[])", [ids])
+    else:
+        return qs.filter(pk__in=ids)
+    rows = qs.model._base_manager.order_by().filter(pk__in=keys)
+    return rows.filter(Exists(qs.order_by().filter(pk=OuterRef("pk"))))
+
+
+# (SQL, params) of a scope -> (time counted, rows up to the cap asked): triggers count
+# the same project's scope for every query.
+_SIZES: dict[tuple[str, tuple], tuple[float, int]] = {}
+SIZES_MAX = 1000
+
+
+def scope_size(qs: QuerySet, cap: int, *, known_only: bool = False) -> int | None:
+    """How many rows ``qs`` has, counted up to ``cap + 1`` (a LIMIT: a broad scope costs
+    no more than a small one) and remembered for ``STATS_SECONDS``; with
+    ``known_only``, None unless remembered."""
+    sql, params = qs.order_by().values("pk").query.sql_with_params()
+    key = (qs.db, sql, tuple(map(str, params)), cap)
+    cached = _SIZES.get(key)
+    if cached is not None and time.monotonic() - cached[0] < STATS_SECONDS:
+        return cached[1]
+    if known_only:
+        return None
+    size = qs.order_by().values("pk")[: cap + 1].count()
+    if len(_SIZES) >= SIZES_MAX:
+        _SIZES.clear()
+    _SIZES[key] = (time.monotonic(), size)
+    return size
+
+
+def _upper(prefix: str) -> str:
+    """The first string after every string that starts with ``prefix``."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+def _plain(term: str) -> str:
+    """``term`` as the SQLite index stores it (diacritics removed)."""
+    decomposed = unicodedata.normalize("NFD", term)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+# (vendor, database name) -> (time read, rows, {lexeme: share of rows}) on PostgreSQL,
+# (time read, rows, {}) on SQLite.
+_STATS: dict[tuple[str, str], tuple[float, float, dict[str, float]]] = {}
+
+
+def _stats(cursor) -> tuple[float, dict[str, float]]:
+    """(rows in the fact table, PostgreSQL's most common lexemes with their share),
+    read at most once a minute."""
+    key = (connection.vendor, str(connection.settings_dict.get("NAME")))
+    cached = _STATS.get(key)
+    if cached is not None and time.monotonic() - cached[0] < STATS_SECONDS:
+        return cached[1], cached[2]
+    common: dict[str, float] = {}
+    if connection.vendor == "postgresql":
+        cursor.execute("SELECT reltuples FROM pg_class WHERE oid = 'entities_fact'::regclass")
+        rows = max(0.0, float(cursor.fetchone()[0]))
+        cursor.execute(
+            "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+            "WHERE tablename = 'entities_fact' AND attname = %s "
+            "AND schemaname = current_schema()",
+            [PG_COLUMN],
+        )
+        found = cursor.fetchone()
+        if found and found[0]:
+            common = dict(zip(found[0], found[1], strict=False))
+    else:
+        cursor.execute("SELECT count(*) FROM entities_fact")
+        rows = float(cursor.fetchone()[0])
+    _STATS[key] = (time.monotonic(), rows, common)
+    return rows, common
+
+
+def _frequent(terms: list[str], cursor) -> set[str]:
+    """The terms found in more than ``FREQUENT_SHARE`` of the facts (and more than
+    ``FREQUENT_MIN``), a prefix term counting every word it starts."""
+    rows, common = _stats(cursor)
+    cut = max(FREQUENT_MIN, FREQUENT_SHARE * rows)
+    if rows <= cut:
+        return set()
+    docs: dict[str, float] = {}
+    if connection.vendor == "postgresql":
+        for t in terms:
+            if len(t) >= PREFIX_MIN:
+                docs[t] = rows * sum(f for w, f in common.items() if w.startswith(t))
+            else:
+                docs[t] = rows * common.get(t, 0.0)
+    else:
+        parts, args = [], []
+        for n, t in enumerate(terms):
+            plain = _plain(t)
+            if len(t) >= PREFIX_MIN:
+                parts.append(
+                    f"SELECT {n}, sum(doc) FROM {VOCAB_TABLE} WHERE term >= %s AND term < %s"
+                )
+                args += [plain, _upper(plain)]
+            else:
+                parts.append(f"SELECT {n}, sum(doc) FROM {VOCAB_TABLE} WHERE term = %s")
+                args.append(plain)
+        cursor.execute(" UNION ALL ".join(parts), args)
+        docs = {terms[n]: float(count or 0) for n, count in cursor.fetchall()}
+    return {t for t in terms if docs.get(t, 0.0) > cut}
+
+
 def fulltext_search(text: str, qs: QuerySet, *, limit: int) -> list[tuple[int, float]]:
     """Up to ``limit`` facts of ``qs`` matching the words of ``text``, best first, with
     a score that grows with the match (BM25 on SQLite, ts_rank_cd on PostgreSQL).
-    Bounded: the database stops at ``limit``."""
+
+    Bounded: the words that are in a large share of the facts are left out. A small
+    ``qs`` (at most ``SCOPED_MAX`` rows, counted in the database) has its own matches
+    ranked; otherwise the index ranks its matches alone and returns its best
+    ``FETCH``, checked against ``qs`` best first, more fetched while too few pass."""
     terms = query_terms(text)
-    if not terms or limit <= 0:
+    if not terms or limit <= 0 or connection.vendor not in ("sqlite", "postgresql"):
         return []
+    with connection.cursor() as cursor:
+        frequent = _frequent(terms, cursor)
+        terms = [t for t in terms if t not in frequent]
+        if not terms:
+            return []
+        if (scope_size(qs, SCOPED_MAX) or 0) <= SCOPED_MAX:
+            return _scoped(cursor, terms, qs, limit)
+        return _unscoped(cursor, terms, qs, limit)
+
+
+def _scoped(cursor, terms: list[str], qs: QuerySet, limit: int) -> list[tuple[int, float]]:
     inner, params = qs.order_by().values("pk").query.sql_with_params()
     if connection.vendor == "sqlite":
         sql = (
             f"SELECT rowid, -bm25({FTS_TABLE}) FROM {FTS_TABLE} "
-            f"WHERE {FTS_TABLE} MATCH %s AND rowid IN ({inner}) "
-            f"ORDER BY bm25({FTS_TABLE}) LIMIT %s"
+            # "+rowid": SQLite would otherwise look each of the scope's ids up in the
+            # index (a full-text query per id: 0.7 s at 100,000 facts) instead of
+            # reading the matches once and checking them against the list.
+            f"WHERE {FTS_TABLE} MATCH %s AND +rowid IN ({inner}) "
+            f"ORDER BY bm25({FTS_TABLE}), rowid LIMIT %s"
         )
         args = [_match_sqlite(terms), *params, limit]
-    elif connection.vendor == "postgresql":
+    else:
         sql = (
             f"SELECT f.id, ts_rank_cd(f.{PG_COLUMN}, q) AS r "
             f"FROM entities_fact f, to_tsquery('simple'::regconfig, %s) q "
             f"WHERE f.{PG_COLUMN} @@ q AND f.id IN ({inner}) ORDER BY r DESC, f.id LIMIT %s"
         )
         args = [_match_pg(terms), *params, limit]
+    cursor.execute(sql, args)
+    return [(int(pk), float(score)) for pk, score in cursor.fetchall()]
+
+
+def _unscoped(cursor, terms: list[str], qs: QuerySet, limit: int) -> list[tuple[int, float]]:
+    if connection.vendor == "sqlite":
+        sql = (
+            f"SELECT rowid, -rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s "
+            "ORDER BY rank, rowid LIMIT %s"
+        )
+        match = _match_sqlite(terms)
     else:
-        return []
-    with connection.cursor() as cursor:
-        cursor.execute(sql, args)
-        return [(int(pk), float(score)) for pk, score in cursor.fetchall()]
+        sql = (
+            f"SELECT f.id, ts_rank_cd(f.{PG_COLUMN}, q) AS r "
+            f"FROM entities_fact f, to_tsquery('simple'::regconfig, %s) q "
+            f"WHERE f.{PG_COLUMN} @@ q ORDER BY r DESC, f.id LIMIT %s"
+        )
+        match = _match_pg(terms)
+    found: list[tuple[int, float]] = []
+    checked = 0
+    for fetch in (max(FETCH, limit), max(MAX_FETCH, limit)):
+        cursor.execute(sql, [match, fetch])
+        hits = [(int(pk), float(score)) for pk, score in cursor.fetchall()]
+        while checked < len(hits) and len(found) < limit:
+            fresh = hits[checked : checked + max(CHECK, limit)]
+            checked += len(fresh)
+            visible = set(among(qs, [pk for pk, _s in fresh]).values_list("pk", flat=True))
+            found += [(pk, score) for pk, score in fresh if pk in visible]
+        if len(found) >= limit or len(hits) < fetch:
+            break
+    return found[:limit]

@@ -78,6 +78,8 @@ RECONCILE_INLINE = 256
 # seconds with the real model); a larger store gets an empty, incomplete generation and a
 # queued rebuild. Writes (worker, commands) always build it on the spot.
 BUILD_INLINE = 1000
+# Stored vectors a filtered search keeps in memory after reading them (``_stored``).
+MIRROR_MAX = 200_000
 
 
 class VectorIndex(SnapshotJournal, CalibratedEf):
@@ -196,6 +198,10 @@ class VectorIndex(SnapshotJournal, CalibratedEf):
                 self._deleted.discard(label)
             labels.append(label)
             records.append({"op": "add", "key": key, "hash": digest, "vec": _encode_vec(vec)})
+        mirror = getattr(self, "_mirror", None)
+        if mirror is not None:
+            for label in labels:
+                mirror[1].pop(label, None)
         matrix = np.stack([np.asarray(v, dtype=np.float32) for _k, _h, v in items])
         # Re-adding a label marked deleted un-deletes it and replaces its vector.
         self._hnsw.add_items(matrix, np.asarray(labels, dtype=np.int64), num_threads=threads)
@@ -453,10 +459,27 @@ class VectorIndex(SnapshotJournal, CalibratedEf):
             for label, dist in zip(labels[0], distances[0], strict=True)
         ]
 
+    def _stored(self, labels: list[int]) -> np.ndarray:
+        """The stored vectors of ``labels`` (under the lock). hnswlib's ``get_items``
+        costs about 30 µs an item, so each is read once into a mirror (at most
+        ``MIRROR_MAX`` of them), forgotten when its label is re-added or the index is
+        replaced."""
+        mirror = getattr(self, "_mirror", None)
+        if mirror is None or mirror[0] is not self._hnsw or len(mirror[1]) > MIRROR_MAX:
+            mirror = self._mirror = (self._hnsw, {})
+        rows: dict[int, np.ndarray] = mirror[1]
+        missing = [label for label in dict.fromkeys(labels) if label not in rows]
+        if missing:
+            fetched = np.asarray(self._hnsw.get_items(missing, return_type="numpy"), np.float32)
+            rows.update(zip(missing, fetched, strict=True))
+        if not labels:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([rows[label] for label in labels])
+
     def _exact(self, vector: np.ndarray, labels: list[int], k: int) -> list[tuple[Key, float]]:
         if not labels or k <= 0:
             return []
-        matrix = np.asarray(self._hnsw.get_items(labels, return_type="numpy"), dtype=np.float32)
+        matrix = self._stored(labels)
         scores = matrix @ vector
         order = np.argsort(-scores)[:k]
         return [(self._keys[labels[i]], float(scores[i])) for i in order]
@@ -473,10 +496,7 @@ class VectorIndex(SnapshotJournal, CalibratedEf):
             ]
             if not labels:
                 return {}
-            matrix = np.asarray(
-                self._hnsw.get_items([lb for _k, lb in labels], return_type="numpy"),
-                dtype=np.float32,
-            )
+            matrix = self._stored([lb for _k, lb in labels])
         scores = matrix @ vector
         return {key: float(s) for (key, _lb), s in zip(labels, scores, strict=True)}
 

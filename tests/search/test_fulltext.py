@@ -65,3 +65,44 @@ def test_rebuild_command_restores_a_wiped_index(vector_dir):
             assert found("8443") == []
     call_command("rebuild_fulltext")
     assert found("8443") == ["Port 8443 serves the admin console"]
+
+
+def test_scoped_search_widens_past_other_scopes_best_matches(vector_dir, monkeypatch):
+    from entities.search import fulltext
+
+    monkeypatch.setattr(fulltext, "SCOPED_MAX", 0)  # the path of a broad scope
+    monkeypatch.setattr(fulltext, "FETCH", 3)
+    monkeypatch.setattr(fulltext, "CHECK", 1)
+    for n in range(6):
+        store(f"Runner QV77 crashed on build {n} with QV77 again, QV77", scope="beta")
+    mine = store("Runner QV77 crashed once", scope="alpha")
+    # The other scope's facts rank first (the word three times): the search goes on.
+    assert fulltext_search("QV77", Fact.objects.filter(scope="alpha"), limit=1)[0][0] == mine.pk
+
+
+def test_a_word_in_most_facts_is_left_out_of_the_query(vector_dir, monkeypatch):
+    from entities.search import fulltext
+
+    monkeypatch.setattr(fulltext, "FREQUENT_MIN", 3)
+    monkeypatch.setattr(fulltext, "FREQUENT_SHARE", 0.5)
+    fulltext._STATS.clear()
+    for n in range(8):
+        store(f"Worker pool number {n} restarts nightly")
+    rare = store("Worker pool for the Z80 emulator restarts weekly")
+    call_command("rebuild_fulltext")  # PostgreSQL counts lexemes at ANALYZE
+    # "restarts" is in every fact: only the rare word decides.
+    assert found("restarts Z80") == [rare.text]
+    assert found("restarts") == []
+
+
+def test_a_scope_is_counted_no_further_than_asked(vector_dir):
+    from entities.search import fulltext
+
+    fulltext._SIZES.clear()
+    for n in range(4):
+        store(f"Queue QX{n} drains at night", scope="alpha")
+    alpha = Fact.objects.filter(scope="alpha")
+    assert fulltext.scope_size(alpha, 10, known_only=True) is None
+    assert fulltext.scope_size(alpha, 2) == 3  # stops at the cap + 1
+    assert fulltext.scope_size(alpha, 10) == 4
+    assert fulltext.scope_size(alpha, 10, known_only=True) == 4
