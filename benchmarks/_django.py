@@ -105,6 +105,20 @@ def _scratch_server_database(url: str, tmp_prefix: str, suffix: str, *, drop: bo
     return f"{base}/{name}" + (f"?{query}" if query else "")
 
 
+def row_adder(benchmark: str, rows: list[dict]):
+    """A ``row(metric, value, unit, goal="", ok=None, note="")`` that appends one table
+    row of ``benchmark`` to ``rows`` (``ok`` only when a goal was checked)."""
+
+    def row(metric, value, unit, goal="", ok=None, note=""):
+        item = {"benchmark": benchmark, "metric": metric, "value": value, "unit": unit,
+                "goal": goal, "note": note}  # fmt: skip
+        if ok is not None:
+            item["ok"] = ok
+        rows.append(item)
+
+    return row
+
+
 def percentiles(samples_ms: Iterable[float]) -> dict[str, float]:
     """p50/p95/p99 with linear interpolation between closest ranks (numpy's default)."""
     data = sorted(samples_ms)

@@ -276,7 +276,7 @@ def _build(facts, episodes, row) -> None:
 
 
 def run(quick: bool = False) -> list[dict]:
-    from benchmarks._django import setup
+    from benchmarks._django import row_adder, setup
 
     os.environ["KGSITE_EMBEDDER"] = "benchmarks.bench_recall.TableEmbedder"
     os.environ["KGSITE_RECALL_CROSSLINGUAL"] = "benchmarks.bench_recall.TableXLEmbedder"
@@ -286,12 +286,7 @@ def run(quick: bool = False) -> list[dict]:
     n_episodes = max(1, n_facts // 10)
     rows: list[dict] = []
 
-    def row(metric, value, unit, goal="", ok=None, note=""):
-        item = {"benchmark": "recall", "metric": metric, "value": value, "unit": unit,
-                "goal": goal, "note": note}  # fmt: skip
-        if ok is not None:
-            item["ok"] = ok
-        rows.append(item)
+    row = row_adder("recall", rows)
 
     facts, episodes, bases = _generate(n_facts, n_episodes)
     _tables(facts, episodes, bases)

@@ -251,7 +251,7 @@ def _recall(queries: list[list[str]], k: int = 10) -> float:
 
 
 def run(quick: bool = False) -> list[dict]:
-    from benchmarks._django import setup
+    from benchmarks._django import row_adder, setup
 
     os.environ["KGSITE_EMBEDDER"] = "benchmarks.bench_search.CachedEmbedder"
     setup("search")
@@ -263,12 +263,7 @@ def run(quick: bool = False) -> list[dict]:
     goals = {10_000: 100.0, 100_000: 50.0}
     rows: list[dict] = []
 
-    def row(metric, value, unit, goal="", ok=None, note=""):
-        item = {"benchmark": "search", "metric": metric, "value": value, "unit": unit,
-                "goal": goal, "note": note}  # fmt: skip
-        if ok is not None:
-            item["ok"] = ok
-        rows.append(item)
+    row = row_adder("search", rows)
 
     # Throughput of the real model on a sample of the generated sentences.
     sample = [t for t, _e in generate_facts(256 if quick else 2048)]
