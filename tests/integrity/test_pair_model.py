@@ -28,7 +28,7 @@ from integrity.detection.features import EMBEDDING_NAMES, FEATURE_NAMES, pair_fe
 from integrity.detection.model import decide
 from integrity.detection.scores import score
 from integrity.detection.synthetic import synthetic_pairs
-from integrity.detection.train import train
+from integrity.detection.train import DUPLICATE_GRID, train
 
 
 def test_the_model_file_matches_the_features_and_names_its_encoders() -> None:
@@ -268,7 +268,7 @@ def test_training_is_deterministic_and_cross_validated_by_file(tmp_path: Path) -
     assert any("held-out file" in line for line in lines)
 
 
-def test_a_kept_head_is_copied_from_the_model_file_not_trained_again(tmp_path: Path) -> None:
+def test_a_kept_head_keeps_its_weights_and_gets_its_cut_offs_again(tmp_path: Path) -> None:
     out = tmp_path / "model.json"
     paths = []
     for seed in range(3):
@@ -278,11 +278,15 @@ def test_a_kept_head_is_copied_from_the_model_file_not_trained_again(tmp_path: P
     train(paths, {"none": None}, out=out, log=lambda line: None)
     data = json.loads(out.read_text())
     data["heads"]["none"]["intercept"] = [0.25, -0.5, 0.25]
+    data["heads"]["none"]["duplicate_min"] = 0.123  # a cut-off no search would choose
     out.write_text(json.dumps(data))
     lines: list[str] = []
-    train(paths, {"none": None}, out=out, log=lines.append, keep=["none"])
+    reports = train(paths, {"none": None}, out=out, log=lines.append, keep=["none"])
     pair_model.load.cache_clear()
-    assert json.loads(out.read_text())["heads"]["none"]["intercept"] == [0.25, -0.5, 0.25]
+    head = json.loads(out.read_text())["heads"]["none"]
+    assert head["intercept"] == [0.25, -0.5, 0.25]
+    assert head["duplicate_min"] in DUPLICATE_GRID
+    assert set(reports["none"].held_out) == {p.name for p in paths}
     assert any("kept" in line for line in lines)
 
 

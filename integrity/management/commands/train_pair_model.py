@@ -47,8 +47,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--keep",
             default="",
-            help="comma-separated heads copied from the existing model file instead of "
-            "trained again (e.g. none: the committed head without an encoder)",
+            help="comma-separated heads whose weights are copied from the existing model "
+            "file instead of trained again, their cut-offs chosen again (e.g. none,use)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -63,10 +63,12 @@ class Command(BaseCommand):
             raise CommandError(f"unknown encoder {unknown[0]!r}; use {', '.join(ENCODERS)} or none")
         if "none" not in keys:
             keys.append("none")
-        encoders = {}
+        encoders, signatures = {}, {"none": "none"}
         for key in keys:
             encoder = None if key == "none" else cached_encoder(key)
-            encoders["none" if encoder is None else encoder.signature] = encoder
+            signatures[key] = "none" if encoder is None else encoder.signature
+            encoders[signatures[key]] = encoder
+        keep = [k.strip() for k in options["keep"].split(",") if k.strip()]
         out = None if options["dry_run"] else Path(options["out"])
         try:
             train(
@@ -75,7 +77,7 @@ class Command(BaseCommand):
                 synthetic=not options["no_synthetic"],
                 out=out,
                 log=self.stdout.write,
-                keep=[k.strip() for k in options["keep"].split(",") if k.strip()],
+                keep=[signatures.get(k, k) for k in keep],
             )
         except PairFileError as exc:
             raise CommandError(str(exc)) from exc
