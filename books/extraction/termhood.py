@@ -455,6 +455,9 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
         float(bool(term.defined_in)),
         first,
         math.log1p(term.rule_evidence),
+        # Named among words in capitals on both sides: a line of a column header or of
+        # a shouted notice, not a name in running text.
+        stats.shouted.get(key, 0) / count,
     ]
     return [
         *usage,
@@ -467,9 +470,6 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
         stats.called.get(key, 0) / count,
         stats.initial.get(key, 0) / count,
         float(is_placeholder(name)),
-        # Named among words in capitals on both sides: a line of a column header or of
-        # a shouted notice, not a name in running text.
-        stats.shouted.get(key, 0) / count,
         min(zipfs) / 8,
         sum(zipfs) / len(zipfs) / 8,
         float(min(zipfs) >= 4.0),
@@ -491,7 +491,7 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
 
 
 # The leading features of ``features`` that measure usage, not kind.
-N_STATS = 10
+N_STATS = 11
 
 
 def define_features(
