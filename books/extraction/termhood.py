@@ -74,6 +74,10 @@ _MAN_REF = re.compile(r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]*)\((?P<section>\d)\w
 _HEADING_NUMBER = re.compile(r"^(?:(?:\d{1,2}|[A-Za-z])(?:\.\d{1,2})*\.?[ \t]+(?:[-–—:][ \t]+)?)")
 _CODE = re.compile(r"`([^`\n]{1,120})`")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+# Parts of a name that mark it as a stand-in (the metasyntactic words of examples).
+_PLACEHOLDER_PARTS = frozenset({"foo", "bar", "baz", "qux", "quux", "xyzzy", "example"})
+_PLACEHOLDER_HEADS = frozenset({"some", "my", "your", "example", "sample", "dummy", "fake"})
+_CAMEL_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
 @lru_cache(maxsize=1)
@@ -288,6 +292,29 @@ class DocStats:
     heading_hits: Counter
     called: Counter  # occurrences followed by "(" (a call, a declaration)
     initial: Counter  # occurrences opening a sentence or a line
+    shouted: Counter  # occurrences between two words in capitals
+
+
+def _caps_word(tokens: list[tuple[str, int]], i: int) -> bool:
+    return 0 <= i < len(tokens) and tokens[i][0].isupper() and len(tokens[i][0]) >= 2
+
+
+def is_placeholder(name: str) -> bool:
+    """A stand-in name of an example: a metasyntactic part (``libfoo``) or a joined name
+    opening on "Some"/"My" (``SomeThing``)."""
+    parts = [p.casefold() for p in _CAMEL_PART.findall(name)]
+    if any(p in _PLACEHOLDER_PARTS for p in parts):
+        return True
+    if any(p.endswith("foo") or p.startswith("foo") and p[3:] in _PLACEHOLDER_PARTS for p in parts):
+        return True
+    joined = _CAMEL_PART.findall(name)
+    return (
+        len(joined) >= 2
+        and " " not in name
+        and parts[0] in _PLACEHOLDER_HEADS
+        and joined[1][:1].isupper()
+        and joined[1][1:].islower()
+    )
 
 
 def doc_stats(chunks: Sequence[ChunkDraft], texts: Sequence[str], wanted: set[str]) -> DocStats:
@@ -299,6 +326,7 @@ def doc_stats(chunks: Sequence[ChunkDraft], texts: Sequence[str], wanted: set[st
     heading_hits: Counter = Counter()
     called: Counter = Counter()
     initial: Counter = Counter()
+    shouted: Counter = Counter()
     sizes = {len(k.split()) for k in wanted} or {1}
     longest = min(max(sizes), 4)
     for index, (chunk, text) in enumerate(zip(chunks, texts, strict=True)):
@@ -317,6 +345,8 @@ def doc_stats(chunks: Sequence[ChunkDraft], texts: Sequence[str], wanted: set[st
                     capitalised[key] += 1
                 if any(s <= tokens[i][1] < e for s, e in code_spans):
                     in_code[key] += 1
+                if _caps_word(tokens, i - 1) and _caps_word(tokens, i + n):
+                    shouted[key] += 1
                 before = text[max(tokens[i][1] - 3, 0) : tokens[i][1]].rstrip(" \t\"'“‘(*_`")
                 if not before or before[-1] in ".!?:\n":
                     initial[key] += 1
@@ -350,6 +380,7 @@ def doc_stats(chunks: Sequence[ChunkDraft], texts: Sequence[str], wanted: set[st
         heading_hits,
         called,
         initial,
+        shouted,
     )
 
 
@@ -424,6 +455,9 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
         float(bool(term.defined_in)),
         first,
         math.log1p(term.rule_evidence),
+        # Named among words in capitals on both sides: a line of a column header or of
+        # a shouted notice, not a name in running text.
+        stats.shouted.get(key, 0) / count,
     ]
     return [
         *usage,
@@ -435,6 +469,7 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
         stats.in_code.get(key, 0) / count,
         stats.called.get(key, 0) / count,
         stats.initial.get(key, 0) / count,
+        float(is_placeholder(name)),
         min(zipfs) / 8,
         sum(zipfs) / len(zipfs) / 8,
         float(min(zipfs) >= 4.0),
@@ -456,7 +491,7 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
 
 
 # The leading features of ``features`` that measure usage, not kind.
-N_STATS = 10
+N_STATS = 11
 
 
 def define_features(
