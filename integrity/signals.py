@@ -23,7 +23,6 @@ logger = logging.getLogger(__name__)
 ENCODERS = {
     "use": "kgsite.vectors.embedder.MultilingualEmbedder",
     "minilm": "kgsite.vectors.embedder.SentenceTransformerEmbedder",
-    "e5": "kgsite.vectors.embedder.E5Embedder",
 }
 # Statements' vectors kept in memory: stored facts are compared again and again.
 CACHE_SIZE = 4096

