@@ -73,7 +73,7 @@ def _plain_amount(v: Value) -> bool:
 
 
 def _after_name(r: Reading, v: Value) -> bool:
-    """A number right after a capitalised word ("Node 18", "ISO 9001"): a name's part."""
+    """A number right after a capitalised word ("Route 66", "Vexa 7"): a name's part."""
     before = r.tokens[v.first - 1].text if v.first > 0 else ""
     return before[:1].isupper()
 

@@ -388,4 +388,4 @@ def test_rewrites_are_labelled_by_what_the_reader_finds_again() -> None:
     assert ("contradiction", "The server is reachable.") in rewrites(
         "The server isn't reachable.", "en"
     )
-    assert rewrites("", "") == [] and rewrites("Node 18 runs it.", "en") == []
+    assert rewrites("", "") == [] and rewrites("Route 66 runs west.", "en") == []
