@@ -35,6 +35,7 @@ from .features import (
 )
 from .guard import duplicate_blockers
 from .model import CLASSES, MODEL_PATH, Head, decide, load, save
+from .rewrites import rewritten_pairs
 from .scores import Scores, score
 from .synthetic import synthetic_pairs
 
@@ -338,6 +339,7 @@ def train(
     encoders: dict[str, Encoder | None],
     *,
     synthetic: bool = True,
+    rewrites: bool = False,
     out: Path | None = MODEL_PATH,
     log: Callable[[str], None] = print,
     keep: Sequence[str] = (),
@@ -346,7 +348,8 @@ def train(
     The heads named in ``keep`` are not trained again: their weights are copied from
     the model file at ``out`` (a head that won its cross-validation before, read over
     today's columns: those it lacks weigh nothing) and their cut-offs chosen again by
-    ``utility`` (``refit_cutoffs``)."""
+    ``utility`` (``refit_cutoffs``). With ``rewrites`` the synthetic pairs are the
+    structure reader's checked rewrites (``rewrites``) instead of ``synthetic``'s."""
     kept = {}
     source = out or MODEL_PATH  # a dry run re-fits the committed heads' cut-offs
     if keep and source.exists():
@@ -354,7 +357,7 @@ def train(
         kept = {key: previous.heads[key] for key in keep if key in previous.heads}
     files = [(path.name, load_pairs(path)) for path in sorted(paths)]
     plain_folds = [make_fold(name, pairs) for name, pairs in files]
-    plain_made = synthetic_folds(plain_folds) if synthetic else {}
+    plain_made = synthetic_folds(plain_folds, rewrites=rewrites) if synthetic else {}
     reports, heads = {}, dict(kept)
     for key, encoder in encoders.items():
         folds = [encoded(f, encoder) for f in plain_folds]
@@ -370,7 +373,11 @@ def train(
         log(format_report(report))
         heads[key] = final_head(folds, extra, key)
     if out is not None:
-        meta = {"trained_on": [name for name, _p in files], "synthetic": synthetic}
+        meta = {
+            "trained_on": [name for name, _p in files],
+            "synthetic": ("rewrites" if rewrites else "variants") if synthetic else "none",
+            "kept": sorted(kept),
+        }
         save(out, heads, meta)
         log(f"wrote {out}")
     return reports
@@ -395,11 +402,11 @@ def cross_validate(folds: list[Fold], made: dict[str, Fold], key: str) -> Report
     return report
 
 
-def synthetic_folds(folds: list[Fold]) -> dict[str, Fold]:
+def synthetic_folds(folds: list[Fold], *, rewrites: bool = False) -> dict[str, Fold]:
     """One fold of synthetic pairs per file, made from that file's statements."""
     made = {}
     for fold in folds:
-        pairs = synthetic_pairs(fold.pairs)
+        pairs = rewritten_pairs(fold.pairs) if rewrites else synthetic_pairs(fold.pairs)
         if pairs:
             made[fold.name] = make_fold(f"synthetic:{fold.name}", pairs, synthetic=True)
     return made

@@ -369,3 +369,23 @@ def test_the_pair_encoder_reads_no_tokens_from_an_embedder_without_them() -> Non
     wrapped._embedder = _TokenEncoder()
     first = wrapped.tokens(["a b", "c"])
     assert [len(rows) for rows in first] == [2, 1]
+
+
+def test_rewrites_are_labelled_by_what_the_reader_finds_again() -> None:
+    from integrity.detection.rewrites import rewrites
+    from integrity.detection.structure import read
+
+    made = rewrites("The crate weighs 3 kg and left on 12 March 2030.", "en")
+    duplicates = [text for label, text in made if label == "duplicate"]
+    contradictions = [text for label, text in made if label == "contradiction"]
+    assert duplicates and contradictions
+    for text in duplicates:  # the same mass and date, written another way
+        masses = [v.lo for v in read(text).of("number")]
+        assert masses == [pytest.approx(3.0)] and read(text).of("date")[0].key[:3] == (2030, 3, 12)
+    assert ("duplicate", "Il magazzino ha quattro porte.") in rewrites(
+        "Il magazzino ha 4 porte.", "it"
+    )
+    assert ("contradiction", "The server is reachable.") in rewrites(
+        "The server isn't reachable.", "en"
+    )
+    assert rewrites("", "") == [] and rewrites("Route 66 runs west.", "en") == []

@@ -42,6 +42,13 @@ class Command(BaseCommand):
             help=f"comma-separated heads to train, among {', '.join(ENCODERS)} and none",
         )
         parser.add_argument("--no-synthetic", action="store_true", help="no synthetic pairs")
+        parser.add_argument(
+            "--rewrites",
+            action="store_true",
+            help="synthetic pairs from the structure reader's checked rewrites (a unit "
+            "converted, a date reformatted, a number in words, a value changed, a negation "
+            "taken out) instead of the plain variants",
+        )
         parser.add_argument("--out", default=str(MODEL_PATH), help="model file to write")
         parser.add_argument("--dry-run", action="store_true", help="cross-validate only")
         parser.add_argument(
@@ -75,6 +82,7 @@ class Command(BaseCommand):
                 paths,
                 encoders,
                 synthetic=not options["no_synthetic"],
+                rewrites=options["rewrites"],
                 out=out,
                 log=self.stdout.write,
                 keep=[signatures.get(k, k) for k in keep],
