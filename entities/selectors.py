@@ -59,7 +59,6 @@ class LookupResult:
             **self._external_refs(),
         }
 
-
     def _external_refs(self) -> dict:
         if self.entity is None:
             return EMPTY_REFS
