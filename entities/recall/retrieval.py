@@ -20,6 +20,7 @@ from django.db.models import Count, Q, QuerySet
 from wordfreq import zipf_frequency
 
 from kgsite.vectors import service as vectors
+from kgsite.vectors.embedder import get_embedder
 
 from ..extraction import extract_entities
 from ..graph.models import Edge
@@ -87,6 +88,29 @@ def nearest(
     return found[:k]
 
 
+def nearest_many(
+    kind: str, matrix: Sequence[np.ndarray], qs: QuerySet, *, k: int, min_score: float
+) -> list[list[tuple[int, float]]]:
+    """``nearest`` for several vectors over the same ``qs`` (session start: one search
+    per goal): the scope is counted and listed once, and the hits of every vector are
+    checked against the database in one query. A vector too few of whose first hits
+    pass takes ``nearest``'s deeper rounds alone."""
+    if len(matrix) <= 1 or k <= 0:
+        return [nearest(kind, v, qs, k=k, min_score=min_score) for v in matrix]
+    known = fulltext.scope_size(qs, fulltext.SCOPED_MAX, known_only=True)
+    small = known is not None and known <= EXACT_MAX
+    fetch = k * 2 if small else max(k * OVERFETCH, FETCH_ROUNDS[0])
+    ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1]) if small else None
+    hits = [vectors.search_vector(kind, v, fetch, filter_ids=ids) for v in matrix]
+    kept = _kept_many(kind, matrix, qs, hits, min_score)
+    return [
+        found[:k]
+        if small or len(found) >= k or _exhausted(got, fetch, min_score)
+        else nearest(kind, v, qs, k=k, min_score=min_score)
+        for v, got, found in zip(matrix, hits, kept, strict=True)
+    ]
+
+
 def _exhausted(hits: list, fetch: int, min_score: float) -> bool:
     """The index has nothing more to give: fewer than asked, or already below the floor."""
     return len(hits) < fetch or bool(hits and hits[-1][1] < min_score)
@@ -95,14 +119,24 @@ def _exhausted(hits: list, fetch: int, min_score: float) -> bool:
 def _kept(kind, vector, qs, hits, min_score) -> list[tuple[int, float]]:
     """Hits that pass the filters of ``qs``, re-checked against their rows' texts (one
     query for both: only rows that pass are verified)."""
-    candidates = [int(key) for key, score in hits if score >= min_score - 0.05]
+    return _kept_many(kind, [vector], qs, [hits], min_score)[0]
+
+
+def _kept_many(kind, matrix, qs, hits_of, min_score) -> list[list[tuple[int, float]]]:
+    """``_kept`` for the hits of several vectors, with one query for all their rows."""
+    candidates = {int(key) for hits in hits_of for key, score in hits if score >= min_score - 0.05}
     if not candidates:
-        return []
-    texts = dict(fulltext.among(qs.order_by(), candidates).values_list("pk", TEXT_FIELDS[kind]))
-    scored = {int(key): score for key, score in hits if int(key) in texts}
-    scored = vectors.verify_hits(kind, vector, scored, texts)
-    ranked = [(pk, s) for pk, s in scored.items() if s >= min_score]
-    return sorted(ranked, key=lambda kv: (-kv[1], kv[0]))
+        return [[] for _hits in hits_of]
+    texts = dict(
+        fulltext.among(qs.order_by(), sorted(candidates)).values_list("pk", TEXT_FIELDS[kind])
+    )
+    out = []
+    for vector, hits in zip(matrix, hits_of, strict=True):
+        scored = {int(key): score for key, score in hits if int(key) in texts}
+        scored = vectors.verify_hits(kind, vector, scored, texts) if scored else {}
+        ranked = [(pk, s) for pk, s in scored.items() if s >= min_score]
+        out.append(sorted(ranked, key=lambda kv: (-kv[1], kv[0])))
+    return out
 
 
 # --- Language and words ------------------------------------------------------------------
@@ -193,7 +227,7 @@ class Query:
     @classmethod
     def of(cls, text: str, *, scope: str = "", vector: np.ndarray | None = None) -> Query:
         found = {d.canonical_id for d in extract_entities(text) if d.canonical_id is not None}
-        xl = crosslingual_encoder().encode([text])[0] if crosslingual_enabled() else None
+        xl = crosslingual_query_vector(text) if crosslingual_enabled() else None
         return cls(
             xl_vector=xl,
             text=text,
@@ -203,6 +237,14 @@ class Query:
             entity_ids=sorted(found),
             language=language_of(text),
         )
+
+
+def crosslingual_query_vector(text: str) -> np.ndarray:
+    """``text`` in the multilingual space, as a question where the encoder tells a
+    question from a passage (e5's prefixes)."""
+    encoder = crosslingual_encoder()
+    encode = getattr(encoder, "encode_query", encoder.encode)
+    return encode([text])[0]
 
 
 def _entity_hits(query: Query, qs: QuerySet, k: int) -> list[tuple[int, int]]:
@@ -323,6 +365,49 @@ def features_fill(query: Query, found: list[Candidate]) -> None:
         for kind in Fact.Kind.values:
             f[f"kind_{kind}"] = 1.0 if c.fact.kind == kind else 0.0
         c.features = f
+    primary_features(query, [c.features for c in found])
+
+
+def _ranks(values: Sequence[float]) -> list[float]:
+    """Reciprocal rank of each value among ``values`` (best first; ties share a rank)."""
+    ordered = sorted(values, reverse=True)
+    return [1.0 / (ordered.index(v) + 1) for v in values]
+
+
+def _standard(values: Sequence[float]) -> list[float]:
+    """How far each value stands above the query's others, in their spread."""
+    mean, spread = float(np.mean(values)), float(np.std(values))
+    return [(v - mean) / spread if spread > 1e-6 else 0.0 for v in values]
+
+
+def reads_query(query: Query) -> bool:
+    """Whether the main embedder reads the query's language (``languages`` of the
+    embedder; None: any). A query in another language is judged by the multilingual
+    encoder, where there is one."""
+    if query.xl_vector is None or not query.language:
+        return True
+    languages = getattr(get_embedder(), "languages", None)
+    return languages is None or query.language in languages
+
+
+def primary_features(query: Query, rows: list[dict[str, float]]) -> None:
+    """The evidence of the encoder that reads the query's language (the main embedder,
+    or the multilingual one for a question in another language), relative to the
+    query's other candidates: its rank, its distance from the best, its standing in the
+    query's spread and its source's reciprocal rank. Raw cosines differ in scale between
+    encoders; these carry over, so a scorer trained on English questions ranks an
+    Italian one by the encoder that reads Italian."""
+    if not rows:
+        return
+    main = reads_query(query)
+    cosine, source = ("cosine", "rr_vector") if main else ("cosine_xl", "rr_crosslingual")
+    values = [f[cosine] for f in rows]
+    best, ranks, standing = max(values), _ranks(values), _standard(values)
+    for i, f in enumerate(rows):
+        f["primary_rank"] = ranks[i]
+        f["primary_gap"] = values[i] - best
+        f["primary_z"] = standing[i]
+        f["primary_rr"] = f[source]
 
 
 FEATURES = (
@@ -340,4 +425,8 @@ FEATURES = (
     "length",
     *(f"rr_{s}" for s in SOURCES),
     *(f"kind_{k}" for k in Fact.Kind.values),
+    "primary_rank",
+    "primary_gap",
+    "primary_z",
+    "primary_rr",
 )
