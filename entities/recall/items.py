@@ -137,14 +137,18 @@ def _quote(text: str, limit: int = 60) -> str:
     return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
 
 
+def _load_many(model, lists: list[list[tuple[int, float]]]) -> list[list[tuple[Any, float]]]:
+    """The rows of several (id, score) lists, in one query."""
+    by_id = model.objects.in_bulk(list({pk for pairs in lists for pk, _s in pairs}))
+    return [[(by_id[pk], s) for pk, s in pairs if pk in by_id] for pairs in lists]
+
+
 def _load_facts(pairs: list[tuple[int, float]]) -> list[tuple[Fact, float]]:
-    by_id = Fact.objects.in_bulk([pk for pk, _s in pairs])
-    return [(by_id[pk], s) for pk, s in pairs if pk in by_id]
+    return _load_many(Fact, [pairs])[0]
 
 
 def _load_episodes(pairs: list[tuple[int, float]]) -> list[tuple[Episode, float]]:
-    by_id = Episode.objects.in_bulk([pk for pk, _s in pairs])
-    return [(by_id[pk], s) for pk, s in pairs if pk in by_id]
+    return _load_many(Episode, [pairs])[0]
 
 
 def _ms(started: float) -> float:

@@ -52,63 +52,59 @@ def nearest(
     kind: str, vector: np.ndarray, qs: QuerySet, *, k: int, min_score: float
 ) -> list[tuple[int, float]]:
     """The ``k`` rows of ``qs`` closest to ``vector`` in the ``kind`` index, at or above
-    ``min_score``. Over-fetches from the whole index first (hnswlib answers 100
-    neighbours in a millisecond); when too few pass the filters, a selective ``qs`` (at
-    most ``EXACT_MAX`` rows: a trigger's few kinds in one project) is searched exactly
-    among its own rows, a broad one by a deeper over-fetch, and last among its ids (up
-    to ``FILTER_IDS``)."""
-    if k <= 0:
-        return []
-    # A scope already counted small (recently, by this process) is searched exactly.
-    known = fulltext.scope_size(qs, fulltext.SCOPED_MAX, known_only=True)
-    small = known is not None and known <= EXACT_MAX
-    if not small:
-        fetch = max(k * OVERFETCH, FETCH_ROUNDS[0])
-        hits = vectors.search_vector(kind, vector, fetch)
-        found = _kept(kind, vector, qs, hits, min_score)
-        if len(found) >= k or _exhausted(hits, fetch, min_score):
-            return found[:k]
-        # Few of the first neighbours passed: a selective ``qs``, searched exactly if
-        # small (counted in the database, not listed: a broad one has 10,000s of rows).
-        selective = len(found) * FETCH_ROUNDS[1] < k * fetch
-        small = selective and (fulltext.scope_size(qs, fulltext.SCOPED_MAX) or 0) <= EXACT_MAX
-    ids: list[int] = []
-    if small:  # (a size remembered may be a minute old: still bounded)
-        ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
-    else:
-        for fetch in FETCH_ROUNDS[1:]:
-            hits = vectors.search_vector(kind, vector, fetch)
-            found = _kept(kind, vector, qs, hits, min_score)
-            if len(found) >= k or _exhausted(hits, fetch, min_score):
-                return found[:k]
-        ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
-    if len(ids) <= FILTER_IDS:
-        hits = vectors.search_vector(kind, vector, k * 2, filter_ids=ids) if ids else []
-        found = _kept(kind, vector, qs, hits, min_score)
-    return found[:k]
+    ``min_score`` (``nearest_many`` of one vector)."""
+    return nearest_many(kind, [vector], qs, k=k, min_score=min_score)[0]
 
 
 def nearest_many(
     kind: str, matrix: Sequence[np.ndarray], qs: QuerySet, *, k: int, min_score: float
 ) -> list[list[tuple[int, float]]]:
-    """``nearest`` for several vectors over the same ``qs`` (session start: one search
-    per goal): the scope is counted and listed once, and the hits of every vector are
-    checked against the database in one query. A vector too few of whose first hits
-    pass takes ``nearest``'s deeper rounds alone."""
-    if len(matrix) <= 1 or k <= 0:
-        return [nearest(kind, v, qs, k=k, min_score=min_score) for v in matrix]
+    """For each vector of ``matrix``, the ``k`` rows of ``qs`` closest to it in the
+    ``kind`` index, at or above ``min_score``. Over-fetches from the whole index first
+    (hnswlib answers 100 neighbours in a millisecond); when too few pass the filters, a
+    selective ``qs`` (at most ``EXACT_MAX`` rows: a trigger's few kinds in one project)
+    is searched exactly among its own rows, a broad one by a deeper over-fetch, and last
+    among its ids (up to ``FILTER_IDS``). Several vectors over the same ``qs`` (session
+    start: one per goal) share each round: the scope is counted and listed once, and
+    their hits are checked against the database in one query."""
+    out: list[list[tuple[int, float]]] = [[] for _v in matrix]
+    if k <= 0 or not len(matrix):
+        return out
+    # A scope already counted small (recently, by this process) is searched exactly.
     known = fulltext.scope_size(qs, fulltext.SCOPED_MAX, known_only=True)
     small = known is not None and known <= EXACT_MAX
-    fetch = k * 2 if small else max(k * OVERFETCH, FETCH_ROUNDS[0])
-    ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1]) if small else None
-    hits = [vectors.search_vector(kind, v, fetch, filter_ids=ids) for v in matrix]
-    kept = _kept_many(kind, matrix, qs, hits, min_score)
-    return [
-        found[:k]
-        if small or len(found) >= k or _exhausted(got, fetch, min_score)
-        else nearest(kind, v, qs, k=k, min_score=min_score)
-        for v, got, found in zip(matrix, hits, kept, strict=True)
-    ]
+    pending = [] if small else list(range(len(matrix)))
+    exact = list(range(len(matrix))) if small else []
+    for round_no, fetch in enumerate(FETCH_ROUNDS):
+        if not pending:
+            break
+        fetch = max(k * OVERFETCH, fetch)
+        hits = [vectors.search_vector(kind, matrix[i], fetch) for i in pending]
+        kept = _kept_many(kind, [matrix[i] for i in pending], qs, hits, min_score)
+        short = []
+        for i, got, found in zip(pending, hits, kept, strict=True):
+            out[i] = found[:k]
+            if len(found) < k and not _exhausted(got, fetch, min_score):
+                short.append((i, len(found)))
+        pending = [i for i, _n in short]
+        if round_no == 0 and short:
+            # Few of the first neighbours passed: a selective ``qs``, searched exactly if
+            # small (counted in the database, not listed: a broad one has 10,000s of rows).
+            selective = any(n * FETCH_ROUNDS[1] < k * fetch for _i, n in short)
+            if selective and (fulltext.scope_size(qs, fulltext.SCOPED_MAX) or 0) <= EXACT_MAX:
+                exact, pending = pending, []
+    exact += pending  # (a size remembered may be a minute old: still bounded)
+    if exact:
+        ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
+        if len(ids) <= FILTER_IDS:
+            hits = [
+                vectors.search_vector(kind, matrix[i], k * 2, filter_ids=ids) if ids else []
+                for i in exact
+            ]
+            kept = _kept_many(kind, [matrix[i] for i in exact], qs, hits, min_score)
+            for i, found in zip(exact, kept, strict=True):
+                out[i] = found[:k]
+    return out
 
 
 def _exhausted(hits: list, fetch: int, min_score: float) -> bool:
@@ -116,14 +112,9 @@ def _exhausted(hits: list, fetch: int, min_score: float) -> bool:
     return len(hits) < fetch or bool(hits and hits[-1][1] < min_score)
 
 
-def _kept(kind, vector, qs, hits, min_score) -> list[tuple[int, float]]:
-    """Hits that pass the filters of ``qs``, re-checked against their rows' texts (one
-    query for both: only rows that pass are verified)."""
-    return _kept_many(kind, [vector], qs, [hits], min_score)[0]
-
-
 def _kept_many(kind, matrix, qs, hits_of, min_score) -> list[list[tuple[int, float]]]:
-    """``_kept`` for the hits of several vectors, with one query for all their rows."""
+    """The hits of each vector that pass the filters of ``qs``, re-checked against their
+    rows' texts: one query for every vector's hits, only rows that pass are verified."""
     candidates = {int(key) for hits in hits_of for key, score in hits if score >= min_score - 0.05}
     if not candidates:
         return [[] for _hits in hits_of]

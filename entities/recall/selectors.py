@@ -41,6 +41,7 @@ from .items import (
     _facts,
     _load_episodes,
     _load_facts,
+    _load_many,
     _ms,
     _quote,
     _shown,
@@ -49,6 +50,7 @@ from .items import (
     text_check,
     trigger_candidates,
 )
+from .models import Episode
 from .options import RecallOptions, trigger_check
 from .retrieval import nearest as _nearest
 from .retrieval import nearest_many as _nearest_many
@@ -92,6 +94,7 @@ def _goal_recalls(
         min_score=options.relevance,
     )
     out = []
+    facts, episodes = _load_many(Fact, facts), _load_many(Episode, episodes)
     for goal, goal_facts, goal_episodes in zip(goals, facts, episodes, strict=True):
         label = f"goal #{goal.pk} {_quote(goal.text, 40)}"
         out.append(
@@ -99,11 +102,11 @@ def _goal_recalls(
                 goal=goal,
                 facts=[
                     fact_item(f, s, f"relevant to active {label} (similarity {_cos(s)})")
-                    for f, s in _load_facts(goal_facts)
+                    for f, s in goal_facts
                 ],
                 episodes=[
                     episode_item(e, s, f"past work on active {label} (similarity {_cos(s)})")
-                    for e, s in _load_episodes(goal_episodes)
+                    for e, s in goal_episodes
                 ],
             )
         )
