@@ -365,12 +365,6 @@ def _ranks(values: Sequence[float]) -> list[float]:
     return [1.0 / (ordered.index(v) + 1) for v in values]
 
 
-def _standard(values: Sequence[float]) -> list[float]:
-    """How far each value stands above the query's others, in their spread."""
-    mean, spread = float(np.mean(values)), float(np.std(values))
-    return [(v - mean) / spread if spread > 1e-6 else 0.0 for v in values]
-
-
 def reads_query(query: Query) -> bool:
     """Whether the main embedder reads the query's language (``languages`` of the
     embedder; None: any). A query in another language is judged by the multilingual
@@ -384,20 +378,20 @@ def reads_query(query: Query) -> bool:
 def primary_features(query: Query, rows: list[dict[str, float]]) -> None:
     """The evidence of the encoder that reads the query's language (the main embedder,
     or the multilingual one for a question in another language), relative to the
-    query's other candidates: its rank, its distance from the best, its standing in the
-    query's spread and its source's reciprocal rank. Raw cosines differ in scale between
-    encoders; these carry over, so a scorer trained on English questions ranks an
-    Italian one by the encoder that reads Italian."""
+    query's other candidates: its rank, its distance from the best and its source's
+    reciprocal rank. Raw cosines differ in scale between encoders; these carry over, so
+    a scorer trained on English questions ranks an Italian one by the encoder that
+    reads Italian. (Not a z-score in the query's spread: its range grows with the number
+    of candidates, and a small memory has few.)"""
     if not rows:
         return
     main = reads_query(query)
     cosine, source = ("cosine", "rr_vector") if main else ("cosine_xl", "rr_crosslingual")
     values = [f[cosine] for f in rows]
-    best, ranks, standing = max(values), _ranks(values), _standard(values)
+    best, ranks = max(values), _ranks(values)
     for i, f in enumerate(rows):
         f["primary_rank"] = ranks[i]
         f["primary_gap"] = values[i] - best
-        f["primary_z"] = standing[i]
         f["primary_rr"] = f[source]
 
 
@@ -418,6 +412,5 @@ FEATURES = (
     *(f"kind_{k}" for k in Fact.Kind.values),
     "primary_rank",
     "primary_gap",
-    "primary_z",
     "primary_rr",
 )
