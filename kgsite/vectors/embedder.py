@@ -75,9 +75,6 @@ class SentenceTransformerEmbedder:
     """
 
     dim = DIM
-    # The languages it was trained on (recall judges a question in another one by its
-    # multilingual source); None on an embedder that reads any.
-    languages: tuple[str, ...] | None = ("en",)
 
     def __init__(self, model_dir: str | os.PathLike[str] | None = None) -> None:
         self._model_dir = model_dir
@@ -97,6 +94,14 @@ class SentenceTransformerEmbedder:
     def model_dir(self) -> str:
         configured = self._model_dir or getattr(settings, "KGSITE_EMBEDDING_MODEL_DIR", "")
         return str(configured or self.bundled_model_dir())
+
+    @property
+    def languages(self) -> tuple[str, ...] | None:
+        """The languages the model was trained on (recall judges a question in another
+        one by its multilingual source): English for the bundled model, None (unknown:
+        any) for a model folder of the settings."""
+        configured = self._model_dir or getattr(settings, "KGSITE_EMBEDDING_MODEL_DIR", "")
+        return None if configured else ("en",)
 
     @property
     def max_tokens(self) -> int:
