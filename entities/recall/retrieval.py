@@ -20,6 +20,7 @@ from django.db.models import Count, Q, QuerySet
 from wordfreq import zipf_frequency
 
 from kgsite.vectors import service as vectors
+from kgsite.vectors.embedder import get_embedder
 
 from ..extraction import extract_entities
 from ..graph.models import Edge
@@ -51,40 +52,59 @@ def nearest(
     kind: str, vector: np.ndarray, qs: QuerySet, *, k: int, min_score: float
 ) -> list[tuple[int, float]]:
     """The ``k`` rows of ``qs`` closest to ``vector`` in the ``kind`` index, at or above
-    ``min_score``. Over-fetches from the whole index first (hnswlib answers 100
-    neighbours in a millisecond); when too few pass the filters, a selective ``qs`` (at
-    most ``EXACT_MAX`` rows: a trigger's few kinds in one project) is searched exactly
-    among its own rows, a broad one by a deeper over-fetch, and last among its ids (up
-    to ``FILTER_IDS``)."""
-    if k <= 0:
-        return []
+    ``min_score`` (``nearest_many`` of one vector)."""
+    return nearest_many(kind, [vector], qs, k=k, min_score=min_score)[0]
+
+
+def nearest_many(
+    kind: str, matrix: Sequence[np.ndarray], qs: QuerySet, *, k: int, min_score: float
+) -> list[list[tuple[int, float]]]:
+    """For each vector of ``matrix``, the ``k`` rows of ``qs`` closest to it in the
+    ``kind`` index, at or above ``min_score``. Over-fetches from the whole index first
+    (hnswlib answers 100 neighbours in a millisecond); when too few pass the filters, a
+    selective ``qs`` (at most ``EXACT_MAX`` rows: a trigger's few kinds in one project)
+    is searched exactly among its own rows, a broad one by a deeper over-fetch, and last
+    among its ids (up to ``FILTER_IDS``). Several vectors over the same ``qs`` (session
+    start: one per goal) share each round: the scope is counted and listed once, and
+    their hits are checked against the database in one query."""
+    out: list[list[tuple[int, float]]] = [[] for _v in matrix]
+    if k <= 0 or not len(matrix):
+        return out
     # A scope already counted small (recently, by this process) is searched exactly.
     known = fulltext.scope_size(qs, fulltext.SCOPED_MAX, known_only=True)
     small = known is not None and known <= EXACT_MAX
-    if not small:
-        fetch = max(k * OVERFETCH, FETCH_ROUNDS[0])
-        hits = vectors.search_vector(kind, vector, fetch)
-        found = _kept(kind, vector, qs, hits, min_score)
-        if len(found) >= k or _exhausted(hits, fetch, min_score):
-            return found[:k]
-        # Few of the first neighbours passed: a selective ``qs``, searched exactly if
-        # small (counted in the database, not listed: a broad one has 10,000s of rows).
-        selective = len(found) * FETCH_ROUNDS[1] < k * fetch
-        small = selective and (fulltext.scope_size(qs, fulltext.SCOPED_MAX) or 0) <= EXACT_MAX
-    ids: list[int] = []
-    if small:  # (a size remembered may be a minute old: still bounded)
+    pending = [] if small else list(range(len(matrix)))
+    exact = list(range(len(matrix))) if small else []
+    for round_no, fetch in enumerate(FETCH_ROUNDS):
+        if not pending:
+            break
+        fetch = max(k * OVERFETCH, fetch)
+        hits = [vectors.search_vector(kind, matrix[i], fetch) for i in pending]
+        kept = _kept_many(kind, [matrix[i] for i in pending], qs, hits, min_score)
+        short = []
+        for i, got, found in zip(pending, hits, kept, strict=True):
+            out[i] = found[:k]
+            if len(found) < k and not _exhausted(got, fetch, min_score):
+                short.append((i, len(found)))
+        pending = [i for i, _n in short]
+        if round_no == 0 and short:
+            # Few of the first neighbours passed: a selective ``qs``, searched exactly if
+            # small (counted in the database, not listed: a broad one has 10,000s of rows).
+            selective = any(n * FETCH_ROUNDS[1] < k * fetch for _i, n in short)
+            if selective and (fulltext.scope_size(qs, fulltext.SCOPED_MAX) or 0) <= EXACT_MAX:
+                exact, pending = pending, []
+    exact += pending  # (a size remembered may be a minute old: still bounded)
+    if exact:
         ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
-    else:
-        for fetch in FETCH_ROUNDS[1:]:
-            hits = vectors.search_vector(kind, vector, fetch)
-            found = _kept(kind, vector, qs, hits, min_score)
-            if len(found) >= k or _exhausted(hits, fetch, min_score):
-                return found[:k]
-        ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
-    if len(ids) <= FILTER_IDS:
-        hits = vectors.search_vector(kind, vector, k * 2, filter_ids=ids) if ids else []
-        found = _kept(kind, vector, qs, hits, min_score)
-    return found[:k]
+        if len(ids) <= FILTER_IDS:
+            hits = [
+                vectors.search_vector(kind, matrix[i], k * 2, filter_ids=ids) if ids else []
+                for i in exact
+            ]
+            kept = _kept_many(kind, [matrix[i] for i in exact], qs, hits, min_score)
+            for i, found in zip(exact, kept, strict=True):
+                out[i] = found[:k]
+    return out
 
 
 def _exhausted(hits: list, fetch: int, min_score: float) -> bool:
@@ -92,17 +112,22 @@ def _exhausted(hits: list, fetch: int, min_score: float) -> bool:
     return len(hits) < fetch or bool(hits and hits[-1][1] < min_score)
 
 
-def _kept(kind, vector, qs, hits, min_score) -> list[tuple[int, float]]:
-    """Hits that pass the filters of ``qs``, re-checked against their rows' texts (one
-    query for both: only rows that pass are verified)."""
-    candidates = [int(key) for key, score in hits if score >= min_score - 0.05]
+def _kept_many(kind, matrix, qs, hits_of, min_score) -> list[list[tuple[int, float]]]:
+    """The hits of each vector that pass the filters of ``qs``, re-checked against their
+    rows' texts: one query for every vector's hits, only rows that pass are verified."""
+    candidates = {int(key) for hits in hits_of for key, score in hits if score >= min_score - 0.05}
     if not candidates:
-        return []
-    texts = dict(fulltext.among(qs.order_by(), candidates).values_list("pk", TEXT_FIELDS[kind]))
-    scored = {int(key): score for key, score in hits if int(key) in texts}
-    scored = vectors.verify_hits(kind, vector, scored, texts)
-    ranked = [(pk, s) for pk, s in scored.items() if s >= min_score]
-    return sorted(ranked, key=lambda kv: (-kv[1], kv[0]))
+        return [[] for _hits in hits_of]
+    texts = dict(
+        fulltext.among(qs.order_by(), sorted(candidates)).values_list("pk", TEXT_FIELDS[kind])
+    )
+    out = []
+    for vector, hits in zip(matrix, hits_of, strict=True):
+        scored = {int(key): score for key, score in hits if int(key) in texts}
+        scored = vectors.verify_hits(kind, vector, scored, texts) if scored else {}
+        ranked = [(pk, s) for pk, s in scored.items() if s >= min_score]
+        out.append(sorted(ranked, key=lambda kv: (-kv[1], kv[0])))
+    return out
 
 
 # --- Language and words ------------------------------------------------------------------
@@ -193,7 +218,7 @@ class Query:
     @classmethod
     def of(cls, text: str, *, scope: str = "", vector: np.ndarray | None = None) -> Query:
         found = {d.canonical_id for d in extract_entities(text) if d.canonical_id is not None}
-        xl = crosslingual_encoder().encode([text])[0] if crosslingual_enabled() else None
+        xl = crosslingual_query_vector(text) if crosslingual_enabled() else None
         return cls(
             xl_vector=xl,
             text=text,
@@ -203,6 +228,14 @@ class Query:
             entity_ids=sorted(found),
             language=language_of(text),
         )
+
+
+def crosslingual_query_vector(text: str) -> np.ndarray:
+    """``text`` in the multilingual space, as a question where the encoder tells a
+    question from a passage (e5's prefixes)."""
+    encoder = crosslingual_encoder()
+    encode = getattr(encoder, "encode_query", encoder.encode)
+    return encode([text])[0]
 
 
 def _entity_hits(query: Query, qs: QuerySet, k: int) -> list[tuple[int, int]]:
@@ -323,6 +356,43 @@ def features_fill(query: Query, found: list[Candidate]) -> None:
         for kind in Fact.Kind.values:
             f[f"kind_{kind}"] = 1.0 if c.fact.kind == kind else 0.0
         c.features = f
+    primary_features(query, [c.features for c in found])
+
+
+def _ranks(values: Sequence[float]) -> list[float]:
+    """Reciprocal rank of each value among ``values`` (best first; ties share a rank)."""
+    ordered = sorted(values, reverse=True)
+    return [1.0 / (ordered.index(v) + 1) for v in values]
+
+
+def reads_query(query: Query) -> bool:
+    """Whether the main embedder reads the query's language (``languages`` of the
+    embedder; None: any). A query in another language is judged by the multilingual
+    encoder, where there is one."""
+    if query.xl_vector is None or not query.language:
+        return True
+    languages = getattr(get_embedder(), "languages", None)
+    return languages is None or query.language in languages
+
+
+def primary_features(query: Query, rows: list[dict[str, float]]) -> None:
+    """The evidence of the encoder that reads the query's language (the main embedder,
+    or the multilingual one for a question in another language), relative to the
+    query's other candidates: its rank, its distance from the best and its source's
+    reciprocal rank. Raw cosines differ in scale between encoders; these carry over, so
+    a scorer trained on English questions ranks an Italian one by the encoder that
+    reads Italian. (Not a z-score in the query's spread: its range grows with the number
+    of candidates, and a small memory has few.)"""
+    if not rows:
+        return
+    main = reads_query(query)
+    cosine, source = ("cosine", "rr_vector") if main else ("cosine_xl", "rr_crosslingual")
+    values = [f[cosine] for f in rows]
+    best, ranks = max(values), _ranks(values)
+    for i, f in enumerate(rows):
+        f["primary_rank"] = ranks[i]
+        f["primary_gap"] = values[i] - best
+        f["primary_rr"] = f[source]
 
 
 FEATURES = (
@@ -340,4 +410,7 @@ FEATURES = (
     "length",
     *(f"rr_{s}" for s in SOURCES),
     *(f"kind_{k}" for k in Fact.Kind.values),
+    "primary_rank",
+    "primary_gap",
+    "primary_rr",
 )

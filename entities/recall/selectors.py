@@ -15,7 +15,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 from django.conf import settings
 
 from kgsite.vectors import service as vectors
@@ -42,6 +41,7 @@ from .items import (
     _facts,
     _load_episodes,
     _load_facts,
+    _load_many,
     _ms,
     _quote,
     _shown,
@@ -50,8 +50,10 @@ from .items import (
     text_check,
     trigger_candidates,
 )
+from .models import Episode
 from .options import RecallOptions, trigger_check
 from .retrieval import nearest as _nearest
+from .retrieval import nearest_many as _nearest_many
 
 # --- Session start -------------------------------------------------------------------------
 
@@ -72,30 +74,43 @@ def _goals(scopes: ScopeFilter, options: RecallOptions) -> list[Fact]:
     return list(qs.order_by("-confidence", "-updated_at", "-id")[:GOALS])
 
 
-def _goal_recall(
-    goal: Fact, vector: np.ndarray, scopes: ScopeFilter, options: RecallOptions, session_id: str
-) -> GoalRecall:
-    label = f"goal #{goal.pk} {_quote(goal.text, 40)}"
+def _goal_recalls(
+    goals: list[Fact], scopes: ScopeFilter, options: RecallOptions, session_id: str
+) -> list[GoalRecall]:
+    """Each goal's relevant facts and past work: one batch for the model, and each kind
+    searched for every goal at once (``nearest_many``)."""
+    if not goals:
+        return []
+    matrix = list(vectors.embed_texts([g.text for g in goals]))
     facts_qs = _facts(scopes, MEMORY_KINDS).filter(confidence__gte=options.min_confidence)
-    facts = _nearest("facts", vector, facts_qs, k=options.max_facts, min_score=options.relevance)
-    episodes = _nearest(
+    facts = _nearest_many(
+        "facts", matrix, facts_qs, k=options.max_facts, min_score=options.relevance
+    )
+    episodes = _nearest_many(
         "episodes",
-        vector,
+        matrix,
         _episodes(scopes, options, exclude_session=session_id),
         k=min(EPISODES_PER_GOAL, options.max_episodes),
         min_score=options.relevance,
     )
-    return GoalRecall(
-        goal=goal,
-        facts=[
-            fact_item(f, s, f"relevant to active {label} (similarity {_cos(s)})")
-            for f, s in _load_facts(facts)
-        ],
-        episodes=[
-            episode_item(e, s, f"past work on active {label} (similarity {_cos(s)})")
-            for e, s in _load_episodes(episodes)
-        ],
-    )
+    out = []
+    facts, episodes = _load_many(Fact, facts), _load_many(Episode, episodes)
+    for goal, goal_facts, goal_episodes in zip(goals, facts, episodes, strict=True):
+        label = f"goal #{goal.pk} {_quote(goal.text, 40)}"
+        out.append(
+            GoalRecall(
+                goal=goal,
+                facts=[
+                    fact_item(f, s, f"relevant to active {label} (similarity {_cos(s)})")
+                    for f, s in goal_facts
+                ],
+                episodes=[
+                    episode_item(e, s, f"past work on active {label} (similarity {_cos(s)})")
+                    for e, s in goal_episodes
+                ],
+            )
+        )
+    return out
 
 
 def session_render(goals: list[dict[str, Any]], notices: list[dict[str, Any]]) -> str:
@@ -125,13 +140,7 @@ def recall_session_start(
     notifications, and a Markdown rendering of them within the budget."""
     trigger_check("session_start")
     started = time.perf_counter()
-    goals_found = _goals(scopes, options)
-    # One model call for every goal (a batch), not one per goal.
-    goal_vectors = vectors.embed_texts([g.text for g in goals_found]) if goals_found else []
-    recalls = [
-        _goal_recall(g, v, scopes, options, session_id)
-        for g, v in zip(goals_found, goal_vectors, strict=True)
-    ]
+    recalls = _goal_recalls(_goals(scopes, options), scopes, options, session_id)
     notices = [
         {
             "type": "notification",

