@@ -279,6 +279,9 @@ def gather(chunks: Sequence[ChunkDraft], texts: Sequence[str]) -> TermPool:
 # --- occurrences and features ------------------------------------------------------------
 
 
+RANK_PRIOR = 40
+
+
 @dataclass
 class DocStats:
     """Occurrences of every token n-gram (n <= 4), by lower-cased key."""
@@ -302,10 +305,12 @@ class DocStats:
         terms (0 the least used, 1 the most): the same for a short page and a book."""
         count = self.counts.get(key, 0) or fallback
         spread = len(self.chunk_sets.get(key, ())) or fallback
-        n = max(len(self.sorted_counts), 1)
+        # RANK_PRIOR terms of middle rank are added: in a page of a few dozen terms the
+        # most used one is not as telling as in a book's thousands.
+        n = len(self.sorted_counts) + RANK_PRIOR
         return (
-            bisect_left(self.sorted_counts, count) / n,
-            bisect_left(self.sorted_spreads, spread) / n,
+            (bisect_left(self.sorted_counts, count) + RANK_PRIOR / 2) / n,
+            (bisect_left(self.sorted_spreads, spread) + RANK_PRIOR / 2) / n,
         )
 
 
