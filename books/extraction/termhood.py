@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -278,6 +279,9 @@ def gather(chunks: Sequence[ChunkDraft], texts: Sequence[str]) -> TermPool:
 # --- occurrences and features ------------------------------------------------------------
 
 
+RANK_PRIOR = 40
+
+
 @dataclass
 class DocStats:
     """Occurrences of every token n-gram (n <= 4), by lower-cased key."""
@@ -293,6 +297,21 @@ class DocStats:
     called: Counter  # occurrences followed by "(" (a call, a declaration)
     initial: Counter  # occurrences opening a sentence or a line
     shouted: Counter  # occurrences between two words in capitals
+    sorted_counts: list[int] = field(default_factory=list)  # every term's count, ascending
+    sorted_spreads: list[int] = field(default_factory=list)  # every term's chunk count
+
+    def rank(self, key: str, fallback: int = 1) -> tuple[float, float]:
+        """Where the term's count and its number of chunks stand among this document's
+        terms (0 the least used, 1 the most): the same for a short page and a book."""
+        count = self.counts.get(key, 0) or fallback
+        spread = len(self.chunk_sets.get(key, ())) or fallback
+        # RANK_PRIOR terms of middle rank are added: in a page of a few dozen terms the
+        # most used one is not as telling as in a book's thousands.
+        n = len(self.sorted_counts) + RANK_PRIOR
+        return (
+            (bisect_left(self.sorted_counts, count) + RANK_PRIOR / 2) / n,
+            (bisect_left(self.sorted_spreads, spread) + RANK_PRIOR / 2) / n,
+        )
 
 
 def _caps_word(tokens: list[tuple[str, int]], i: int) -> bool:
@@ -381,6 +400,8 @@ def doc_stats(chunks: Sequence[ChunkDraft], texts: Sequence[str], wanted: set[st
         called,
         initial,
         shouted,
+        sorted(counts.values()),
+        sorted(len(c) for c in chunk_sets.values()),
     )
 
 
@@ -458,6 +479,7 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
         # Named among words in capitals on both sides: a line of a column header or of
         # a shouted notice, not a name in running text.
         stats.shouted.get(key, 0) / count,
+        *stats.rank(key, len(term.chunks) or 1),
     ]
     return [
         *usage,
@@ -491,7 +513,7 @@ def features(term: Term, key: str, stats: DocStats) -> list[float]:
 
 
 # The leading features of ``features`` that measure usage, not kind.
-N_STATS = 11
+N_STATS = 13
 
 
 def define_features(

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from books.chunking import chunk_sections
 from books.extraction.candidates import book_candidates, book_term_rows
 from books.extraction.scoring import Linear, scorer_get, scorer_override
-from books.extraction.termhood import term_key
+from books.extraction.termhood import doc_stats, term_key
 from books.parsing import parse_document
 
 GUIDE = """\
@@ -59,6 +59,17 @@ def test_a_repeated_term_and_an_option_list_entry_are_entities():
     assert found["mash schedule"].type == "concept"  # a repeated term of the document
     assert found["--gravity"].type == "option"
     assert not {"the", "and", "with"} & set(found)
+
+
+def test_a_terms_standing_among_the_documents_terms_does_not_depend_on_its_length():
+    terms = {"brewkit", "mash schedule", "batch", "recipe", "--dry-run"}
+    ranks = []
+    for copies in (1, 3):
+        chunks = chunks_of("\n\n".join([GUIDE] * copies))
+        stats = doc_stats(chunks, [c.text for c in chunks], terms)
+        ranks.append({t: stats.rank(t) for t in terms})
+    assert ranks[0] == ranks[1]  # three times the text, the same proportions
+    assert ranks[0]["brewkit"] > ranks[0]["batch"] > ranks[0]["--dry-run"]
 
 
 def test_without_weights_the_syntactic_rules_still_work():
