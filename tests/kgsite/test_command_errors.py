@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command, execute_from_command_line
+from django.core.management import call_command, get_commands, load_command_class
 from django.core.management.base import CommandError
 
 from books.models import Book, Chunk, Mention
@@ -96,10 +96,12 @@ def test_an_unknown_option_is_one_line_naming_it(tmp_path) -> None:
 
 
 def test_the_command_line_exits_non_zero_with_the_one_line(tmp_path, capsys) -> None:
-    """What ``manage.py`` runs (in this process: a second Django start costs seconds)."""
+    """What ``manage.py`` does with a command's error (``run_from_argv``), in this process:
+    a second Django start costs seconds and would set logging up again."""
     missing = tmp_path / "graph.json"
+    command = load_command_class(get_commands()["import_graph"], "import_graph")
     with pytest.raises(SystemExit) as caught:
-        execute_from_command_line(["manage.py", "import_graph", str(missing)])
+        command.run_from_argv(["manage.py", "import_graph", str(missing)])
     assert caught.value.code not in (0, None)
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.strip()]
