@@ -18,6 +18,8 @@ CONTEXT_CHARS = 300
 
 _HEADING_MARKS = re.compile(r"^#{1,6}[ \t]+|[ \t]+#+$")
 _LIST_MARK = re.compile(r"^(?:[-*+]|\d+[.)]|>)[ \t]+")
+# "1." alone: the sentence splitter ends a sentence at a numbered item's full stop.
+_LIST_NUMBER = re.compile(r"\d+\.")
 _TABLE_EDGES = re.compile(r"^\|\s*|\s*\|$")
 _CLOSED = tuple(".!?:;…\"'”’)]")
 SHORT_CONTEXT = 80
@@ -27,6 +29,8 @@ def _plain_sentence(raw: str) -> str:
     """A sentence as a reader sees it: no heading marks, bullets, table edges or
     emphasis, whitespace collapsed."""
     line = raw.strip()
+    if _LIST_NUMBER.fullmatch(line):
+        return ""
     if line.startswith("#"):
         line = _HEADING_MARKS.sub("", line)
     elif line.startswith("|"):

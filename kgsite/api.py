@@ -20,7 +20,7 @@ from rest_framework import exceptions, permissions
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
-from kgsite.errors import DomainError
+from kgsite.errors import DomainError, InvalidInput, NotFound
 from kgsite.pages import is_curator
 
 
@@ -61,8 +61,34 @@ class Recipient(permissions.BasePermission):
 
 
 class Pagination(PageNumberPagination):
+    """DRF's page numbers, with bad input a 400 naming the parameter: DRF answers a
+    malformed ``page`` with a 404 naming nothing and ignores a malformed ``page_size``."""
+
     page_size_query_param = "page_size"
     max_page_size = 500
+
+    def get_page_size(self, request) -> int:
+        _positive_param(request, self.page_size_query_param)
+        return super().get_page_size(request)
+
+    def get_page_number(self, request, paginator):
+        if request.query_params.get(self.page_query_param) not in self.last_page_strings:
+            _positive_param(request, self.page_query_param)
+        return super().get_page_number(request, paginator)
+
+    def paginate_queryset(self, queryset, request, view=None):
+        try:
+            return super().paginate_queryset(queryset, request, view)
+        except exceptions.NotFound:
+            raise NotFound("no such page of this list", field=self.page_query_param) from None
+
+
+def _positive_param(request, name: str) -> None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return
+    if not (raw.isascii() and raw.isdigit() and int(raw) > 0):
+        raise InvalidInput(f"{name} must be a whole number from 1", field=name)
 
 
 def validated(serializer_class, data) -> dict:

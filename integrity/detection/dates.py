@@ -147,7 +147,7 @@ def _clock_at(r: Reading, i: int) -> tuple[int | None, int]:
         return digital
     if i == 0 or r.tokens[i - 1].norm not in tb.CLOCK_CUES:
         return None, i
-    hour = int(norm) if norm.isdigit() and len(norm) <= 2 else word_value(norm)
+    hour = int(norm) if norm.isdecimal() and len(norm) <= 2 else word_value(norm)
     after = next_norm(r, i)
     if hour is None or not 0 <= hour <= 24 or (unit_of(after) is not None and after != "in"):
         return None, i
@@ -178,7 +178,7 @@ def _digital(r: Reading, i: int, norm: str) -> tuple[int, int] | None:
     if (g := _AMPM.fullmatch(norm)) and int(g.group(1)) <= 12:
         minutes = int(g.group(1)) % 12 * 60 + int(g.group(2) or 0)
         return minutes + (720 if g.group(3) == "pm" else 0), i
-    if norm.isdigit() and len(norm) <= 2 and int(norm) <= 12 and ampm_after(r, i):
+    if norm.isdecimal() and len(norm) <= 2 and int(norm) <= 12 and ampm_after(r, i):
         return _evening(r, i, int(norm) % 12 * 60)
     return None
 

@@ -184,9 +184,9 @@ def small_int(r: Reading, i: int, low: int, high: int) -> int | None:
         return None
     raw = r.tokens[i].norm.rstrip(".")
     for suffix in ("st", "nd", "rd", "th", "º", "°", "ª", "er", "o"):
-        if raw.endswith(suffix) and raw[: -len(suffix)].isdigit():
+        if raw.endswith(suffix) and raw[: -len(suffix)].isdecimal():
             raw = raw[: -len(suffix)]
-    if not raw.isdigit() or len(raw) > 4:
+    if not raw.isdecimal() or len(raw) > 4:
         return None
     number = int(raw)
     return number if low <= number <= high else None
