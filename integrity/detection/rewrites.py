@@ -15,12 +15,12 @@ Deterministic: each statement's rewrites depend on its text alone.
 
 from __future__ import annotations
 
-import hashlib
 import math
 
 from . import tables as tb
 from .evaluation import Pair
 from .structure import Reading, Value, language, read
+from .synthetic import pick
 from .tokens import zipf_in
 
 # Negation words that can be taken out and leave a sentence ("without" cannot).
@@ -29,11 +29,6 @@ _PLAIN_NEGATIONS = frozenset({"not", "non", "não", "nao", "nicht"})
 _SYMBOLS = tb._words(
     "mm cm m km in ft mi mg g kg lb oz t ml l s min h ms kb mb gb tb b w kw hz khz mhz ghz"
 )
-
-
-def _pick(text: str, salt: str, n: int) -> int:
-    digest = hashlib.sha256(f"{salt}:{text}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") % n
 
 
 def rewritten_pairs(pairs: list[Pair]) -> list[Pair]:
@@ -53,13 +48,13 @@ def rewrites(text: str, lang: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     amounts = [v for v in r.of("number") if _plain_amount(v) and not _after_name(r, v)]
     if amounts:
-        v = amounts[_pick(text, "amount", len(amounts))]
+        v = amounts[pick(text, "amount", len(amounts))]
         out += _checked(r, v, "duplicate", _converted(r, v))
         out += _checked(r, v, "duplicate", _in_words(r, v, lang))
         out += _checked(r, v, "contradiction", _changed(r, v))
     dated = [v for v in r.of("date") if len(v.key) == 3 and None not in v.key]
     if dated:
-        v = dated[_pick(text, "date", len(dated))]
+        v = dated[pick(text, "date", len(dated))]
         out += _checked(r, v, "duplicate", _redated(r, v, lang, shift=0))
         out += _checked(r, v, "contradiction", _redated(r, v, lang, shift=1))
     plain = _without_negation(r) if r.negations == 1 else None
@@ -109,7 +104,7 @@ def _converted(r: Reading, v: Value) -> str | None:
         written = _number(v.lo / factor) if dim == v.dim and unit != v.unit else None
         if written is not None and 0.01 <= v.lo / factor < 1e4:
             units.append(f"{written} {unit}")
-    return _replaced(r, v, units[_pick(r.text, "unit", len(units))]) if units else None
+    return _replaced(r, v, units[pick(r.text, "unit", len(units))]) if units else None
 
 
 def _in_words(r: Reading, v: Value, lang: str) -> str | None:
@@ -132,7 +127,7 @@ def _changed(r: Reading, v: Value) -> str | None:
     raw = _number(value)
     if raw is None or raw not in written:
         return None
-    step = 1 + _pick(r.text, "change", 9)
+    step = 1 + pick(r.text, "change", 9)
     new = value + step if value == int(value) else value * (1 + step / 10)
     if (changed := _number(round(new, 2))) is None:
         return None
@@ -144,10 +139,10 @@ def _redated(r: Reading, v: Value, lang: str, *, shift: int) -> str | None:
     hash), moved by ``shift`` * 1-9 days when ``shift``."""
     year, month, day = v.key
     if shift:
-        day = day + 1 + _pick(r.text, "day", 9)
+        day = day + 1 + pick(r.text, "day", 9)
         if day > 28:
             day -= 20
-    if _pick(r.text, "format", 2) or not lang:
+    if pick(r.text, "format", 2) or not lang:
         return _replaced(r, v, f"{year:04d}-{month:02d}-{day:02d}")
     names = sorted(w for w, n in tb.MONTHS.items() if n == month and len(w) > 3)
     name = max(names, key=lambda w: zipf_in(w, lang))

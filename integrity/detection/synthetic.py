@@ -46,7 +46,9 @@ _BARE_NUMBER = re.compile(r"(?<![\d.,:/-])\b(\d{1,4})\b(?![\d.,:/-])")
 _CODE = re.compile(r"\b([A-Za-z]+[-_]?)(\d{2,})\b")
 
 
-def _pick(text: str, salt: str, n: int) -> int:
+def pick(text: str, salt: str, n: int) -> int:
+    """A choice among ``n`` fixed by the text and the salt: the same file gives the same
+    synthetic pairs on every run (``rewrites`` uses it too)."""
     digest = hashlib.sha256(f"{salt}:{text}".encode()).digest()
     return int.from_bytes(digest[:4], "big") % n
 
@@ -76,12 +78,12 @@ def _variants(text: str, lang: str) -> list[tuple[str, str]]:
         iso = f"{m.group(3)}-{month:02d}-{int(m.group(1)):02d}"
         out.append(("duplicate", text[: m.start()] + iso + text[m.end() :]))
     if m := _BARE_NUMBER.search(text):
-        step = 1 + _pick(text, "number", 9)
+        step = 1 + pick(text, "number", 9)
         changed = str(int(m.group(1)) + step)
         out.append(("contradiction", text[: m.start()] + changed + text[m.end() :]))
     if m := _CODE.search(text):
         digits = m.group(2)
-        i = _pick(text, "code", len(digits))
+        i = pick(text, "code", len(digits))
         swapped = digits[:i] + str((int(digits[i]) + 1) % 10) + digits[i + 1 :]
         out.append(("compatible", text[: m.start(2)] + swapped + text[m.end(2) :]))
     negation = _COPULA_NEGATION.get(lang)
