@@ -44,15 +44,27 @@ def fold_case(text: str) -> str:
     return turkish_i_plain(text).casefold()
 
 
+# "i" followed by the combining dot above: what Python's and JavaScript's default lower()
+# make of İ ("İzmir".lower() is "i\u0307zmir"). The dot on a lower-case i says nothing, so
+# it folds away and the name is the one İ and I spell.
+I_WITH_DOT_ABOVE = "i\u0307"
+
+
+def drop_dot_above_i(text: str) -> str:
+    """``i`` plus U+0307 as a plain ``i`` (two characters for one; C speed when absent)."""
+    return text.replace(I_WITH_DOT_ABOVE, "i") if I_WITH_DOT_ABOVE in text else text
+
+
 def normalize(text: str) -> str:
     """NFC, full case folding, trimmed and collapsed whitespace.
 
     Case folding is ``str.casefold`` (``"STRASSE"`` matches ``"Straße"``, final sigma is
-    sigma, ligatures are their letters) plus the Turkish İ/ı (``fold_case``); accents stay
+    sigma, ligatures are their letters) plus the Turkish İ/ı (``fold_case``) and the i with
+    a combining dot that a default lower() makes of İ (``drop_dot_above_i``); accents stay
     significant (``"Sao Paulo"`` is not ``"São Paulo"``). NFC is applied again after
     folding because folding can produce decomposed sequences.
     """
-    folded = fold_case(unicodedata.normalize("NFC", text))
+    folded = drop_dot_above_i(fold_case(unicodedata.normalize("NFC", text)))
     return _WS.sub(" ", unicodedata.normalize("NFC", folded)).strip()
 
 

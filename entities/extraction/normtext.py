@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from kgsite.text import turkish_i_plain
+from kgsite.text import I_WITH_DOT_ABOVE, turkish_i_plain
 
 # --- Character classes ------------------------------------------------------------------
 
@@ -163,6 +163,20 @@ def _casefold_stage(s: str, rx: _Regexes) -> tuple[str, _Stage | None]:
     return folded, stage
 
 
+def _dot_above_stage(s: str) -> tuple[str, _Stage | None]:
+    """As ``kgsite.text.drop_dot_above_i``: each "i" + U+0307 becomes "i" (two for one)."""
+    if I_WITH_DOT_ABOVE not in s:
+        return s, None
+    stage = _Stage()
+    delta = 0
+    start = s.find(I_WITH_DOT_ABOVE)
+    while start != -1:
+        stage.add(start + delta, 1, start, 2)
+        delta -= 1
+        start = s.find(I_WITH_DOT_ABOVE, start + 2)
+    return s.replace(I_WITH_DOT_ABOVE, "i"), stage
+
+
 # Whitespace runs that are not already a single space.
 _WS_RUN = re.compile(r"(?: \s|[^\S ])\s*")
 
@@ -192,6 +206,8 @@ class NormalizedText:
             stages += [st] if st else []
             s = turkish_i_plain(s)  # as normalize(): one character for one
             s, st = _casefold_stage(s, rx)
+            stages += [st] if st else []
+            s, st = _dot_above_stage(s)
             stages += [st] if st else []
             s, st = _nfc_stage(s, rx)
             stages += [st] if st else []

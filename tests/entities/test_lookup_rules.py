@@ -170,12 +170,15 @@ class LookupRules(TestCase):
         assert not Entity.objects.exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap, not fixed here: normalize folds İ to i, but not the 'i' plus "
-    "combining dot U+0307 that Python's and JavaScript's default lower() make of İ; "
-    "folding it would shorten texts whose offsets the gazetteer relies on and needs a "
-    "data migration of stored names",
-)
 def test_the_default_lower_case_of_a_dotted_capital_i_is_the_same_name() -> None:
     assert normalize("İzmir".lower()) == normalize("İzmir")
+
+
+@pytest.mark.django_db
+def test_a_name_typed_through_a_default_lower_finds_the_dotted_capital_entity() -> None:
+    # A browser's or a script's lower() of "İzmir" keeps the dot as U+0307.
+    stored, _ = entity_store(name="İzmir", type="place")
+    found = entity_lookup(name="İzmir".lower()).as_dict()
+    assert found["match"] != "none"
+    assert found["entity"]["id"] == stored.id
+

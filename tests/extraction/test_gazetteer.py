@@ -77,6 +77,18 @@ def test_decomposed_input_finds_composed_entity_with_original_offsets():
     assert text[first.end] == ","
 
 
+def test_a_lowered_dotted_capital_i_is_found_with_original_offsets():
+    # "İ".lower() is "i" + U+0307 (two characters): the offsets after it still point at
+    # the caller's text.
+    town, _ = entity_store(name="İzmir Kışla", type="place")
+    text = f"From {'İzmir Kışla'.lower()} to İZMİR KIŞLA, then izmir."
+    found = extract_entities(text)
+    assert spans(text, found) == [
+        ("İzmir Kışla".lower(), town.id),
+        ("İZMİR KIŞLA", town.id),
+    ]
+
+
 def test_ambiguous_name_lists_candidates_and_type_filter_picks_one():
     spell, _ = entity_store(name="Shield", type="spell")
     armour, _ = entity_store(name="Shield", type="armour")
