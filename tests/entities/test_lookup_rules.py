@@ -181,4 +181,3 @@ def test_a_name_typed_through_a_default_lower_finds_the_dotted_capital_entity() 
     found = entity_lookup(name="İzmir".lower()).as_dict()
     assert found["match"] != "none"
     assert found["entity"]["id"] == stored.id
-
