@@ -58,23 +58,52 @@ def _ours(dataset, threads: int) -> dict:
     test = dataset.testing.mapped_triples.numpy()
     n_e, n_r = dataset.num_entities, dataset.num_relations
     cfg = transe.TransEConfig(dim=DIM, seed=SEED, threads=threads)
+    started = time.process_time()
     result = transe.train_transe(
         train, n_e, n_r, config=cfg, valid=valid, known=np.concatenate([train, valid])
     )
+    cpu = time.process_time() - started
     known = transe.triple_keys(np.concatenate([train, valid, test]), n_e, n_r)
     metrics = transe.rank_metrics(result.entities, result.relations, test, known, n_r, cfg.norm)
-    return {**metrics, "seconds": result.seconds, "epochs": result.epochs}
+    return {**metrics, "seconds": result.seconds, "cpu": cpu, "epochs": result.epochs}
+
+
+def _cpu_of_training(cpu: dict):
+    """PyKEEN's training loop timed in process CPU time (its validation checks included,
+    as ours are; the pipeline's final test evaluation not): the machine's load then
+    does not tilt the ratio as it tilts wall time."""
+    from pykeen.training import TrainingLoop  # deferred: the bench extra
+
+    original = TrainingLoop.train
+
+    def train(self, *args, **kwargs):
+        started = time.process_time()
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            cpu["train"] = time.process_time() - started
+
+    return original, train
 
 
 def _pykeen(dataset, threads: int) -> dict:
     import torch  # deferred: heavy, optional (the bench extra)
     from pykeen.evaluation import RankBasedEvaluator  # deferred: the bench extra
     from pykeen.pipeline import pipeline  # deferred: the bench extra
-
-    from entities.graph import transe  # deferred: torch loads only when the benchmark runs
+    from pykeen.training import TrainingLoop  # deferred: the bench extra
 
     torch.set_num_threads(threads)
-    result = pipeline(
+    cpu: dict[str, float] = {}
+    original, TrainingLoop.train = _cpu_of_training(cpu)
+    try:
+        result = _pipeline(pipeline, dataset, RankBasedEvaluator)
+    finally:
+        TrainingLoop.train = original
+    return _pykeen_scores(result, dataset, cpu["train"])
+
+
+def _pipeline(pipeline, dataset, evaluator):
+    return pipeline(
         dataset=dataset,
         model="TransE",
         model_kwargs={"embedding_dim": DIM},
@@ -90,12 +119,19 @@ def _pykeen(dataset, threads: int) -> dict:
             "relative_delta": 0.002,
             "metric": "inverse_harmonic_mean_rank",
         },
-        evaluator=RankBasedEvaluator,
+        evaluator=evaluator,
         evaluator_kwargs={"filtered": True},
         evaluation_kwargs={"use_tqdm": False},
         random_seed=SEED,
         device="cpu",
     )
+
+
+def _pykeen_scores(result, dataset, cpu: float) -> dict:
+    import torch  # deferred: heavy, optional (the bench extra)
+
+    from entities.graph import transe  # deferred: torch loads only when the benchmark runs
+
     model = result.model
     model.eval()
     n_e, n_r = dataset.num_entities, dataset.num_relations
@@ -115,6 +151,7 @@ def _pykeen(dataset, threads: int) -> dict:
     return {
         **transe.rank_summary(ranks),
         "seconds": result.train_seconds,
+        "cpu": cpu,
         "epochs": len(result.losses),
         "own_mrr": float(own.get_metric("both.realistic.inverse_harmonic_mean_rank")),
     }
@@ -123,9 +160,12 @@ def _pykeen(dataset, threads: int) -> dict:
 def _dataset_rows(name: str, threads: int) -> list[dict]:
     dataset = _pykeen_dataset(name)
     ours = _ours(dataset, threads)
-    _log(f"{name}: ours MRR {ours['mrr']:.3f} in {ours['seconds']:.1f} s")
+    _log(f"{name}: ours MRR {ours['mrr']:.3f} in {ours['seconds']:.1f} s ({ours['cpu']:.1f} s CPU)")
     theirs = _pykeen(dataset, threads)
-    _log(f"{name}: PyKEEN MRR {theirs['mrr']:.3f} in {theirs['seconds']:.1f} s")
+    _log(
+        f"{name}: PyKEEN MRR {theirs['mrr']:.3f} in {theirs['seconds']:.1f} s "
+        f"({theirs['cpu']:.1f} s CPU)"
+    )
     rows = []
     for who, m in (("ours", ours), ("pykeen", theirs)):
         note = f"{m['epochs']} epochs"
@@ -160,8 +200,17 @@ def _dataset_rows(name: str, threads: int) -> list[dict]:
                 "metric": f"{name} {who} training",
                 "value": m["seconds"],
                 "unit": "s",
-                "goal": "ours ≤ pykeen / 3" if who == "ours" else "",
-                **({"ok": m["seconds"] <= theirs["seconds"] / 3} if who == "ours" else {}),
+                "goal": "",
+                "note": "wall, one thread",
+            },
+            {
+                "benchmark": "kge",
+                "metric": f"{name} {who} training CPU",
+                "value": m["cpu"],
+                "unit": "s",
+                "goal": "ours ≤ pykeen / 10" if who == "ours" else "",
+                **({"ok": m["cpu"] <= theirs["cpu"] / 10} if who == "ours" else {}),
+                "note": "process CPU time, validation checks included",
             },
         ]
     return rows

@@ -15,8 +15,10 @@ known true triple are masked out (filtered negative sampling), and the loss is t
 entropy of the true answer among them, scaled by ``temperature``. On graphs of a few
 hundred entities this is full 1-N training; on large ones it costs
 ``batch × negatives × dim`` per step. Every ``eval_every`` epochs the filtered MRR on the
-validation split decides whether to keep the vectors; training stops after ``patience``
-evaluations without improvement.
+validation split decides whether to keep the vectors (the best check's are kept); training
+stops after ``patience`` checks in a row that do not beat the best by ``relative_delta``
+(2 %): the long tail of a converged run adds hundredths of MRR at the cost of most of
+the training time (as PyKEEN's early stopper, which asks 1 % over 20 epochs).
 """
 
 from __future__ import annotations
@@ -41,10 +43,10 @@ class TransEConfig:
     epochs: int = 200
     batch_size: int = 512
     negatives: int = 512
-    lr: float = 0.01
+    lr: float = 0.02
     temperature: float = 1.0
     weight_decay: float = 0.0
-    eval_every: int = 5
+    eval_every: int = 4
     seed: int = 0
     # Torch threads while training (restored after): one is fastest on a shared machine.
     threads: int | None = 1
@@ -55,7 +57,9 @@ class TransEConfig:
     # The distance of the score: 1 (L1, the default) or 2 (L2; models stored before the
     # option existed were trained with it).
     norm: int = 1
-    patience: int = 3
+    patience: int = 2
+    # A check counts as an improvement when it beats the best by this fraction of it.
+    relative_delta: float = 0.02
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -331,8 +335,10 @@ def _train(train, n_entities, n_relations, cfg, valid, known, init, progress) ->
             keys = run.known_keys.numpy()
             sample = valid[:VALID_EVAL_MAX]
             record["valid_mrr"] = rank_metrics(ent, rel, sample, keys, n_relations, cfg.norm)["mrr"]
-            improved = record["valid_mrr"] > best[0]
-            best, stale = ((record["valid_mrr"], ent, rel), 0) if improved else (best, stale + 1)
+            mrr = record["valid_mrr"]
+            stale = 0 if mrr > best[0] * (1 + cfg.relative_delta) else stale + 1
+            if mrr > best[0]:
+                best = (mrr, ent, rel)
         history.append(record)
         if progress is not None:
             progress(epoch, cfg.epochs, record)

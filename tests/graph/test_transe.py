@@ -58,6 +58,24 @@ def test_held_out_triples_rank_above_their_corruptions():
     assert (companies.argmax(1) == held[:, 2]).mean() >= 0.9
 
 
+def test_training_stops_once_validation_stops_improving_and_keeps_the_best_check():
+    train, _held, n_e, n_r = team_graph()
+    fit, valid = split_triples(train, 0.1, seed=1)
+    result = train_transe(
+        fit, n_e, n_r, config=TransEConfig(dim=32, epochs=400, seed=1), valid=valid, known=train
+    )
+    checks = [h["valid_mrr"] for h in result.history if "valid_mrr" in h]
+    assert result.epochs < 400  # converged long before the budget
+    assert result.best_valid_mrr == max(checks)
+    # Stopped after two checks in a row that did not beat the best by 2 %.
+    n = len(checks)
+    assert all(checks[i] <= max(checks[:i]) * 1.02 for i in (n - 2, n - 1)), checks
+    # The kept vectors are the best check's: they rank the validation split as it scored.
+    keys = triple_keys(train, n_e, n_r)
+    kept = rank_metrics(result.entities, result.relations, valid, keys, n_r)["mrr"]
+    assert kept == pytest.approx(result.best_valid_mrr, abs=1e-6)
+
+
 def test_training_is_reproducible_with_a_seed():
     train, _held, n_e, n_r = team_graph()
     cfg = TransEConfig(dim=16, epochs=4, seed=3, eval_every=100)
