@@ -389,7 +389,8 @@ def pair_features(query: Query, rows: list[dict[str, float]]) -> None:
     embedder when it reads the query's and the memory's language, else the multilingual
     one (an English question and an Italian memory: the English embedder's cosine says
     nothing). Its cosine, its distance from the best and its rank among the query's
-    candidates, and its source's reciprocal rank. On a memory in one language these are
+    candidates, its source's reciprocal rank, and for the first its lead over the
+    second. On a memory in one language these are
     the main embedder's own, so a scorer trained there judges a cross-language pair by
     the encoder that can read it. (Not a z-score in the query's spread: its range grows
     with the number of candidates, and a small memory has few.)"""
@@ -402,10 +403,14 @@ def pair_features(query: Query, rows: list[dict[str, float]]) -> None:
         values.append(f["cosine"] if main else f["cosine_xl"])
         f["pair_rr"] = f["rr_vector"] if main else f["rr_crosslingual"]
     best, ranks = max(values), _ranks(values)
+    ahead = sorted(values, reverse=True)
+    second = ahead[1] if len(ahead) > 1 else ahead[0]
     for i, f in enumerate(rows):
         f["pair_cosine"] = values[i]
         f["pair_gap"] = values[i] - best
         f["pair_rank"] = ranks[i]
+        # How far the first stands above the next: one clear answer, in any space.
+        f["pair_margin"] = values[i] - second if values[i] == best else 0.0
 
 
 FEATURES = (
@@ -425,4 +430,5 @@ FEATURES = (
     *(f"kind_{k}" for k in Fact.Kind.values),
     "pair_rank",
     "pair_rr",
+    "pair_margin",
 )
