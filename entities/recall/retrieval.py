@@ -348,6 +348,8 @@ def features_fill(query: Query, found: list[Candidate]) -> None:
             "confidence": c.fact.confidence,
             "project": 1.0 if c.fact.scope and c.fact.scope == query.scope else 0.0,
             "same_language": 1.0 if lang and lang == query.language else 0.0,
+            "memory_main": 1.0 if reads_language(lang) else 0.0,
+            "query_main": 1.0 if reads_query(query) else 0.0,
             "length": math.log1p(len(fulltext.words(text))) / 5.0,
         }
         for source in SOURCES:
@@ -356,7 +358,7 @@ def features_fill(query: Query, found: list[Candidate]) -> None:
         for kind in Fact.Kind.values:
             f[f"kind_{kind}"] = 1.0 if c.fact.kind == kind else 0.0
         c.features = f
-    primary_features(query, [c.features for c in found])
+    pair_features(query, [c.features for c in found])
 
 
 def _ranks(values: Sequence[float]) -> list[float]:
@@ -367,39 +369,53 @@ def _ranks(values: Sequence[float]) -> list[float]:
     return [1.0 / first[v] for v in values]
 
 
+def reads_language(language: str) -> bool:
+    """Whether the main embedder reads ``language`` ("": no common word, taken as read)."""
+    languages = getattr(get_embedder(), "languages", None)
+    return not language or languages is None or language in languages
+
+
 def reads_query(query: Query) -> bool:
     """Whether the main embedder reads the query's language (``languages`` of the
     embedder; None: any). A query in another language is judged by the multilingual
     encoder, where there is one."""
     if query.xl_vector is None or not query.language:
         return True
-    languages = getattr(get_embedder(), "languages", None)
-    return languages is None or query.language in languages
+    return reads_language(query.language)
 
 
-def primary_features(query: Query, rows: list[dict[str, float]]) -> None:
-    """The evidence of the encoder that reads the query's language (the main embedder,
-    or the multilingual one for a question in another language), relative to the
-    query's other candidates: its rank, its distance from the best and its source's
-    reciprocal rank. Raw cosines differ in scale between encoders; these carry over, so
-    a scorer trained on English questions ranks an Italian one by the encoder that
-    reads Italian. (Not a z-score in the query's spread: its range grows with the number
-    of candidates, and a small memory has few.)"""
+def pair_features(query: Query, rows: list[dict[str, float]]) -> None:
+    """Each candidate's evidence from the encoder that reads *both* texts: the main
+    embedder when it reads the query's and the memory's language, else the multilingual
+    one (an English question and an Italian memory: the English embedder's cosine says
+    nothing). Its cosine, its distance from the best and its rank among the query's
+    candidates, its source's reciprocal rank, and for the first its lead over the
+    second. On a memory in one language these are
+    the main embedder's own, so a scorer trained there judges a cross-language pair by
+    the encoder that can read it. (Not a z-score in the query's spread: its range grows
+    with the number of candidates, and a small memory has few.)"""
     if not rows:
         return
-    main = reads_query(query)
-    cosine, source = ("cosine", "rr_vector") if main else ("cosine_xl", "rr_crosslingual")
-    values = [f[cosine] for f in rows]
+    query_main = query.xl_vector is None or reads_query(query)
+    values = []
+    for f in rows:
+        main = query_main and (query.xl_vector is None or f["memory_main"] == 1.0)
+        values.append(f["cosine"] if main else f["cosine_xl"])
+        f["pair_rr"] = f["rr_vector"] if main else f["rr_crosslingual"]
     best, ranks = max(values), _ranks(values)
+    ahead = sorted(values, reverse=True)
+    second = ahead[1] if len(ahead) > 1 else ahead[0]
     for i, f in enumerate(rows):
-        f["primary_rank"] = ranks[i]
-        f["primary_gap"] = values[i] - best
-        f["primary_rr"] = f[source]
+        f["pair_cosine"] = values[i]
+        f["pair_gap"] = values[i] - best
+        f["pair_rank"] = ranks[i]
+        # How far the first stands above the next: one clear answer, in any space.
+        f["pair_margin"] = values[i] - second if values[i] == best else 0.0
 
 
 FEATURES = (
-    "cosine",
-    "cosine_gap",
+    "pair_cosine",
+    "pair_gap",
     "cosine_xl",
     "cosine_xl_gap",
     "rrf",
@@ -412,7 +428,7 @@ FEATURES = (
     "length",
     *(f"rr_{s}" for s in SOURCES),
     *(f"kind_{k}" for k in Fact.Kind.values),
-    "primary_rank",
-    "primary_gap",
-    "primary_rr",
+    "pair_rank",
+    "pair_rr",
+    "pair_margin",
 )

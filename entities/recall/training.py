@@ -59,6 +59,7 @@ class QueryRows:
     confidence: list[float]
     judged: list[dict[str, Any] | None] = field(default_factory=list)
     strict_duplicate: int | None = None
+    raw: list[dict[str, float]] = field(default_factory=list)
 
 
 def _candidates(q: dict[str, Any], options: RecallOptions) -> list[Candidate]:
@@ -99,6 +100,7 @@ def rows_collect(data: dict[str, Any], group: str) -> list[QueryRows]:
             ids=[c.fact.pk for c in found],
             kinds=[c.fact.kind for c in found],
             confidence=[c.fact.confidence for c in found],
+            raw=[dict(c.features) for c in found],
         )
         if rows.trigger == "finding":
             text, scope = q["input"]["text"], q.get("scope", "")
@@ -136,7 +138,7 @@ def _vetoed(judged: dict[str, Any]) -> bool:
 
 def _pair_row(rows: QueryRows, i: int, relevance: float) -> dict[str, float]:
     judged = rows.judged[i]
-    features = dict(zip(FEATURES, rows.x[i], strict=True))
+    features = rows.raw[i]
     return {
         "guard_weak": 1.0 if judged.get("weak_only") else 0.0,
         "relevance": relevance,
@@ -152,7 +154,7 @@ def _shown(
 ) -> tuple[list[int], int | None]:
     hint = FEATURES.index("rr_hint")
     kept = rows.trigger == "domain"  # the keyword list's patterns stay (domains.py)
-    first = FEATURES.index("primary_rank") if rows.trigger in PRIMARY_FIRST else None
+    first = FEATURES.index("pair_rank") if rows.trigger in PRIMARY_FIRST else None
     at_least = AT_LEAST.get(rows.trigger, 0)
     order = [
         i

@@ -130,3 +130,20 @@ def test_a_question_in_another_language_finds_the_memory_that_answers_it(memory)
     )  # fmt: skip
     found = fact_texts(answer["items"])
     assert found and "Parquet" in found[0]
+
+
+def test_a_past_mistake_written_in_another_language_surfaces_before_the_action(memory):
+    store(
+        "Riavviare il broker dei messaggi nell'ora di punta ha fatto perdere gli ordini "
+        "ancora in coda.",
+        kind="mistake",
+        scope="harbor",
+        confidence=0.9,
+    )
+    answer = post(
+        memory,
+        "/pre-check",
+        action="Restart the message queue server during business hours to load its new settings",
+        scope="harbor",
+    )
+    assert any("broker dei messaggi" in t for t in fact_texts(answer["mistakes"]))
