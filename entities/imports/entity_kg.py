@@ -27,6 +27,7 @@ changes nothing.
 from __future__ import annotations
 
 import contextlib
+import math
 import sqlite3
 import unicodedata
 from collections import defaultdict
@@ -165,10 +166,26 @@ def _facts_table(db: sqlite3.Connection, tables: set[str]) -> dict[str, tuple[st
     confidence = "confidence" if "confidence" in columns else "1.0"
     rows = db.execute(f"SELECT id, {text}, {confidence} FROM facts ORDER BY id")
     return {
-        str(pk): (body, min(1.0, max(0.0, float(conf if conf is not None else 1.0))))
+        str(pk): (body, _confidence(pk, conf))
         for pk, body, conf in rows
         if isinstance(body, str) and body.strip()
     }
+
+
+def _confidence(pk: object, value: object) -> float:
+    """A stored confidence clamped to 0..1 (none: 1); one that is not a number refuses
+    the store, naming the fact, rather than end the import in a traceback."""
+    if value is None:
+        return 1.0
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if math.isnan(number):
+        raise InvalidInput(
+            f"fact {pk}: confidence {value!r} is not a number", field="path"
+        ) from None
+    return min(1.0, max(0.0, number))
 
 
 def entity_store_read(path: Path) -> SourceStore:
@@ -176,7 +193,9 @@ def entity_store_read(path: Path) -> SourceStore:
     if not path.is_file():
         raise InvalidInput(f"{path} is not a file", field="path")
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        # As a file URI, percent-encoded: a "#", "?" or "%" in the name would otherwise
+        # end the path early, and SQLite would create an empty file of the shorter name.
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.DatabaseError as exc:
         raise InvalidInput(f"{path} is not an SQLite database ({exc})", field="path") from None
