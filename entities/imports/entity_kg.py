@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 import sqlite3
 import unicodedata
 from collections import defaultdict
@@ -47,6 +48,7 @@ from ..names import normalize_type
 from ..scopes import scope_clean
 
 SUPPORTED = (3, 4)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 UNTYPED = {"", "unknown", "none", "null"}
 ROLES = set(EntityFact.Role.values)
 
@@ -74,6 +76,11 @@ class ImportReport:
     version: int
     counts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     skipped: list[str] = field(default_factory=list)
+
+    def skip(self, line: str) -> None:
+        """A row left out, its control characters shown as escapes: a NUL in a name
+        made PostgreSQL refuse the audit row's JSON, and the whole import with it."""
+        self.skipped.append(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line))
 
     def as_dict(self) -> dict:
         return {"version": self.version, "counts": dict(self.counts), "skipped": self.skipped}
@@ -274,7 +281,7 @@ def _import_group(group: list[SourceEntity], report: ImportReport) -> Entity | N
             name=oldest.name, type=_type_of(oldest.type), description=oldest.description
         )
     except DomainError as exc:
-        report.skipped.append(f"entity '{oldest.name}': {exc.message}")
+        report.skip(f"entity '{oldest.name}': {exc.message}")
         report.counts["entities_skipped"] += 1
         return None
     report.counts["entities_created" if created else "entities_existing"] += 1
@@ -303,11 +310,11 @@ def _alias(entity: Entity, alias: str, report: ImportReport) -> None:
     try:
         _row, created = services.alias_add(entity=entity, alias=alias, manual=True)
     except Conflict as exc:
-        report.skipped.append(f"alias '{alias}' of '{entity.canonical_name}': {exc.message}")
+        report.skip(f"alias '{alias}' of '{entity.canonical_name}': {exc.message}")
         report.counts["aliases_skipped"] += 1
         return
     except InvalidInput as exc:
-        report.skipped.append(f"alias '{alias}': {exc.message}")
+        report.skip(f"alias '{alias}': {exc.message}")
         report.counts["aliases_skipped"] += 1
         return
     report.counts["aliases_created" if created else "aliases_existing"] += 1
@@ -334,7 +341,7 @@ def _fact_for(
             text=text, confidence=confidence, source=f"entity_kg:{store}"[:255], scope=scope
         )
     except DomainError as exc:
-        report.skipped.append(f"fact {fact_id}: {exc.message}")
+        report.skip(f"fact {fact_id}: {exc.message}")
         report.counts["facts_skipped"] += 1
         return None
     report.counts[f"facts_{result.action}"] += 1

@@ -1,6 +1,7 @@
 """import_entity_kg on the files an operator really has: names with "#", "?", "%" or
-spaces, facts whose confidence is not a number, rows without a name, a second store
-and a project scope (nothing of the import leaks into global memory)."""
+spaces, facts whose confidence is not a number, rows without a usable name (a NUL in
+one), a second store and a project scope (nothing of the import leaks into global
+memory)."""
 
 from __future__ import annotations
 
@@ -93,7 +94,8 @@ def test_rows_without_a_usable_name_are_left_out_and_the_rest_imported(tmp_path,
     assert list(Entity.objects.values_list("canonical_name", flat=True)) == ["Kubernetes"]
     assert report.counts["entities_created"] == 1
     assert report.counts["entities_skipped"] == 1
-    assert any("Bad" in line for line in report.skipped)
+    # Shown escaped: a raw NUL made PostgreSQL refuse the audit row, and the import.
+    assert any("'Bad\\x00Name'" in line for line in report.skipped), report.skipped
 
 
 def test_two_stores_keep_their_own_ids_for_one_entity(tmp_path, vector_dir):
