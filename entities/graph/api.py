@@ -372,7 +372,7 @@ class NeighborsView(GenericAPIView):
     @extend_schema(
         parameters=[NeighborsQuerySerializer],
         responses=NeighborsResponseSerializer,
-        summary="Entities within a few edges, ranked by Personalized PageRank",
+        summary="Entities within a few edges, nearest first, then by Personalized PageRank",
     )
     def get(self, request, entity_id: str):
         params = validated(NeighborsQuerySerializer, request.query_params)

@@ -207,8 +207,10 @@ def ppr_rank(
     k: int = 10,
     hops: int = HOPS,
     scopes: ScopeFilter | None = None,
+    nearest_first: bool = False,
 ) -> dict:
-    """Facts and chunks ranked by Personalized PageRank from ``seeds`` (entity ids)."""
+    """Facts and chunks ranked by Personalized PageRank from ``seeds`` (entity ids);
+    entities too, or with ``nearest_first`` by links from a seed, then by PageRank."""
     if not seeds:
         return {"facts": [], "chunks": [], "entities": []}
     graph = walk_graph(seeds, hops, scopes)
@@ -221,15 +223,22 @@ def ppr_rank(
     hops_matrix = matrix.copy()
     hops_matrix.data[:] = 1.0
     seed_nodes = [graph.index[f"e:{s}"] for s in seeds]
-    _dist, predecessors, _sources = dijkstra(
+    dist, predecessors, _sources = dijkstra(
         hops_matrix, directed=False, indices=seed_nodes, min_only=True, return_predecessors=True
     )
     ranked = {"f": [], "c": [], "e": []}
-    for i in np.argsort(-scores, kind="stable"):
-        key = graph.nodes[i]
-        bucket = ranked[key[0]]
-        if len(bucket) < k and scores[i] > 0 and not (key[0] == "e" and i in seed_nodes):
-            bucket.append(int(i))
+    by_score = np.argsort(-scores, kind="stable")
+    # A heavy two-link chain outscores a light direct edge: "nearest first" sorts by
+    # distance before the score, so a neighbour one link away is never listed after it.
+    by_distance = np.lexsort((-scores, dist)) if nearest_first else by_score
+    for kinds, order in (("fc", by_score), ("e", by_distance)):
+        for i in order:
+            key = graph.nodes[i]
+            bucket = ranked[key[0]]
+            if key[0] not in kinds or len(bucket) >= k or scores[i] <= 0:
+                continue
+            if not (key[0] == "e" and i in seed_nodes):
+                bucket.append(int(i))
     wanted = {
         n for bucket in ranked.values() for i in bucket for n in _path(graph, predecessors, i)
     }
@@ -272,7 +281,9 @@ def neighbors(
     *, entity_id: str, hops: int = 1, k: int = 20, scopes: ScopeFilter | None = None
 ) -> list[dict]:
     """Entities within ``hops`` edges, nearest first, then by PageRank from the entity."""
-    result = ppr_rank(seeds=[entity_id], damping=0.5, k=k, hops=hops, scopes=scopes)
+    result = ppr_rank(
+        seeds=[entity_id], damping=0.5, k=k, hops=hops, scopes=scopes, nearest_first=True
+    )
     return result["entities"]
 
 

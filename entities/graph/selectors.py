@@ -18,7 +18,7 @@ from kgsite.text import normalize
 from kgsite.vectors.service import search_vector
 
 from ..models import Entity, EntityFact, Fact
-from ..names import validate_name
+from ..names import normalize_type, validate_name
 from ..scopes import ScopeFilter
 from ..selectors import entity_by_external_id
 from . import kge
@@ -251,6 +251,11 @@ def kge_infer_relation(
     return {"known": True, **base, "model": model.id, "relations": relations}
 
 
+def _number_between(value: object, low: float, high: float) -> bool:
+    """A real number (not a bool, not NaN) within [low, high]."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and low <= value <= high
+
+
 def _check_top_k(value: int, field: str) -> None:
     if not isinstance(value, int) or value <= 0 or value > TOP_K_MAX:
         raise InvalidInput(f"{field} must be between 1 and {TOP_K_MAX}", field=field)
@@ -277,6 +282,12 @@ def kge_related(
     _check_top_k(top_k, top_k_field)
     if direction not in ("outgoing", "incoming"):
         raise InvalidInput("direction must be 'outgoing' or 'incoming'", field="direction")
+    if not _number_between(min_score, 0, 1):
+        raise InvalidInput("minScore must be between 0 and 1", field="minScore")
+    try:  # types are stored normalised: "Organisation" filters on "organisation"
+        entity_type = normalize_type(entity_type) or None
+    except InvalidInput as exc:
+        raise InvalidInput(exc.message, field="entityType") from None
     ref = relation_resolve(relation, field="relation")
     e = entity_resolve(entity, field="entity")
     base = {"entity": entity_brief(e) if e else None, "relation": ref.name, "direction": direction}
@@ -368,10 +379,7 @@ def entity_graph(
     edges a fact of ``scopes`` supports (default: global memory), weighed by those facts,
     and at least ``min_weight`` heavy."""
     scopes = scopes or ScopeFilter()
-    if not 1 <= depth <= GRAPH_DEPTH_MAX:
-        raise InvalidInput(f"depth must be between 1 and {GRAPH_DEPTH_MAX}", field="depth")
-    if not 1 <= max_nodes <= GRAPH_NODES_MAX:
-        raise InvalidInput(f"max_nodes must be between 1 and {GRAPH_NODES_MAX}", field="max_nodes")
+    _graph_limits_check(depth, max_nodes, min_weight)
     root = Entity.objects.filter(pk=entity_id).first()
     if root is None:
         raise NotFound(f"no entity with id '{entity_id}'", field="id")
@@ -405,6 +413,15 @@ def entity_graph(
     for edge in _weighed(list(among.select_related("relation")), scopes, min_weight):
         edges.setdefault(edge.pk, edge)
     return _graph_payload(root, nodes, list(edges.values()), scopes)
+
+
+def _graph_limits_check(depth: int, max_nodes: int, min_weight: float) -> None:
+    if not 1 <= depth <= GRAPH_DEPTH_MAX:
+        raise InvalidInput(f"depth must be between 1 and {GRAPH_DEPTH_MAX}", field="depth")
+    if not 1 <= max_nodes <= GRAPH_NODES_MAX:
+        raise InvalidInput(f"max_nodes must be between 1 and {GRAPH_NODES_MAX}", field="max_nodes")
+    if not _number_between(min_weight, 0, float("inf")):
+        raise InvalidInput("min_weight must be a number, 0 or more", field="min_weight")
 
 
 def _weighed(edges: list[Edge], scopes: ScopeFilter, min_weight: float) -> list[Edge]:

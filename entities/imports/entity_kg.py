@@ -27,6 +27,8 @@ changes nothing.
 from __future__ import annotations
 
 import contextlib
+import math
+import re
 import sqlite3
 import unicodedata
 from collections import defaultdict
@@ -46,6 +48,7 @@ from ..names import normalize_type
 from ..scopes import scope_clean
 
 SUPPORTED = (3, 4)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 UNTYPED = {"", "unknown", "none", "null"}
 ROLES = set(EntityFact.Role.values)
 
@@ -73,6 +76,11 @@ class ImportReport:
     version: int
     counts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     skipped: list[str] = field(default_factory=list)
+
+    def skip(self, line: str) -> None:
+        """A row left out, its control characters shown as escapes: a NUL in a name
+        made PostgreSQL refuse the audit row's JSON, and the whole import with it."""
+        self.skipped.append(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line))
 
     def as_dict(self) -> dict:
         return {"version": self.version, "counts": dict(self.counts), "skipped": self.skipped}
@@ -165,10 +173,26 @@ def _facts_table(db: sqlite3.Connection, tables: set[str]) -> dict[str, tuple[st
     confidence = "confidence" if "confidence" in columns else "1.0"
     rows = db.execute(f"SELECT id, {text}, {confidence} FROM facts ORDER BY id")
     return {
-        str(pk): (body, min(1.0, max(0.0, float(conf if conf is not None else 1.0))))
+        str(pk): (body, _confidence(pk, conf))
         for pk, body, conf in rows
         if isinstance(body, str) and body.strip()
     }
+
+
+def _confidence(pk: object, value: object) -> float:
+    """A stored confidence clamped to 0..1 (none: 1); one that is not a number refuses
+    the store, naming the fact, rather than end the import in a traceback."""
+    if value is None:
+        return 1.0
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if math.isnan(number):
+        raise InvalidInput(
+            f"fact {pk}: confidence {value!r} is not a number", field="path"
+        ) from None
+    return min(1.0, max(0.0, number))
 
 
 def entity_store_read(path: Path) -> SourceStore:
@@ -176,7 +200,9 @@ def entity_store_read(path: Path) -> SourceStore:
     if not path.is_file():
         raise InvalidInput(f"{path} is not a file", field="path")
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        # As a file URI, percent-encoded: a "#", "?" or "%" in the name would otherwise
+        # end the path early, and SQLite would create an empty file of the shorter name.
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.DatabaseError as exc:
         raise InvalidInput(f"{path} is not an SQLite database ({exc})", field="path") from None
@@ -255,7 +281,7 @@ def _import_group(group: list[SourceEntity], report: ImportReport) -> Entity | N
             name=oldest.name, type=_type_of(oldest.type), description=oldest.description
         )
     except DomainError as exc:
-        report.skipped.append(f"entity '{oldest.name}': {exc.message}")
+        report.skip(f"entity '{oldest.name}': {exc.message}")
         report.counts["entities_skipped"] += 1
         return None
     report.counts["entities_created" if created else "entities_existing"] += 1
@@ -284,11 +310,11 @@ def _alias(entity: Entity, alias: str, report: ImportReport) -> None:
     try:
         _row, created = services.alias_add(entity=entity, alias=alias, manual=True)
     except Conflict as exc:
-        report.skipped.append(f"alias '{alias}' of '{entity.canonical_name}': {exc.message}")
+        report.skip(f"alias '{alias}' of '{entity.canonical_name}': {exc.message}")
         report.counts["aliases_skipped"] += 1
         return
     except InvalidInput as exc:
-        report.skipped.append(f"alias '{alias}': {exc.message}")
+        report.skip(f"alias '{alias}': {exc.message}")
         report.counts["aliases_skipped"] += 1
         return
     report.counts["aliases_created" if created else "aliases_existing"] += 1
@@ -315,7 +341,7 @@ def _fact_for(
             text=text, confidence=confidence, source=f"entity_kg:{store}"[:255], scope=scope
         )
     except DomainError as exc:
-        report.skipped.append(f"fact {fact_id}: {exc.message}")
+        report.skip(f"fact {fact_id}: {exc.message}")
         report.counts["facts_skipped"] += 1
         return None
     report.counts[f"facts_{result.action}"] += 1

@@ -126,10 +126,12 @@ def facts_list(
     return {"facts": [fact_brief(f) for f in qs[:limit]]}
 
 
-def _entity_named(value: str | None, field: str):
+def _entity_named(value: str | None, field: str, *, optional: bool = False):
     """An entity by id, name, alias or imported id; an unknown one is an error that
-    says how to create it (a triple never invents its ends)."""
-    if value is None or value == "":
+    says how to create it (a triple never invents its ends). Only an ``optional`` one
+    (a triple's subject or object) may be left out, as None or ""; an empty name where
+    an entity is required is an error naming the field."""
+    if optional and (value is None or value == ""):
         return None
     found = graph_selectors.entity_resolve(value, field=field)
     if found is None:
@@ -159,9 +161,9 @@ def fact_store(
     linked = [_entity_named(e, f"entities.{i}") for i, e in enumerate(entities or ())]
     result = services.fact_store(
         text=text,
-        subject=_entity_named(subject, "subject"),
+        subject=_entity_named(subject, "subject", optional=True),
         predicate=predicate,
-        object_entity=_entity_named(object, "object"),
+        object_entity=_entity_named(object, "object", optional=True),
         object_value=object_value,
         kind=kind,
         entities=linked,
@@ -384,6 +386,7 @@ def get_entity_graph(
     min_weight: float = 0.0,
     all_scopes: bool = False,
 ):
+    wanted = _types(types)  # a bad argument is an error whether or not the name is known
     found = graph_selectors.entity_resolve(entity, field="entity")
     if found is None:
         return {"entity": None, "nodes": [], "edges": []}
@@ -391,10 +394,17 @@ def get_entity_graph(
         entity_id=found.pk,
         depth=depth,
         max_nodes=max_nodes,
-        types=[normalize_type(t) for t in types or ()],
+        types=wanted,
         min_weight=min_weight,
         scopes=ctx.scopes(all_scopes),
     )
+
+
+def _types(types: list[str] | None) -> list[str]:
+    try:
+        return [normalize_type(t) for t in types or ()]
+    except InvalidInput as exc:
+        raise InvalidInput(exc.message.replace("type", "types", 1), field="types") from None
 
 
 def graph_neighbors(

@@ -28,6 +28,8 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.db.models.expressions import RawSQL
 from wordfreq import zipf_frequency
 
+from kgsite.text import turkish_i_plain
+
 FTS_TABLE = "entities_fact_fts"
 PG_COLUMN = "search_tsv"
 PG_INDEX = "entities_fact_search_tsv"
@@ -154,8 +156,12 @@ def fulltext_rebuild_on(conn) -> int:
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased words and identifier parts, as both indexes split them."""
-    return [w.lower() for w in _WORD.findall(text or "")]
+    """Lower-cased words and identifier parts, as both indexes split them. In NFC, with
+    the Turkish İ as I: PostgreSQL compares lexemes code point by code point, so a query
+    typed decomposed ("cafe" + U+0301) or in capitals ("İZMIR", which ``lower`` turns
+    into i + U+0307) found nothing there."""
+    plain = unicodedata.normalize("NFC", turkish_i_plain(text or ""))
+    return [w.lower() for w in _WORD.findall(plain)]
 
 
 @lru_cache(maxsize=50_000)

@@ -267,7 +267,7 @@ def search_by_entities(
     of those kinds."""
     started = time.perf_counter()
     types = _search_types(entities, entity_types, match_mode, top_k, min_score, boost_exact_match)
-    query = query_entities_resolve(list(entities), types=types)
+    query = _distinct(query_entities_resolve(list(entities), types=types))
     result: dict[str, Any] = {
         "results": [],
         "detected_query_entities": [q.as_dict() for q in query],
@@ -310,6 +310,18 @@ def search_by_entities(
     ranked.sort(key=lambda r: (-r["score"], -r["similarity"], r["memory_id"]))
     result["results"] = ranked[:top_k]
     return _finish(result, started)
+
+
+def _distinct(query: list[QueryEntity]) -> list[QueryEntity]:
+    """One query entity per entity (or unresolved name): "Redis" asked twice, or by
+    name and by alias, must not halve the overlap of a fact that names it."""
+    seen: set[str] = set()
+    kept = []
+    for q in query:
+        if q.key not in seen:
+            seen.add(q.key)
+            kept.append(q)
+    return kept
 
 
 def _visible_facts(scopes: ScopeFilter, kinds: Sequence[str] | None):

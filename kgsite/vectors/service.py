@@ -187,7 +187,8 @@ def similar_items(
     scored = dict(hits)
     texts = dict(vector_index(kind).kind.fetch(list(scored)))
     scored = verify_hits(kind, vector, scored, texts)
-    ranked = sorted(scored.items(), key=lambda kv: (-kv[1], str(kv[0])))
+    # Ties (two items saying the same) by id in its own order: fact 2 before fact 10.
+    ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
     return [(key, score) for key, score in ranked if score >= min_score][:k]
 
 

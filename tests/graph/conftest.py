@@ -13,8 +13,9 @@ def make_entity(name: str, entity_type: str) -> Entity:
     return entity_create(name=name, type=entity_type, actor=None)
 
 
-def state(subject: Entity, predicate: str, obj: Entity, **extra):
-    text = f"{subject.canonical_name} {predicate.replace('_', ' ')} {obj.canonical_name}"
+def state(subject: Entity, predicate: str, obj: Entity, *, text: str = "", **extra):
+    """A fact stating the triple; ``text`` tells apart facts stating the same one."""
+    text = text or f"{subject.canonical_name} {predicate.replace('_', ' ')} {obj.canonical_name}"
     return fact_store(
         text=text, subject=subject, predicate=predicate, object_entity=obj, **extra
     ).fact

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import anyio
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from entities.mcp.server import mcp_server_build
@@ -47,6 +48,11 @@ class Command(BaseCommand):
         except DomainError as exc:
             raise CommandError(exc.message) from None
         username = options["user"] or os.environ.get("KGSITE_MCP_USER", "")
+        if username and not get_user_model().objects.filter(username=username).exists():
+            # Else every write would go unaudited without a word.
+            raise CommandError(f"--user: no user '{username}'")
+        if not 1 <= options["port"] <= 65535:
+            raise CommandError(f"--port must be between 1 and 65535, not {options['port']}")
         read_only = options["read_only"] or os.environ.get("KGSITE_MCP_READ_ONLY", "") == "1"
         # Read-your-writes without a worker: this process indexes what it stores.
         vector_writes_inline()

@@ -19,8 +19,9 @@ from pathlib import Path
 from django.apps import apps
 from django.conf import settings
 from django.contrib.auth.models import Group, Permission, User
+from django.core.exceptions import ValidationError
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from entities.management.commands.load_gazetteer import read_gazetteer
@@ -44,6 +45,12 @@ class Command(BaseCommand):
         parser.add_argument("--no-books", action="store_true", help="Skip the sample books.")
 
     def handle(self, *args, username: str, password: str, **options):
+        try:
+            User.username_validator(username)
+        except ValidationError as exc:
+            raise CommandError(f"--username {username!r}: {' '.join(exc.messages)}") from None
+        if not password.strip():
+            raise CommandError("--password must not be empty")
         self.detail = StringIO()
         # One vector-index job per kind for everything saved here, not one per row; the
         # other per-fact jobs (integrity checks) and those of the batch's end are queued

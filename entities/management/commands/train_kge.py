@@ -10,6 +10,9 @@ from entities.models import Fact
 from entities.scopes import ScopeFilter
 from kgsite.errors import InvalidInput
 
+DIM_MAX = 512
+EPOCHS_MAX = 2000
+
 
 def _progress(bar):
     def progress(epoch: int, total: int, record: dict) -> None:
@@ -54,8 +57,13 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        if options["dim"] < 2 or options["epochs"] < 1:
-            raise CommandError("--dim must be at least 2 and --epochs at least 1")
+        # The upper bounds are the API's (a larger model only exhausts memory).
+        if not 2 <= options["dim"] <= DIM_MAX:
+            raise CommandError(f"--dim must be between 2 and {DIM_MAX}, not {options['dim']}")
+        if not 1 <= options["epochs"] <= EPOCHS_MAX:
+            raise CommandError(
+                f"--epochs must be between 1 and {EPOCHS_MAX}, not {options['epochs']}"
+            )
         if options["rebuild_edges"]:
             self.stdout.write(f"edges rebuilt from {edges_rebuild()} facts")
         bar = None if options["no_progress"] else tqdm(total=options["epochs"], unit="epoch")
