@@ -174,7 +174,8 @@ def pdf_check(data: bytes) -> None:
 
 
 def decode_text(data: bytes) -> str:
-    """UTF-8 (BOM stripped), UTF-16 when a BOM says so, else latin-1, which never fails.
+    """UTF-8 (BOM stripped), UTF-16 when a BOM says so, else Windows-1252 (Word's "smart"
+    quotes and dashes), else latin-1, which never fails.
 
     Line endings become ``\\n`` so offsets do not depend on the uploader's platform.
     """
@@ -186,7 +187,10 @@ def decode_text(data: bytes) -> str:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            text = data.decode("latin-1")
+            try:
+                text = data.decode("cp1252")  # latin-1 with printable 0x80-0x9F
+            except UnicodeDecodeError:  # one of its five undefined bytes
+                text = data.decode("latin-1")
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -265,23 +269,47 @@ def clean_heading(raw: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+# A setext underline (``Title`` over ``=====`` or ``-----``), and the lines that cannot be
+# a setext title: indented code, a list item, a quote, a table row, a thematic break.
+_SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
+_NOT_A_TITLE = re.compile(
+    r"(?: {4}|\t| {0,3}(?:[-*+>|]|\d{1,9}[.)])(?:[ \t]|$)| {0,3}(?:[-*_][ \t]*){3,}$)"
+)
+SETEXT_MIN = 3  # underline characters: a lone "-" under a line is more often a typo
+
+
 def _markdown_headings(text: str) -> list[tuple[int, int, str]]:
-    """(line start, level, title) for each ATX heading outside fenced code."""
+    """(line start, level, title) for each ATX heading outside fenced code, and each setext
+    heading whose title is a one-line paragraph (CommonMark's other heading form)."""
     headings: list[tuple[int, int, str]] = []
     fence: str | None = None
-    for match in _MD_LINE.finditer(text):
-        marker = match.group("fence")
+    pos = 0
+    # The previous line, when it could be a setext title: a lone line after a blank one.
+    title_line: tuple[int, str] | None = None
+    before_blank = True
+    for line in text.split("\n"):
+        start, pos = pos, pos + len(line) + 1
+        match = _MD_LINE.match(line)
+        marker = match.group("fence") if match else None
+        candidate, title_line = title_line, None
+        blank = not line.strip()
         if marker:
             if fence is None:
                 fence = marker
             elif marker[0] == fence[0] and len(marker) >= len(fence):
                 fence = None
-            continue
-        if fence is not None:
-            continue
-        title = clean_heading(match.group("title") or "")
-        if title:
-            headings.append((match.start(), len(match.group("hashes")), title))
+        elif fence is None and match is not None:
+            if title := clean_heading(match.group("title") or ""):
+                headings.append((start, len(match.group("hashes")), title))
+        elif fence is None and (underline := _SETEXT.fullmatch(line)):
+            title = clean_heading(candidate[1]) if candidate is not None else ""
+            if title and len(underline.group(1)) >= SETEXT_MIN:
+                level = 1 if underline.group(1)[0] == "=" else 2
+                headings.append((candidate[0], level, title))
+                blank = True  # the underline closes the heading like a blank line
+        elif fence is None and not blank and before_blank and not _NOT_A_TITLE.match(line):
+            title_line = (start, line)
+        before_blank = blank
     return headings
 
 
