@@ -4,6 +4,8 @@ chunks and mentions."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import HttpRequest
@@ -27,11 +29,11 @@ from notifications.models import Notification
 
 from . import review, selectors, services
 from .models import Book, Chunk, IngestJob
+from .parsing import SUPPORTED_EXTENSIONS
 
-MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 RECENT_JOBS = 10
 CHUNK_PAGE_SIZE = 25
-ACCEPT = ".md,.markdown,.txt,.text,.pdf"
+ACCEPT = ",".join(SUPPORTED_EXTENSIONS)  # the file picker offers every format ingested
 FINISHED = {IngestJob.Status.DONE, IngestJob.Status.FAILED}
 
 
@@ -99,9 +101,18 @@ def book_list(request):
 def _upload(request) -> IngestJob:
     upload = request.FILES.get("file")
     if upload is None:
-        raise InvalidInput(_("Choose a Markdown, text or PDF file."), field="file")
-    if upload.size > MAX_UPLOAD_BYTES:
-        raise InvalidInput(_("The file is larger than 50 MB."), field="file")
+        raise InvalidInput(
+            _(
+                "Choose a Markdown, text, reStructuredText, PDF, HTML or EPUB file "
+                "or a manual page."
+            ),
+            field="file",
+        )
+    limit = settings.KGSITE_MAX_UPLOAD_BYTES  # the upload API's limit too
+    if upload.size > limit:
+        raise InvalidInput(
+            _("The file is larger than %(limit)s bytes.") % {"limit": f"{limit:,}"}, field="file"
+        )
     return services.ingest_job_create(
         filename=upload.name or "",
         data=upload.read(),
@@ -194,7 +205,7 @@ def book_detail(request, book_id: int):
             "chapters": chapters,
             "chapter": chapter,
             "page": page,
-            "query": f"chapter={chapter}" if chapter else "",
+            "query": urlencode({"chapter": chapter}) if chapter else "",
         },
         partial="books/_chunks.html",
     )
