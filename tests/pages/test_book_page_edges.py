@@ -90,6 +90,16 @@ def test_a_file_with_nothing_to_ingest_is_an_inline_error_and_queues_nothing(
     assert not IngestJob.objects.exists() and not Book.objects.exists()
 
 
+@pytest.mark.parametrize("title", ["Kites\x00", "\u200b\u200b"], ids=["nul", "invisible"])
+def test_a_title_that_would_not_show_or_store_is_an_error_on_the_title(curator_client, title):
+    response = _upload(curator_client, b"# Kites\n\nKites fly.\n", "kites.md", title=title)
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'name="title" value="' in html and html.count('aria-invalid="true"') == 1
+    assert "title must" in html
+    assert not IngestJob.objects.exists()
+
+
 def test_a_title_of_only_spaces_is_the_file_name(curator_client):
     response = _upload(curator_client, b"# Kites\n\nKites fly.\n", "kite_manual.md", title="   ")
     assert response.status_code == 302
