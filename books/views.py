@@ -294,13 +294,8 @@ def _candidates_context(request, **extra) -> dict:
         review.candidates_pending(book_id=book_id, type=entity_type), CANDIDATE_PAGE_SIZE
     ).get_page(request.GET.get("page"))
     evidence = review.candidates_evidence([e.pk for e in page.object_list])
-    query = "&".join(
-        part
-        for part in (
-            f"book={book_id}" if book_id else "",
-            f"type={entity_type}" if entity_type else "",
-        )
-        if part
+    query = urlencode(
+        {key: value for key, value in (("book", book_id or ""), ("type", entity_type)) if value}
     )
     return {
         "page": page,

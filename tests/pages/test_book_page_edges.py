@@ -203,3 +203,20 @@ def test_a_visitor_is_sent_to_log_in_and_nothing_is_queued():
 @pytest.mark.parametrize("method", ["put", "delete", "patch"])
 def test_other_methods_are_refused(curator_client, method):
     assert getattr(curator_client, method)("/books/upload").status_code == 405
+
+
+@pytest.mark.parametrize("entity_type", ["c#", "q+a", "r&d"])
+def test_the_pages_of_candidates_of_one_type_stay_of_that_type(curator_client, entity_type):
+    from entities.models import Entity
+    from entities.services import entity_store
+
+    for i in range(23):
+        entity, _ = entity_store(name=f"Gadget {i:02}", type=entity_type)
+        Entity.objects.filter(pk=entity.pk).update(candidate=True)
+    entity_store(name="Other gadget", type="software")
+    Entity.objects.filter(name_norm="other gadget").update(candidate=True)
+    first = curator_client.get(reverse("books:candidates"), {"type": entity_type}).content.decode()
+    following = re.search(r'href="(\?page=2[^"]*)"', first).group(1).replace("&amp;", "&")
+    second = curator_client.get(reverse("books:candidates") + following).content.decode()
+    assert "Other gadget" not in second
+    assert len(set(re.findall(r"Gadget \d\d", second))) == 3  # the 23 less the first 20
