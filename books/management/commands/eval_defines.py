@@ -43,10 +43,8 @@ class Command(BaseCommand):
                 if missing:
                     raise CommandError(f"{path}: missing column(s) {', '.join(missing)}")
                 rows = [r for r in reader if (r.get("entity_name") or "").strip()]
-        except UnicodeDecodeError as exc:
-            raise CommandError(
-                f"{path}: not UTF-8 text (byte {exc.start}): save it as UTF-8"
-            ) from None
+        except UnicodeDecodeError:
+            raise CommandError(f"{path}: not UTF-8 text: save it as UTF-8") from None
         if not rows:
             raise CommandError(f"{path}: no rows to evaluate")
         if sys.stderr.isatty():
