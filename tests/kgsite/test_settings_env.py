@@ -90,7 +90,21 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
     ],
 )
 def test_manage_py_stops_with_the_one_line_and_a_non_zero_exit(variable, value, line):
-    env = {**os.environ, variable: value, "DJANGO_SETTINGS_MODULE": "kgsite.settings.test"}
+    assert _check({variable: value}) == [line]
+
+
+def test_pgvector_without_postgresql_is_one_line_saying_what_to_set(tmp_path):
+    lines = _check(
+        {"KGSITE_VECTOR_BACKEND": "pgvector", "DATABASE_URL": f"sqlite:///{tmp_path}/kg.db"}
+    )
+    assert len(lines) == 1 and lines[0].startswith("ImproperlyConfigured: KGSITE_VECTOR_BACKEND")
+    assert "DATABASE_URL=postgres://" in lines[0]
+
+
+def _check(variables: dict[str, str]) -> list[str]:
+    """``manage.py check`` with these variables: its exit must fail; its non-blank
+    lines on standard error."""
+    env = {**os.environ, **variables, "DJANGO_SETTINGS_MODULE": "kgsite.settings.test"}
     done = subprocess.run(
         [sys.executable, "manage.py", "check"],
         cwd=ROOT,
@@ -100,5 +114,4 @@ def test_manage_py_stops_with_the_one_line_and_a_non_zero_exit(variable, value, 
         timeout=300,
     )
     assert done.returncode != 0
-    lines = [text for text in done.stderr.splitlines() if text.strip()]
-    assert lines == [line], done.stderr
+    return [text for text in done.stderr.splitlines() if text.strip()]
