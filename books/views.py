@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.paginator import Paginator
+from django.db.models import Q
 from django.http import HttpRequest
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -174,17 +175,25 @@ def jobs_panel(request):
     return render_page(request, "books/_jobs.html", _jobs())
 
 
-def _chapters(book: Book) -> tuple[int, list[dict]]:
-    """The book's chapters in reading order, with their chunk counts: its top-level
-    headings, or the level below when one title heading holds the whole book."""
+def _chapters(book: Book) -> tuple[list[dict], dict[str, list[tuple[int, int]]]]:
+    """The book's chapters in reading order, with their chunk counts, and the runs of
+    chunk ordinals each holds: its top-level headings, or the level below when one title
+    heading holds the whole book. Text above that level (a preface, the title's own
+    introduction) is a chapter too, so every chapter listed opens on its chunks."""
     paths = list(selectors.book_chunks(book_id=book.pk).values_list("heading_path", "ordinal"))
     level = 1 if len({tuple(p[:1]) for p, _o in paths if p}) == 1 else 0
     chapters: dict[str, dict] = {}
+    runs: dict[str, list[tuple[int, int]]] = {}
     for path, ordinal in paths:
-        title = path[level] if len(path) > level else "(no heading)"
+        title = path[level] if len(path) > level else (path[-1] if path else _("(no heading)"))
         chapter = chapters.setdefault(title, {"title": title, "first": ordinal, "chunks": 0})
         chapter["chunks"] += 1
-    return level, list(chapters.values())
+        spans = runs.setdefault(title, [])
+        if spans and spans[-1][1] == ordinal - 1:
+            spans[-1] = (spans[-1][0], ordinal)
+        else:
+            spans.append((ordinal, ordinal))
+    return list(chapters.values()), runs
 
 
 @require_GET
@@ -192,10 +201,13 @@ def _chapters(book: Book) -> tuple[int, list[dict]]:
 def book_detail(request, book_id: int):
     book, can_write = checked_get(request, Book, book_id)
     chapter = request.GET.get("chapter", "")
-    level, chapters = _chapters(book)
+    chapters, runs = _chapters(book)
     chunks = selectors.book_chunks(book_id=book.pk).prefetch_related("mentions__entity")
     if chapter:
-        chunks = chunks.filter(**{f"heading_path__{level}": chapter})
+        within = Q(pk__in=[])
+        for first, last in runs.get(chapter, []):
+            within |= Q(ordinal__range=(first, last))
+        chunks = chunks.filter(within)
     page = Paginator(chunks, CHUNK_PAGE_SIZE).get_page(request.GET.get("page"))
     return render_page(
         request,

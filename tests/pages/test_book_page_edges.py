@@ -220,3 +220,24 @@ def test_the_pages_of_candidates_of_one_type_stay_of_that_type(curator_client, e
     second = curator_client.get(reverse("books:candidates") + following).content.decode()
     assert "Other gadget" not in second
     assert len(set(re.findall(r"Gadget \d\d", second))) == 3  # the 23 less the first 20
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"# Kites\n\nAn introduction to kites.\n\n## Lines\n\nA line.\n\n## Spools\n\nA spool.\n",
+        b"A preface before any heading.\n\n# Lines\n\nA line.\n\n# Spools\n\nA spool.\n",
+    ],
+    ids=["text-under-the-title", "preface"],
+)
+def test_every_chapter_in_the_list_opens_on_its_own_chunks(curator_client, data):
+    book = book_ingest(data=data, filename="kites.md", embed=False).book
+    html = curator_client.get(f"/books/{book.pk}/").content.decode()
+    chapters = html.split('aria-label="chapters"')[1].split("</nav>")[0]
+    pattern = r'href="(\?chapter=[^"]*)"[^>]*>([^<]+)</a> <small class="muted">(\d+)<'
+    links = re.findall(pattern, chapters)
+    assert links and sum(int(n) for _l, _t, n in links) == book.chunk_count
+    for link, title, count in links:
+        shown = curator_client.get(f"/books/{book.pk}/{link.replace('&amp;', '&')}", **HTMX)
+        chunks = shown.content.decode().count('href="/books/chunks/')
+        assert chunks == int(count), (title, chunks, count)
