@@ -261,3 +261,16 @@ def test_a_setext_title_may_open_with_emphasis_and_sits_in_the_outline_with_atx_
     document = parse_document(markdown.encode(), fmt="markdown")
     assert paths(document) == [("Kites and lines",), ("Kites and lines", "Knots")]
     assert document.sections[0].start == 0 and document.sections[1].text.startswith("### Knots")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "MZ is the mark of an executable; this note says so.\n",
+        "PK stands for primary key.\n",
+        "A note quoting %PDF-1.7 in its text.\n",
+    ],
+    ids=["MZ", "PK", "PDF-inside"],
+)
+def test_text_that_merely_starts_like_a_binary_file_is_read(text):
+    assert parse_document(text.encode(), fmt="text").text == text

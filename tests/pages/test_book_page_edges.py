@@ -241,3 +241,22 @@ def test_every_chapter_in_the_list_opens_on_its_own_chunks(curator_client, data)
         shown = curator_client.get(f"/books/{book.pk}/{link.replace('&amp;', '&')}", **HTMX)
         chunks = shown.content.decode().count('href="/books/chunks/')
         assert chunks == int(count), (title, chunks, count)
+
+
+def test_retrying_a_job_whose_file_is_gone_says_to_upload_it_again(curator_client, tmp_path):
+    gone = tmp_path / "kites.md"
+    failed = IngestJob.objects.create(
+        title="Kites", source_name="kites.md", source_path=str(gone), status="failed", error="x"
+    )
+    response = curator_client.post(reverse("books:job-retry", args=[failed.pk]), **HTMX)
+    assert response.status_code == 409
+    assert "upload it again" in response.content.decode()
+    failed.refresh_from_db()
+    assert failed.status == "failed"
+
+
+def test_a_reader_sees_a_failed_job_without_its_retry_button(curator_client, reader_client):
+    failed = IngestJob.objects.create(title="Kites", source_name="kites.md", status="failed")
+    assert ">Retry<" in curator_client.get(f"/books/jobs/{failed.pk}/").content.decode()
+    html = reader_client.get(f"/books/jobs/{failed.pk}/").content.decode()
+    assert "Failed" in html and ">Retry<" not in html
