@@ -274,3 +274,24 @@ def test_a_setext_title_may_open_with_emphasis_and_sits_in_the_outline_with_atx_
 )
 def test_text_that_merely_starts_like_a_binary_file_is_read(text):
     assert parse_document(text.encode(), fmt="text").text == text
+
+
+@pytest.mark.parametrize(
+    "synopsis",
+    [
+        ".nf\nkite [\\-v]\n",  # no-fill never closed: the next section ends it
+        ".nf\n.nf\nkite [\\-v]\n.fi\n.fi\n",  # closed twice
+        ".EX\nkite [\\-v]\n",
+    ],
+    ids=["unclosed", "nested", "example-unclosed"],
+)
+def test_a_manual_pages_preformatted_synopsis_never_hides_the_sections_after_it(synopsis):
+    roff = f".TH KITE 1\n.SH SYNOPSIS\n{synopsis}.SH DESCRIPTION\nKites fly.\n.SS Options\n-v\n"
+    document = parse_document(roff.encode(), fmt="man")
+    assert paths(document) == [
+        ("KITE(1)",),
+        ("KITE(1)", "SYNOPSIS"),
+        ("KITE(1)", "DESCRIPTION"),
+        ("KITE(1)", "DESCRIPTION", "Options"),
+    ]
+    assert "kite [-v]" in document.text and document.text.count("```") % 2 == 0
