@@ -3,6 +3,7 @@ a rebuild finds what was stored (and nothing deleted), and that a dry run keeps 
 
 from __future__ import annotations
 
+import re
 from io import StringIO
 
 import pytest
@@ -44,9 +45,12 @@ def test_a_rebuild_indexes_every_chunk_still_stored_and_none_deleted(vector_dir)
 
 
 def test_a_rebuild_of_every_kind_prints_one_line_each(vector_dir):
+    book_ingest(data=SPOOLS, filename="spools.md")
     lines = run("rebuild_vectors", "--no-progress").splitlines()
     assert [line.split(":")[0] for line in lines] == sorted(KINDS)
-    assert all(" 0 items indexed in " in line for line in lines), lines
+    assert all(re.fullmatch(r"[\w-]+: \d+ items indexed in \S+", line) for line in lines), lines
+    chunks = next(line for line in lines if line.startswith("chunks:"))
+    assert chunks.startswith(f"chunks: {Chunk.objects.count()} items indexed in {vector_dir}")
 
 
 def test_a_repeated_kind_is_rebuilt_and_a_wrong_one_stops_before_any(vector_dir):
