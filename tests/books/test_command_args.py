@@ -195,3 +195,12 @@ def test_an_import_into_a_graph_with_rows_is_refused_and_changes_nothing(tmp_pat
     message = fails("import_graph", str(export), "--verbosity", "0")
     assert "graph" in message.lower() or "empty" in message.lower()
     assert (Entity.objects.count(), Book.objects.count(), Mention.objects.count()) == before
+
+
+def test_a_file_whose_name_looks_like_a_pattern_is_taken_by_its_name(tmp_path):
+    odd = tmp_path / "[draft] kites?.md"
+    odd.write_bytes(KITES)
+    (tmp_path / "d kites!.md").write_bytes(SPOOLS)  # what "[draft]" would match as a pattern
+    out, _err = run("ingest_book", str(odd), "--sync")
+    assert out.count("created: book") == 1
+    assert list(Book.objects.values_list("source_name", flat=True)) == ["[draft] kites?.md"]
