@@ -131,10 +131,18 @@ _BINARY_MAGIC = (
 )
 
 
+_WIDE_BOMS = (
+    codecs.BOM_UTF32_LE,
+    codecs.BOM_UTF32_BE,
+    codecs.BOM_UTF16_LE,
+    codecs.BOM_UTF16_BE,
+)
+
+
 def refuse_binary(data: bytes) -> None:
     """``InvalidInput`` for binary content in a text upload: never ingested as text."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return  # UTF-16 text holds NUL bytes legitimately
+    if data.startswith(_WIDE_BOMS):
+        return  # UTF-16 and UTF-32 text hold NUL bytes legitimately
     for magic, what in _BINARY_MAGIC:
         if data.startswith(magic) and (magic != b"MZ" or b"\x00" in data[:1024]):
             raise InvalidInput(f"The file is {what}, not text: nothing ingested.", field="file")
@@ -174,13 +182,16 @@ def pdf_check(data: bytes) -> None:
 
 
 def decode_text(data: bytes) -> str:
-    """UTF-8 (BOM stripped), UTF-16 when a BOM says so, else Windows-1252 (Word's "smart"
-    quotes and dashes), else latin-1, which never fails.
+    """UTF-8 (BOM stripped), UTF-32 or UTF-16 when a BOM says so, else Windows-1252
+    (Word's "smart" quotes and dashes), else latin-1, which never fails.
 
-    Line endings become ``\\n`` so offsets do not depend on the uploader's platform.
+    Line endings become ``\\n`` so offsets do not depend on the uploader's platform; NUL
+    characters go (PostgreSQL stores none, and no text needs one).
     """
     if data.startswith(codecs.BOM_UTF8):
         text = data[len(codecs.BOM_UTF8) :].decode("utf-8", errors="replace")
+    elif data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):  # before UTF-16's
+        text = data.decode("utf-32", errors="replace")
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         text = data.decode("utf-16", errors="replace")
     else:
@@ -191,7 +202,7 @@ def decode_text(data: bytes) -> str:
                 text = data.decode("cp1252")  # latin-1 with printable 0x80-0x9F
             except UnicodeDecodeError:  # one of its five undefined bytes
                 text = data.decode("latin-1")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
 
 
 @contextmanager
@@ -220,7 +231,8 @@ def _pdf_pages(data: bytes, outline: list | None = None) -> Iterator[str]:
             if outline is not None:
                 outline.extend(outline_items(reader))
             for page in reader.pages:
-                yield page.extract_text() or ""
+                # A font mapping a glyph to U+0000: PostgreSQL stores no NUL.
+                yield (page.extract_text() or "").replace("\x00", "")
         except Exception as exc:  # a broken file fails in many ways, all one answer
             message = " ".join(str(exc).split()) or type(exc).__name__
             raise InvalidInput(f"The PDF could not be read: {message}", field="file") from exc

@@ -58,8 +58,10 @@ def assert_tiles(document) -> None:
         lambda s: s.replace("\n", "\r").encode(),  # classic Mac OS
         lambda s: s.encode("utf-16"),
         lambda s: s.replace("\n", "\r\n").encode("utf-16-be").join([codecs.BOM_UTF16_BE, b""]),
+        lambda s: s.encode("utf-32"),
+        lambda s: codecs.BOM_UTF32_BE + s.replace("\n", "\r\n").encode("utf-32-be"),
     ],
-    ids=["utf8", "bom", "crlf", "bom-crlf", "cr", "utf16", "utf16be-crlf"],
+    ids=["utf8", "bom", "crlf", "bom-crlf", "cr", "utf16", "utf16be-crlf", "utf32", "utf32be"],
 )
 def test_every_encoding_and_line_ending_gives_the_same_outline(fmt, encode):
     plain = parse_document(DOCUMENTS[fmt].encode(), fmt=fmt)
@@ -295,3 +297,13 @@ def test_a_manual_pages_preformatted_synopsis_never_hides_the_sections_after_it(
         ("KITE(1)", "DESCRIPTION", "Options"),
     ]
     assert "kite [-v]" in document.text and document.text.count("```") % 2 == 0
+
+
+@pytest.mark.django_db
+def test_a_nul_character_in_wide_text_is_dropped_so_every_database_stores_the_book():
+    from books.models import Chunk
+    from books.services import book_ingest
+
+    data = "# Kites\n\nKites\x00 fly.\n".encode("utf-16")
+    result = book_ingest(data=data, filename="kites.md", embed=False)
+    assert [c.text for c in Chunk.objects.filter(book=result.book)] == ["# Kites\n\nKites fly."]
