@@ -9,9 +9,13 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kgsite.settings.dev")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(sys.argv)
+    try:
+        execute_from_command_line(sys.argv)
+    except ImproperlyConfigured as exc:  # a setting from the environment: one line, exit 1
+        sys.exit(f"ImproperlyConfigured: {exc}")
 
 
 if __name__ == "__main__":

@@ -131,10 +131,18 @@ _BINARY_MAGIC = (
 )
 
 
+_WIDE_BOMS = (
+    codecs.BOM_UTF32_LE,
+    codecs.BOM_UTF32_BE,
+    codecs.BOM_UTF16_LE,
+    codecs.BOM_UTF16_BE,
+)
+
+
 def refuse_binary(data: bytes) -> None:
     """``InvalidInput`` for binary content in a text upload: never ingested as text."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return  # UTF-16 text holds NUL bytes legitimately
+    if data.startswith(_WIDE_BOMS):
+        return  # UTF-16 and UTF-32 text hold NUL bytes legitimately
     for magic, what in _BINARY_MAGIC:
         if data.startswith(magic) and (magic != b"MZ" or b"\x00" in data[:1024]):
             raise InvalidInput(f"The file is {what}, not text: nothing ingested.", field="file")
@@ -174,20 +182,27 @@ def pdf_check(data: bytes) -> None:
 
 
 def decode_text(data: bytes) -> str:
-    """UTF-8 (BOM stripped), UTF-16 when a BOM says so, else latin-1, which never fails.
+    """UTF-8 (BOM stripped), UTF-32 or UTF-16 when a BOM says so, else Windows-1252
+    (Word's "smart" quotes and dashes), else latin-1, which never fails.
 
-    Line endings become ``\\n`` so offsets do not depend on the uploader's platform.
+    Line endings become ``\\n`` so offsets do not depend on the uploader's platform; NUL
+    characters go (PostgreSQL stores none, and no text needs one).
     """
     if data.startswith(codecs.BOM_UTF8):
         text = data[len(codecs.BOM_UTF8) :].decode("utf-8", errors="replace")
+    elif data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):  # before UTF-16's
+        text = data.decode("utf-32", errors="replace")
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         text = data.decode("utf-16", errors="replace")
     else:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            text = data.decode("latin-1")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+            try:
+                text = data.decode("cp1252")  # latin-1 with printable 0x80-0x9F
+            except UnicodeDecodeError:  # one of its five undefined bytes
+                text = data.decode("latin-1")
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
 
 
 @contextmanager
@@ -216,7 +231,8 @@ def _pdf_pages(data: bytes, outline: list | None = None) -> Iterator[str]:
             if outline is not None:
                 outline.extend(outline_items(reader))
             for page in reader.pages:
-                yield page.extract_text() or ""
+                # A font mapping a glyph to U+0000: PostgreSQL stores no NUL.
+                yield (page.extract_text() or "").replace("\x00", "")
         except Exception as exc:  # a broken file fails in many ways, all one answer
             message = " ".join(str(exc).split()) or type(exc).__name__
             raise InvalidInput(f"The PDF could not be read: {message}", field="file") from exc
@@ -265,23 +281,47 @@ def clean_heading(raw: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+# A setext underline (``Title`` over ``=====`` or ``-----``), and the lines that cannot be
+# a setext title: indented code, a list item, a quote, a table row, a thematic break.
+_SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*")
+_NOT_A_TITLE = re.compile(
+    r"(?: {4}|\t| {0,3}(?:[-*+>|]|\d{1,9}[.)])(?:[ \t]|$)| {0,3}(?:[-*_][ \t]*){3,}$)"
+)
+SETEXT_MIN = 3  # underline characters: a lone "-" under a line is more often a typo
+
+
 def _markdown_headings(text: str) -> list[tuple[int, int, str]]:
-    """(line start, level, title) for each ATX heading outside fenced code."""
+    """(line start, level, title) for each ATX heading outside fenced code, and each setext
+    heading whose title is a one-line paragraph (CommonMark's other heading form)."""
     headings: list[tuple[int, int, str]] = []
     fence: str | None = None
-    for match in _MD_LINE.finditer(text):
-        marker = match.group("fence")
+    pos = 0
+    # The previous line, when it could be a setext title: a lone line after a blank one.
+    title_line: tuple[int, str] | None = None
+    before_blank = True
+    for line in text.split("\n"):
+        start, pos = pos, pos + len(line) + 1
+        match = _MD_LINE.match(line)
+        marker = match.group("fence") if match else None
+        candidate, title_line = title_line, None
+        blank = not line.strip()
         if marker:
             if fence is None:
                 fence = marker
             elif marker[0] == fence[0] and len(marker) >= len(fence):
                 fence = None
-            continue
-        if fence is not None:
-            continue
-        title = clean_heading(match.group("title") or "")
-        if title:
-            headings.append((match.start(), len(match.group("hashes")), title))
+        elif fence is None and match is not None:
+            if title := clean_heading(match.group("title") or ""):
+                headings.append((start, len(match.group("hashes")), title))
+        elif fence is None and (underline := _SETEXT.fullmatch(line)):
+            title = clean_heading(candidate[1]) if candidate is not None else ""
+            if title and len(underline.group(1)) >= SETEXT_MIN:
+                level = 1 if underline.group(1)[0] == "=" else 2
+                headings.append((candidate[0], level, title))
+                blank = True  # the underline closes the heading like a blank line
+        elif fence is None and not blank and before_blank and not _NOT_A_TITLE.match(line):
+            title_line = (start, line)
+        before_blank = blank
     return headings
 
 

@@ -4,8 +4,11 @@ chunks and mentions."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.conf import settings
 from django.core.paginator import Paginator
+from django.db.models import Q
 from django.http import HttpRequest
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -27,11 +30,11 @@ from notifications.models import Notification
 
 from . import review, selectors, services
 from .models import Book, Chunk, IngestJob
+from .parsing import SUPPORTED_EXTENSIONS
 
-MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 RECENT_JOBS = 10
 CHUNK_PAGE_SIZE = 25
-ACCEPT = ".md,.markdown,.txt,.text,.pdf"
+ACCEPT = ",".join(SUPPORTED_EXTENSIONS)  # the file picker offers every format ingested
 FINISHED = {IngestJob.Status.DONE, IngestJob.Status.FAILED}
 
 
@@ -99,9 +102,18 @@ def book_list(request):
 def _upload(request) -> IngestJob:
     upload = request.FILES.get("file")
     if upload is None:
-        raise InvalidInput(_("Choose a Markdown, text or PDF file."), field="file")
-    if upload.size > MAX_UPLOAD_BYTES:
-        raise InvalidInput(_("The file is larger than 50 MB."), field="file")
+        raise InvalidInput(
+            _(
+                "Choose a Markdown, text, reStructuredText, PDF, HTML or EPUB file "
+                "or a manual page."
+            ),
+            field="file",
+        )
+    limit = settings.KGSITE_MAX_UPLOAD_BYTES  # the upload API's limit too
+    if upload.size > limit:
+        raise InvalidInput(
+            _("The file is larger than %(limit)s bytes.") % {"limit": f"{limit:,}"}, field="file"
+        )
     return services.ingest_job_create(
         filename=upload.name or "",
         data=upload.read(),
@@ -163,17 +175,25 @@ def jobs_panel(request):
     return render_page(request, "books/_jobs.html", _jobs())
 
 
-def _chapters(book: Book) -> tuple[int, list[dict]]:
-    """The book's chapters in reading order, with their chunk counts: its top-level
-    headings, or the level below when one title heading holds the whole book."""
+def _chapters(book: Book) -> tuple[list[dict], dict[str, list[tuple[int, int]]]]:
+    """The book's chapters in reading order, with their chunk counts, and the runs of
+    chunk ordinals each holds: its top-level headings, or the level below when one title
+    heading holds the whole book. Text above that level (a preface, the title's own
+    introduction) is a chapter too, so every chapter listed opens on its chunks."""
     paths = list(selectors.book_chunks(book_id=book.pk).values_list("heading_path", "ordinal"))
     level = 1 if len({tuple(p[:1]) for p, _o in paths if p}) == 1 else 0
     chapters: dict[str, dict] = {}
+    runs: dict[str, list[tuple[int, int]]] = {}
     for path, ordinal in paths:
-        title = path[level] if len(path) > level else "(no heading)"
+        title = path[level] if len(path) > level else (path[-1] if path else _("(no heading)"))
         chapter = chapters.setdefault(title, {"title": title, "first": ordinal, "chunks": 0})
         chapter["chunks"] += 1
-    return level, list(chapters.values())
+        spans = runs.setdefault(title, [])
+        if spans and spans[-1][1] == ordinal - 1:
+            spans[-1] = (spans[-1][0], ordinal)
+        else:
+            spans.append((ordinal, ordinal))
+    return list(chapters.values()), runs
 
 
 @require_GET
@@ -181,10 +201,13 @@ def _chapters(book: Book) -> tuple[int, list[dict]]:
 def book_detail(request, book_id: int):
     book, can_write = checked_get(request, Book, book_id)
     chapter = request.GET.get("chapter", "")
-    level, chapters = _chapters(book)
+    chapters, runs = _chapters(book)
     chunks = selectors.book_chunks(book_id=book.pk).prefetch_related("mentions__entity")
     if chapter:
-        chunks = chunks.filter(**{f"heading_path__{level}": chapter})
+        within = Q(pk__in=[])
+        for first, last in runs.get(chapter, []):
+            within |= Q(ordinal__range=(first, last))
+        chunks = chunks.filter(within)
     page = Paginator(chunks, CHUNK_PAGE_SIZE).get_page(request.GET.get("page"))
     return render_page(
         request,
@@ -194,7 +217,7 @@ def book_detail(request, book_id: int):
             "chapters": chapters,
             "chapter": chapter,
             "page": page,
-            "query": f"chapter={chapter}" if chapter else "",
+            "query": urlencode({"chapter": chapter}) if chapter else "",
         },
         partial="books/_chunks.html",
     )
@@ -283,13 +306,8 @@ def _candidates_context(request, **extra) -> dict:
         review.candidates_pending(book_id=book_id, type=entity_type), CANDIDATE_PAGE_SIZE
     ).get_page(request.GET.get("page"))
     evidence = review.candidates_evidence([e.pk for e in page.object_list])
-    query = "&".join(
-        part
-        for part in (
-            f"book={book_id}" if book_id else "",
-            f"type={entity_type}" if entity_type else "",
-        )
-        if part
+    query = urlencode(
+        {key: value for key, value in (("book", book_id or ""), ("type", entity_type)) if value}
     )
     return {
         "page": page,

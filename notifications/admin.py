@@ -7,6 +7,7 @@ from django.contrib import admin
 
 from . import services
 from .models import Notification
+from .selectors import visible_to
 
 
 @admin.register(Notification)
@@ -25,7 +26,14 @@ class NotificationAdmin(admin.ModelAdmin):
 
     @admin.action(description="Mark the selected notifications read")
     def mark_read(self, request, queryset):
-        marked = services.notification_mark_read(
-            user=request.user, ids=list(queryset.values_list("pk", flat=True))
+        """The list holds everyone's notifications; a personal one is its recipient's to
+        mark read, so it is left as it was (and counted), never an error page."""
+        selected = set(queryset.values_list("pk", flat=True))
+        mine = set(queryset.filter(visible_to(request.user)).values_list("pk", flat=True))
+        marked = services.notification_mark_read(user=request.user, ids=sorted(mine))
+        others = len(selected - mine)
+        self.message_user(
+            request,
+            f"{marked} marked read."
+            + (f" {others} addressed to someone else left as they were." if others else ""),
         )
-        self.message_user(request, f"{marked} marked read.")

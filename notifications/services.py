@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -19,6 +19,15 @@ def _choice(value: object, choices: list[str], field: str) -> str:
     if not isinstance(value, str) or value not in choices:
         raise InvalidInput(f"{field} must be one of {', '.join(choices)}", field=field)
     return value
+
+
+def _series_lock(series: str) -> None:
+    """Writers of one series take turns until their transaction ends, so two events at
+    once do not both find no unread notice and both raise one. PostgreSQL: an advisory
+    lock on the series; SQLite's IMMEDIATE transactions already let one writer in."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [series])
 
 
 @transaction.atomic
@@ -51,6 +60,7 @@ def notification_create(
     if series:
         if not key.startswith(series):
             raise InvalidInput("key must start with its series", field="key")
+        _series_lock(series)
         unread = Notification.objects.filter(key__startswith=series, read=False).first()
         if unread is not None:
             return unread

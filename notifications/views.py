@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from entities.models import Entity, EntityFact
@@ -145,7 +146,7 @@ def mark_read(request):
     except DomainError as exc:
         error = exc.message
     if not request.htmx:
-        return redirect(request.POST.get("next") or "home")
+        return HttpResponseRedirect(_back(request))  # a path, never a view name
     response = render(
         request,
         "notifications/_panel.html",
@@ -155,6 +156,16 @@ def mark_read(request):
     if not error:
         response["HX-Trigger"] = EVENT
     return response
+
+
+def _back(request) -> str:
+    """The page a plain form was on, when it is one of ours (never another site)."""
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return reverse("home")
 
 
 @require_GET

@@ -17,8 +17,12 @@ Heading = tuple[int, int, str]
 
 _DIGITS = re.compile(r"\d+")
 _EDGE_NUMBER = re.compile(r"^\s*(\d{1,4})\b|\b(\d{1,4})\s*$")
+# Front matter is numbered in small roman numerals (i to xxxix), the body in digits.
+_ROMAN_PAGE = r"(?-i:(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3}))"
 _PAGE_NUMBER = re.compile(
-    r"^\s*(?:[-–—]\s*)?(?:page\s+)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?\s*(?:[-–—])?\s*$", re.I
+    rf"^\s*(?:[-–—]\s*)?(?:page\s+)?(?:\d{{1,4}}|{_ROMAN_PAGE})(?:\s*(?:/|of)\s*\d{{1,4}})?"
+    r"\s*(?:[-–—])?\s*$",
+    re.I,
 )
 _NUMBER_PREFIX = r"(?:(?:\d{1,2}|[A-Z])(?:\.\d{1,2})*\.?\s+|(?:chapter|appendix)\s+[\w.]+[:.]?\s+)?"
 # Pages that must repeat a header before it counts as running.
@@ -63,6 +67,12 @@ def _edge_number(line: str) -> int | None:
     return int(match.group(1) or match.group(2))
 
 
+def _edge_indexes(lines: list[str]) -> set[int]:
+    """The first and last line of a page that hold anything."""
+    idx = [i for i, line in enumerate(lines) if line.strip()]
+    return {*idx[:1], *idx[-1:]}
+
+
 def _running_lines(pages: list[list[str]]) -> set[tuple[int, int]]:
     """(page, line index) of running headers, footers and page numbers.
 
@@ -71,8 +81,7 @@ def _running_lines(pages: list[list[str]]) -> set[tuple[int, int]]:
     """
     edges: list[tuple[int, int, str]] = []
     for p, lines in enumerate(pages):
-        idx = [i for i, line in enumerate(lines) if line.strip()]
-        for i in {*idx[:1], *idx[-1:]}:
+        for i in _edge_indexes(lines):
             edges.append((p, i, lines[i].strip()))
     shapes = Counter(_DIGITS.sub("#", text) for _p, _i, text in edges)
     offsets = Counter(p - n for p, _i, text in edges if (n := _edge_number(text)) is not None)
@@ -92,7 +101,17 @@ def _running_lines(pages: list[list[str]]) -> set[tuple[int, int]]:
 def clean_pages(pages: list[str]) -> list[str]:
     """Page texts without running headers, footers and page numbers."""
     split = [page.replace("\r\n", "\n").replace("\r", "\n").split("\n") for page in pages]
-    running = _running_lines(split) if len(split) >= MIN_REPEATS else set()
+    if len(split) >= MIN_REPEATS:
+        running = _running_lines(split)
+    else:  # too few pages to see what repeats: only a page's own number goes
+        running = {
+            (p, i)
+            for p, lines in enumerate(split)
+            for i in _edge_indexes(lines)
+            if _PAGE_NUMBER.fullmatch(lines[i].strip())
+            and (number := _DIGITS.search(lines[i])) is not None
+            and int(number.group()) == p + 1
+        }
     return [
         "\n".join(line for i, line in enumerate(lines) if (p, i) not in running).strip("\n")
         for p, lines in enumerate(split)

@@ -167,6 +167,7 @@ def _roff_text(line: str) -> str:
 def roff_to_markdown(text: str) -> str:
     """Markdown with the page's sections (``.SH``, ``.Sh``) and subsections (``.SS``)."""
     out: list[str] = []
+    fenced = False  # inside .nf/.EX: a heading closes it (no heading is preformatted)
     for raw in text.split("\n"):
         if raw.startswith(('.\\"', "'\\\"", ".\\#")) or raw.strip() == ".":
             continue
@@ -179,10 +180,12 @@ def roff_to_markdown(text: str) -> str:
         if name == "TH" and words:
             title = f"{words[0]}({words[1]})" if len(words) > 1 else words[0]
             out += [f"# {title}", ""]
-        elif name in ("SH", "Sh"):
-            out += ["", f"## {' '.join(words)}", ""]
-        elif name in ("SS", "Ss"):
-            out += ["", f"### {' '.join(words)}", ""]
+        elif name in ("SH", "Sh", "SS", "Ss"):
+            if fenced:
+                out.append("```")
+                fenced = False
+            marks = "##" if name in ("SH", "Sh") else "###"
+            out += ["", f"{marks} {' '.join(words)}", ""]
         elif name in _FONT_REQUESTS:
             joined = "".join(words) if len(name) == 2 else " ".join(words)
             out.append(joined)
@@ -190,6 +193,9 @@ def roff_to_markdown(text: str) -> str:
             out.append("")
             if name == "IP" and words:
                 out.append(words[0])
-        elif name in ("nf", "EX", "fi", "EE"):
+        elif name in ("nf", "EX", "fi", "EE") and fenced != (name in ("nf", "EX")):
             out.append("```")
+            fenced = not fenced
+    if fenced:
+        out.append("```")
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"

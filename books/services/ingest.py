@@ -17,7 +17,7 @@ from entities.services import (
 )
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.models import audit
-from kgsite.text import clean_display, normalize
+from kgsite.text import clean_display, has_control_chars, invisible_char, normalize
 
 from ..chunking import ChunkDraft, chunk_sections
 from ..extraction.base import (
@@ -105,9 +105,13 @@ def title_from_filename(filename: str) -> str:
 
 
 def _validate_title(title: str) -> str:
-    if not isinstance(title, str) or not clean_display(title):
+    """The title as shown; refused when it would show nothing (only spaces or invisible
+    characters) or hold control characters (PostgreSQL stores no NUL)."""
+    display = clean_display(title) if isinstance(title, str) else ""
+    if not "".join(c for c in display if not invisible_char(c)).strip():
         raise InvalidInput("title must not be empty", field="title")
-    display = clean_display(title)
+    if has_control_chars(display):
+        raise InvalidInput("title must not hold control characters", field="title")
     if len(display) > 512:
         raise InvalidInput("title is longer than 512 characters", field="title")
     return display

@@ -18,19 +18,44 @@ def env(name: str, default: str = "") -> str:
     return os.environ.get(name, default)
 
 
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off", ""})
+
+
+def _misread(name: str, kind: str, value: str) -> ImproperlyConfigured:
+    """One line naming the variable: a typo in the environment must not start the site
+    with a value nobody chose, nor stop it with a bare ``ValueError``."""
+    return ImproperlyConfigured(f"{name} must be {kind}, not {value!r}")
+
+
 def env_bool(name: str, default: bool = False) -> bool:
     value = os.environ.get(name)
     if value is None:
         return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    word = value.strip().lower()
+    if word not in _TRUE | _FALSE:
+        raise _misread(name, "one of 1, true, yes, on, 0, false, no, off", value)
+    return word in _TRUE
 
 
 def env_float(name: str, default: float) -> float:
-    return float(os.environ.get(name, default))
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise _misread(name, "a number", value) from None
 
 
 def env_int(name: str, default: int) -> int:
-    return int(os.environ.get(name, default))
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise _misread(name, "a whole number", value) from None
 
 
 SECRET_KEY = env("DJANGO_SECRET_KEY", "dev-insecure-change-me")

@@ -35,12 +35,16 @@ class Command(BaseCommand):
         path = Path(options["tsv"])
         if not path.is_file():
             raise CommandError(f"No such file: {path}")
-        with path.open(encoding="utf-8", newline="") as handle:
-            reader = csv.DictReader(handle, delimiter="\t")
-            missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
-            if missing:
-                raise CommandError(f"{path}: missing column(s) {', '.join(missing)}")
-            rows = [r for r in reader if (r.get("entity_name") or "").strip()]
+        # utf-8-sig: a spreadsheet saves its TSV with a byte-order mark before the header.
+        try:
+            with path.open(encoding="utf-8-sig", newline="") as handle:
+                reader = csv.DictReader(handle, delimiter="\t")
+                missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+                if missing:
+                    raise CommandError(f"{path}: missing column(s) {', '.join(missing)}")
+                rows = [r for r in reader if (r.get("entity_name") or "").strip()]
+        except UnicodeDecodeError:
+            raise CommandError(f"{path}: not UTF-8 text: save it as UTF-8") from None
         if not rows:
             raise CommandError(f"{path}: no rows to evaluate")
         if sys.stderr.isatty():

@@ -1,0 +1,117 @@
+"""Settings read from the environment: a value that is no number or no yes/no stops the
+site with one line naming the variable, instead of a bare ``ValueError`` (which named
+nothing) or, for a yes/no, silently meaning "no"."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from kgsite.settings.base import env_bool, env_float, env_int
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("read", "value", "expected"),
+    [
+        (env_int, "12", 12),
+        (env_int, " 7 ", 7),
+        (env_int, "-3", -3),
+        (env_float, "0.25", 0.25),
+        (env_float, "3", 3.0),
+        (env_bool, "1", True),
+        (env_bool, "Yes", True),
+        (env_bool, " on ", True),
+        (env_bool, "TRUE", True),
+        (env_bool, "0", False),
+        (env_bool, "off", False),
+        (env_bool, "No", False),
+        (env_bool, "", False),
+    ],
+)
+def test_a_value_in_the_environment_is_read(monkeypatch, read, value, expected):
+    monkeypatch.setenv("KGSITE_PROBE", value)
+    assert read("KGSITE_PROBE", {env_int: 99, env_float: 9.5, env_bool: not expected}[read]) == (
+        expected
+    )
+
+
+@pytest.mark.parametrize(
+    ("read", "default"), [(env_int, 99), (env_float, 9.5), (env_bool, True), (env_bool, False)]
+)
+def test_an_unset_variable_is_the_default(monkeypatch, read, default):
+    monkeypatch.delenv("KGSITE_PROBE", raising=False)
+    assert read("KGSITE_PROBE", default) == default
+
+
+@pytest.mark.parametrize(
+    ("read", "value", "kind"),
+    [
+        (env_int, "lots", "a whole number"),
+        (env_int, "1.5", "a whole number"),
+        (env_int, "", "a whole number"),
+        (env_int, "2 000", "a whole number"),
+        (env_float, "fast", "a number"),
+        (env_float, "0,5", "a number"),
+        (env_bool, "ture", "one of 1, true"),
+        (env_bool, "enabled", "one of 1, true"),
+        (env_bool, "2", "one of 1, true"),
+    ],
+)
+def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, value, kind):
+    monkeypatch.setenv("KGSITE_PROBE", value)
+    with pytest.raises(ImproperlyConfigured) as caught:
+        read("KGSITE_PROBE", 1)
+    message = str(caught.value)
+    assert message == f"KGSITE_PROBE must be {kind}" + message.split(kind, 1)[1]
+    assert message.endswith(f"not {value!r}") and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "line"),
+    [
+        (
+            "KGSITE_CHUNK_MAX_CHARS",
+            "lots",
+            "ImproperlyConfigured: KGSITE_CHUNK_MAX_CHARS must be a whole number, not 'lots'",
+        ),
+        (
+            "KGSITE_PUBLIC_READ",
+            "yess",
+            "ImproperlyConfigured: KGSITE_PUBLIC_READ must be one of 1, true, yes, on, 0, "
+            "false, no, off, not 'yess'",
+        ),
+    ],
+)
+def test_manage_py_stops_with_the_one_line_and_a_non_zero_exit(variable, value, line):
+    assert _check({variable: value}) == [line]
+
+
+def test_pgvector_without_postgresql_is_one_line_saying_what_to_set(tmp_path):
+    lines = _check(
+        {"KGSITE_VECTOR_BACKEND": "pgvector", "DATABASE_URL": f"sqlite:///{tmp_path}/kg.db"}
+    )
+    assert len(lines) == 1 and lines[0].startswith("ImproperlyConfigured: KGSITE_VECTOR_BACKEND")
+    assert "DATABASE_URL=postgres://" in lines[0]
+
+
+def _check(variables: dict[str, str]) -> list[str]:
+    """``manage.py check`` with these variables: its exit must fail; its non-blank
+    lines on standard error."""
+    env = {**os.environ, **variables, "DJANGO_SETTINGS_MODULE": "kgsite.settings.test"}
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode != 0
+    return [text for text in done.stderr.splitlines() if text.strip()]
