@@ -54,7 +54,8 @@ def gold_read(path: Path) -> list[GoldRow]:
     """Rows of a gold TSV; ``InvalidInput`` naming the problem for a malformed file."""
     if not path.is_file():
         raise InvalidInput(f"No such file: {path}", field="gold")
-    with path.open(encoding="utf-8", newline="") as handle:
+    # utf-8-sig: a spreadsheet saves its TSV with a byte-order mark before the header.
+    with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle, delimiter="\t")
         missing = [c for c in GOLD_COLUMNS if c not in (reader.fieldnames or [])]
         if missing:

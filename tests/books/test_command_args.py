@@ -144,7 +144,7 @@ def test_delete_prints_what_went_and_what_stayed(tmp_path):
     assert not Mention.objects.filter(book_id=spools.pk).exists()
     assert not Chunk.objects.filter(book_id=spools.pk).exists()
     out, _err = run("delete_book", "kites")
-    assert out.endswith("1 entities removed, 0 kept\n")
+    assert out.endswith("1 entity removed, 0 kept\n")
     assert not Entity.objects.exists() and not Mention.objects.exists()
 
 

@@ -117,3 +117,13 @@ def test_eval_extraction_of_a_gold_in_another_code_page_is_one_line(tmp_path):
         )
     )
     assert fails("eval_extraction", str(gold)) == (f"{gold}: not UTF-8 text: save it as UTF-8")
+
+
+def test_a_gold_file_saved_with_a_byte_order_mark_reads_its_columns(tmp_path):
+    from books.extraction.evaluate import gold_read
+
+    gold = tmp_path / "gold.tsv"
+    header = "doc\tkind\tnames\ttype\tdefining_heading\n"
+    gold.write_bytes(codecs.BOM_UTF8 + (header + "kites.md\tkey\tBox kite\tconcept\t-\n").encode())
+    [row] = gold_read(gold)
+    assert row.doc == "kites.md" and row.kind == "key"

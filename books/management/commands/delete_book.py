@@ -22,6 +22,10 @@ class Command(BaseCommand):
             raise CommandError(exc.message) from None
         self.stdout.write(
             f"deleted book {summary['book_id']} {summary['title']!r}: {summary['chunks']} "
-            f"chunks, {summary['entities_removed']} entities removed, "
+            f"chunks, {_entities(summary['entities_removed'])} removed, "
             f"{summary['entities_kept']} kept"
         )
+
+
+def _entities(count: int) -> str:
+    return f"{count} {'entity' if count == 1 else 'entities'}"
