@@ -150,7 +150,7 @@ def _define_threshold(p: np.ndarray, labels: np.ndarray, groups: np.ndarray) -> 
 def _held_out(make, x: np.ndarray, y: np.ndarray, groups: np.ndarray, weights=None) -> np.ndarray:
     """P(yes) of each row from a model trained on the other documents (grouped k-fold);
     the in-sample probability where a fold would lack a class."""
-    from sklearn.model_selection import GroupKFold
+    from sklearn.model_selection import GroupKFold  # deferred: only training needs it
 
     out = np.zeros(len(y))
     folds = min(INNER_FOLDS, len(np.unique(groups)))
@@ -167,7 +167,7 @@ def _held_out(make, x: np.ndarray, y: np.ndarray, groups: np.ndarray, weights=No
 
 
 def _define_model():
-    from sklearn.linear_model import LogisticRegression
+    from sklearn.linear_model import LogisticRegression  # deferred: only training needs it
 
     return LogisticRegression(C=C_DEFINE, max_iter=2000, class_weight="balanced")
 
