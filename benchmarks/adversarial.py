@@ -205,9 +205,9 @@ def _book_candidates(text: str) -> object:
 
 
 def _term_forms(text: str) -> object:
-    from books.extraction.forms import defined, marked
+    from books.extraction.forms import defined, described, marked
 
-    return marked(text), defined(text)
+    return marked(text), defined(text), described(text, text[:8])
 
 
 def _defined_entities(text: str) -> object:

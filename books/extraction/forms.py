@@ -18,6 +18,7 @@ cannot hold, so a text is read one way only.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # A name's shape: capitals throughout (an acronym: "IANA", "JFIF") or inside a word
 # ("OpenSSL", "iPhone"). Runs of disjoint classes: linear.
@@ -87,3 +88,38 @@ def defined(text: str) -> list[tuple[str, int]]:
         for match in pattern.finditer(text):
             found.append((match.group("term"), match.start("term")))
     return found
+
+
+_PROSE_WORDS = re.compile(r"(?:[A-Za-z][a-z'’]*+[ \t]++){4}[A-Za-z]")
+_AFTER_NAME = re.compile(
+    r"(?:\([^()\n]{0,80}\))?[\"”'`*]*+[ \t]*+(?:[-–—:][ \t]*+)?(?:\n[ \t]*+)?([A-Za-z]+)"
+)
+
+
+def described(text: str, display: str) -> list[float]:
+    """Whether the chunk describes the term in prose: the share of its lines that are
+    prose (a synopsis or a code block declares names without describing them), and
+    whether an occurrence of the term is followed by a lower-case word opening prose
+    ("name() transmits...", "-x  tells...", "term: a word...")."""
+    prose = _prose_share(text)
+    name = display.removesuffix("()")
+    subject = 0.0
+    at = text.find(name) if name else -1
+    seen = 0
+    while at >= 0 and seen < 20:
+        seen += 1
+        line = text[text.rfind("\n", 0, at) + 1 : at]
+        if not line.strip(" \t-*+•`'\"“("):
+            follow = _AFTER_NAME.match(text, at + len(name))
+            if follow and follow.group(1).islower():
+                subject = 1.0
+                break
+        at = text.find(name, at + len(name))
+    return [prose, subject]
+
+
+@lru_cache(maxsize=4096)
+def _prose_share(text: str) -> float:
+    """The share of a chunk's non-blank lines that are prose (five words or more)."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    return sum(1 for line in lines if _PROSE_WORDS.search(line)) / (len(lines) or 1)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from books.chunking import ChunkDraft
-from books.extraction.forms import defined, marked
+from books.extraction.forms import defined, described, marked
 from books.extraction.types import is_code_name, type_from_noun, type_from_syntax
 from entities.extraction import word_zipf
 from kgsite.text import normalize
@@ -53,7 +53,7 @@ _CAPS_SEQ = re.compile(
 _TRAILING_JOINS = re.compile(r"(?:[ ](?:of|for|and|de|van|von))+$")
 _QUOTE = re.compile(r"[\"“‘](?P<q>[^\"“”‘’\n]{2,60})[\"”’]")
 _OPTION_LINE = re.compile(
-    r"^[ \t]*(?P<opt>(?:--?|\+)[A-Za-z][\w-]*)(?:[ =]\S+)?(?:[ \t]{2,}|[ \t]*\n[ \t]+)\S", re.M
+    r"^[ \t]*(?P<opt>(?:--?|\+)[A-Za-z][\w-]*)(?:[ =]\S+)?(?:\t|[ \t]{2,}|[ \t]*\n[ \t]+)\S", re.M
 )
 _FLAG = re.compile(r"(?<![\w/-])(?P<opt>(?:--?|\+)[A-Za-z][\w-]*)(?![\w/])")
 _COPULA = r"(?:is|are|means|refers to|is defined as|shall mean|is called|stands for)"
@@ -556,6 +556,7 @@ def define_features(
         float(0 <= at - body < 300),
         float(_line_start(text, term.display)),
         option / 10,
+        *described(text, term.display),
     ]
 
 

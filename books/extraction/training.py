@@ -36,6 +36,8 @@ JUNK_WEIGHT = 8.0
 # The entity threshold maximises F-beta on the training documents: recall counts more
 # than precision (a missed entity is lost; a surplus one is a candidate to review).
 BETA = 2.0
+# Thresholds are tuned on held-out probabilities of this many document folds.
+INNER_FOLDS = 4
 
 
 @dataclass
@@ -145,6 +147,31 @@ def _define_threshold(p: np.ndarray, labels: np.ndarray, groups: np.ndarray) -> 
     return chosen
 
 
+def _held_out(make, x: np.ndarray, y: np.ndarray, groups: np.ndarray, weights=None) -> np.ndarray:
+    """P(yes) of each row from a model trained on the other documents (grouped k-fold);
+    the in-sample probability where a fold would lack a class."""
+    from sklearn.model_selection import GroupKFold  # deferred: only training needs it
+
+    out = np.zeros(len(y))
+    folds = min(INNER_FOLDS, len(np.unique(groups)))
+    if folds < 2:
+        return make().fit(x, y, sample_weight=weights).predict_proba(x)[:, 1]
+    for train, test in GroupKFold(n_splits=folds).split(x, y, groups):
+        if len(np.unique(y[train])) < 2:
+            out[test] = 0.5
+            continue
+        model = make()
+        model.fit(x[train], y[train], sample_weight=None if weights is None else weights[train])
+        out[test] = model.predict_proba(x[test])[:, 1]
+    return out
+
+
+def _define_model():
+    from sklearn.linear_model import LogisticRegression  # deferred: only training needs it
+
+    return LogisticRegression(C=C_DEFINE, max_iter=2000, class_weight="balanced")
+
+
 def fit(docs: Sequence[LabelledDoc]) -> Scorer:
     """The three models trained on ``docs``."""
     from sklearn.linear_model import LogisticRegression  # deferred: only training needs it
@@ -174,9 +201,13 @@ def fit(docs: Sequence[LabelledDoc]) -> Scorer:
         [g + off for d, off in zip(docs, offsets, strict=True) for g in d.define_groups]
     )
     dxs, dmean, dscale = _standardise(dx)
-    define = LogisticRegression(C=C_DEFINE, max_iter=2000, class_weight="balanced")
+    define = _define_model()
     define.fit(dxs, dy)
-    dthreshold = _define_threshold(define.predict_proba(dxs)[:, 1], dy, dg)
+    # The threshold is chosen on probabilities each document got from a model trained
+    # without it (in-sample ones are overconfident and set it too high for a new text).
+    ddoc = np.asarray([k for k, d in enumerate(docs) for _f in d.define_rows])
+    dp = _held_out(_define_model, dxs, dy, ddoc)
+    dthreshold = _define_threshold(dp, dy, dg)
     return Scorer(
         entity=_linear(entity, mean, scale, threshold=threshold),
         type=_linear(type_model, mean, scale, classes=type_model.classes_),

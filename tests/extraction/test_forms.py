@@ -4,8 +4,9 @@ time is checked with every other text reader in ``tests/kgsite/test_linear_time.
 
 from __future__ import annotations
 
-from books.extraction.forms import defined, marked
-from books.parsing import clean_heading
+from books.chunking import chunk_sections
+from books.extraction.forms import defined, described, marked
+from books.parsing import clean_heading, parse_document
 
 
 def names(text: str, source: str | None = None) -> list[str]:
@@ -59,3 +60,29 @@ def test_offsets_point_at_the_term():
 def test_underscores_inside_a_markdown_heading_stay():
     assert clean_heading("SOME_FLAG_NAME") == "SOME_FLAG_NAME"
     assert clean_heading("_emphasis_ and **bold**") == "emphasis and bold"
+
+
+def test_a_chunk_describing_a_term_in_prose_is_told_from_one_declaring_it():
+    declaring = "    int wob_open(int fd, int mode);\n    int wob_shut(int fd);\n"
+    describing = (
+        "    wob_open() opens the device named by fd and returns a handle\n"
+        "    that later calls read from.\n"
+    )
+    prose, subject = described(describing, "wob_open()")
+    assert subject == 1.0 and prose > 0
+    assert described(declaring, "wob_open()") == [0.0, 0.0]
+
+
+def test_an_option_list_separated_by_tabs_defines_its_options():
+    from books.extraction.termhood import gather
+
+    text = "Options:\n\n\t-q\tkeeps the tool quiet about skipped files.\n\t-v\ttalks more.\n"
+    chunks = chunks_of(text)
+    pool = gather(chunks, [c.text for c in chunks])
+    assert pool.terms["-q"].sources["option_list"] == 1
+    assert pool.terms["-v"].defined_in  # the chunk of its entry defines it
+    assert described(text, "-q")[1] == 1.0
+
+
+def chunks_of(text: str):
+    return chunk_sections(parse_document(text.encode(), fmt="text").sections, max_chars=2000)
