@@ -417,13 +417,14 @@ def synthetic_folds(
     folds: list[Fold], *, rewrites: bool = False, both_orders: bool = False
 ) -> dict[str, Fold]:
     """One fold of synthetic pairs per file, made from that file's statements. With
-    ``both_orders`` every pair of the file, human-written or made, is added the other
-    way round too (``swapped``)."""
+    ``both_orders`` the file's human-written pairs join the other way round too
+    (``swapped``); the made ones stay as made (round 4: swapping them as well scored
+    0.317 against 0.346 for the ``none`` head, nested)."""
     made = {}
     for fold in folds:
         pairs = rewritten_pairs(fold.pairs) if rewrites else synthetic_pairs(fold.pairs)
         if both_orders:
-            pairs = pairs + swapped(pairs) + swapped(fold.pairs)
+            pairs = pairs + swapped(fold.pairs)
         if pairs:
             made[fold.name] = make_fold(
                 f"synthetic:{fold.name}", pairs, synthetic=True, source=fold.name

@@ -284,7 +284,7 @@ def test_both_orders_trains_each_pair_the_other_way_round_too(tmp_path: Path) ->
     # The negation put in, not only taken out; the added detail dropped: same labels.
     assert read[("The gate is not open.", "The gate is open.")] == "contradiction"
     assert read[("Ilse keeps bees in her garden.", "Ilse keeps bees.")] == "compatible"
-    assert len(both.pairs) == 2 * len(plain.pairs) + len(rows)
+    assert len(both.pairs) == len(plain.pairs) + len(rows)
     assert both.source == "set.jsonl" and both.synthetic
 
 
