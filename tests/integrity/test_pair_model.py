@@ -23,7 +23,7 @@ from integrity.detection.classifier import (
     classify_pair,
     obvious_duplicate,
 )
-from integrity.detection.evaluation import Outcome, evaluate, format_report
+from integrity.detection.evaluation import Outcome, Pair, evaluate, format_report
 from integrity.detection.features import EMBEDDING_NAMES, FEATURE_NAMES, pair_features
 from integrity.detection.model import decide
 from integrity.detection.scores import score
@@ -266,6 +266,26 @@ def test_training_is_deterministic_and_cross_validated_by_file(tmp_path: Path) -
     assert set(report.held_out) == {p.name for p in paths} == set(report.in_sample)
     assert all(s.macro_f1 > 0.8 for s in report.held_out.values())
     assert any("held-out file" in line for line in lines)
+
+
+def test_both_orders_trains_each_pair_the_other_way_round_too(tmp_path: Path) -> None:
+    from integrity.detection.train import make_fold, synthetic_folds
+
+    rows = [
+        ("The gate is open.", "The gate is not open.", "contradiction"),
+        ("Ilse keeps bees.", "Ilse keeps bees in her garden.", "compatible"),
+    ]
+    fold = make_fold(
+        "set.jsonl", [Pair(f"r{i}", "en", a, b, c) for i, (a, b, c) in enumerate(rows)]
+    )
+    plain = synthetic_folds([fold])["set.jsonl"]
+    both = synthetic_folds([fold], both_orders=True)["set.jsonl"]
+    read = {(p.existing, p.new): p.label for p in both.pairs}
+    # The negation put in, not only taken out; the added detail dropped: same labels.
+    assert read[("The gate is not open.", "The gate is open.")] == "contradiction"
+    assert read[("Ilse keeps bees in her garden.", "Ilse keeps bees.")] == "compatible"
+    assert len(both.pairs) == len(plain.pairs) + len(rows)
+    assert both.source == "set.jsonl" and both.synthetic
 
 
 def test_a_kept_head_keeps_its_weights_and_gets_its_cut_offs_again(tmp_path: Path) -> None:

@@ -49,6 +49,12 @@ class Command(BaseCommand):
             "converted, a date reformatted, a number in words, a value changed, a negation "
             "taken out) instead of the plain variants",
         )
+        parser.add_argument(
+            "--both-orders",
+            action="store_true",
+            help="every training pair (human-written or synthetic) also the other way round, "
+            "label kept; the scored file is always read as written",
+        )
         parser.add_argument("--out", default=str(MODEL_PATH), help="model file to write")
         parser.add_argument("--dry-run", action="store_true", help="cross-validate only")
         parser.add_argument(
@@ -83,6 +89,7 @@ class Command(BaseCommand):
                 encoders,
                 synthetic=not options["no_synthetic"],
                 rewrites=options["rewrites"],
+                both_orders=options["both_orders"],
                 out=out,
                 log=self.stdout.write,
                 keep=[signatures.get(k, k) for k in keep],
