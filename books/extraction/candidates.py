@@ -32,8 +32,6 @@ from books.extraction.types import is_code_name, type_from_noun, type_from_synta
 from entities.extraction import is_common_word, word_zipf
 from kgsite.text import normalize
 
-# The fence marks are possessive: on one long line of backticks a backtracking `{3,}
-# tried every shorter fence against the rest of the line (quadratic).
 _FENCE = re.compile(r"^ {0,3}(`{3,}+|~{3,}+)[^\n]*\n.*?^ {0,3}\1[ \t]*$", re.M | re.S)
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]+\S+.*$", re.M)
 _CODE_SPAN = re.compile(r"(?<!`)`(?P<code>[^`\n]{1,120})`(?!`)")

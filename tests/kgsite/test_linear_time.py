@@ -63,6 +63,7 @@ def _repeat(unit: str, size: int) -> str:
 @example(target=next(t for t in TARGETS if "chunk_sections" in t.name), unit="# h\n")
 @example(target=next(t for t in TARGETS if "term forms" in t.name), unit="a/")
 @example(target=next(t for t in TARGETS if "term forms" in t.name), unit="x è ")
+# A line of backticks: the code-fence pattern reads them possessively (it was quadratic).
 @example(target=next(t for t in TARGETS if "book_candidates" in t.name), unit="`")
 def test_no_text_function_grows_faster_than_linearly(target, unit):
     prepare()
