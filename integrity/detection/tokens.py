@@ -22,7 +22,7 @@ _THOUSANDS = re.compile(r"\d{1,3}(?:([.,])\d{3})(?:\1\d{3})*")
 _CLOCK = re.compile(r"([01]?\d|2[0-3])[:h.]([0-5]\d)(?::[0-5]\d)?")
 _HOUR_H = re.compile(r"([01]?\d|2[0-3])h")
 _AMPM = re.compile(r"(\d{1,2})(?:[:.](\d\d))?(am|pm)")
-_ISO_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:t.*)?")
+_ISO_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:t.*)?|(\d{4})/(\d{1,2})/(\d{1,2})")
 _SLASH_DATE = re.compile(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{2}|\d{4})")
 _RANGE = re.compile(r"(\d+(?:[.,]\d+)?)[-–](\d+(?:[.,]\d+)?)")
 _GLUED_UNIT = re.compile(r"(\d+(?:[.,]\d+)?)([^\W\d_]+[²2]?)")
@@ -150,15 +150,19 @@ def _float(raw: str) -> float | None:
         return None
 
 
+# The last group of a space-grouped number, with its decimals: "1 200,50 €".
+_LAST_GROUP = re.compile(r"\d{3}(?:[.,]\d{1,2})?")
+
+
 def french_thousands(r: Reading) -> None:
-    """ "1 200 €": digit groups split by one (narrow) space become one token."""
+    """ "1 200 €", "1 200,50 €": digit groups split by one (narrow) space become one
+    token."""
     merged: list[Token] = []
     for token in r.tokens:
         prev = merged[-1] if merged else None
         if (
             prev is not None
-            and token.norm.isdigit()
-            and len(token.norm) == 3
+            and _LAST_GROUP.fullmatch(token.norm)
             and len(prev.text) <= 11
             and re.fullmatch(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})*", prev.text)
             and r.text[prev.end : token.start] in (" ", "\u00a0", "\u202f")

@@ -196,3 +196,63 @@ def test_value_like_fragments_never_raise(text) -> None:
     for value in reading.values:
         if value.kind == "number":
             assert value.lo <= value.hi
+
+
+# --- forms once misread (each fixed with its test) -------------------------------------
+
+
+@seed(2446)
+@RULES
+@given(
+    whole=st.integers(min_value=1000, max_value=999_999),
+    cents=st.integers(min_value=10, max_value=99),
+    space=st.sampled_from(SPACES),
+    comma=st.booleans(),
+)
+def test_a_space_grouped_amount_with_decimals_is_one_amount(whole, cents, space, comma) -> None:
+    grouped = f"{whole:,}".replace(",", space)
+    text = f"Le billet coûte {grouped}{',' if comma else '.'}{cents} €."
+    [value] = numbers(text)
+    assert value.dim == "currency:EUR"
+    assert value.lo == pytest.approx(whole + cents / 100)
+
+
+@pytest.mark.parametrize(
+    ("text", "dim", "lo", "hi"),
+    [
+        ("It costs between 5 and 10 euros.", "currency:EUR", 5.0, 10.0),
+        ("The trail is between 2 and 3 km long.", "length", 2000.0, 3000.0),
+        ("Keep it between 41 and 50 °F.", "temperature", 5.0, 10.0),
+        ("We need between 4 and 9 volunteers.", "", 4.0, 9.0),
+    ],
+)
+def test_the_unit_closing_a_range_is_the_ranges_unit(text, dim, lo, hi) -> None:
+    [value] = numbers(text)
+    assert value.dim == dim
+    assert (value.lo, value.hi) == (pytest.approx(lo), pytest.approx(hi))
+
+
+def test_a_range_in_another_currency_blocks() -> None:
+    assert duplicate_blockers(
+        "It costs between 5 and 10 euros.", "It costs between 5 and 10 dollars."
+    )
+    assert (
+        duplicate_blockers(
+            "The trail is between 2 and 3 km long.", "The trail is between 2000 and 3000 m long."
+        )
+        == []
+    )
+
+
+@seed(2447)
+@RULES
+@given(day=dates)
+def test_a_year_first_slashed_date_is_the_iso_date(day) -> None:
+    slashed = f"The report is due on {day.year}/{day.month:02d}/{day.day:02d}."
+    [date] = read(slashed).of("date")
+    assert date.key == (day.year, day.month, day.day)
+    assert duplicate_blockers(f"The report is due on {day.isoformat()}.", slashed) == []
+
+
+def test_a_year_first_slashed_date_that_is_no_date_is_not_read_as_one() -> None:
+    assert read("The code is 2027/13/31.").of("date") == []
