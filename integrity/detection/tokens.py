@@ -170,8 +170,29 @@ def french_thousands(r: Reading) -> None:
             text = r.text[prev.start : token.end]
             merged[-1] = Token(text, fold(text), prev.start, token.end)
             continue
+        if _swiss_group(merged, token):  # "1'200 CHF", "1’250’000"
+            merged.pop()  # the apostrophe
+            head = merged.pop()
+            text = r.text[head.start : token.end]
+            merged.append(Token(text, head.norm + token.norm, head.start, token.end))
+            continue
         merged.append(token)
     r.tokens = merged
+
+
+def _swiss_group(merged: list[Token], token: Token) -> bool:
+    """Three digits glued to an apostrophe glued to a number: a thousands group."""
+    if len(merged) < 2 or not (token.norm.isdigit() and len(token.norm) == 3):
+        return False
+    mark, head = merged[-1], merged[-2]
+    return (
+        mark.norm == "'"
+        and head.end == mark.start
+        and mark.end == token.start
+        and len(head.norm) <= 12
+        and head.norm.isdigit()
+        and (len(head.norm) <= 3 or "'" in head.text or "’" in head.text)
+    )
 
 
 def take(r: Reading, value: Value) -> None:

@@ -256,3 +256,20 @@ def test_a_year_first_slashed_date_is_the_iso_date(day) -> None:
 
 def test_a_year_first_slashed_date_that_is_no_date_is_not_read_as_one() -> None:
     assert read("The code is 2027/13/31.").of("date") == []
+
+
+@seed(2448)
+@RULES
+@given(
+    amount=st.integers(min_value=1000, max_value=999_999_999),
+    mark=st.sampled_from(["'", "’"]),
+)
+def test_an_amount_grouped_with_apostrophes_is_one_amount(amount, mark) -> None:
+    text = f"Das Ticket kostet {amount:,} CHF.".replace(",", mark)
+    [value] = numbers(text)
+    assert (value.dim, value.lo) == ("currency:CHF", float(amount))
+
+
+def test_feet_and_inches_are_not_a_thousands_group() -> None:
+    [value] = numbers("She is 5'8\" tall.")
+    assert value.dim == "length" and value.lo == pytest.approx(1.7272)
