@@ -49,11 +49,20 @@ def client():
     )
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object naming a field twice ("is_contradiction": true, then false) is
+    ambiguous: refused rather than read as its last value."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        raise ValueError("a field is given twice")
+    return data
+
+
 def parse_answer(content: str) -> Verdict | None:
     """Validate the judge's answer; None unless it is exactly the expected object."""
 
     try:
-        data: Any = json.loads(strip_code_fence(content))
+        data: Any = json.loads(strip_code_fence(content), object_pairs_hook=_unique_keys)
     except (TypeError, ValueError):
         return None
     if not isinstance(data, dict):

@@ -209,7 +209,9 @@ def _quantity(
         and (other := parse_number(r.tokens[j + 1].norm)) is not None
     ):
         hi, last = max(hi, other * factor), j + 1
-        _unit, _factor, last = _unit_after(r, last, False)
+        closing, closing_factor, last = _unit_after(r, last, False)
+        if closing and not dim:  # "between 5 and 10 euros", "between 2 and 3 km"
+            lo, hi, dim = _temperature(lo * closing_factor, hi * closing_factor, closing)
     if upper:
         lo = float("-inf")
     if lower:

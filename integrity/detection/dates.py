@@ -42,8 +42,9 @@ def dates(r: Reading) -> None:
     for i, token in enumerate(r.tokens):
         if i in r.used:
             continue
-        if m := _ISO_DATE.fullmatch(token.norm):
-            _date(r, i, i, int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        if m := _ISO_DATE.fullmatch(token.norm):  # "2027-01-31", "2027/01/31"
+            year, month, day = (g for g in m.groups() if g is not None)
+            _date(r, i, i, int(year), int(month), int(day))
         elif m := _SLASH_DATE.fullmatch(token.norm):
             year = int(m.group(4))
             year += 2000 if year < 100 else 0

@@ -22,7 +22,7 @@ _THOUSANDS = re.compile(r"\d{1,3}(?:([.,])\d{3})(?:\1\d{3})*")
 _CLOCK = re.compile(r"([01]?\d|2[0-3])[:h.]([0-5]\d)(?::[0-5]\d)?")
 _HOUR_H = re.compile(r"([01]?\d|2[0-3])h")
 _AMPM = re.compile(r"(\d{1,2})(?:[:.](\d\d))?(am|pm)")
-_ISO_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:t.*)?")
+_ISO_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:t.*)?|(\d{4})/(\d{1,2})/(\d{1,2})")
 _SLASH_DATE = re.compile(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{2}|\d{4})")
 _RANGE = re.compile(r"(\d+(?:[.,]\d+)?)[-–](\d+(?:[.,]\d+)?)")
 _GLUED_UNIT = re.compile(r"(\d+(?:[.,]\d+)?)([^\W\d_]+[²2]?)")
@@ -150,15 +150,19 @@ def _float(raw: str) -> float | None:
         return None
 
 
+# The last group of a space-grouped number, with its decimals: "1 200,50 €".
+_LAST_GROUP = re.compile(r"\d{3}(?:[.,]\d{1,2})?")
+
+
 def french_thousands(r: Reading) -> None:
-    """ "1 200 €": digit groups split by one (narrow) space become one token."""
+    """ "1 200 €", "1 200,50 €": digit groups split by one (narrow) space become one
+    token."""
     merged: list[Token] = []
     for token in r.tokens:
         prev = merged[-1] if merged else None
         if (
             prev is not None
-            and token.norm.isdigit()
-            and len(token.norm) == 3
+            and _LAST_GROUP.fullmatch(token.norm)
             and len(prev.text) <= 11
             and re.fullmatch(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})*", prev.text)
             and r.text[prev.end : token.start] in (" ", "\u00a0", "\u202f")
@@ -166,8 +170,29 @@ def french_thousands(r: Reading) -> None:
             text = r.text[prev.start : token.end]
             merged[-1] = Token(text, fold(text), prev.start, token.end)
             continue
+        if _swiss_group(merged, token):  # "1'200 CHF", "1’250’000"
+            merged.pop()  # the apostrophe
+            head = merged.pop()
+            text = r.text[head.start : token.end]
+            merged.append(Token(text, head.norm + token.norm, head.start, token.end))
+            continue
         merged.append(token)
     r.tokens = merged
+
+
+def _swiss_group(merged: list[Token], token: Token) -> bool:
+    """Three digits glued to an apostrophe glued to a number: a thousands group."""
+    if len(merged) < 2 or not (token.norm.isdigit() and len(token.norm) == 3):
+        return False
+    mark, head = merged[-1], merged[-2]
+    return (
+        mark.norm == "'"
+        and head.end == mark.start
+        and mark.end == token.start
+        and len(head.norm) <= 12
+        and head.norm.isdigit()
+        and (len(head.norm) <= 3 or "'" in head.text or "’" in head.text)
+    )
 
 
 def take(r: Reading, value: Value) -> None:

@@ -8,6 +8,9 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from hypothesis import given, seed
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from entities.services import entity_store, fact_store
 from integrity import services
@@ -229,3 +232,66 @@ def test_a_failing_judge_leaves_the_models_verdict(llm, ticket, empty_index, set
     # The model's verdict stands: uncertain, sent to a curator.
     assert not Contradiction.objects.exists()
     assert result.uncertain and Notification.objects.get().urgency == "low"
+
+
+# --- Strict parsing as rules ---------------------------------------------------------
+
+
+@seed(2461)
+@hyp_settings(max_examples=200, deadline=None, derandomize=True)
+@given(content=st.text(max_size=200))
+def test_parse_answer_never_raises_on_any_text(content):
+    verdict = parse_answer(content)
+    if verdict is not None:
+        assert verdict.label in ("contradiction", "compatible")
+        assert 0 <= verdict.confidence <= 1
+
+
+@seed(2462)
+@hyp_settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    flag=st.booleans(),
+    confidence=st.floats(min_value=0, max_value=1),
+    explanation=st.text(max_size=700),
+)
+def test_every_well_formed_answer_reads_back(flag, confidence, explanation):
+    content = json.dumps(
+        {"is_contradiction": flag, "confidence": confidence, "explanation": explanation}
+    )
+    verdict = parse_answer(content)
+    assert verdict.label == ("contradiction" if flag else "compatible")
+    assert verdict.confidence == confidence
+    assert verdict.explanation == " ".join(explanation.split())[:500]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"is_contradiction": true, "confidence": NaN, "explanation": ""}',
+        '{"is_contradiction": true, "confidence": Infinity, "explanation": ""}',
+        '{"is_contradiction": true, "confidence": -0.1, "explanation": ""}',
+        '{"is_contradiction": true, "confidence": "0.9", "explanation": ""}',
+        '{"is_contradiction": true, "confidence": 0.9, "is_contradiction": false}',
+        '{"is_contradiction": 1, "confidence": 0.9, "explanation": ""}',
+        "null",
+        "```json\n```",
+    ],
+)
+def test_an_answer_out_of_range_or_ambiguous_is_no_verdict(content):
+    assert parse_answer(content) is None
+
+
+@pytest.mark.django_db
+def test_a_malformed_answer_changes_nothing_and_is_logged(
+    llm, ticket, empty_index, settings, doubtful, caplog
+):
+    settings.KGSITE_LLM_JUDGE = True
+    llm.content = '{"is_contradiction": true, "confidence": 0.97, "explanation": "cut off'
+    fact_store(text=DOUBTFUL[0], subject=ticket)
+    new = fact_store(text=DOUBTFUL[1], subject=ticket).fact
+    with caplog.at_level("WARNING", logger="integrity.llm_judge"):
+        result = services.fact_check(fact_id=new.pk)
+    assert len(llm.requests) == 1
+    assert not Contradiction.objects.exists()
+    assert result.uncertain and Notification.objects.get().urgency == "low"
+    assert any("unusable answer" in r.getMessage() for r in caplog.records)
