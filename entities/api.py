@@ -210,8 +210,11 @@ class FactListView(GenericAPIView):
 
     def get_queryset(self):
         p = self.request.query_params
+        entity = p.get("entity")
+        if entity:  # an unknown or merged-away id is an error, not an empty list
+            _entities_for_merge([entity], "entity")
         return selectors.fact_list(
-            entity=p.get("entity"),
+            entity=entity,
             status=p.get("status"),
             source=p.get("source"),
             kind=p.get("kind"),
@@ -227,6 +230,8 @@ class FactListView(GenericAPIView):
             *SCOPE_PARAMETERS,
         ],
         operation_id="facts_list",
+        description="An unknown or merged-away `entity` is a 404 naming the field (a "
+        "merged one says where it went), not an empty list.",
         responses=FactSerializer(many=True),
     )
     def get(self, request):
