@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from entities.models import Alias, Entity, EntityMerge, EntityRedirect
-from entities.services import entity_merge, entity_store
+from entities.services import entity_delete, entity_merge, entity_store
 from kgsite.errors import NotFound
 
 from .conftest import _snapshot
@@ -127,3 +127,18 @@ def test_a_reader_cannot_merge_or_undo(api, curator_api, graph):
     merge = curator_api.post(MERGE, body, format="json").json()["merge"]
     assert api.post(f"/api/v1/merges/{merge['id']}/undo", format="json").status_code == 403
     assert not Entity.objects.filter(pk=graph["dup"].pk).exists()
+
+
+def test_once_the_survivor_is_deleted_old_ids_and_names_answer_no_entity(
+    api, curator_api, curator, graph
+):
+    survivor, dup = graph["survivor"], graph["dup"]
+    entity_merge(survivor=survivor, duplicates=[dup], actor=curator)
+    assert api.get(f"/api/v1/entities/{dup.pk}/").status_code == 301
+    response = curator_api.get(f"/api/v1/entities/{survivor.pk}/")
+    assert response.status_code == 200
+    entity_delete(entity=Entity.objects.get(pk=survivor.pk), actor=curator)
+    response = api.get(f"/api/v1/entities/{dup.pk}/")
+    assert response.status_code == 404 and "error" in response.json()
+    found = api.get("/api/v1/entities/lookup", {"name": "Maggie Okonkwo"}).json()
+    assert found["match"] == "none" and found["entity"] is None
