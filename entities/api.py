@@ -210,8 +210,11 @@ class FactListView(GenericAPIView):
 
     def get_queryset(self):
         p = self.request.query_params
+        entity = p.get("entity")
+        if entity:  # an unknown or merged-away id is an error, not an empty list
+            _entities_by_id([entity], "entity")
         return selectors.fact_list(
-            entity=p.get("entity"),
+            entity=entity,
             status=p.get("status"),
             source=p.get("source"),
             kind=p.get("kind"),
@@ -227,6 +230,8 @@ class FactListView(GenericAPIView):
             *SCOPE_PARAMETERS,
         ],
         operation_id="facts_list",
+        description="An unknown or merged-away `entity` is a 404 naming the field (a "
+        "merged one says where it went), not an empty list.",
         responses=FactSerializer(many=True),
     )
     def get(self, request):
@@ -354,9 +359,9 @@ class FactConfirmationUndoView(GenericAPIView):
 # --- merges and duplicate suggestions ---------------------------------------------------
 
 
-def _entities_for_merge(ids: list[str], field: str) -> list:
-    """Entities named in a merge request; an unknown id is a 404 naming the field, a
-    merged-away one says where it went."""
+def _entities_by_id(ids: list[str], field: str) -> list:
+    """Entities named in a request (a merge, a filter); an unknown id is a 404 naming
+    the field, a merged-away one says where it went."""
     found = {e.pk: e for e in selectors.entity_list().filter(pk__in=ids)}
     for pk in ids:
         if pk not in found:
@@ -386,8 +391,8 @@ class EntityMergeView(GenericAPIView):
     )
     def post(self, request):
         data = validated(MergeRequestSerializer, request.data)
-        (survivor,) = _entities_for_merge([data["survivor"]], "survivor")
-        duplicates = _entities_for_merge(data["duplicates"], "duplicates")
+        (survivor,) = _entities_by_id([data["survivor"]], "survivor")
+        duplicates = _entities_by_id(data["duplicates"], "duplicates")
         outcome = services.entity_merge(
             survivor=survivor,
             duplicates=duplicates,

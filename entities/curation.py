@@ -113,7 +113,7 @@ def _fact_supersede(*, fact: Fact, text: str, actor, source: str | None) -> Fact
     now = timezone.now()
     old.status, old.valid_to = Fact.Status.SUPERSEDED, now
     old.save(update_fields=["status", "valid_to", "updated_at"])
-    new = fact_store(
+    stored = fact_store(
         text=text,
         subject=old.subject,
         predicate=old.predicate,
@@ -126,7 +126,15 @@ def _fact_supersede(*, fact: Fact, text: str, actor, source: str | None) -> Fact
         kind=old.kind,
         scope=old.scope,
         actor=None,  # one audit row, below, for the whole replacement
-    ).fact
+    )
+    if stored.action != "created":
+        # An active fact already says it: undo would retract a fact this never made.
+        raise Conflict(
+            f"fact {stored.fact.pk} already says this; retract this one instead",
+            field="text",
+            code="already_stated",
+        )
+    new = stored.fact
     audit(
         actor=actor,
         action="fact.supersede",

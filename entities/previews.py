@@ -21,6 +21,10 @@ class Side:
     facts: list[dict] = field(default_factory=list)  # {"text", "role", "status", "shared"}
     fact_count: int = 0
     mentions: list[dict] = field(default_factory=list)  # {"title", "count"}
+    # A duplicate's name becomes the survivor's alias, or why not (None: no reason given,
+    # as when it already is the survivor's name).
+    name_added: bool = False
+    name_why: str | None = None
 
 
 def _facts(entity_ids: list[str]) -> dict[str, list[tuple[int, str, str, str]]]:
@@ -43,9 +47,14 @@ def merge_sides(plan: MergePlan) -> list[Side]:
     facts = _facts(ids)
     survivor_facts = {fact_id for fact_id, *_rest in facts[plan.survivor.pk]}
     dropped = dict(plan.alias_moves)
+    added = set(plan.new_aliases)
+    not_added = {c["value"]: c["message"] for c in plan.conflicts if c["kind"] == "name_not_added"}
     sides = []
     for entity in entities:
         side = Side(entity=entity, survivor=entity.pk == plan.survivor.pk)
+        if not side.survivor:
+            side.name_added = entity.canonical_name in added
+            side.name_why = None if side.name_added else not_added.get(entity.canonical_name)
         for alias in Alias.objects.filter(entity=entity).order_by("alias_norm"):
             why = None if side.survivor else dropped.get(alias.pk)
             side.aliases.append({"alias": alias.alias, "moves": not side.survivor, "why": why})

@@ -392,7 +392,8 @@ def entity_merge(
     locked = {e.pk: e for e in Entity.objects.select_for_update().filter(pk__in=ids)}
     missing = [pk for pk in ids if pk not in locked]
     if missing:
-        raise NotFound(f"no entity with id '{missing[0]}'", field="duplicates")
+        field = "survivor" if missing[0] == survivor.pk else "duplicates"
+        raise NotFound(f"no entity with id '{missing[0]}'", field=field)
     plan = _merge_plan(locked[survivor.pk], [locked[d.pk] for d in duplicates], allow_cross_type)
     if preview:
         return MergeOutcome(plan=plan, merge=None)
