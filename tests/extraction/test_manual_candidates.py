@@ -7,6 +7,8 @@ term is defined. All texts are written for these tests."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from books.chunking import chunk_sections
 from books.extraction.candidates import book_candidates
@@ -212,3 +214,37 @@ def test_a_plain_text_option_list_defines_each_option_in_its_section(notes):
 def test_a_glossary_entry_is_defined_where_it_is_described(notes):
     _document, chunks, pool = notes
     assert defined_under(chunks, pool, "scionbank") == ["Glossary"]
+
+
+_LINES = st.sampled_from(
+    [
+        "OPTIONS\n",
+        "SYNOPSIS\n",
+        "       -x name\n",
+        "              Does a thing to the name.\n",
+        "       -y     Quiet.\n",
+        "The Brisk Lantern Format (BLF) is a format.\n",
+        '"glowcap" means a cap that glows.\n',
+        "broken word pie-\n",
+        "ce of text\n",
+        "\n",
+    ]
+)
+_PAGE = st.lists(_LINES | st.text(max_size=20), min_size=1, max_size=16).map("".join)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_PAGE, st.sampled_from(["man", "text", "markdown"]))
+def test_every_candidate_points_inside_the_chunk_that_defines_it(text, fmt):
+    if not text.strip():
+        return
+    try:
+        _document, chunks = read(text, fmt)
+    except Exception as exc:  # noqa: BLE001 - only a refusal of empty text is allowed
+        assert type(exc).__name__ == "InvalidInput"
+        return
+    for candidate in book_candidates(chunks):
+        assert candidate.name.strip() == candidate.name and candidate.name
+        if candidate.define is not None:
+            index, start, end = candidate.define
+            assert 0 <= start <= end <= len(chunks[index].text)
