@@ -43,6 +43,24 @@ def test_a_bracketed_word_whose_initials_do_not_fit_is_no_acronym():
     assert pairs("Ask Mary Jones (Chair) first.") == []
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Sensors on the Web of Gadgets (WoG) talk.", ("WoG", "Web of Gadgets")),
+        ("The Wobble File\n   System (WFS) is old.", ("WFS", "Wobble File System")),
+        ("Quiet Beacon Link (QBL, since 2001) works.", ("QBL", "Quiet Beacon Link")),
+        ("the Tidal Records Office (T.R.O.) opens", ("T.R.O.", "Tidal Records Office")),
+        ("In Rapid Sand Transfer (RST) mode", ("RST", "Rapid Sand Transfer")),
+    ],
+)
+def test_mixed_case_dotted_and_wrapped_acronyms(text, expected):
+    assert pairs(text) == [expected]
+
+
+def test_a_bracketed_acronym_without_an_expansion_is_not_linked():
+    assert pairs("See (QBL) alone, or QBL (2001).") == []
+
+
 def test_the_offsets_point_at_the_acronym():
     text = "Notes. The Sandy Loam Format (SLF) stores soil."
     ((acr, _exp, start, end, _type),) = acronyms_find(text)
