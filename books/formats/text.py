@@ -235,7 +235,8 @@ def man_headings(lines: list[tuple[int, str]]) -> list[Heading]:
 
 # "dy-\n    namic", "cfset‐\n   speed": a word broken at a line's end. U+2010 (what
 # groff prints) and the soft hyphen always break a word; an ASCII hyphen only when the
-# joined word is a known word and the second piece is not ("well-\nknown" stays).
+# joined word is a known word and one of the pieces is not ("dyna-\nmic" joins,
+# "well-\nknown" stays).
 _BROKEN = re.compile(
     r"(?<![^\W\d_])(?P<a>[^\W\d_]+)(?P<h>[-\u2010\u00ad])\n(?P<ws>[ \t]*)(?P<b>[^\W\d_]+)"
 )
@@ -254,7 +255,9 @@ def dehyphenate(text: str) -> str:
     def join(match: re.Match) -> str:
         a, b = match.group("a"), match.group("b")
         if match.group("h") == "-" and not (
-            b[:1].islower() and _known_word((a + b).casefold()) > 1.0 and _known_word(b) < 2.0
+            b[:1].islower()
+            and _known_word((a + b).casefold()) > 1.0
+            and min(_known_word(a.casefold()), _known_word(b)) < 2.0
         ):
             return match.group()
         return f"{a}{b}\n{match.group('ws')}"
