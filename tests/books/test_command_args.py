@@ -14,6 +14,7 @@ from django.core.management import CommandError, call_command, get_commands, loa
 
 from books.models import Book, Chunk, IngestJob, Mention
 from entities.models import Entity
+from tests.commands import command_fails as fails
 
 pytestmark = pytest.mark.django_db
 
@@ -25,14 +26,6 @@ def run(*args) -> tuple[str, str]:
     out, err = StringIO(), StringIO()
     call_command(*args, stdout=out, stderr=err)
     return out.getvalue(), err.getvalue()
-
-
-def fails(*args) -> str:
-    with pytest.raises(CommandError) as caught:
-        call_command(*args, stdout=StringIO(), stderr=StringIO())
-    message = str(caught.value)
-    assert message.strip() and "\n" not in message
-    return message
 
 
 @pytest.fixture

@@ -8,23 +8,16 @@ import codecs
 from io import StringIO
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import call_command
 
 from books.models import Book
+from tests.commands import command_fails as fails
 
 pytestmark = pytest.mark.django_db
 
 HEADER = "entity_name\tentity_type\tdefining_file\tdefining_heading\n"
 ROW = "Box kite\tconcept\tkites.md\tBox kite\n"
 KITES = b"# Kites\n\n## Box kite\n\nThe Box kite flies in strong wind.\n"
-
-
-def fails(*args) -> str:
-    with pytest.raises(CommandError) as caught:
-        call_command(*args, stdout=StringIO(), stderr=StringIO())
-    message = str(caught.value)
-    assert message.strip() and "\n" not in message
-    return message
 
 
 @pytest.fixture

@@ -9,11 +9,11 @@ from io import StringIO
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command, get_commands, load_command_class
-from django.core.management.base import CommandError
 
 from entities import services
 from entities.graph.models import KGEModel
 from entities.models import Alias, DuplicateSuggestion, Entity, Fact
+from tests.commands import command_fails
 
 pytestmark = pytest.mark.django_db
 
@@ -26,10 +26,7 @@ def counts() -> tuple[int, ...]:
 
 def fails(*args: str) -> str:
     before = counts()
-    with pytest.raises(CommandError) as caught:
-        call_command(*args, stdout=StringIO(), stderr=StringIO())
-    message = str(caught.value)
-    assert message.strip() and "\n" not in message and "Traceback" not in message, message
+    message = command_fails(*args)
     assert counts() == before, "a failed command wrote to the database"
     return message
 

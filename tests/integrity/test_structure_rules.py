@@ -16,6 +16,7 @@ and few examples: these are rules, not a load test.
 
 from __future__ import annotations
 
+import calendar
 import datetime
 
 import pytest
@@ -43,20 +44,7 @@ UNIT_PAIRS = [
     ("l", "ml", 1000),
 ]
 SUBJECTS = ("The cable", "The parcel", "The trip", "The tank", "The batch")
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
+MONTHS = tuple(calendar.month_name)[1:]  # English: the C locale of the tests
 ZONES = {"UTC": 0, "CET": 60, "CEST": 120, "EST": -300, "PST": -480, "JST": 540}
 
 

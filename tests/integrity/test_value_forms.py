@@ -8,6 +8,7 @@ Every statement is invented for the test; Hypothesis runs with fixed seeds.
 
 from __future__ import annotations
 
+import calendar
 import datetime
 
 import pytest
@@ -19,20 +20,7 @@ from integrity.detection.structure import read
 
 RULES = settings(max_examples=40, deadline=None, derandomize=True)
 SPACES = (" ", "\u00a0", "\u202f")
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
+MONTHS = tuple(calendar.month_name)[1:]  # English: the C locale of the tests
 
 
 def numbers(text: str) -> list:
