@@ -3,12 +3,22 @@ reader, curator)."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth.models import Group, Permission, User
+from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from kgsite.vectors import service as vector_service
+
+# Property tests draw the same examples on every run, so a CI run is reproducible and a
+# red one is red again on a laptop. To search further, HYPOTHESIS_PROFILE=explore draws
+# new examples each run (and keeps failures in .hypothesis/).
+hypothesis_settings.register_profile("ci", derandomize=True)
+hypothesis_settings.register_profile("explore", derandomize=False)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def curators_group() -> Group:

@@ -56,9 +56,11 @@ def marked(text: str) -> list[tuple[str, str, int]]:
     """(term, source, offset) for bold text and structured tokens."""
     found: list[tuple[str, str, int]] = []
     for match in _BOLD.finditer(text):
-        bold = match.group("b").strip()
+        raw = match.group("b")
+        bold = raw.strip()
         if len(bold.split()) <= 4:
-            found.append((bold, "bold", match.start("b")))
+            # The offset of the stripped term: "** means **" marks "means" at its "m".
+            found.append((bold, "bold", match.start("b") + len(raw) - len(raw.lstrip())))
     for match in _STRUCTURED.finditer(text):
         token = match.group("tok")
         parts = [p for p in re.split(r"[./]", token) if p]

@@ -6,7 +6,7 @@ inside the text at the name it reports."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from books.extraction.acronyms import acronyms_find
@@ -132,7 +132,12 @@ _ALPHABET = st.sampled_from(
     list('abcXYZ -_.$/*"“”()[]:;,\n\t') + ["è un ", " means ", " refers to ", "**", "To "]
 )
 _TEXT = st.lists(_ALPHABET, max_size=80).map("".join) | st.text(max_size=200)
-_FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_FAST = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 @_FAST
@@ -146,6 +151,7 @@ def test_acronym_offsets_always_point_at_the_acronym(text):
 
 @_FAST
 @given(_TEXT)
+@example("** means **")  # bold with blanks inside its marks: the offset was one short
 def test_marked_and_defined_offsets_always_point_at_the_name(text):
     for name, _source, at in marked(text):
         assert text[at : at + len(name)] == name
