@@ -9,8 +9,9 @@ Tables (``kgsite.models.StoredVector`` and ``VectorKindState``, created by migra
 The ``embedding`` column has no fixed dimension, since kinds differ (384 for texts,
 another size for a trained model's vectors); each kind gets a partial HNSW index on an
 expression of its own dimension (``(embedding::vector(384)) vector_cosine_ops WHERE kind
-= 'facts'``), created when the kind is first stored, and searches order by that same
-expression so PostgreSQL uses it.
+= 'facts' AND vector_dims(embedding) = 384``), created when the kind is first stored,
+and searches order by that same expression so PostgreSQL uses it. A model of another
+dimension gets an index of its own; the old one is dropped when the kind is rebuilt.
 
 Consistency: nothing lives outside the database, so there is no journal, no reload and
 no shared directory: every process reads the same rows. A change is written by the
@@ -143,6 +144,11 @@ class PgVectorIndex(CalibratedEf):
             raise ValueError(f"vector kind {kind.name!r}: use a-z, 0-9 and _ for pgvector")
         self._index_name = f"kgsite_vector_hnsw_{kind.name}_{self.dim}"
         self._expr = f"(embedding::vector({self.dim}))"
+        # The kind and the dimension as literals (names are checked above): the planner
+        # matches them to the partial index's predicate even in a generic (prepared)
+        # plan, and the index never casts a row of another dimension (a model change
+        # rewrites the kind's rows in one transaction, the old ones still on disk).
+        self._rows = f"kind = '{kind.name}' AND vector_dims(embedding) = {int(self.dim)}"
 
     # --- connection -------------------------------------------------------------------
 
@@ -228,9 +234,22 @@ class PgVectorIndex(CalibratedEf):
         cursor.execute(
             f"CREATE INDEX IF NOT EXISTS {self._index_name} ON {TABLE} USING hnsw "
             f"({self._expr} vector_cosine_ops) WITH (m = %s, ef_construction = %s) "
-            f"WHERE kind = '{self.kind.name}'",
+            f"WHERE {self._rows}",
             [self.m, self.ef_construction],
         )
+
+    def _drop_other_dimensions(self, cursor) -> None:
+        """Drop this kind's HNSW indexes of another dimension (a model change): their
+        expression casts every row of the kind to the old dimension, so a row of the new
+        one could not be written."""
+        cursor.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexname LIKE %s",
+            [TABLE, "kgsite_vector_hnsw_%"],
+        )
+        own = re.compile(rf"kgsite_vector_hnsw_{re.escape(self.kind.name)}_\d+")
+        for (name,) in cursor.fetchall():
+            if name != self._index_name and own.fullmatch(name):
+                cursor.execute(f'DROP INDEX IF EXISTS "{name}"')
 
     def _state_usable(self, state) -> bool:
         return state is not None and state[0] == self.signature and int(state[1]) == self.dim
@@ -271,6 +290,7 @@ class PgVectorIndex(CalibratedEf):
                     total,
                 )
                 cursor.execute(f"DELETE FROM {TABLE} WHERE kind = %s", [self.kind.name])
+                self._drop_other_dimensions(cursor)
                 self._ensure_index(cursor)
                 self._write_state(cursor, complete=False)
         self._reconciled = True  # the rebuild covers every row
@@ -391,6 +411,7 @@ class PgVectorIndex(CalibratedEf):
                     [str(getattr(settings, "KGSITE_PGVECTOR_BUILD_MEMORY", "512MB"))],
                 )
                 cursor.execute(f"DELETE FROM {TABLE} WHERE kind = %s", [self.kind.name])
+                self._drop_other_dimensions(cursor)
                 batch: list[tuple[Key, str]] = []
                 for key, text in self.kind.fetch(None):
                     batch.append((key, text))
@@ -442,9 +463,7 @@ class PgVectorIndex(CalibratedEf):
 
     def _knn(self, vector: np.ndarray, k: int, wanted: list[str] | None):
         cursor, session = self._cursor()
-        # The kind as a literal (names are checked in __init__): the planner matches it
-        # to the partial index's predicate even in a generic (prepared) plan.
-        where = f"kind = '{self.kind.name}'"
+        where = self._rows
         params: list[Any] = [vector]
         if wanted is not None:
             where += " AND key = ANY(%s)"
