@@ -51,9 +51,17 @@ class GoldRow:
 
 
 def gold_read(path: Path) -> list[GoldRow]:
-    """Rows of a gold TSV; ``InvalidInput`` naming the problem for a malformed file."""
+    """Rows of a gold TSV; ``InvalidInput`` naming the problem for a malformed file (one
+    in another code page included, for every command that reads gold files)."""
     if not path.is_file():
         raise InvalidInput(f"No such file: {path}", field="gold")
+    try:
+        return _gold_rows(path)
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{path}: not UTF-8 text: save it as UTF-8", field="gold") from None
+
+
+def _gold_rows(path: Path) -> list[GoldRow]:
     # utf-8-sig: a spreadsheet saves its TSV with a byte-order mark before the header.
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle, delimiter="\t")

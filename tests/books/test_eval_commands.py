@@ -102,14 +102,16 @@ def test_train_extraction_names_each_missing_gold_file_and_writes_no_weights(tmp
     assert message == f"No such gold file: {tmp_path / 'a.tsv'}, {tmp_path / 'b.tsv'}"
 
 
-def test_eval_extraction_of_a_gold_in_another_code_page_is_one_line(tmp_path):
+@pytest.mark.parametrize("command", [["eval_extraction"], ["train_extraction", "--no-save"]])
+def test_a_gold_in_another_code_page_is_one_line(tmp_path, command):
     gold = tmp_path / "gold.tsv"
     gold.write_bytes(
         "doc\tkind\tnames\ttype\tdefining_heading\nkites.md\tkey\tCaf\u00e9\tconcept\t-\n".encode(
             "cp1252"
         )
     )
-    assert fails("eval_extraction", str(gold)) == (f"{gold}: not UTF-8 text: save it as UTF-8")
+    name, *flags = command
+    assert fails(name, str(gold), *flags) == f"{gold}: not UTF-8 text: save it as UTF-8"
 
 
 def test_a_gold_file_saved_with_a_byte_order_mark_reads_its_columns(tmp_path):

@@ -46,8 +46,6 @@ class Command(BaseCommand):
             rows = gold_read(gold)
         except DomainError as exc:
             raise CommandError(exc.message) from None
-        except UnicodeDecodeError:
-            raise CommandError(f"{gold}: not UTF-8 text: save it as UTF-8") from None
         folder = Path(options["docs"]) if options["docs"] else gold.parent
         if not folder.is_dir():
             raise CommandError(f"No such folder: {folder}")
