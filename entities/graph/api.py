@@ -225,8 +225,8 @@ class KGEModelSerializer(serializers.ModelSerializer):
 
 
 class TrainRequestSerializer(ScopeQuerySerializer):
-    dim = serializers.IntegerField(min_value=8, max_value=512, required=False)
-    epochs = serializers.IntegerField(min_value=1, max_value=2000, required=False)
+    dim = serializers.IntegerField(min_value=8, max_value=services.DIM_MAX, required=False)
+    epochs = serializers.IntegerField(min_value=1, max_value=services.EPOCHS_MAX, required=False)
     seed = serializers.IntegerField(min_value=0, required=False)
 
 

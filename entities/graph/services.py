@@ -26,6 +26,9 @@ logger = logging.getLogger(__name__)
 
 # Below this many triples nothing can be learned or calibrated.
 MIN_TRIPLES = 8
+# The largest model one may ask for, over REST or the command: beyond, memory runs out.
+DIM_MAX = 512
+EPOCHS_MAX = 2000
 # Rebuild the model's vector indexes in the training process up to this many entities;
 # beyond, a queued job does it (searches meanwhile answer from the exact fallback).
 INDEX_INLINE = 200_000

@@ -5,13 +5,10 @@ from tqdm import tqdm
 
 from entities.graph.edges import edges_rebuild
 from entities.graph.models import KGEModel
-from entities.graph.services import kge_train
+from entities.graph.services import DIM_MAX, EPOCHS_MAX, kge_train
 from entities.models import Fact
 from entities.scopes import ScopeFilter
 from kgsite.errors import InvalidInput
-
-DIM_MAX = 512
-EPOCHS_MAX = 2000
 
 
 def _progress(bar):
@@ -57,7 +54,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        # The upper bounds are the API's (a larger model only exhausts memory).
+        # The upper bounds are the API's.
         if not 2 <= options["dim"] <= DIM_MAX:
             raise CommandError(f"--dim must be between 2 and {DIM_MAX}, not {options['dim']}")
         if not 1 <= options["epochs"] <= EPOCHS_MAX:
