@@ -21,6 +21,7 @@ import os
 import random
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -68,10 +69,11 @@ def _ours(dataset, threads: int) -> dict:
     return {**metrics, "seconds": result.seconds, "cpu": cpu, "epochs": result.epochs}
 
 
-def _cpu_of_training(cpu: dict):
-    """PyKEEN's training loop timed in process CPU time (its validation checks included,
-    as ours are; the pipeline's final test evaluation not): the machine's load then
-    does not tilt the ratio as it tilts wall time."""
+@contextmanager
+def _training_cpu(cpu: dict):
+    """Times PyKEEN's training loop in process CPU time into ``cpu["train"]`` (its
+    validation checks included, as ours are; the pipeline's final test evaluation not):
+    the machine's load then does not tilt the ratio as it tilts wall time."""
     from pykeen.training import TrainingLoop  # deferred: the bench extra
 
     original = TrainingLoop.train
@@ -83,22 +85,22 @@ def _cpu_of_training(cpu: dict):
         finally:
             cpu["train"] = time.process_time() - started
 
-    return original, train
+    TrainingLoop.train = train
+    try:
+        yield
+    finally:
+        TrainingLoop.train = original
 
 
 def _pykeen(dataset, threads: int) -> dict:
     import torch  # deferred: heavy, optional (the bench extra)
     from pykeen.evaluation import RankBasedEvaluator  # deferred: the bench extra
     from pykeen.pipeline import pipeline  # deferred: the bench extra
-    from pykeen.training import TrainingLoop  # deferred: the bench extra
 
     torch.set_num_threads(threads)
     cpu: dict[str, float] = {}
-    original, TrainingLoop.train = _cpu_of_training(cpu)
-    try:
+    with _training_cpu(cpu):
         result = _pipeline(pipeline, dataset, RankBasedEvaluator)
-    finally:
-        TrainingLoop.train = original
     return _pykeen_scores(result, dataset, cpu["train"])
 
 
