@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from kgsite.text import I_WITH_DOT_ABOVE, turkish_i_plain
+from kgsite.text import I_WITH_DOT_ABOVE, drop_dot_above_i, turkish_i_plain
 
 # --- Character classes ------------------------------------------------------------------
 
@@ -174,7 +174,7 @@ def _dot_above_stage(s: str) -> tuple[str, _Stage | None]:
         stage.add(start + delta, 1, start, 2)
         delta -= 1
         start = s.find(I_WITH_DOT_ABOVE, start + 2)
-    return s.replace(I_WITH_DOT_ABOVE, "i"), stage
+    return drop_dot_above_i(s), stage
 
 
 # Whitespace runs that are not already a single space.
