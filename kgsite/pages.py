@@ -32,6 +32,7 @@ from django.db import models
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext_lazy
 
 from .errors import DomainError
@@ -85,6 +86,17 @@ def form_error(exc: DomainError, fields, field: str | None = None) -> Validation
     it; else a non-field error)."""
     name = field or exc.field
     return ValidationError({name if name in fields else NON_FIELD_ERRORS: exc.message})
+
+
+def back_url(request: HttpRequest, fallback: str) -> str:
+    """Where a plain form asks to go back to (its ``next``: the page it was on, filters
+    included) when that page is one of ours; ``fallback`` otherwise (never another site)."""
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return fallback
 
 
 @dataclass(frozen=True)

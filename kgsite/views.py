@@ -14,7 +14,6 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_GET, require_POST
@@ -25,6 +24,7 @@ from .pages import (
     audit_action_label,
     audit_action_labels,
     audit_rows,
+    back_url,
     curator_required,
     dashboard_panels,
     is_curator,
@@ -100,16 +100,6 @@ def audit_log(request):
     )
 
 
-def _back(request, fallback: str) -> str:
-    """Where a form asks to go back to (the page it was on, filters included), if ours."""
-    target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return fallback
-
-
 @require_POST
 @curator_required
 def audit_undo(request, entry_id: int):
@@ -127,7 +117,7 @@ def audit_undo(request, entry_id: int):
             messages.error(request, exc.message)
         else:
             messages.success(request, _("Undone: %(what)s.") % {"what": what})
-    return redirect(_back(request, reverse("audit")))
+    return redirect(back_url(request, reverse("audit")))
 
 
 # --- error pages, favicon, offline API docs -----------------------------------------------

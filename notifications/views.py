@@ -11,12 +11,11 @@ from collections.abc import Callable
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from entities.models import Entity, EntityFact
 from kgsite.errors import DomainError, InvalidInput, NotFound
-from kgsite.pages import curator_required
+from kgsite.pages import back_url, curator_required
 
 from . import selectors, services
 from .models import Notification
@@ -146,7 +145,7 @@ def mark_read(request):
     except DomainError as exc:
         error = exc.message
     if not request.htmx:
-        return HttpResponseRedirect(_back(request))  # a path, never a view name
+        return HttpResponseRedirect(back_url(request, reverse("home")))  # a path, not a name
     response = render(
         request,
         "notifications/_panel.html",
@@ -156,16 +155,6 @@ def mark_read(request):
     if not error:
         response["HX-Trigger"] = EVENT
     return response
-
-
-def _back(request) -> str:
-    """The page a plain form was on, when it is one of ours (never another site)."""
-    target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return reverse("home")
 
 
 @require_GET
