@@ -390,13 +390,13 @@ def pair_features(query: Query, rows: list[dict[str, float]]) -> None:
     one (an English question and an Italian memory: the English embedder's cosine says
     nothing). Its cosine, its distance from the best and its rank among the query's
     candidates, its source's reciprocal rank, and for the first its lead over the
-    second. On a memory in one language these are
-    the main embedder's own, so a scorer trained there judges a cross-language pair by
-    the encoder that can read it. (Not a z-score in the query's spread: its range grows
-    with the number of candidates, and a small memory has few.)"""
+    second. On a memory in one language these are the main embedder's own, so a scorer
+    trained there judges a cross-language pair by the encoder that can read it. (Not a
+    z-score in the query's spread: its range grows with the number of candidates, and a
+    small memory has few.)"""
     if not rows:
         return
-    query_main = query.xl_vector is None or reads_query(query)
+    query_main = reads_query(query)  # True too where there is no multilingual vector
     values = []
     for f in rows:
         main = query_main and (query.xl_vector is None or f["memory_main"] == 1.0)
