@@ -407,6 +407,10 @@ class PPRRequestSerializer(ScopeQuerySerializer):
 
 class PPRResponseSerializer(serializers.Serializer):
     seeds = BriefEntitySerializer(many=True)
+    unknown = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Names of query_entities that resolve to no entity (no walk starts there).",
+    )
     facts = RankedSerializer(many=True)
     chunks = RankedSerializer(many=True)
     entities = RankedSerializer(many=True)

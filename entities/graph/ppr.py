@@ -297,14 +297,20 @@ def ppr_retrieve(
     scopes: ScopeFilter | None = None,
 ) -> dict:
     """HippoRAG-style retrieval: seeds from names (resolved like lookup) and from the
-    known names in a free ``query``, then Personalized PageRank over the graph."""
+    known names in a free ``query``, then Personalized PageRank over the graph. A name
+    that resolves to no entity starts no walk and is listed under ``unknown`` (never
+    guessed at), so a caller can tell "nothing linked" from "no such entity"."""
     seeds: list[Entity] = []
+    unknown: list[str] = []
     for i, name in enumerate(query_entities or []):
         entity = entity_resolve(name, field=f"query_entities.{i}")
-        if entity is not None and entity not in seeds:
+        if entity is None:
+            if name not in unknown:
+                unknown.append(name)
+        elif entity not in seeds:
             seeds.append(entity)
     if query:
         ids = [d.canonical_id for d in extract_entities(query) if d.canonical_id]
         seeds += [e for e in Entity.objects.filter(pk__in=ids) if e not in seeds]
     result = ppr_rank(seeds=[e.pk for e in seeds], damping=damping, k=k, hops=hops, scopes=scopes)
-    return {"seeds": [entity_brief(e) for e in seeds], **result}
+    return {"seeds": [entity_brief(e) for e in seeds], "unknown": unknown, **result}

@@ -142,7 +142,8 @@ DESCRIPTIONS: dict[str, str] = {
     "ppr_retrieve": (
         "Multi-hop retrieval: facts and book passages reached from the entities of a "
         "question by Personalized PageRank, each with the path that led to it. Use when "
-        "the answer may be two hops away; recall covers one-hop questions."
+        "the answer may be two hops away; recall covers one-hop questions. Names that "
+        "match no entity come back under 'unknown'."
     ),
     "episode_store": (
         "Record what was done in this session (a short narrative), so later sessions "

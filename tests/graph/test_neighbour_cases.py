@@ -128,7 +128,7 @@ def test_an_empty_store_answers_every_graph_read_without_error(api):
     assert api.get("/api/v1/graph/neighbors/e_missing").status_code == 404
     assert api.get("/api/v1/graph/entity/e_missing").status_code == 404
     body = api.post("/api/v1/graph/ppr", {"query_entities": ["Nobody"]}, format="json").json()
-    assert body == {"seeds": [], "facts": [], "chunks": [], "entities": []}
+    assert body == {"seeds": [], "unknown": ["Nobody"], "facts": [], "chunks": [], "entities": []}
 
 
 # --- names as a user types them ---------------------------------------------------------------
@@ -157,6 +157,23 @@ def test_the_same_entity_named_twice_is_one_seed():
     seed = make_entity("Larkspur", "service")
     ranked = ppr_retrieve(query_entities=["Larkspur", "LARKSPUR", seed.pk], k=5)
     assert [s["id"] for s in ranked["seeds"]] == [seed.pk]
+
+
+def test_names_that_match_no_entity_are_listed_as_unknown_not_guessed(api):
+    seed = make_entity("Larkspur", "service")
+    make_entity("Larkspurr", "service")  # one letter away: a lookup would only suggest it
+    response = api.post(
+        "/api/v1/graph/ppr",
+        {"query_entities": ["Larkspur", "Larksp", "Nowhere Inn", "Larksp"]},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert [s["id"] for s in body["seeds"]] == [seed.pk]
+    assert body["unknown"] == ["Larksp", "Nowhere Inn"]
+    only_unknown = ppr_retrieve(query_entities=["Nowhere Inn"], k=5)
+    assert only_unknown["seeds"] == [] and only_unknown["unknown"] == ["Nowhere Inn"]
+    assert only_unknown["facts"] == only_unknown["entities"] == []
 
 
 # --- the REST API's answers to bad parameters ------------------------------------------------

@@ -90,7 +90,8 @@ def test_the_ppr_endpoint_resolves_names_and_free_text(api, chain):
 def test_an_empty_graph_answers_empty_lists(api, db):
     body = api.post("/api/v1/graph/ppr", {"query": "nothing known here", "k": 5}, format="json")
     assert body.status_code == 200
-    assert body.json() == {"seeds": [], "facts": [], "chunks": [], "entities": []}
+    empty = {"seeds": [], "unknown": [], "facts": [], "chunks": [], "entities": []}
+    assert body.json() == empty
 
 
 def test_neighbors_are_ranked_and_limited(api, chain):
