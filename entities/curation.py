@@ -22,6 +22,7 @@ from kgsite.text import normalize
 from . import hooks
 from .models import Alias, DuplicateSuggestion, Entity, EntityFact, Fact
 from .services import (
+    _check_no_twin,
     _entities_saved,
     _insert_exact,
     _jsonable,
@@ -153,6 +154,10 @@ def _supersede_problems(entry: AuditEntry) -> tuple[Fact | None, Fact | None, st
         return old, new, "one of the two facts was deleted since"
     if old.status != Fact.Status.SUPERSEDED or new.status != Fact.Status.ACTIVE:
         return old, new, "one of the two facts changed since"
+    try:  # the old words stored again meanwhile: two active facts would say them
+        _check_no_twin(old, {"status": Fact.Status.ACTIVE})
+    except Conflict as exc:
+        return old, new, exc.message
     return old, new, ""
 
 

@@ -59,7 +59,11 @@ def entity_list(request):
     q = request.GET.get("q", "")
     entity_type = request.GET.get("type", "")
     with_candidates = bool(request.GET.get("candidates"))
-    results = selectors.entity_search(q=q, type=entity_type or None, candidates=with_candidates)
+    error = ""
+    try:
+        found = selectors.entity_search(q=q, type=entity_type or None, candidates=with_candidates)
+    except DomainError as exc:  # a type no entity can have: said above the (empty) results
+        found, error = [], exc.message
     return render_page(
         request,
         "entities/list.html",
@@ -69,9 +73,11 @@ def entity_list(request):
             "with_candidates": with_candidates,
             # The type filter is not part of the results partial: no query for it.
             "types": [] if request.htmx else selectors.entity_types(),
-            "results": results,
+            "results": found,
+            "error": error,
         },
         partial="entities/_results.html",
+        status=400 if error else 200,
     )
 
 
@@ -225,7 +231,8 @@ def _merge_request(request, entity_id: str) -> tuple[Entity, list[Entity], bool]
         raise InvalidInput(
             _("Choose at least one entity to merge into this one."), field="duplicates"
         )
-    duplicates = list(Entity.objects.filter(pk__in=ids))
+    # An id with a NUL names no entity (and PostgreSQL refuses to look it up).
+    duplicates = list(Entity.objects.filter(pk__in=[i for i in ids if "\x00" not in i]))
     missing = sorted(set(ids) - {d.pk for d in duplicates})
     if missing:
         raise InvalidInput(

@@ -456,15 +456,21 @@ _AUDIT_UNDO = "contradiction.undo"
 
 
 def _losers(contradiction: Contradiction, resolution: str) -> tuple[list[Fact], str]:
-    """The facts a resolution ends, and the status they end in."""
-    R = Contradiction.Resolution
-    if resolution == R.KEEP_FIRST:
-        return [contradiction.fact_b], Fact.Status.SUPERSEDED
-    if resolution == R.KEEP_SECOND:
-        return [contradiction.fact_a], Fact.Status.SUPERSEDED
-    if resolution == R.DROP_BOTH:
-        return [contradiction.fact_a, contradiction.fact_b], Fact.Status.RETRACTED
-    return [], ""
+    """The facts a resolution ends and their new status; the fact it keeps must be active."""
+    R, a, b = Contradiction.Resolution, contradiction.fact_a, contradiction.fact_b
+    kept, losers, status = {
+        R.KEEP_FIRST: (a, [b], Fact.Status.SUPERSEDED),
+        R.KEEP_SECOND: (b, [a], Fact.Status.SUPERSEDED),
+        R.DROP_BOTH: (None, [a, b], Fact.Status.RETRACTED),
+    }.get(resolution, (None, [], ""))
+    if kept is not None and kept.status != Fact.Status.ACTIVE:
+        raise Conflict(
+            f"fact {kept.pk} is {kept.status} already, so it cannot be kept; undo what "
+            "ended it, or choose another resolution",
+            field="resolution",
+            code="kept_inactive",
+        )
+    return losers, status
 
 
 def _fact_state(fact: Fact) -> dict:

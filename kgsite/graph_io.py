@@ -122,7 +122,28 @@ def _header(line: str) -> dict[str, Any]:
         raise InvalidInput(f"not a {FORMAT} export (first line)", field="path")
     if header.get("version") != VERSION:
         raise InvalidInput(f"export version {header.get('version')} is not {VERSION}", field="path")
-    return header
+    tables, users = header.get("tables", {}), header.get("users", [])
+    if not isinstance(tables, dict) or not all(
+        isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in tables.values()
+    ):
+        raise InvalidInput("the header's tables are not a count per table", field="path")
+    if not isinstance(users, list) or not all(isinstance(name, str) and name for name in users):
+        raise InvalidInput("the header's users are not a list of usernames", field="path")
+    return {**header, "tables": tables, "users": sorted(set(users))}
+
+
+def _read(lines: IO[str]) -> Iterator[tuple[int, str]]:
+    """The rows' lines with their numbers (the header is line 1); blank lines are skipped,
+    and a file in another code page is refused in one line."""
+    number = 1
+    try:
+        for number, line in enumerate(lines, start=2):
+            if line.strip():
+                yield number, line
+    except UnicodeDecodeError:
+        raise InvalidInput(
+            f"not UTF-8 text (after line {number}): save it as UTF-8", field="path"
+        ) from None
 
 
 def _ensure_users(usernames: list[str]) -> int:
@@ -151,7 +172,11 @@ def graph_import(*, lines: IO[str], progress: Progress | None = None) -> ImportR
     A graph that already holds rows is refused (409) before anything is written: merging
     two graphs' ids is not something to do implicitly. Any bad line rolls everything back.
     """
-    header = _header(lines.readline())
+    try:
+        first = lines.readline()
+    except UnicodeDecodeError:
+        raise InvalidInput("not UTF-8 text: save it as UTF-8", field="path") from None
+    header = _header(first)
     present = {label: n for label, n in graph_counts().items() if n}
     if present:
         listed = ", ".join(f"{label} ({n})" for label, n in present.items())
@@ -159,14 +184,14 @@ def graph_import(*, lines: IO[str], progress: Progress | None = None) -> ImportR
     known = {m._meta.label for m in graph_models()}
     seen: dict[str, int] = dict.fromkeys(known, 0)
     with transaction.atomic():
-        users_created = _ensure_users(list(header.get("users", [])))
-        for number, line in enumerate(lines, start=2):
+        users_created = _ensure_users(header["users"])
+        for number, line in _read(lines):
             _import_line(line, number, known)
             label = json.loads(line)["model"]
             seen[_label(label)] += 1
             if progress:
                 progress(1)
-        _check_counts(header.get("tables", {}), seen)
+        _check_counts(header["tables"], seen)
         _reset_sequences()
     return ImportResult(tables=seen, users_created=users_created)
 

@@ -5,7 +5,9 @@ page (traceback, local variables, settings) with ``DEBUG`` on, an HTML 400 for a
 over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` or too many fields. This middleware sits first, so it
 sees every answer: an exception raised in an API view becomes the JSON shape with no
 internals, a request body over the limits is refused before anything reads it, and any
-other error page under /api/ is replaced by the shape with the same status.
+other error page under /api/ is replaced by the shape with the same status. A NUL
+character in the address or a query parameter is refused (400 naming it) for pages and
+API alike: no database column can hold one.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from django.core.exceptions import (
 )
 from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils.html import escape
 
 from kgsite.api import API_PREFIX, error_body
 
@@ -112,11 +115,40 @@ def exception_response(exc: Exception) -> JsonResponse:
     return JsonResponse(error_body("server_error", "internal server error"), status=500)
 
 
+def _nul_field(request: HttpRequest) -> str | None:
+    """The address part or query parameter holding a NUL character, which no database
+    column can hold (PostgreSQL refuses it outright): "path", or the parameter's name.
+    (Form fields are the forms' business: they say what is wrong beside the field.)"""
+    if "\x00" in request.path:
+        return "path"
+    for key, values in request.GET.lists():
+        if "\x00" in key or any("\x00" in value for value in values):
+            return key.replace("\x00", "")
+    return None
+
+
+def nul_refusal(request: HttpRequest) -> HttpResponse | None:
+    """400 naming where a NUL character was sent, before any view reads it."""
+    field = _nul_field(request)
+    if field is None:
+        return None
+    message = f"{field} contains a NUL character"
+    if _is_api(request):
+        return JsonResponse(error_body("invalid", message, field), status=400)
+    return HttpResponse(
+        f"<!doctype html><title>Bad request</title><p>{escape(message[:1].upper() + message[1:])}.</p>",
+        status=400,
+    )
+
+
 class ApiErrorMiddleware:
     def __init__(self, get_response) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        refused = nul_refusal(request)
+        if refused is not None:
+            return refused
         if not _is_api(request):
             return self.get_response(request)
         try:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db import transaction
 
 from kgsite.errors import InvalidInput
 
@@ -81,11 +82,12 @@ def entity_store(
     aliases: list[str] | None = None,
 ):
     ctx.writable()
-    entity, created = services.entity_store(
-        name=name, type=type, description=description, actor=ctx.actor()
-    )
-    for alias in aliases or ():
-        services.alias_add(entity=entity, alias=alias, actor=ctx.actor())
+    with transaction.atomic():  # a refused alias stores no entity, as the REST API does
+        entity, created = services.entity_store(
+            name=name, type=type, description=description, actor=ctx.actor()
+        )
+        for alias in aliases or ():
+            services.alias_add(entity=entity, alias=alias, actor=ctx.actor())
     return {
         "created": created,
         "entity": {"id": entity.pk, "canonical_name": entity.canonical_name, "type": entity.type},
@@ -190,11 +192,12 @@ def fact_link(ctx: ToolContext, *, fact: int | str, entities: list[str], role: s
         raise InvalidInput(f"role must be one of {', '.join(EntityFact.Role.values)}", field="role")
     if not isinstance(entities, list) or not entities:
         raise InvalidInput("entities must be a non-empty list", field="entities")
-    created = []
-    for i, name in enumerate(entities):
-        entity = _entity_named(name, f"entities.{i}")
-        _link, new = services.fact_link(fact=found["fact"], entity=entity, role=role)
-        created.append({"entity": entity.pk, "created": new})
+    named = [_entity_named(name, f"entities.{i}") for i, name in enumerate(entities)]
+    created = []  # every entity resolved before the first link: all of them or none
+    with transaction.atomic():
+        for entity in named:
+            _link, new = services.fact_link(fact=found["fact"], entity=entity, role=role)
+            created.append({"entity": entity.pk, "created": new})
     return {"fact": fact_brief(found["fact"]), "links": created}
 
 

@@ -179,9 +179,12 @@ def fact_delete(*, fact: Fact, actor) -> None:
 
 def fact_status_set(*, fact: Fact, status: str, valid_to: datetime | None) -> Fact:
     """Change a fact's status and end of validity for another service that audits its
-    own action (integrity's resolutions); hooks learn it as an "updated" save."""
+    own action (integrity's resolutions); hooks learn it as an "updated" save. Making
+    a fact active again is refused when another active fact says the same meanwhile."""
     if status not in Fact.Status.values:
         raise InvalidInput(f"unknown status '{status}'", field="status")
+    if status != fact.status:
+        _check_no_twin(fact, {"status": status})
     fact.status = status
     fact.valid_to = valid_to
     fact.save(update_fields=["status", "valid_to", "updated_at"])

@@ -365,9 +365,8 @@ def alias_remove(*, entity: Entity, alias: str, actor=None) -> None:
     norm = normalize(alias) if isinstance(alias, str) else ""
     if not norm:
         raise InvalidInput("alias must not be empty", field="alias")
-    rows = list(
-        Alias.objects.filter(entity=entity, alias_norm=norm).values_list("alias", flat=True)
-    )
+    stored = Alias.objects.filter(entity=entity, alias_norm=norm).values_list("alias", flat=True)
+    rows = [] if "\x00" in norm else list(stored)  # no column holds a NUL (PostgreSQL)
     if not rows:
         raise NotFound(f"'{entity.canonical_name}' has no alias '{alias}'", field="alias")
     Alias.objects.filter(entity=entity, alias_norm=norm).delete()

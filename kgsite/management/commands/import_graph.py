@@ -54,5 +54,5 @@ class Command(BaseCommand):
 def _promised_rows(handle) -> int | None:
     try:
         return sum(json.loads(handle.readline()).get("tables", {}).values())
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, TypeError):  # graph_import says what is wrong
         return None

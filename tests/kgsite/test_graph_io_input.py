@@ -1,0 +1,124 @@
+"""import_graph / export_graph on files an operator might really hand them: every refusal
+is one readable line, and a refused import leaves the database as it was."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+
+from entities.models import Entity
+from entities.services import entity_store
+from tests.commands import command_fails
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def exported(tmp_path, name: str = "graph.jsonl"):
+    path = tmp_path / name
+    call_command("export_graph", str(path), verbosity=0, stdout=io.StringIO())
+    return path
+
+
+@pytest.fixture
+def one_entity_export(tmp_path, settings):
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+    entity_store(name="Ankara", type="place", description="capital city")
+    path = exported(tmp_path)
+    Entity.objects.all().delete()
+    return path
+
+
+def test_an_empty_graph_exports_a_header_that_imports_back_to_nothing(tmp_path, settings):
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+    path = exported(tmp_path)
+    header = json.loads(path.read_text().splitlines()[0])
+    assert header["format"] == "kgsite-graph" and set(header["tables"].values()) == {0}
+    out = io.StringIO()
+    call_command("import_graph", str(path), "--skip-derived", verbosity=0, stdout=out)
+    assert "0 rows imported" in out.getvalue()
+
+
+def test_an_export_to_standard_output_is_the_same_file(tmp_path, settings, capsys):
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+    entity_store(name="Bursa", type="place")
+    path = exported(tmp_path)
+    call_command("export_graph", "-", verbosity=0)
+    assert capsys.readouterr().out == path.read_text()
+
+
+def test_an_export_into_a_missing_folder_is_one_line(tmp_path):
+    assert "cannot write" in command_fails("export_graph", str(tmp_path / "no" / "g.jsonl"))
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("", "not a kgsite-graph export"),
+        ("hello\n", "not a kgsite-graph export"),
+        ("[1, 2]\n", "not a kgsite-graph export"),
+        ('{"format": "other"}\n', "not a kgsite-graph export"),
+        ('{"format": "kgsite-graph", "version": 99}\n', "version 99"),
+    ],
+)
+def test_a_file_that_is_no_export_is_refused_by_its_first_line(tmp_path, text, says):
+    path = tmp_path / "odd.jsonl"
+    path.write_text(text)
+    assert says in command_fails("import_graph", str(path), "--skip-derived", "--verbosity=0")
+
+
+def test_a_missing_file_and_a_folder_are_one_line(tmp_path):
+    assert "cannot read" in command_fails("import_graph", str(tmp_path / "absent.jsonl"))
+    assert "cannot read" in command_fails("import_graph", str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    "header_change",
+    [{"tables": ["entities.Entity"]}, {"tables": {"entities.Entity": "one"}}, {"users": "bob"}],
+)
+def test_a_header_of_the_wrong_shape_is_refused_and_creates_no_user(
+    one_entity_export, header_change
+):
+    lines = one_entity_export.read_text().splitlines()
+    header = json.loads(lines[0]) | header_change
+    one_entity_export.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    message = command_fails("import_graph", str(one_entity_export), "--skip-derived", "-v0")
+    assert "header" in message
+    assert not Entity.objects.exists() and not User.objects.exists()
+
+
+def test_a_file_in_another_code_page_is_one_line_and_writes_nothing(one_entity_export):
+    text = one_entity_export.read_text().replace("capital city", "başkent")
+    one_entity_export.write_bytes(text.encode("latin-1", errors="replace").replace(b"?", b"\xfe"))
+    message = command_fails("import_graph", str(one_entity_export), "--skip-derived", "-v0")
+    assert "UTF-8" in message
+    assert not Entity.objects.exists()
+
+
+def test_blank_lines_between_rows_are_no_rows(one_entity_export):
+    lines = one_entity_export.read_text().splitlines()
+    one_entity_export.write_text("\n\n".join(lines) + "\n\n")
+    call_command(
+        "import_graph", str(one_entity_export), "--skip-derived", verbosity=0, stdout=io.StringIO()
+    )
+    assert Entity.objects.get().canonical_name == "Ankara"
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        '"just a string"',
+        '{"model": "auth.user", "pk": 5, "fields": {"username": "mallory"}}',
+        '{"model": "nosuch.table", "pk": 1, "fields": {}}',
+        '{"model": "entities.entity", "pk": 1}',
+    ],
+)
+def test_a_row_that_is_no_graph_row_names_its_line(one_entity_export, row):
+    lines = one_entity_export.read_text().splitlines()
+    one_entity_export.write_text("\n".join([*lines, row]) + "\n")
+    message = command_fails("import_graph", str(one_entity_export), "--skip-derived", "-v0")
+    assert f"line {len(lines) + 1}" in message
+    assert not Entity.objects.exists() and not User.objects.filter(username="mallory").exists()

@@ -1,0 +1,147 @@
+"""The contradiction inbox when decisions meet: a fact in two contradictions, undo after
+a later decision, bad resolutions and ids, the count and the pages. What a curator sees
+is the card with an inline error and nothing changed; never a fact lost by a click."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from entities.models import Fact
+from entities.services import fact_store
+from integrity.detection.classifier import Verdict
+from integrity.models import Contradiction
+from integrity.services import contradiction_store
+from integrity.views import INBOX_PAGE_SIZE
+from kgsite.models import AuditEntry
+
+from .conftest import HTMX
+
+pytestmark = pytest.mark.django_db
+
+
+def _facts(*heights: int) -> list[Fact]:
+    return [fact_store(text=f"The tower is {h} metres tall").fact for h in heights]
+
+
+def _pair(a: Fact, b: Fact, confidence: float = 0.9) -> Contradiction:
+    verdict = Verdict("contradiction", "number", confidence, "values differ")
+    found = contradiction_store(fact_a=a, fact_b=b, verdict=verdict)
+    return found or Contradiction.objects.get(fact_a=a, fact_b=b)
+
+
+def _resolve(client, pair: Contradiction, resolution: str, note: str = ""):
+    url = reverse("integrity:resolve", args=[pair.pk])
+    return client.post(url, {"resolution": resolution, "note": note}, **HTMX)
+
+
+def _statuses() -> dict[int, str]:
+    return dict(Fact.objects.values_list("pk", "status"))
+
+
+@pytest.mark.parametrize("resolution", ["keep_first", "keep_second"])
+def test_keeping_a_fact_another_decision_ended_is_refused_and_changes_nothing(
+    curator_client, resolution
+):
+    a, b, c, d = _facts(40, 55, 61, 70)
+    pair = _pair(b, c)
+    # another decision ends the fact this one would keep: b (the first) or c (the second)
+    ended = b if resolution == "keep_first" else c
+    other = _pair(a, ended) if ended is b else _pair(ended, d)
+    assert _resolve(curator_client, other, "keep_first" if ended is b else "keep_second")
+    assert Fact.objects.get(pk=ended.pk).status == "superseded"
+    before = _statuses()
+    response = _resolve(curator_client, pair, resolution)
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'role="alert"' in html and f"fact {ended.pk} is superseded already" in html
+    assert _statuses() == before
+    pair.refresh_from_db()
+    assert pair.status == "open"
+
+
+def test_drop_both_still_settles_a_pair_whose_fact_another_decision_ended(curator_client):
+    a, b, c = _facts(40, 55, 61)
+    first, second = _pair(a, b), _pair(a, c)
+    _resolve(curator_client, first, "keep_second")
+    assert _resolve(curator_client, second, "drop_both").status_code == 200
+    assert _statuses() == {a.pk: "retracted", b.pk: "active", c.pk: "retracted"}
+
+
+def test_undo_after_a_later_decision_on_the_same_fact_is_refused(curator_client):
+    a, b, c = _facts(40, 55, 61)
+    first, second = _pair(a, b), _pair(a, c)
+    _resolve(curator_client, first, "keep_second")
+    _resolve(curator_client, second, "drop_both")  # a: superseded -> retracted
+    before = _statuses()
+    response = curator_client.post(reverse("integrity:undo", args=[first.pk]), **HTMX)
+    assert response.status_code == 409
+    assert f"fact {a.pk} changed since" in response.content.decode()
+    assert _statuses() == before
+    # undoing the later decision first, then the earlier one, gives every fact back
+    curator_client.post(reverse("integrity:undo", args=[second.pk]), **HTMX)
+    response = curator_client.post(reverse("integrity:undo", args=[first.pk]), **HTMX)
+    assert response.status_code == 200
+    assert set(_statuses().values()) == {"active"}
+
+
+@pytest.mark.parametrize("resolution", ["", "keep_both", "KEEP_FIRST", "keep_first "])
+def test_a_resolution_that_is_no_choice_is_an_inline_error(curator_client, resolution):
+    pair = _pair(*_facts(40, 55))
+    response = _resolve(curator_client, pair, resolution)
+    assert response.status_code == 400
+    assert "resolution must be one of" in response.content.decode()
+    pair.refresh_from_db()
+    assert pair.status == "open" and set(_statuses().values()) == {"active"}
+    assert not AuditEntry.objects.filter(action="contradiction.resolve").exists()
+
+
+def test_undoing_an_open_contradiction_is_an_inline_conflict(curator_client):
+    pair = _pair(*_facts(40, 55))
+    response = curator_client.post(reverse("integrity:undo", args=[pair.pk]), **HTMX)
+    assert response.status_code == 409
+    assert "nothing to undo" in response.content.decode()
+
+
+@pytest.mark.parametrize("view", ["integrity:resolve", "integrity:undo", "integrity:detail"])
+def test_an_unknown_contradiction_is_a_404(curator_client, view):
+    method = curator_client.get if view.endswith("detail") else curator_client.post
+    assert method(reverse(view, args=[987654]), **HTMX).status_code == 404
+
+
+def test_a_reader_may_look_but_not_resolve(reader_client):
+    pair = _pair(*_facts(40, 55))
+    assert _resolve(reader_client, pair, "keep_first").status_code == 403
+    pair.refresh_from_db()
+    assert pair.status == "open" and set(_statuses().values()) == {"active"}
+
+
+def test_the_count_follows_resolutions_and_undo(curator_client):
+    first, second = _pair(*_facts(40, 55)), _pair(*_facts(7, 9))
+    assert b"2 open" in curator_client.get(reverse("integrity:count")).content
+    _resolve(curator_client, first, "keep_first")
+    assert b"1 open" in curator_client.get(reverse("integrity:count")).content
+    curator_client.post(reverse("integrity:undo", args=[first.pk]), **HTMX)
+    assert b"2 open" in curator_client.get(reverse("integrity:count")).content
+    assert second.pk
+
+
+@pytest.mark.parametrize("page", ["abc", "0", "-1", "999"])
+def test_a_page_number_out_of_range_shows_a_page_of_the_inbox(curator_client, page):
+    pairs = [_pair(*_facts(10 + i, 100 + i)) for i in range(INBOX_PAGE_SIZE + 1)]
+    response = curator_client.get(reverse("integrity:inbox"), {"page": page})
+    assert response.status_code == 200
+    shown = [p for p in pairs if f'id="contradiction-{p.pk}"'.encode() in response.content]
+    assert shown  # the first or the last page, never an empty one or an error
+
+
+def test_the_api_answers_the_same_refusal_as_a_409_naming_the_field(curator_api):
+    a, b, c = _facts(40, 55, 61)
+    ended, pair = _pair(a, b), _pair(b, c)
+    url = "/api/v1/integrity/contradictions/{}/resolve"
+    assert curator_api.post(url.format(ended.pk), {"resolution": "keep_first"}).status_code == 200
+    response = curator_api.post(url.format(pair.pk), {"resolution": "keep_first"}, format="json")
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert (error["field"], error["code"]) == ("resolution", "kept_inactive")
+    assert _statuses() == {a.pk: "active", b.pk: "superseded", c.pk: "active"}
