@@ -147,3 +147,25 @@ def test_a_past_mistake_written_in_another_language_surfaces_before_the_action(m
         scope="harbor",
     )
     assert any("broker dei messaggi" in t for t in fact_texts(answer["mistakes"]))
+
+
+def test_an_unknown_asked_in_another_language_finds_its_resolution(memory):
+    store(
+        "Why do the harbor nightly export jobs fail on the first Sunday of the month?",
+        kind="resolved_unknown",
+        resolved_by="The storage quota resets at midnight UTC; the job now starts at 01:00.",
+        scope="harbor",
+        confidence=0.9,
+    )
+    asked = post(
+        memory,
+        "/unknown",
+        text="Perché l'esportazione notturna di harbor fallisce la prima domenica di ogni mese?",
+        scope="harbor",
+    )
+    assert asked["already_resolved"] is not None
+    assert "first Sunday" in asked["already_resolved"]["original_unknown"]
+    other = post(
+        memory, "/unknown", text="Chi approva le ferie del gruppo di harbor?", scope="harbor"
+    )
+    assert other["already_resolved"] is None
