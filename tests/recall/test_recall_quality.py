@@ -6,6 +6,8 @@ project's memory never shows. The memories are written for these tests."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from entities import services
@@ -169,3 +171,17 @@ def test_an_unknown_asked_in_another_language_finds_its_resolution(memory):
         memory, "/unknown", text="Chi approva le ferie del gruppo di harbor?", scope="harbor"
     )
     assert other["already_resolved"] is None
+
+
+def test_one_question_reads_the_memory_it_judges_once(memory):
+    """The main and the multilingual index search the same small scope: its ids are
+    listed once, and each candidate's row is read once for both and for the answer."""
+    post(memory, "/pre-check", action="Push the harbor schema change now", scope="harbor")
+    with CaptureQueriesContext(connection) as captured:
+        answer = post(memory, "/pre-check", action="Deploy the schema change", scope="harbor")
+    assert any("schema change" in t for t in fact_texts(answer["mistakes"]))
+    facts = [q["sql"] for q in captured.captured_queries if '"entities_fact"' in q["sql"]]
+    listed = [sql for sql in facts if sql.startswith('SELECT "entities_fact"."id" AS "pk" FROM')]
+    rows = [sql for sql in facts if sql.startswith('SELECT "entities_fact"."id", ')]
+    assert len(listed) <= 1, listed
+    assert len(rows) <= 1, rows
