@@ -48,16 +48,41 @@ RRF_K = 60
 RARE_ZIPF = 2.5
 
 
+@dataclass
+class Seen:
+    """What the searches of one question over one ``qs`` already read from the database,
+    so the next index (the multilingual one after the main one) and the fusion read
+    only what is new: the rows of ``qs`` loaded by id, the ids checked (a checked id
+    missing from ``rows`` is not in ``qs``), and the ids of a small ``qs`` listed for an
+    exact search."""
+
+    rows: dict[int, object] = field(default_factory=dict)
+    checked: set[int] = field(default_factory=set)
+    listed: list[int] | None = None
+
+
 def nearest(
-    kind: str, vector: np.ndarray, qs: QuerySet, *, k: int, min_score: float
+    kind: str,
+    vector: np.ndarray,
+    qs: QuerySet,
+    *,
+    k: int,
+    min_score: float,
+    seen: Seen | None = None,
 ) -> list[tuple[int, float]]:
     """The ``k`` rows of ``qs`` closest to ``vector`` in the ``kind`` index, at or above
     ``min_score`` (``nearest_many`` of one vector)."""
-    return nearest_many(kind, [vector], qs, k=k, min_score=min_score)[0]
+    return nearest_many(kind, [vector], qs, k=k, min_score=min_score, seen=seen)[0]
 
 
 def nearest_many(
-    kind: str, matrix: Sequence[np.ndarray], qs: QuerySet, *, k: int, min_score: float
+    kind: str,
+    matrix: Sequence[np.ndarray],
+    qs: QuerySet,
+    *,
+    k: int,
+    min_score: float,
+    seen: Seen | None = None,
 ) -> list[list[tuple[int, float]]]:
     """For each vector of ``matrix``, the ``k`` rows of ``qs`` closest to it in the
     ``kind`` index, at or above ``min_score``. Over-fetches from the whole index first
@@ -66,7 +91,9 @@ def nearest_many(
     is searched exactly among its own rows, a broad one by a deeper over-fetch, and last
     among its ids (up to ``FILTER_IDS``). Several vectors over the same ``qs`` (session
     start: one per goal) share each round: the scope is counted and listed once, and
-    their hits are checked against the database in one query."""
+    their hits are checked against the database in one query. ``seen`` (the same ``qs``
+    only) carries what an earlier search of the same question read."""
+    seen = Seen() if seen is None else seen
     out: list[list[tuple[int, float]]] = [[] for _v in matrix]
     if k <= 0 or not len(matrix):
         return out
@@ -80,7 +107,7 @@ def nearest_many(
             break
         fetch = max(k * OVERFETCH, fetch)
         hits = [vectors.search_vector(kind, matrix[i], fetch) for i in pending]
-        kept = _kept_many(kind, [matrix[i] for i in pending], qs, hits, min_score)
+        kept = _kept_many(kind, [matrix[i] for i in pending], qs, hits, min_score, seen)
         short = []
         for i, got, found in zip(pending, hits, kept, strict=True):
             out[i] = found[:k]
@@ -95,13 +122,15 @@ def nearest_many(
                 exact, pending = pending, []
     exact += pending  # (a size remembered may be a minute old: still bounded)
     if exact:
-        ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
+        if seen.listed is None:
+            seen.listed = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
+        ids = seen.listed
         if len(ids) <= FILTER_IDS:
             hits = [
                 vectors.search_vector(kind, matrix[i], k * 2, filter_ids=ids) if ids else []
                 for i in exact
             ]
-            kept = _kept_many(kind, [matrix[i] for i in exact], qs, hits, min_score)
+            kept = _kept_many(kind, [matrix[i] for i in exact], qs, hits, min_score, seen)
             for i, found in zip(exact, kept, strict=True):
                 out[i] = found[:k]
     return out
@@ -112,15 +141,19 @@ def _exhausted(hits: list, fetch: int, min_score: float) -> bool:
     return len(hits) < fetch or bool(hits and hits[-1][1] < min_score)
 
 
-def _kept_many(kind, matrix, qs, hits_of, min_score) -> list[list[tuple[int, float]]]:
+def _kept_many(kind, matrix, qs, hits_of, min_score, seen: Seen) -> list[list[tuple[int, float]]]:
     """The hits of each vector that pass the filters of ``qs``, re-checked against their
-    rows' texts: one query for every vector's hits, only rows that pass are verified."""
+    rows' texts: one query for every vector's hits not ``seen`` yet, only rows that pass
+    are verified."""
     candidates = {int(key) for hits in hits_of for key, score in hits if score >= min_score - 0.05}
     if not candidates:
         return [[] for _hits in hits_of]
-    texts = dict(
-        fulltext.among(qs.order_by(), sorted(candidates)).values_list("pk", TEXT_FIELDS[kind])
-    )
+    new = sorted(candidates - seen.checked)
+    if new:
+        seen.rows.update((row.pk, row) for row in fulltext.among(qs.order_by(), new))
+        seen.checked.update(new)
+    field_name = TEXT_FIELDS[kind]
+    texts = {pk: getattr(seen.rows[pk], field_name) for pk in candidates if pk in seen.rows}
     out = []
     for vector, hits in zip(matrix, hits_of, strict=True):
         scored = {int(key): score for key, score in hits if int(key) in texts}
@@ -282,12 +315,15 @@ def candidates(
     """The best ``limit`` facts of ``qs`` by reciprocal rank fusion of the sources (and
     the trigger's own ``hinted`` ids), each with its features."""
     lists: dict[str, list[int]] = {}
-    near = nearest("facts", query.vector, qs, k=per_source, min_score=-1.0)
+    seen = Seen()
+    near = nearest("facts", query.vector, qs, k=per_source, min_score=-1.0, seen=seen)
     lists["vector"] = [pk for pk, _s in near]
     cosines = dict(near)
     xl_cosines: dict[int, float] = {}
     if query.xl_vector is not None:
-        near_xl = nearest(CROSSLINGUAL_KIND, query.xl_vector, qs, k=per_source, min_score=-1.0)
+        near_xl = nearest(
+            CROSSLINGUAL_KIND, query.xl_vector, qs, k=per_source, min_score=-1.0, seen=seen
+        )
         lists["crosslingual"] = [pk for pk, _s in near_xl]
         xl_cosines = dict(near_xl)
     try:
@@ -308,7 +344,10 @@ def candidates(
     for pk, n in linked:
         fused[pk].entities = n
     best = sorted(fused.items(), key=lambda kv: (-kv[1].rrf, kv[0]))[:limit]
-    facts = Fact.objects.in_bulk([pk for pk, _c in best])
+    facts = {pk: seen.rows[pk] for pk, _c in best if pk in seen.rows}
+    unread = [pk for pk, _c in best if pk not in facts]
+    if unread:
+        facts.update(Fact.objects.in_bulk(unread))
     missing = [pk for pk, _c in best if pk not in cosines and pk in facts]
     if missing:
         cosines.update(vectors.vector_index("facts").scores(query.vector, missing))

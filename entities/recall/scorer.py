@@ -36,12 +36,24 @@ class Head:
     coef: tuple[float, ...]
     intercept: float
     threshold: float
+    # The head for a pair in two languages (``cross_pair``), on the same probability
+    # scale (its threshold mapped onto this one's), or None: this head judges every pair.
+    cross: Head | None = None
 
     def probability(self, features: dict[str, float]) -> float:
+        if self.cross is not None and cross_pair(features):
+            return self.cross.probability(features)
         z = self.intercept + sum(
             w * features.get(name, 0.0) for name, w in zip(self.features, self.coef, strict=True)
         )
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def cross_pair(features: dict[str, float]) -> bool:
+    """The query and the memory are not known to share a language: the shared words,
+    full-text rank and main embedder's list a head learns on one language say little
+    of such a pair, so a head that has a ``cross`` one asks it instead."""
+    return features.get("same_language", 1.0) == 0.0
 
 
 @lru_cache(maxsize=4)
@@ -73,12 +85,17 @@ def head_for(trigger: str) -> Head | None:
     raw = model.get("heads", {}).get(trigger)
     if not raw:
         return None
+    return _head(trigger, raw)
+
+
+def _head(trigger: str, raw: dict[str, Any]) -> Head:
     return Head(
         trigger=trigger,
         features=tuple(raw["features"]),
         coef=tuple(raw["coef"]),
         intercept=float(raw["intercept"]),
         threshold=float(raw["threshold"]),
+        cross=_head(trigger, raw["cross"]) if raw.get("cross") else None,
     )
 
 

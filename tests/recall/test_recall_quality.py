@@ -6,6 +6,8 @@ project's memory never shows. The memories are written for these tests."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from entities import services
@@ -147,3 +149,39 @@ def test_a_past_mistake_written_in_another_language_surfaces_before_the_action(m
         scope="harbor",
     )
     assert any("broker dei messaggi" in t for t in fact_texts(answer["mistakes"]))
+
+
+def test_an_unknown_asked_in_another_language_finds_its_resolution(memory):
+    store(
+        "Why do the harbor nightly export jobs fail on the first Sunday of the month?",
+        kind="resolved_unknown",
+        resolved_by="The storage quota resets at midnight UTC; the job now starts at 01:00.",
+        scope="harbor",
+        confidence=0.9,
+    )
+    asked = post(
+        memory,
+        "/unknown",
+        text="Perché l'esportazione notturna di harbor fallisce la prima domenica di ogni mese?",
+        scope="harbor",
+    )
+    assert asked["already_resolved"] is not None
+    assert "first Sunday" in asked["already_resolved"]["original_unknown"]
+    other = post(
+        memory, "/unknown", text="Chi approva le ferie del gruppo di harbor?", scope="harbor"
+    )
+    assert other["already_resolved"] is None
+
+
+def test_one_question_reads_the_memory_it_judges_once(memory):
+    """The main and the multilingual index search the same small scope: its ids are
+    listed once, and each candidate's row is read once for both and for the answer."""
+    post(memory, "/pre-check", action="Push the harbor schema change now", scope="harbor")
+    with CaptureQueriesContext(connection) as captured:
+        answer = post(memory, "/pre-check", action="Deploy the schema change", scope="harbor")
+    assert any("schema change" in t for t in fact_texts(answer["mistakes"]))
+    facts = [q["sql"] for q in captured.captured_queries if '"entities_fact"' in q["sql"]]
+    listed = [sql for sql in facts if sql.startswith('SELECT "entities_fact"."id" AS "pk" FROM')]
+    rows = [sql for sql in facts if sql.startswith('SELECT "entities_fact"."id", ')]
+    assert len(listed) <= 1, listed
+    assert len(rows) <= 1, rows
