@@ -1,6 +1,7 @@
 """The learned pair model: logistic regression over ``features.FEATURE_NAMES``, its
 coefficients in ``pair_model.json`` beside this file (written by ``train``), loaded on
-first use.
+first use. A head may hold several regressions (members, one per regularisation
+strength: round 5) whose probabilities are averaged.
 
 It answers calibrated probabilities of contradiction, duplicate and compatible; the
 decision turns them into a verdict with cut-offs learned inside the training folds for
@@ -35,7 +36,7 @@ class Head:
     encoder: str
     mean: np.ndarray
     scale: np.ndarray
-    coef: np.ndarray  # (classes, features)
+    coef: np.ndarray  # (members x classes, features): one block of three rows a member
     intercept: np.ndarray
     duplicate_min: float
     uncertain_min: float
@@ -61,11 +62,14 @@ class Head:
         )
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
+        """The classes' probabilities of each row: with several members (``coef`` rows
+        in blocks of three, one block a member), the mean of their probabilities."""
         z = (np.atleast_2d(rows) - self.mean) / self.scale
         logits = z @ self.coef.T + self.intercept
-        logits -= logits.max(axis=1, keepdims=True)
+        logits = logits.reshape(len(logits), -1, len(CLASSES))
+        logits -= logits.max(axis=2, keepdims=True)
         e = np.exp(logits)
-        return e / e.sum(axis=1, keepdims=True)
+        return (e / e.sum(axis=2, keepdims=True)).mean(axis=1)
 
     def as_dict(self) -> dict:
         return {

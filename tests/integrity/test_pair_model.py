@@ -7,6 +7,7 @@ command, never by a test.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +43,8 @@ def test_the_model_file_matches_the_features_and_names_its_encoders() -> None:
         "compatible",
     }
     for head in model.heads.values():
-        assert head.coef.shape == (3, len(FEATURE_NAMES))
+        # one block of three rows (contradiction, duplicate, compatible) a member
+        assert head.coef.shape[0] % 3 == 0 and head.coef.shape[1] == len(FEATURE_NAMES)
     # A head for an encoder the deployment does not have: the one without encoder.
     assert model.head_for("some-other-encoder:768") is model.heads["none"]
 
@@ -78,6 +80,21 @@ def test_probabilities_are_calibrated_shapes() -> None:
     row = pair_features("The pier closes at 18:00.", "The pier closes at 20:00.")
     p = head.probabilities(row)[0]
     assert p.shape == (3,) and np.isclose(p.sum(), 1.0) and (p >= 0).all()
+
+
+def test_a_head_of_several_regressions_answers_their_mean_probabilities() -> None:
+    base = pair_model.load().heads["none"]
+    one = replace(base, coef=base.coef[:3], intercept=base.intercept[:3])
+    opposite = replace(base, coef=-base.coef[:3], intercept=-base.intercept[:3])
+    both = replace(
+        base,
+        coef=np.vstack([one.coef, opposite.coef]),
+        intercept=np.concatenate([one.intercept, opposite.intercept]),
+    )
+    row = pair_features("The pier closes at 18:00.", "The pier closes at 20:00.")
+    mean = (one.probabilities(row) + opposite.probabilities(row)) / 2
+    assert np.allclose(both.probabilities(row), mean)
+    assert not np.allclose(one.probabilities(row), mean)
 
 
 @pytest.mark.parametrize(
@@ -297,14 +314,15 @@ def test_a_kept_head_keeps_its_weights_and_gets_its_cut_offs_again(tmp_path: Pat
         paths.append(p)
     train(paths, {"none": None}, out=out, log=lambda line: None)
     data = json.loads(out.read_text())
-    data["heads"]["none"]["intercept"] = [0.25, -0.5, 0.25]
+    members = len(data["heads"]["none"]["coef"]) // 3
+    data["heads"]["none"]["intercept"] = [0.25, -0.5, 0.25] * members
     data["heads"]["none"]["duplicate_min"] = 0.123  # a cut-off no search would choose
     out.write_text(json.dumps(data))
     lines: list[str] = []
     reports = train(paths, {"none": None}, out=out, log=lines.append, keep=["none"])
     pair_model.load.cache_clear()
     head = json.loads(out.read_text())["heads"]["none"]
-    assert head["intercept"] == [0.25, -0.5, 0.25]
+    assert head["intercept"] == [0.25, -0.5, 0.25] * members
     assert head["duplicate_min"] in DUPLICATE_GRID
     assert set(reports["none"].held_out) == {p.name for p in paths}
     assert any("kept" in line for line in lines)
