@@ -131,3 +131,24 @@ def test_rejecting_ids_rejected_meanwhile_rejects_none_and_says_why(curator_clie
     assert b"no longer candidates" in response.content
     assert _state() == before
     assert AuditEntry.objects.filter(action="entity.reject").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("action", "extra"),
+    [("accept", {}), ("reject", {}), ("retype", {"new_type": "place"}), ("merge", {})],
+)
+def test_an_id_with_a_nul_is_an_inline_error_on_every_database(curator_client, book, action, extra):
+    if action == "merge":  # a target that is there, so the ids are what is wrong
+        extra = {"target": _candidates(book)[-1].canonical_name}
+    before = _state()
+    ids = [e.pk for e in _candidates(book)][:1] + ["ab\x00"]
+    response = _decide(curator_client, action, ids, **extra)
+    assert response.status_code == 400 and b"an id contains a NUL character" in response.content
+    assert _state() == before
+
+
+def test_a_merge_target_with_a_nul_is_an_inline_error(curator_client, book):
+    before = _state()
+    response = _decide(curator_client, "merge", [_candidates(book)[0].pk], target="Port\x00")
+    assert response.status_code == 400 and b"the name contains a NUL character" in response.content
+    assert _state() == before
