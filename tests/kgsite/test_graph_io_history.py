@@ -102,3 +102,20 @@ def test_history_survives_the_round_trip(built, tmp_path):
     assert sorted(episode.entities.values_list("pk", flat=True)) == episode_entities
     assert Fact.objects.filter(pk=built["fact"].pk, status="active").exists()
     assert Entity.objects.filter(pk=built["ada"].pk).exists()
+
+
+def test_new_history_rows_after_an_import_get_new_ids(built, tmp_path):
+    """PostgreSQL's sequences are moved past the imported ids for these tables too."""
+    path = tmp_path / "graph.jsonl"
+    call_command("export_graph", str(path), verbosity=0, stdout=io.StringIO())
+    old = {m: max(m.objects.values_list("pk", flat=True)) for m in (EntityMerge, Episode)}
+    for model in [*reversed(graph_models()), *HISTORY, Edge]:
+        model.objects.all().delete()
+    User.objects.all().delete()
+    call_command("import_graph", str(path), verbosity=0, stdout=io.StringIO())
+
+    first, _ = entity_store(name="Mary Somerville", type="person")
+    second, _ = entity_store(name="Mary Fairfax", type="person")
+    merge = entity_merge(survivor=first, duplicates=[second], actor=None).merge
+    episode = episode_store(narrative="Compared two biographies", scope="")
+    assert merge.pk > old[EntityMerge] and episode.pk > old[Episode]
