@@ -8,9 +8,10 @@ mode, so nothing is recomputed or re-stamped on the way in. Users are referred t
 username; an import creates the missing ones inactive, without a usable password (no
 password hash ever leaves).
 
-Derived data is not exported: the word-start name index and the vector indexes are
-rebuilt from the imported rows. Trained TransE models are not exported either: train
-again after an import (``train_kge``).
+Derived data is not exported: the word-start name index, the graph's edges and the
+vector indexes are rebuilt from the imported rows (relations are seeded by migration).
+Trained TransE models are not exported either: train again after an import
+(``train_kge``).
 
 Models are named by label (``"books.Chunk"``), so this module imports no app: a label
 whose app is not installed is skipped.
@@ -48,9 +49,6 @@ LABELS = (
     "entities.ExternalEntityId",  # imported memories' ids
     "entities.ExternalFactLink",
     "entities.Episode",  # agents' past work
-    "entities.Relation",  # the graph's edges, as the facts made them
-    "entities.Edge",
-    "entities.EdgeFact",
     "books.Book",
     "books.Chunk",
     "books.Mention",

@@ -6,13 +6,15 @@ would bring back dismissed pairs, break old ids and lose the evidence undo needs
 
 from __future__ import annotations
 
+import importlib
 import io
 
 import pytest
+from django.apps import apps as django_apps
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from entities.graph.models import Edge
+from entities.graph.models import Edge, Relation
 from entities.models import (
     DuplicateSuggestion,
     Entity,
@@ -30,6 +32,9 @@ from entities.services import entity_merge, entity_store, fact_store
 from kgsite.graph_io import graph_models
 
 pytestmark = pytest.mark.django_db(transaction=True)
+seed_relations = importlib.import_module(
+    "entities.migrations.0011_graph_relations_edges_kge_models"
+).seed_relations
 
 HISTORY = [
     FactConfirmation,
@@ -119,3 +124,19 @@ def test_new_history_rows_after_an_import_get_new_ids(built, tmp_path):
     merge = entity_merge(survivor=first, duplicates=[second], actor=None).merge
     episode = episode_store(narrative="Compared two biographies", scope="")
     assert merge.pk > old[EntityMerge] and episode.pk > old[Episode]
+
+
+def test_a_freshly_migrated_database_with_its_seeded_relations_takes_an_import(built, tmp_path):
+    """Migrations seed the relation vocabulary: those rows do not make a new database
+    "not empty", and the imported facts' edges are rebuilt onto them."""
+    path = tmp_path / "graph.jsonl"
+    call_command("export_graph", str(path), verbosity=0, stdout=io.StringIO())
+    edges = sorted(Edge.objects.values_list("head_id", "relation__name", "tail_id"))
+    for model in [*reversed(graph_models()), *HISTORY, Edge]:
+        model.objects.all().delete()
+    User.objects.all().delete()
+    seed_relations(django_apps, None)  # what migrate leaves in a new database
+    assert Relation.objects.exists()
+
+    call_command("import_graph", str(path), verbosity=0, stdout=io.StringIO())
+    assert sorted(Edge.objects.values_list("head_id", "relation__name", "tail_id")) == edges
