@@ -140,3 +140,13 @@ def test_a_freshly_migrated_database_with_its_seeded_relations_takes_an_import(b
 
     call_command("import_graph", str(path), verbosity=0, stdout=io.StringIO())
     assert sorted(Edge.objects.values_list("head_id", "relation__name", "tail_id")) == edges
+
+
+def test_rebuild_edges_gives_the_same_edges_and_says_from_how_many_facts(built):
+    edges = sorted(Edge.objects.values_list("head_id", "relation__name", "tail_id", "weight"))
+    out = io.StringIO()
+    call_command("rebuild_edges", stdout=out)
+    assert out.getvalue().strip() == "edges rebuilt from 1 facts"
+    assert sorted(Edge.objects.values_list("head_id", "relation__name", "tail_id", "weight")) == (
+        edges
+    )
