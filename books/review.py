@@ -80,6 +80,8 @@ def _ids(entity_ids: Iterable[str]) -> list[str]:
     ids = sorted({i for i in entity_ids if i})
     if not ids:
         raise InvalidInput("choose at least one candidate", field="ids")
+    if any("\x00" in i for i in ids):  # no id holds one (PostgreSQL refuses to look it up)
+        raise InvalidInput("an id contains a NUL character", field="ids")
     return ids
 
 

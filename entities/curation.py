@@ -42,6 +42,8 @@ def entity_by_name(*, name: str, field: str = "object") -> Entity:
     norm = normalize(name) if isinstance(name, str) else ""
     if not norm:
         raise InvalidInput("name the entity", field=field)
+    if "\x00" in norm:  # no name holds one (and PostgreSQL refuses to look it up)
+        raise InvalidInput("the name contains a NUL character", field=field)
     found = {e.pk: e for e in Entity.objects.filter(name_norm=norm)[:5]}
     if not found:
         found = {e.pk: e for e in Entity.objects.filter(aliases__alias_norm=norm)[:5]}

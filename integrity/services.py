@@ -22,6 +22,7 @@ from entities.search.kinds import similar_facts
 from entities.services import NamedEntities, fact_status_set, facts_name_alike
 from kgsite.errors import Conflict, InvalidInput
 from kgsite.models import AuditEntry, audit
+from kgsite.text import has_control_chars
 from notifications.models import Notification
 from notifications.services import (
     notification_create,
@@ -502,10 +503,9 @@ def contradiction_resolve(
     if not isinstance(resolution, str) or resolution not in Contradiction.Resolution.values:
         choices = ", ".join(Contradiction.Resolution.values)
         raise InvalidInput(f"resolution must be one of {choices}", field="resolution")
-    if note is None:
-        note = ""
-    if not isinstance(note, str):
-        raise InvalidInput("note must be a string", field="note")
+    note = "" if note is None else note
+    if not isinstance(note, str) or has_control_chars(note):
+        raise InvalidInput("note must be text without control characters", field="note")
     note = note.strip()
     if resolution == Contradiction.Resolution.BOTH_TRUE and not note:
         raise InvalidInput("say in a note why both facts are true", field="note")

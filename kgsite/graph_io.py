@@ -1,13 +1,17 @@
 """Export and import the whole graph as JSON Lines: one header line, then one row a line.
 
 Lossless: every table of the graph with its primary keys, timestamps, statuses and
-history (superseded and retracted facts, resolved contradictions, read notifications,
-the audit log), through Django's serializers in raw mode, so nothing is recomputed or
-re-stamped on the way in. Users are referred to by username; an import creates the
-missing ones inactive, without a usable password (no password hash ever leaves).
+history (superseded and retracted facts, confirmations, merges and the redirects of
+merged-away ids, dismissed duplicate pairs, imported memories' ids, episodes, resolved
+contradictions, read notifications, the audit log), through Django's serializers in raw
+mode, so nothing is recomputed or re-stamped on the way in. Users are referred to by
+username; an import creates the missing ones inactive, without a usable password (no
+password hash ever leaves).
 
-Derived data is not exported: the word-start name index and the vector indexes are
-rebuilt from the imported rows.
+Derived data is not exported: the word-start name index, the graph's edges and the
+vector indexes are rebuilt from the imported rows (relations are seeded by migration).
+Trained TransE models are not exported either: train again after an import
+(``train_kge``).
 
 Models are named by label (``"books.Chunk"``), so this module imports no app: a label
 whose app is not installed is skipped.
@@ -38,6 +42,13 @@ LABELS = (
     "entities.Alias",
     "entities.Fact",
     "entities.EntityFact",
+    "entities.FactConfirmation",  # the statements confirmations swallowed (their undo)
+    "entities.EntityMerge",  # merge history and its undo
+    "entities.EntityRedirect",  # merged-away ids still answer
+    "entities.DuplicateSuggestion",  # a dismissed pair stays dismissed
+    "entities.ExternalEntityId",  # imported memories' ids
+    "entities.ExternalFactLink",
+    "entities.Episode",  # agents' past work
     "books.Book",
     "books.Chunk",
     "books.Mention",

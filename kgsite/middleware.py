@@ -135,10 +135,8 @@ def nul_refusal(request: HttpRequest) -> HttpResponse | None:
     message = f"{field} contains a NUL character"
     if _is_api(request):
         return JsonResponse(error_body("invalid", message, field), status=400)
-    return HttpResponse(
-        f"<!doctype html><title>Bad request</title><p>{escape(message[:1].upper() + message[1:])}.</p>",
-        status=400,
-    )
+    sentence = escape(message[:1].upper() + message[1:])
+    return HttpResponse(f"<!doctype html><title>Bad request</title><p>{sentence}.</p>", status=400)
 
 
 class ApiErrorMiddleware:

@@ -66,7 +66,7 @@ def dashboard_counts(request):
 def _audit_filters(request) -> dict[str, str]:
     return {
         key: request.GET.get(key, "").strip()
-        for key in ("action", "target")
+        for key in ("action", "target", "type")
         if request.GET.get(key, "").strip()
     }
 
@@ -82,6 +82,8 @@ def audit_log(request):
         entries = entries.filter(action=filters["action"])
     if "target" in filters:
         entries = entries.filter(target_id=filters["target"])
+    if "type" in filters:  # ids of different tables coincide (fact 5, contradiction 5)
+        entries = entries.filter(target_type=filters["type"])
     page = Paginator(entries, AUDIT_PAGE_SIZE).get_page(request.GET.get("page"))
     actions = AuditEntry.objects.order_by("action").values_list("action", flat=True).distinct()
     return render_page(
@@ -93,6 +95,7 @@ def audit_log(request):
             "actions": [(a, audit_action_label(a)) for a in actions],
             "action": filters.get("action", ""),
             "target": filters.get("target", ""),
+            "target_type": filters.get("type", ""),
             "query": urlencode(filters),
             "labels": audit_action_labels(),
         },

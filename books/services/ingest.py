@@ -310,7 +310,7 @@ def book_resolve(*, title_or_id: str) -> Book:
     book = None
     if value.isdigit():
         book = Book.objects.filter(pk=int(value)).first()
-    if book is None:
+    if book is None and "\x00" not in value:  # no title holds a NUL (PostgreSQL refuses it)
         book = Book.objects.filter(title_norm=normalize(value)).first()
     if book is None:
         raise NotFound(f"No book titled or numbered {value!r}.", field="book")

@@ -88,6 +88,8 @@ def _field(path: str, name: str) -> serializers.Field:
 
 
 def _check_text(value: str, cap: int | None, name: str) -> None:
+    if "\x00" in value:  # no column holds one: PostgreSQL failed the tool with no message
+        raise InvalidInput(f"{name} contains a NUL character", field=name)
     if cap is not None and len(value) > cap:
         raise InvalidInput(f"{name} is longer than {cap} characters", field=name)
 

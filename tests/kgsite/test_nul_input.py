@@ -12,6 +12,7 @@ from django.test import Client
 from entities.models import Alias, Entity, EntityMerge
 from entities.services import alias_add, entity_store
 from kgsite.models import AuditEntry
+from tests.commands import command_fails
 
 pytestmark = pytest.mark.django_db
 
@@ -119,3 +120,17 @@ def test_a_good_type_still_filters(browser, holmes):
     entity_store(name="Sherlock Holmes", type="book")
     html = browser.get("/entities/?q=Holmes&type=person").content.decode()
     assert html.count("Sherlock Holmes</a>") == 1 and 'role="alert"' not in html
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("find_duplicates", "ab\x00"), "no entity with id 'ab\\x00'"),
+        (("delete_book", "Kites\x00"), "No book titled or numbered 'Kites\\x00'."),
+        (("entity_get", "Holmes\x00"), "control characters"),
+    ],
+    ids=lambda value: value[0] if isinstance(value, tuple) else None,
+)
+def test_a_command_given_a_nul_is_one_line_on_every_database(holmes, args, says):
+    assert says in command_fails(*args)
+    assert Entity.objects.filter(pk=holmes.pk).exists()

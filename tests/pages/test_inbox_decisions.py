@@ -145,3 +145,21 @@ def test_the_api_answers_the_same_refusal_as_a_409_naming_the_field(curator_api)
     error = response.json()["error"]
     assert (error["field"], error["code"]) == ("resolution", "kept_inactive")
     assert _statuses() == {a.pk: "active", b.pk: "superseded", c.pk: "active"}
+
+
+@pytest.mark.parametrize("note", ["two towers\x00", "two\x01towers"])
+def test_a_note_with_control_characters_is_an_inline_error(curator_client, note):
+    pair = _pair(*_facts(40, 55))
+    response = _resolve(curator_client, pair, "both_true", note=note)
+    assert response.status_code == 400
+    assert "note must be text without control characters" in response.content.decode()
+    pair.refresh_from_db()
+    assert pair.status == "open" and pair.note == ""
+
+
+def test_a_note_may_run_over_lines(curator_client):
+    pair = _pair(*_facts(40, 55))
+    note = "Two towers:\nthe old one and the new one."
+    assert _resolve(curator_client, pair, "both_true", note=note).status_code == 200
+    pair.refresh_from_db()
+    assert pair.note == note

@@ -22,10 +22,11 @@ class Command(BaseCommand):
     def handle(self, *args, entity_ids: list[str], queue: bool, **options):
         ids = entity_ids or None
         if ids:
-            known = set(Entity.objects.filter(pk__in=ids).values_list("pk", flat=True))
+            asked = [pk for pk in ids if "\x00" not in pk]  # no id holds a NUL (PostgreSQL)
+            known = set(Entity.objects.filter(pk__in=asked).values_list("pk", flat=True))
             unknown = [pk for pk in ids if pk not in known]
             if unknown:
-                raise CommandError(f"no entity with id '{unknown[0]}'")
+                raise CommandError(f"no entity with id {unknown[0]!r}")
         if queue:
             scan = duplicate_scan_enqueue(entity_ids=ids)
             self.stdout.write(f"duplicate scan {scan.pk} queued")

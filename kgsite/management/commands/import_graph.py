@@ -24,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--skip-derived",
             action="store_true",
-            help="Do not rebuild the name and vector indexes afterwards.",
+            help="Do not rebuild the name index, the edges and the vector indexes afterwards.",
         )
 
     def handle(self, *args, path: str, skip_derived: bool, **options) -> None:
@@ -48,6 +48,7 @@ class Command(BaseCommand):
         )
         if not skip_derived:
             call_command("rebuild_name_index", stdout=self.stdout)
+            call_command("rebuild_edges", stdout=self.stdout)
             call_command("rebuild_vectors", stdout=self.stdout)
 
 

@@ -105,8 +105,7 @@ class Command(BaseCommand):
         ingest_env = {**os.environ, "Q_CLUSTER_NAME": ingest}
         children = [(worker(), signal.SIGINT) for _ in range(workers)]
         children += [(worker(ingest_env), signal.SIGINT) for _ in range(ingest_workers)]
-        web = subprocess.Popen(server, start_new_session=True, **redirect)
-        children.append((web, signal.SIGTERM))
+        web = _start_server(server, redirect, children)
         waiting = _Readiness(ready_url, time.monotonic() + READY_SECONDS) if ready_url else None
         while stop["signal"] is None and all(p.poll() is None for p, _ in children):
             state = waiting.check() if waiting is not None else ""
@@ -153,12 +152,27 @@ class _Readiness:
             return ""
 
 
+def _start_server(server: list[str], redirect: dict, children: list) -> subprocess.Popen:
+    """Start the web server after the workers; one it cannot start (no such program)
+    stops the workers already started, so none outlives the supervisor."""
+    try:
+        web = subprocess.Popen(server, start_new_session=True, **redirect)
+    except OSError as exc:
+        _stop_all(children)
+        raise CommandError(f"cannot start the server {server[0]}: {exc.strerror}") from None
+    children.append((web, signal.SIGTERM))
+    return web
+
+
 def _open_log(log: str) -> IO[bytes] | None:
     if not log:
         return None
     path = Path(log)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    output = path.open("ab")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        output = path.open("ab")
+    except OSError as exc:
+        raise CommandError(f"cannot write the log {log}: {exc.strerror}") from None
     output.write(f"\n=== manage.py serve, {time.strftime('%Y-%m-%d %H:%M:%S')} ===\n".encode())
     output.flush()
     return output
