@@ -153,11 +153,6 @@ def test_definition_offsets_point_at_the_term(handbook):
             assert chunks[index].text[at : at + len(key)].casefold() == key
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the retrained define threshold (0.63, tuned on held-out folds) leaves this "
-    "one-entry definition list just under it (0.57): issue 21",
-)
 def test_a_markdown_definition_list_entry_is_an_option(handbook):
     chunks, _pool = handbook
     found = {c.name: c for c in book_candidates(chunks)}
