@@ -217,9 +217,9 @@ def rows_decide(rows: Sequence[TermRow], scorer: Scorer) -> list[Decision]:
     """The rows the scorer keeps, typed, with the chunk that defines each (or None).
 
     A code name the syntactic rules keep (a declaration, a code heading, an option's
-    syntax: structure, not wording) keeps their type, and their definition where the
-    define model finds no chunk describing it; every other term is the scorer's to
-    judge, type and place.
+    syntax: structure, not wording) keeps their type and definition (a synopsis's
+    declaration is none: ``candidates._signatures``); every other term is the scorer's
+    to judge, type and place.
     """
     if not rows:
         return []
@@ -242,9 +242,7 @@ def rows_decide(rows: Sequence[TermRow], scorer: Scorer) -> list[Decision]:
             if p_define[best] >= scorer.define.threshold:
                 define = row.options[best]
         if row.rule_type is not None:
-            # The rules' definition (a declaration's place) stands where the define
-            # model finds no chunk describing the term.
-            type_, define = row.rule_type, define or row.rule_define
+            type_, define = row.rule_type, row.rule_define or define
         decisions.append(Decision(row.display, type_, row.evidence, row.aliases, define))
     return decisions
 
