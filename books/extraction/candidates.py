@@ -26,6 +26,7 @@ from books.chunking import ChunkDraft
 from books.extraction.acronyms import acronyms_find
 from books.extraction.commands import commands_find
 from books.extraction.decide import RuleEntry, TermRow, rows_decide, rows_rejected, term_rows
+from books.extraction.forms import prose_share
 from books.extraction.scoring import scorer_get
 from books.extraction.structure import DefinedEntity, name_key
 from books.extraction.types import is_code_name, type_from_noun, type_from_syntax
@@ -84,6 +85,8 @@ _C_SIGNATURE = re.compile(
     r"(?P<name>[A-Za-z_]\w*)[ \t]*\((?P<args>[^)\n]*(?:\n[^)\n]*){0,3})\)?",
     re.M,
 )
+# Below this share of prose lines a chunk of declarations is a synopsis (forms.described).
+SYNOPSIS_PROSE = 0.2
 _FUNCTION_WORDS = frozenset({"of", "for", "and", "the", "on", "in", "to", "a", "an"})
 _INTRODUCED = re.compile(
     r"\b(?:called|known as|termed|referred to as|dubbed)\s+(?:the\s+|an?\s+)?"
@@ -356,18 +359,11 @@ def _signatures(pool: _Pool, index: int, text: str) -> None:
             continue
         params = [m.group(1) for m in re.finditer(r"([A-Za-z_]\w*)\s*(?:\[\])?\s*(?:,|$)", args)]
         pool.parameters.update(params)
-        name = match.group("name")
-        start = match.start("name")
-        pool.define(
-            f"{name}()",
-            index,
-            start,
-            start + len(name),
-            strength=1,
-            type_="function",
-            weight=3,
-            alias=name,
-        )
+        name, start, kind = match.group("name"), match.start("name"), {"type_": "function"}
+        if prose_share(text) < SYNOPSIS_PROSE:  # a synopsis declares, its prose defines
+            pool.see(f"{name}()", index, bonus=2, weight=3, alias=name, **kind)
+            continue
+        pool.define(f"{name}()", index, start, start + len(name), strength=1, weight=3, **kind)
 
 
 def _introduced(pool: _Pool, index: int, text: str) -> None:

@@ -217,8 +217,9 @@ def rows_decide(rows: Sequence[TermRow], scorer: Scorer) -> list[Decision]:
     """The rows the scorer keeps, typed, with the chunk that defines each (or None).
 
     A code name the syntactic rules keep (a declaration, a code heading, an option's
-    syntax: structure, not wording) keeps their type and definition; every other term is
-    the scorer's to judge, type and place.
+    syntax: structure, not wording) keeps their type and definition (a synopsis's
+    declaration is none: ``candidates._signatures``); every other term is the scorer's
+    to judge, type and place.
     """
     if not rows:
         return []

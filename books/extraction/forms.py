@@ -103,7 +103,7 @@ def described(text: str, display: str) -> list[float]:
     prose (a synopsis or a code block declares names without describing them), and
     whether an occurrence of the term is followed by a lower-case word opening prose
     ("name() transmits...", "-x  tells...", "term: a word...")."""
-    prose = _prose_share(text)
+    prose = prose_share(text)
     name = display.removesuffix("()")
     subject = 0.0
     at = text.find(name) if name else -1
@@ -121,7 +121,7 @@ def described(text: str, display: str) -> list[float]:
 
 
 @lru_cache(maxsize=4096)
-def _prose_share(text: str) -> float:
+def prose_share(text: str) -> float:
     """The share of a chunk's non-blank lines that are prose (five words or more)."""
     lines = [line for line in text.split("\n") if line.strip()]
     return sum(1 for line in lines if _PROSE_WORDS.search(line)) / (len(lines) or 1)

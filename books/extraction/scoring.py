@@ -19,7 +19,7 @@ import numpy as np
 
 WEIGHTS = Path(__file__).with_name("extraction_weights.json")
 # Bump when the features change: weights of another version are not used.
-FEATURES_VERSION = 13
+FEATURES_VERSION = 14
 
 
 @dataclass

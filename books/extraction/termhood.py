@@ -45,7 +45,8 @@ TYPES = (
     "other",
 )
 
-_TOKEN = re.compile(r"[-+]{0,2}[A-Za-z_$][\w$]*(?:[.:/+-][\w$]+)*(?:\(\))?|\d+(?:\.\d+)*")
+# A token may open on a sign: an option's dashes, a special name's dot (".PHONY").
+_TOKEN = re.compile(r"(?:[-+]{1,2}|\.)?[A-Za-z_$][\w$]*(?:[.:/+-][\w$]+)*(?:\(\))?|\d+(?:\.\d+)*")
 _CAPS_SEQ = re.compile(
     r"(?<![\w.$/-])[A-Z][\w'’.+-]*[\w+]"
     r"(?:[ ](?:[A-Z][\w'’.+-]*[\w+]|of|for|and|de|van|von)){0,4}(?![\w-])"
@@ -225,7 +226,7 @@ def _marked_terms(pool: TermPool, index: int, text: str) -> None:
             pool.add(name, source, index)
 
 
-def _definitions(pool: TermPool, index: int, text: str) -> None:
+def _definitions(pool: TermPool, index: int, text: str, heading: str = "") -> None:
     for pattern in (_DEFINITION, _QUOTED_MEANS, _LINE_TERM):
         for match in pattern.finditer(text):
             term = pool.add(match.group("term"), "definition", index)
@@ -235,20 +236,21 @@ def _definitions(pool: TermPool, index: int, text: str) -> None:
         term = pool.add(name, "definition", index)
         if term is not None:
             term.defined_in.setdefault(index, at)
-    _entries(pool, index, text)
+    _entries(pool, index, text, heading)
 
 
-def _entries(pool: TermPool, index: int, text: str) -> None:
+def _entries(pool: TermPool, index: int, text: str, heading: str = "") -> None:
     """Entries of a definition list laid out by indentation (a manual page's options,
     flags, keywords): a short line whose next line is indented further describes the
-    first token of the line."""
+    first token of the line. The chunk's own heading line (a manual page's section name
+    over its indented body) is structure, not an entry."""
     lines = text.split("\n")
     offset = 0
     for k, line in enumerate(lines):
         start = offset
         offset += len(line) + 1
         stripped = line.strip()
-        if not stripped or len(stripped) > 60 or k + 1 >= len(lines):
+        if not stripped or len(stripped) > 60 or k + 1 >= len(lines) or stripped == heading:
             continue
         following = lines[k + 1]
         depth = len(line) - len(line.lstrip())
@@ -270,7 +272,7 @@ def gather(chunks: Sequence[ChunkDraft], texts: Sequence[str]) -> TermPool:
         if chunk.heading_path and chunk.part == 0:
             _heading_term(pool, index, chunk)
         _marked_terms(pool, index, text)
-        _definitions(pool, index, text)
+        _definitions(pool, index, text, chunk.heading_path[-1] if chunk.heading_path else "")
         _lower_phrases(phrases, index, text)
     _phrases_pool(pool, phrases)
     return pool

@@ -103,9 +103,6 @@ def test_the_sections_of_the_page_are_its_structure(man):
     ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the indented-entry reader takes a chunk's own heading as an entry"
-)
 def test_section_names_are_never_entities(man):
     _document, _chunks, found = man
     sections = {"NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "SEE ALSO"}

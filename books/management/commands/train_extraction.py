@@ -41,6 +41,9 @@ class Command(BaseCommand):
         parser.add_argument("gold", nargs="*", help="gold TSV files (default: the dev sets)")
         parser.add_argument("--cv", action="store_true", help="leave-one-document-out figures")
         parser.add_argument("--no-save", action="store_true", help="do not write the weights")
+        parser.add_argument(
+            "--misses", action="store_true", help="with --cv, list each held-out document's misses"
+        )
 
     def handle(self, *args, **options) -> None:
         files = [Path(g) for g in options["gold"]] or [_shared() / g for g in DEFAULT_GOLD]
@@ -73,6 +76,11 @@ class Command(BaseCommand):
             held_out = self._scratch_run(group, {p.name: folds[p.name] for p, _r in group})
             table += list(zip(inside[:-1], held_out[:-1], strict=True))
         self._print(table)
+        if options["misses"]:
+            for _inside, held in table:
+                self.stdout.write(f"\n{held.doc} (held out)")
+                for miss in held.misses:
+                    self.stdout.write(f"  {miss}")
 
     def _say(self, line: str) -> None:
         if sys.stderr.isatty():
