@@ -69,3 +69,21 @@ def test_the_deleted_books_pages_and_routes_are_404(api, curator_api, deleted, c
     assert page.get(f"/books/chunks/{chunk}/").status_code == 404
     listing = page.get("/books/").content.decode()
     assert deleted["title"] not in listing and deleted["kept"].title in listing
+
+
+@pytest.mark.parametrize("which", ["gone", "never"])
+def test_a_mentions_filter_on_a_book_that_is_not_there_is_a_400_naming_it(api, deleted, which):
+    # As the chunk search says: an empty list would read as "not mentioned in that book".
+    book_id = deleted["gone"].pk if which == "gone" else 987654
+    url = f"/api/v1/entities/{deleted['blinded'].pk}/mentions"
+    response = api.get(url, {"book": book_id})
+    assert response.status_code == 400
+    assert response.json()["error"] == {
+        "code": "invalid",
+        "message": f"No book {book_id}.",
+        "field": "book",
+    }
+    search = api.get("/api/v1/chunks/search", {"q": "blinded", "book": book_id})
+    assert search.status_code == 400 and search.json()["error"]["field"] == "book"
+    kept = api.get(url, {"book": deleted["kept"].pk})
+    assert kept.status_code == 200 and kept.json()["results"]
