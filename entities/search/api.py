@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from kgsite.api import Reader
 from kgsite.errors import NotFound
-from kgsite.schema import bad_request
+from kgsite.schema import ErrorResponseSerializer, bad_request
 
 from .. import selectors
 from ..scopes import ScopeFilter
@@ -75,6 +75,7 @@ class FactSearchView(GenericAPIView):
         responses={
             200: FactSearchResponseSerializer,
             400: bad_request("k", "k: Ensure this value is less than or equal to 50."),
+            404: OpenApiResponse(ErrorResponseSerializer, description="An unknown entity id."),
         },
         summary="Facts closest in meaning to a text (facts by topic)",
         description="An unknown or merged-away `entity` is a 404 naming the field (a "
