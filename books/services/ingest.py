@@ -102,7 +102,7 @@ def _ingest_check(
 def title_from_filename(filename: str) -> str:
     """ "11-spells.md" → "11-spells": the file's stem, tidied."""
     stem = Path(filename).stem
-    return clean_display(stem.replace("_", " ")) or filename
+    return clean_display(stem.replace("_", " ")) or clean_display(filename) or filename
 
 
 def _validate_author(author: str) -> None:

@@ -66,3 +66,21 @@ def test_a_scripted_ingest_refuses_a_bad_author_and_keeps_no_book(author, messag
     with pytest.raises(InvalidInput, match=message):
         book_ingest(data=KITES, filename="kites.md", author=author, embed=False)
     assert not IngestJob.objects.exists() and not Book.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "title"), [("box_kites.md", "box kites"), ("   .md", ".md"), ("KITES.MD", "KITES")]
+)
+def test_the_job_and_the_book_take_the_same_title_from_the_file_name(
+    curator_api, django_capture_on_commit_callbacks, name, title
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = curator_api.post(
+            "/api/v1/books/", {"file": SimpleUploadedFile(name, KITES)}, format="multipart"
+        )
+    assert response.status_code == 202
+    assert response.json()["title"] == title
+    job = curator_api.get(f"/api/v1/jobs/{response.json()['id']}/").json()
+    assert job["status"] == "done"
+    book = curator_api.get(f"/api/v1/books/{job['book']}/").json()
+    assert book["title"] == job["title"] == title
