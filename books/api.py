@@ -126,16 +126,23 @@ class EntityMentionsView(GenericAPIView):
     @extend_schema(
         operation_id="entity_mentions_list",
         parameters=[
-            OpenApiParameter("book", OpenApiTypes.INT, description="Only this book."),
+            OpenApiParameter(
+                "book", OpenApiTypes.INT, description="Only this book (an unknown id is a 400)."
+            ),
             OpenApiParameter("mention_type", OpenApiTypes.STR, enum=list(Mention.Type.values)),
         ],
         responses=MentionSerializer(many=True),
         summary="Where an entity is mentioned, defining chunks first",
     )
     def get(self, request, entity_id: str):
+        entity = entity_get(entity_id=entity_id)
+        book_id = _int_param(request, "book")
+        # As the chunk search: a book that is not there is an error, not an empty list.
+        if book_id is not None and not selectors.book_list().filter(pk=book_id).exists():
+            raise InvalidInput(f"No book {book_id}.", field="book")
         mentions = selectors.entity_mentions(
-            entity=entity_get(entity_id=entity_id),
-            book_id=_int_param(request, "book"),
+            entity=entity,
+            book_id=book_id,
             mention_type=request.query_params.get("mention_type") or None,
         )
         return paginated_response(view=self, queryset=mentions, serializer_class=MentionSerializer)

@@ -76,10 +76,10 @@ class _Checked:
 
 
 def _ingest_check(
-    *, raw: bytes, filename: str, title: str | None, extractor: str | None
+    *, raw: bytes, filename: str, title: str | None, extractor: str | None, author: str = ""
 ) -> _Checked:
     """Fail now, before a job is queued or recorded, on what the ingest would refuse:
-    an unknown format or extractor, a bad title, or a file holding nothing to ingest
+    an unknown format or extractor, a bad title or author, or a file holding nothing to ingest
     (an empty or marker-only text, a broken PDF, a PDF without a text layer).
 
     Text formats are parsed and chunked (cheap); a PDF is read to its first text page.
@@ -88,6 +88,7 @@ def _ingest_check(
     chosen = get_extractor(extractor)
     if title:
         _validate_title(title)
+    _validate_author(author)
     if fmt == "pdf":
         pdf_check(raw)
         return _Checked(fmt=fmt, extractor=chosen)
@@ -101,7 +102,16 @@ def _ingest_check(
 def title_from_filename(filename: str) -> str:
     """ "11-spells.md" → "11-spells": the file's stem, tidied."""
     stem = Path(filename).stem
-    return clean_display(stem.replace("_", " ")) or filename
+    return clean_display(stem.replace("_", " ")) or clean_display(filename) or filename
+
+
+def _validate_author(author: str) -> None:
+    """An author may be blank, but not longer than its column (PostgreSQL refuses the row
+    where SQLite would keep it whole) nor hold control characters, as a title."""
+    if has_control_chars(author or ""):
+        raise InvalidInput("author must not hold control characters", field="author")
+    if len(author or "") > 512:
+        raise InvalidInput("author is longer than 512 characters", field="author")
 
 
 def _validate_title(title: str) -> str:
@@ -172,6 +182,7 @@ def _book_ingest_bytes(
     report = _Reporter(job, progress)
     chosen = checked.extractor
     display_title = _validate_title(title if title else title_from_filename(filename))
+    _validate_author(author)
     digest = hashlib.sha256(raw).hexdigest()
     existing = Book.objects.filter(title_norm=normalize(display_title)).first()
     if (

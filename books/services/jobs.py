@@ -62,7 +62,9 @@ def ingest_job_create(
     else:
         raw = data
         source = None
-    checked = _ingest_check(raw=raw, filename=filename, title=title, extractor=extractor)
+    checked = _ingest_check(
+        raw=raw, filename=filename, title=title, extractor=extractor, author=author or ""
+    )
     if source is None:
         digest = hashlib.sha256(raw).hexdigest()
         source = uploads_dir() / f"{digest}{Path(filename).suffix.lower()}"
@@ -304,7 +306,9 @@ def book_ingest_now(
     started = time.perf_counter()
     # Bad input fails before a job row is written: an empty book leaves no failed job.
     raw, filename = _read_source(path, data, filename)
-    checked = _ingest_check(raw=raw, filename=filename, title=title, extractor=extractor)
+    checked = _ingest_check(
+        raw=raw, filename=filename, title=title, extractor=extractor, author=author or ""
+    )
     job = IngestJob.objects.create(
         title=title or "",
         author=author or "",

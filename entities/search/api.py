@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from kgsite.api import Reader
-from kgsite.schema import bad_request
+from kgsite.errors import NotFound
+from kgsite.schema import ErrorResponseSerializer, bad_request
 
+from .. import selectors
 from ..scopes import ScopeFilter
 from . import ranking
 from .serializers import (
@@ -52,6 +54,16 @@ class EntitySearchView(GenericAPIView):
         return Response(result)
 
 
+def _known_entity(entity_id: str) -> str:
+    """The ``entity`` filter as the fact list takes it: an unknown id is a 404 naming the
+    field (a merged-away one says where it went), not an empty answer."""
+    if not selectors.entity_list().filter(pk=entity_id).exists():
+        target = selectors.entity_redirect_target(entity_id=entity_id)
+        hint = f" (it was merged into '{target}')" if target else ""
+        raise NotFound(f"no entity with id '{entity_id}'{hint}", field="entity")
+    return entity_id
+
+
 class FactSearchView(GenericAPIView):
     throttle_scope = "search"
     serializer_class = FactSearchResponseSerializer
@@ -63,17 +75,21 @@ class FactSearchView(GenericAPIView):
         responses={
             200: FactSearchResponseSerializer,
             400: bad_request("k", "k: Ensure this value is less than or equal to 50."),
+            404: OpenApiResponse(ErrorResponseSerializer, description="An unknown entity id."),
         },
         summary="Facts closest in meaning to a text (facts by topic)",
+        description="An unknown or merged-away `entity` is a 404 naming the field (a "
+        "merged one says where it went), not an empty list.",
     )
     def get(self, request):
         serializer = FactSearchQuerySerializer(data=request.query_params)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        entity = data.get("entity")
         result = ranking.fact_search(
             q=data["q"],
             k=data["k"],
-            entity=data.get("entity"),
+            entity=_known_entity(entity) if entity else None,
             status=data["status"],
             source=data.get("source"),
             min_score=data["minScore"],
