@@ -8,6 +8,7 @@ import os
 import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth.models import Group, Permission, User
+from django.test import Client
 from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
@@ -54,6 +55,22 @@ def api(reader) -> APIClient:
     """An authenticated reader without the curator permission (reads need credentials)."""
     client = APIClient()
     client.force_authenticate(reader)
+    return client
+
+
+@pytest.fixture
+def curator_client(curator) -> Client:
+    """A curator logged in to the pages."""
+    client = Client()
+    client.force_login(curator)
+    return client
+
+
+@pytest.fixture
+def reader_client(reader) -> Client:
+    """A reader logged in to the pages."""
+    client = Client()
+    client.force_login(reader)
     return client
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
 
 from books.models import Book, IngestJob
 from books.services import book_ingest
@@ -22,13 +21,6 @@ BAD_AUTHORS = [
 
 def _file() -> SimpleUploadedFile:
     return SimpleUploadedFile("kites.md", KITES)
-
-
-@pytest.fixture
-def curator_client(curator) -> Client:
-    client = Client()
-    client.force_login(curator)
-    return client
 
 
 @pytest.mark.parametrize(("author", "message"), BAD_AUTHORS)

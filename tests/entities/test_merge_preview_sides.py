@@ -6,7 +6,6 @@ duplicate's name is announced as a new alias only when it becomes one."""
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from entities.models import Alias, EntityFact
@@ -64,10 +63,8 @@ def test_the_sides_announce_exactly_the_aliases_and_facts_the_merge_moves(
 
 
 def test_a_name_the_survivor_already_carries_is_not_announced_as_a_new_alias(
-    curator, graph, named_twice
+    curator_client, graph, named_twice
 ):
-    curator_client = Client()
-    curator_client.force_login(curator)
     url = reverse("entities:merge-preview", args=[graph["survivor"].pk])
     response = curator_client.post(
         url, {"duplicates": [named_twice.pk], "allow_cross_type": "1"}, HTTP_HX_REQUEST="true"

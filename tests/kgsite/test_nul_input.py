@@ -7,7 +7,6 @@ and SQLite and PostgreSQL answer alike."""
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 
 from entities.models import Alias, Entity, EntityMerge
 from entities.services import alias_add, entity_store
@@ -24,13 +23,6 @@ def holmes(db):
     return entity
 
 
-@pytest.fixture
-def browser(curator) -> Client:
-    client = Client()
-    client.force_login(curator)
-    return client
-
-
 @pytest.mark.parametrize(
     ("url", "field"),
     [
@@ -42,8 +34,8 @@ def browser(curator) -> Client:
         ("/entities/no%00such/", "path"),
     ],
 )
-def test_a_page_asked_with_a_nul_answers_400_naming_where(browser, holmes, url, field):
-    response = browser.get(url)
+def test_a_page_asked_with_a_nul_answers_400_naming_where(curator_client, holmes, url, field):
+    response = curator_client.get(url)
     assert response.status_code == 400
     assert f"{field.capitalize()} contains a NUL character" in response.content.decode()
 
@@ -59,12 +51,12 @@ def test_a_page_asked_with_a_nul_answers_400_naming_where(browser, holmes, url, 
         ("facts/add", {"text": "He plays\x00 the violin"}),
     ],
 )
-def test_a_form_field_with_a_nul_writes_nothing(browser, holmes, path, data):
+def test_a_form_field_with_a_nul_writes_nothing(curator_client, holmes, path, data):
     before = (
         list(Entity.objects.values_list("pk", "canonical_name")),
         list(Alias.objects.values_list("alias", flat=True)),
     )
-    response = browser.post(f"/entities/{holmes.pk}/{path}", data, HTTP_HX_REQUEST="true")
+    response = curator_client.post(f"/entities/{holmes.pk}/{path}", data, HTTP_HX_REQUEST="true")
     assert response.status_code == 400
     assert 'role="alert"' in response.content.decode()
     after = (
@@ -75,8 +67,8 @@ def test_a_form_field_with_a_nul_writes_nothing(browser, holmes, path, data):
     assert not EntityMerge.objects.exists() and not AuditEntry.objects.exists()
 
 
-def test_a_url_encoded_form_is_read_the_same(browser, holmes):
-    response = browser.post(
+def test_a_url_encoded_form_is_read_the_same(curator_client, holmes):
+    response = curator_client.post(
         f"/entities/{holmes.pk}/aliases/remove",
         "alias=Mr.%20Holmes%00",
         content_type="application/x-www-form-urlencoded",
@@ -105,20 +97,20 @@ def test_the_api_answers_400_json_naming_the_parameter(curator_api, holmes, url,
 
 
 @pytest.mark.parametrize("kind", ["%01", "%E2%80%8B", "x" * 80])
-def test_an_entity_type_no_entity_can_have_is_an_inline_error(browser, holmes, kind):
-    response = browser.get(f"/entities/?q=Holmes&type={kind}")
+def test_an_entity_type_no_entity_can_have_is_an_inline_error(curator_client, holmes, kind):
+    response = curator_client.get(f"/entities/?q=Holmes&type={kind}")
     assert response.status_code == 400
     html = response.content.decode()
     assert 'role="alert"' in html and "type" in html
     assert "Sherlock Holmes</a>" not in html
     # the HTMX swap of the results gets the same message in the results' place
-    response = browser.get(f"/entities/?q=Holmes&type={kind}", HTTP_HX_REQUEST="true")
+    response = curator_client.get(f"/entities/?q=Holmes&type={kind}", HTTP_HX_REQUEST="true")
     assert response.status_code == 400 and b'role="alert"' in response.content
 
 
-def test_a_good_type_still_filters(browser, holmes):
+def test_a_good_type_still_filters(curator_client, holmes):
     entity_store(name="Sherlock Holmes", type="book")
-    html = browser.get("/entities/?q=Holmes&type=person").content.decode()
+    html = curator_client.get("/entities/?q=Holmes&type=person").content.decode()
     assert html.count("Sherlock Holmes</a>") == 1 and 'role="alert"' not in html
 
 

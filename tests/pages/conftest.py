@@ -12,20 +12,6 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
-def curator_client(curator) -> Client:
-    client = Client()
-    client.force_login(curator)
-    return client
-
-
-@pytest.fixture
-def reader_client(reader) -> Client:
-    client = Client()
-    client.force_login(reader)
-    return client
-
-
-@pytest.fixture
 def csrf_client(curator) -> Client:
     """A curator's browser: CSRF enforced, the token taken from a page as htmx does."""
     client = Client(enforce_csrf_checks=True)
