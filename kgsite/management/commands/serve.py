@@ -154,11 +154,13 @@ class _Readiness:
 
 def _start_server(server: list[str], redirect: dict, children: list) -> subprocess.Popen:
     """Start the web server after the workers; one it cannot start (no such program)
-    stops the workers already started, so none outlives the supervisor."""
+    stops the workers already started, so none outlives the supervisor. They get SIGTERM:
+    a worker still importing Django has no handler yet, and SIGINT would end it with a
+    KeyboardInterrupt traceback on the terminal beside the one-line refusal."""
     try:
         web = subprocess.Popen(server, start_new_session=True, **redirect)
     except OSError as exc:
-        _stop_all(children)
+        _stop_all([(process, signal.SIGTERM) for process, _how in children])
         raise CommandError(f"cannot start the server {server[0]}: {exc.strerror}") from None
     children.append((web, signal.SIGTERM))
     return web
