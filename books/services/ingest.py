@@ -39,6 +39,8 @@ from .writing import (
 )
 
 logger = logging.getLogger(__name__)
+# The length of a book's and an ingest job's title and author columns (all alike).
+TEXT_MAX = Book._meta.get_field("title").max_length
 
 
 # --- input -----------------------------------------------------------------------------
@@ -106,12 +108,17 @@ def title_from_filename(filename: str) -> str:
 
 
 def _validate_author(author: str) -> None:
-    """An author may be blank, but not longer than its column (PostgreSQL refuses the row
-    where SQLite would keep it whole) nor hold control characters, as a title."""
-    if has_control_chars(author or ""):
-        raise InvalidInput("author must not hold control characters", field="author")
-    if len(author or "") > 512:
-        raise InvalidInput("author is longer than 512 characters", field="author")
+    """An author may be blank, but is otherwise checked as a title is."""
+    _check_stored_text(author or "", "author")
+
+
+def _check_stored_text(value: str, field: str) -> None:
+    """A title or an author: no control characters (PostgreSQL stores no NUL) and no
+    longer than its column (PostgreSQL refuses the row where SQLite would keep it whole)."""
+    if has_control_chars(value):
+        raise InvalidInput(f"{field} must not hold control characters", field=field)
+    if len(value) > TEXT_MAX:
+        raise InvalidInput(f"{field} is longer than {TEXT_MAX} characters", field=field)
 
 
 def _validate_title(title: str) -> str:
@@ -120,10 +127,7 @@ def _validate_title(title: str) -> str:
     display = clean_display(title) if isinstance(title, str) else ""
     if not "".join(c for c in display if not invisible_char(c)).strip():
         raise InvalidInput("title must not be empty", field="title")
-    if has_control_chars(display):
-        raise InvalidInput("title must not hold control characters", field="title")
-    if len(display) > 512:
-        raise InvalidInput("title is longer than 512 characters", field="title")
+    _check_stored_text(display, "title")
     return display
 
 
