@@ -38,20 +38,31 @@ def _number_at(r: Reading, i: int) -> int:
         return shaped
     number = parse_number(norm)
     last = i
-    if number is None:
-        number, last = _word_run(r, i)
+    counted = norm in tb.ONCE_WORDS and next_norm(r, i) not in tb.TIMES_WORDS
+    if number is None and counted and _times_per(r, i)[0] is not None:
+        number = float(tb.ONCE_WORDS[norm])  # "once a day", "twice a week"
+    elif number is None and not (norm == "once" and _language(r) != "es"):
+        number, last = _word_run(r, i)  # "once" is eleven in Spanish only
     elif len(next_norm(r, last)) > 1 and next_norm(r, last) in tb.MULTIPLIERS:
         number, last = number * tb.MULTIPLIERS[next_norm(r, last)], last + 1
     if number is None and norm in tb.ONE_WORDS and i + 1 < len(r.tokens):
         k = i + 2 if r.tokens[i + 1].norm == "'" else i + 1  # "un'ora"
         if k < len(r.tokens) and r.tokens[k].norm in tb.UNITS and len(r.tokens[k].norm) > 2:
             number, last = 1.0, k - 1  # "an hour", "uma hora"
+    if number is None and norm in tb.ONE_WORDS and _times_per(r, i)[0] is not None:
+        number = 1.0  # "una volta al giorno", "one time a week"
     if number is None:
         return i
     if i > 0 and r.tokens[i - 1].norm in ("-", "−") and r.tokens[i - 1].end == r.tokens[i].start:
         number = -number  # "-20 °C", "−3"
         i -= 1
     return _quantity(r, i, last, number, None)
+
+
+def _language(r: Reading) -> str:
+    from .structure import language  # deferred: structure reads amounts first
+
+    return language(r)
 
 
 def _shaped_at(r: Reading, i: int, norm: str) -> int | None:
@@ -198,6 +209,12 @@ def _quantity(
         per, last = _period_after(r, last)
         if per:
             lo, hi, dim = lo * 365.25 / per, hi * 365.25 / per, f"{dim}/year"
+    elif dim == "duration" and lo > 0 and _every_before(r, first):
+        lo, hi, dim = _YEAR_SECONDS / hi, _YEAR_SECONDS / lo, "times/year"  # a period
+    elif not dim:
+        seconds, last = _times_per(r, last)
+        if seconds:
+            lo, hi, dim = lo * _YEAR_SECONDS / seconds, hi * _YEAR_SECONDS / seconds, "times/year"
     approx = first > 0 and r.tokens[first - 1].norm in tb.APPROXIMATE
     upper, lower = _bound_before(r, first)
     j = last + 1  # "between 5 and 10": the second number closes the range
@@ -371,6 +388,41 @@ def _period_after(r: Reading, i: int) -> tuple[float | None, int]:
             and word.endswith(("ly", "le", "al", "el", "ais", "uo"))
         ):
             return tb.PERIOD_DAYS[word], j
+    return None, i
+
+
+# Frequencies are read per year, like amounts per period: "four times a minute" and
+# "every 15 seconds" are the same value.
+_YEAR_SECONDS = 365.25 * 86400
+
+
+def _every_before(r: Reading, i: int) -> bool:
+    """ "every 15 seconds", "ogni 15 secondi", "a cada 15 segundos", "toutes les 15 s"."""
+    before = [r.tokens[k].norm for k in range(max(0, i - 2), i)]
+    return bool(before) and (
+        before[-1] in tb.EVERY_WORDS
+        or (len(before) == 2 and before[0] in tb.EVERY_WORDS and before[1] in ("les", "the"))
+    )
+
+
+def _times_per(r: Reading, i: int) -> tuple[float | None, int]:
+    """Seconds per period of "times a minute", "volte al giorno", "vezes por hora" after
+    token i (the count), and the period's index."""
+    once = r.tokens[i].norm in tb.ONCE_WORDS and next_norm(r, i) not in tb.TIMES_WORDS
+    j = i if once else i + 1
+    if j + 2 >= len(r.tokens) or not (once or r.tokens[j].norm in tb.TIMES_WORDS):
+        return None, i
+    k = j + 1
+    if r.tokens[k].norm not in tb.RATE_WORDS:
+        return None, i
+    if r.tokens[k + 1].norm in ("a", "an", "one", "the", "il", "lo", "o", "el", "le", "'"):
+        k += 1
+    word = r.tokens[k + 1].norm if k + 1 < len(r.tokens) else ""
+    if word in tb.PERIOD_DAYS and len(word) > 2:
+        return tb.PERIOD_DAYS[word] * 86400, k + 1
+    unit = tb.UNITS.get(word)
+    if unit is not None and unit[0] == "duration" and len(word) > 2:
+        return unit[1], k + 1
     return None, i
 
 

@@ -81,7 +81,7 @@ def _names(r: Reading) -> None:
         text = token.text
         if i in r.used or len(text) < 2 or not text[:1].isupper() or not text[:1].isalpha():
             continue
-        if token.norm in tb.NEGATIONS:
+        if token.norm in tb.NEGATIONS or token.norm in tb.NE_PAIRED:
             continue
         weak = False
         if _sentence_start(r, i):
@@ -131,6 +131,13 @@ def _negations(r: Reading) -> int:
             if portuguese is None:
                 portuguese = language(r) == "pt"
             count += not portuguese
-        elif norm in tb.NEGATIONS:
+        elif (
+            norm in tb.NEGATIONS
+            or norm in tb.NE_PAIRED
+            and any(
+                r.tokens[k].norm in ("ne", "n")
+                for k in range(max(0, i - 4), min(len(r.tokens), i + 2))
+            )
+        ):
             count += 1
     return count

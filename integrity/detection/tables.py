@@ -107,10 +107,15 @@ NEGATIONS: frozenset[str] = frozenset(
     _words(
         """not never n't nor neither none nobody nothing without non mai nessun nessuno
     nessuna niente nulla senza né não nunca nenhum nenhuma nada ninguém nem sem ni ninguno
-    ninguna nadie jamás jamas sin ne pas jamais aucun aucune personne rien sans nicht nie
+    ninguna nadie jamás jamas sin pas jamais aucun aucune rien sans nicht nie
     niemals kein keine keinen keiner nichts ohne"""
     )
 )
+
+# French negation has two parts, "ne" (or "n'") and a second word; "pas", "jamais",
+# "rien", "aucun" are counted above, these only after "ne" ("une personne" is a person,
+# "plus" is "more"). "ne" alone is not counted: in Italian it is a pronoun.
+NE_PAIRED: frozenset[str] = frozenset(_words("personne plus guère guere nulle"))
 
 # "no": a negation in English, Spanish and Italian, "in the" in Portuguese.
 AMBIGUOUS_NEGATIONS: frozenset[str] = frozenset({"no", "nos"})
@@ -171,6 +176,13 @@ for _days, _names in (
 ):
     for _name in _names.split():
         PERIOD_DAYS[_name] = _days
+# Words after a count that make it a frequency: "four times a minute", "3 volte al giorno".
+TIMES_WORDS: frozenset[str] = frozenset(_words("times time volte volta vezes vez veces fois mal"))
+# A count and "times" in one word: "once a day", "twice a week", "zweimal pro Tag".
+ONCE_WORDS: dict[str, int] = {"once": 1, "twice": 2, "thrice": 3, "einmal": 1, "zweimal": 2}
+# Words before a duration that make it a period: "every 15 seconds", "ogni 15 secondi",
+# "a cada 15 segundos" ("toutes les 15 secondes": the article is skipped).
+EVERY_WORDS: frozenset[str] = frozenset(_words("every each ogni cada toutes jede jeden"))
 # Words between an amount and its period: "a month", "per month", "al mese", "por mês".
 RATE_WORDS: frozenset[str] = frozenset(
     _words("""a an per each every / al all alla ogni por ao à cada par pro je im la le""")
@@ -396,7 +408,8 @@ CLOCK_WORDS: dict[str, int] = {
     "mitternacht": 0,
 }
 # Words before an hour that make it a clock time: "at 9", "alle 21", "às 19", "a las 8".
-CLOCK_CUES: frozenset[str] = frozenset(_words("at alle ore às as a las à um gegen"))
+# "dalle 19 alle 7": a span of hours opens with one too.
+CLOCK_CUES: frozenset[str] = frozenset(_words("at alle dalle ore às as a las à um gegen"))
 # Words after an hour that put it in the afternoon or evening.
 EVENING_WORDS: frozenset[str] = frozenset(
     _words(
