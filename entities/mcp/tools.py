@@ -433,8 +433,8 @@ def ppr_retrieve(
 ):
     if not (query or "").strip() and not query_entities:
         raise InvalidInput("give query or query_entities", field="query")
-    if not 1 <= k <= 50:
-        raise InvalidInput("k must be between 1 and 50", field="k")
+    if isinstance(k, bool) or not 1 <= k <= graph_ppr.K_MAX:  # the REST API's bound
+        raise InvalidInput(f"k must be between 1 and {graph_ppr.K_MAX}", field="k")
     if isinstance(damping, bool) or not 0.05 <= damping <= 0.95:
         raise InvalidInput("damping must be between 0.05 and 0.95", field="damping")
     return graph_ppr.ppr_retrieve(
