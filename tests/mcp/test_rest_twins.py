@@ -40,3 +40,28 @@ def test_ppr_retrieve_takes_the_rest_apis_largest_k(server, hub, api):
     assert walk["facts"] == rest.json()["facts"]
     error, text = call(server, "ppr_retrieve", {**asked, "k": 101})
     assert error and text.startswith("Error executing tool ppr_retrieve: k: ")
+
+
+@pytest.fixture
+def merged(vector_dir, curator):
+    from entities.services import entity_merge
+
+    ada = make_entity("Ada Byron", "person")
+    copy = make_entity("A. Byron", "person")
+    state(copy, "works for", make_entity("Corvanta", "organisation"))
+    entity_merge(survivor=ada, duplicates=[copy], actor=curator)
+    return {"ada": ada, "old": copy.pk}
+
+
+def test_facts_list_of_an_unknown_entity_is_an_error_as_in_the_rest_api(server, merged, api):
+    rest = api.get("/api/v1/facts/", {"entity": "no-such-id"})
+    assert rest.status_code == 404 and rest.json()["error"]["field"] == "entity"
+    error, text = call(server, "facts_list", {"entity": "no-such-id"})
+    assert error, text
+    assert text == "Error executing tool facts_list: entity: no entity with id 'no-such-id'"
+    error, text = call(server, "facts_list", {"entity": merged["old"]})
+    assert error and f"merged into '{merged['ada'].pk}'" in text
+    error, listed = call(server, "facts_list", {"entity": merged["ada"].pk})
+    rest = api.get("/api/v1/facts/", {"entity": merged["ada"].pk}).json()
+    assert not error
+    assert [f["id"] for f in listed["facts"]] == [f["id"] for f in rest["results"]] != []
