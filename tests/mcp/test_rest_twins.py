@@ -65,3 +65,35 @@ def test_facts_list_of_an_unknown_entity_is_an_error_as_in_the_rest_api(server, 
     rest = api.get("/api/v1/facts/", {"entity": merged["ada"].pk}).json()
     assert not error
     assert [f["id"] for f in listed["facts"]] == [f["id"] for f in rest["results"]] != []
+
+
+WHOLE_NUMBERS = [
+    ("graph_neighbors", {"entity": "Ada Byron", "k": True}, "k"),
+    ("graph_neighbors", {"entity": "Ada Byron", "hops": True}, "hops"),
+    ("ppr_retrieve", {"query": "Ada", "k": True}, "k"),
+    ("infer_relationship", {"head": "Ada Byron", "tail": "Corvanta", "top_k": True}, "top_k"),
+    ("find_related_entities", {"entity": "Ada Byron", "relation": "x", "top_k": True}, "top_k"),
+    ("get_entity_graph", {"entity": "Ada Byron", "depth": True}, "depth"),
+    ("get_entity_graph", {"entity": "Ada Byron", "max_nodes": True}, "max_nodes"),
+    ("facts_search", {"q": "Ada", "k": True}, "k"),
+    ("facts_list", {"limit": True}, "limit"),
+    ("search_by_entities", {"entities": ["Ada Byron"], "top_k": True}, "top_k"),
+    ("recall", {"query": "Ada", "recent_sessions": True}, "recent_sessions"),
+]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field"), WHOLE_NUMBERS, ids=[f"{t}-{f}" for t, _a, f in WHOLE_NUMBERS]
+)
+def test_true_or_false_is_no_whole_number_as_in_the_rest_api(
+    server, merged, tool, arguments, field
+):
+    """The REST API answers 400 to ``"topK": true``; the tool took it as 1."""
+    error, text = call(server, tool, arguments)
+    assert error, text
+    assert text == f"{field}: {field} must be a whole number, not true"
+
+
+def test_the_rest_twin_refuses_true_for_a_whole_number(api):
+    response = api.post("/api/v1/graph/ppr", {"query": "Ada", "k": True}, format="json")
+    assert response.status_code == 400 and response.json()["error"]["field"] == "k"
