@@ -82,3 +82,13 @@ def test_the_graph_tools_follow_a_merged_away_id(merged):
     error, walk = call(server, "ppr_retrieve", {"query_entities": [merged["old"]]})
     assert not error and walk["unknown"] == []
     assert [s["id"] for s in walk["seeds"]] == [merged["ada"].pk]
+
+
+@pytest.mark.django_db
+def test_the_graph_page_of_a_merged_away_id_opens_the_survivors(curator_client, merged):
+    """As the entity page does: a bookmarked graph keeps working after a merge."""
+    response = curator_client.get(f"/graph/entity/{merged['old']}/")
+    assert response.status_code == 302
+    assert response["Location"] == f"/graph/entity/{merged['ada'].pk}/"
+    assert curator_client.get(response["Location"]).status_code == 200
+    assert curator_client.get("/graph/entity/no-such-id/").status_code == 404
