@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from kgsite.errors import InvalidInput
+from kgsite.errors import DomainError, InvalidInput
 
 from .. import hooks, selectors, services
 from ..extraction import extract_entities as gazetteer_extract
@@ -86,8 +86,12 @@ def entity_store(
         entity, created = services.entity_store(
             name=name, type=type, description=description, actor=ctx.actor()
         )
-        for alias in aliases or ():
-            services.alias_add(entity=entity, alias=alias, actor=ctx.actor())
+        for i, alias in enumerate(aliases or ()):
+            try:
+                services.alias_add(entity=entity, alias=alias, actor=ctx.actor())
+            except DomainError as exc:
+                exc.field = f"aliases.{i}"  # the argument's item, as its other checks name it
+                raise
     return {
         "created": created,
         "entity": {"id": entity.pk, "canonical_name": entity.canonical_name, "type": entity.type},
