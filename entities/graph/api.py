@@ -305,12 +305,7 @@ class GraphResponseSerializer(serializers.Serializer):
 
 
 def graph_types(raw: str | None) -> list[str]:
-    if not raw:
-        return []
-    try:
-        return [normalize_type(t) for t in raw.split(",") if t.strip()]
-    except InvalidInput as exc:
-        raise InvalidInput(exc.message, field="types") from None
+    return selectors.types_normalize(raw.split(",")) if raw else []
 
 
 class EntityGraphView(GenericAPIView):

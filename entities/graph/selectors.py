@@ -107,6 +107,15 @@ def relation_resolve(value: object, *, field: str) -> RelationRef:
     return RelationRef(value, resolved.name, resolved.flipped, symmetric)
 
 
+def types_normalize(types: list[str]) -> list[str]:
+    """The entity types a graph is filtered on, as stored; a bad one is an error naming
+    ``types`` (the argument), in the REST API and the MCP tool alike."""
+    try:
+        return [normalize_type(t) for t in types if t.strip()]
+    except InvalidInput as exc:
+        raise InvalidInput(exc.message.replace("type", "types", 1), field="types") from None
+
+
 def entity_brief(entity: Entity) -> dict:
     return {"id": entity.id, "canonical_name": entity.canonical_name, "type": entity.type}
 

@@ -20,7 +20,6 @@ from ..extraction import extract_entities as gazetteer_extract
 from ..graph import ppr as graph_ppr
 from ..graph import selectors as graph_selectors
 from ..models import EntityFact, Fact
-from ..names import normalize_type
 from ..recall import selectors as recall
 from ..recall.options import RecallOptions
 from ..recall.services import episode_store as episode_store_service
@@ -410,10 +409,7 @@ def get_entity_graph(
 
 
 def _types(types: list[str] | None) -> list[str]:
-    try:
-        return [normalize_type(t) for t in types or ()]
-    except InvalidInput as exc:
-        raise InvalidInput(exc.message.replace("type", "types", 1), field="types") from None
+    return graph_selectors.types_normalize(list(types or ()))
 
 
 def graph_neighbors(

@@ -97,3 +97,15 @@ def test_true_or_false_is_no_whole_number_as_in_the_rest_api(
 def test_the_rest_twin_refuses_true_for_a_whole_number(api):
     response = api.post("/api/v1/graph/ppr", {"query": "Ada", "k": True}, format="json")
     assert response.status_code == 400 and response.json()["error"]["field"] == "k"
+
+
+@pytest.mark.parametrize("bad", ["x" * 65, "tech\x01"])
+def test_a_bad_graph_type_reads_the_same_in_the_api_and_the_tool(server, merged, api, bad):
+    rest = api.get(f"/api/v1/graph/entity/{merged['ada'].pk}", {"types": f"person,{bad}"})
+    assert rest.status_code == 400
+    error = rest.json()["error"]
+    assert error["field"] == "types" and error["message"].startswith("types ")
+    failed, text = call(
+        server, "get_entity_graph", {"entity": "Ada Byron", "types": ["person", bad]}
+    )
+    assert failed and text == f"Error executing tool get_entity_graph: types: {error['message']}"
