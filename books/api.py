@@ -10,10 +10,10 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from entities.selectors import entity_get
+from entities.selectors import entity_get, entity_redirect_target
 from kgsite.api import paginated_response
 from kgsite.converters import MAX_ID
-from kgsite.errors import InvalidInput
+from kgsite.errors import InvalidInput, NotFound
 
 from . import selectors, services
 from .models import Mention
@@ -120,6 +120,18 @@ class JobDetailView(GenericAPIView):
         return Response(JobSerializer(selectors.job_get(job_id=job_id)).data)
 
 
+def _entity(entity_id: str):
+    """The entity of the address; a merged-away id is a 404 that says where it went (as
+    GET /entities/<id>/ answers 301 to it), not a plain "no entity"."""
+    try:
+        return entity_get(entity_id=entity_id)
+    except NotFound as exc:
+        target = entity_redirect_target(entity_id=entity_id)
+        if target is None:
+            raise
+        raise NotFound(f"{exc.message} (it was merged into '{target}')", field=exc.field) from None
+
+
 class EntityMentionsView(GenericAPIView):
     serializer_class = MentionSerializer
 
@@ -135,7 +147,7 @@ class EntityMentionsView(GenericAPIView):
         summary="Where an entity is mentioned, defining chunks first",
     )
     def get(self, request, entity_id: str):
-        entity = entity_get(entity_id=entity_id)
+        entity = _entity(entity_id)
         book_id = _int_param(request, "book")
         # As the chunk search: a book that is not there is an error, not an empty list.
         if book_id is not None and not selectors.book_list().filter(pk=book_id).exists():
@@ -158,7 +170,7 @@ class EntityBooksView(GenericAPIView):
         summary="The books that mention an entity (where else does it appear)",
     )
     def get(self, request, entity_id: str):
-        books = selectors.entity_books(entity=entity_get(entity_id=entity_id))
+        books = selectors.entity_books(entity=_entity(entity_id))
         return Response(BookMentionsSerializer(books, many=True).data)
 
 

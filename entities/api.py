@@ -16,7 +16,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from kgsite.api import paginated_response, validated
-from kgsite.errors import InvalidInput, NotFound
+from kgsite.errors import DomainError, InvalidInput, NotFound
 from kgsite.schema import ErrorResponseSerializer
 
 from . import confirmations, selectors, services
@@ -124,7 +124,11 @@ class EntityListView(GenericAPIView):
                 actor=request.user,
             )
             for alias in data["aliases"]:
-                services.alias_add(entity=entity, alias=alias, actor=request.user)
+                try:
+                    services.alias_add(entity=entity, alias=alias, actor=request.user)
+                except DomainError as exc:
+                    exc.field = "aliases"  # the body's field (it has no "alias")
+                    raise
         return Response(
             EntitySerializer(entity).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,

@@ -128,11 +128,18 @@ class NotificationReadOneView(GenericAPIView):
 
     @extend_schema(
         request=None,
-        responses=NotificationSerializer,
+        responses={
+            200: NotificationSerializer,
+            404: OpenApiResponse(
+                ErrorResponseSerializer, description="No notification of this user has that id."
+            ),
+        },
         operation_id="notification_mark_one_read",
         summary="Mark one read",
     )
     def post(self, request, notification_id: int):
+        # Fetched first: an unknown id is a 404 naming the address's ``id``.
+        selectors.notification_get(notification_id=notification_id, user=request.user)
         services.notification_mark_read(user=request.user, ids=[notification_id])
         notification = selectors.notification_get(
             notification_id=notification_id, user=request.user

@@ -8,7 +8,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from kgsite.api import Reader, validated
-from kgsite.errors import InvalidInput, NotFound
+from kgsite.errors import InvalidInput
 
 from ..names import normalize_type
 from ..scopes import ScopeFilter
@@ -305,12 +305,7 @@ class GraphResponseSerializer(serializers.Serializer):
 
 
 def graph_types(raw: str | None) -> list[str]:
-    if not raw:
-        return []
-    try:
-        return [normalize_type(t) for t in raw.split(",") if t.strip()]
-    except InvalidInput as exc:
-        raise InvalidInput(exc.message, field="types") from None
+    return selectors.types_normalize(raw.split(",")) if raw else []
 
 
 class EntityGraphView(GenericAPIView):
@@ -376,9 +371,7 @@ class NeighborsView(GenericAPIView):
     )
     def get(self, request, entity_id: str):
         params = validated(NeighborsQuerySerializer, request.query_params)
-        entity = selectors.Entity.objects.filter(pk=entity_id).first()
-        if entity is None:
-            raise NotFound(f"no entity with id '{entity_id}'", field="id")
+        entity = selectors.entity_by_id(entity_id)
         rows = ppr.neighbors(
             entity_id=entity.pk, hops=params["hops"], k=params["k"], scopes=scopes_of(params)
         )

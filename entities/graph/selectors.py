@@ -20,7 +20,7 @@ from kgsite.vectors.service import search_vector
 from ..models import Entity, EntityFact, Fact
 from ..names import normalize_type, validate_name
 from ..scopes import ScopeFilter
-from ..selectors import entity_by_external_id
+from ..selectors import entity_by_external_id, entity_redirect_target
 from . import kge
 from .models import Edge, EdgeFact, Relation
 from .relations import predicate_resolve
@@ -40,7 +40,8 @@ def entity_resolve(value: object, *, field: str) -> Entity | None:
     """An entity by id, canonical name or alias (like lookup, without suggestions).
 
     None when nothing matches; a name shared by entities of several types is a 409
-    listing them, as in lookup."""
+    listing them, as in lookup. An id a merge took away stands for the survivor, as
+    the duplicate's name (now the survivor's alias) does."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{field} must not be empty", field=field)
     by_id = Entity.objects.filter(pk=value.strip()).first()
@@ -51,7 +52,7 @@ def entity_resolve(value: object, *, field: str) -> Entity | None:
     by_alias = Entity.objects.filter(aliases__alias_norm=norm).exclude(name_norm=norm)
     found = list(by_name.order_by().union(by_alias.order_by(), all=True).order_by("type")[:20])
     if not found:
-        return entity_by_external_id(value)
+        return entity_by_external_id(value) or _merged_into(value.strip())
     canonical = [e for e in found if e.name_norm == norm]
     if len({e.type for e in found}) > 1:
         raise Conflict(
@@ -65,6 +66,23 @@ def entity_resolve(value: object, *, field: str) -> Entity | None:
             },
         )
     return canonical[0] if canonical else found[0]
+
+
+def _merged_into(entity_id: str) -> Entity | None:
+    target = entity_redirect_target(entity_id=entity_id)
+    return Entity.objects.filter(pk=target).first() if target else None
+
+
+def entity_by_id(entity_id: str, *, field: str = "id") -> Entity:
+    """The entity an address (or an id filter) names; a 404 naming ``field`` otherwise,
+    which says where a merged-away id went (as the entity's own address and the fact
+    list do)."""
+    entity = Entity.objects.filter(pk=entity_id).first()
+    if entity is None:
+        target = entity_redirect_target(entity_id=entity_id)
+        hint = f" (it was merged into '{target}')" if target else ""
+        raise NotFound(f"no entity with id '{entity_id}'{hint}", field=field)
+    return entity
 
 
 @dataclass
@@ -87,6 +105,15 @@ def relation_resolve(value: object, *, field: str) -> RelationRef:
     if resolved.spec is None:
         symmetric = Relation.objects.filter(name=resolved.name, symmetric=True).exists()
     return RelationRef(value, resolved.name, resolved.flipped, symmetric)
+
+
+def types_normalize(types: list[str]) -> list[str]:
+    """The entity types a graph is filtered on, as stored; a bad one is an error naming
+    ``types`` (the argument), in the REST API and the MCP tool alike."""
+    try:
+        return [normalize_type(t) for t in types if t.strip()]
+    except InvalidInput as exc:
+        raise InvalidInput(exc.message.replace("type", "types", 1), field="types") from None
 
 
 def entity_brief(entity: Entity) -> dict:
@@ -380,9 +407,7 @@ def entity_graph(
     and at least ``min_weight`` heavy."""
     scopes = scopes or ScopeFilter()
     _graph_limits_check(depth, max_nodes, min_weight)
-    root = Entity.objects.filter(pk=entity_id).first()
-    if root is None:
-        raise NotFound(f"no entity with id '{entity_id}'", field="id")
+    root = entity_by_id(entity_id)
     wanted_types = set(types or [])
     nodes: dict[str, int] = {root.pk: 0}
     edges: dict[int, Edge] = {}

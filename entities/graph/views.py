@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from kgsite.pages import checked_get, curator_required
 
 from ..models import Entity
 from ..scopes import page_scopes
+from ..selectors import entity_redirect_target
 from . import selectors
 
 
 @require_GET
 @curator_required
 def entity_graph_page(request: HttpRequest, entity_id: str) -> HttpResponse:
-    entity, _can_write = checked_get(request, Entity, entity_id)
+    """The graph around an entity; a merged-away id opens the survivor's, as its page does."""
+    try:
+        entity, _can_write = checked_get(request, Entity, entity_id)
+    except Http404:
+        target = entity_redirect_target(entity_id=entity_id)
+        if not target:
+            raise
+        return redirect("entity-graph", entity_id=target)
     try:
         depth = min(max(int(request.GET.get("depth", 1)), 1), selectors.GRAPH_DEPTH_MAX)
         max_nodes = min(max(int(request.GET.get("max_nodes", 60)), 1), selectors.GRAPH_NODES_MAX)

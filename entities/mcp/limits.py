@@ -104,8 +104,22 @@ def _depth(value: Any, level: int = 0) -> int:
     return level
 
 
-def arguments_check(tool: str, arguments: dict[str, Any], accepted: set[str]) -> None:
-    """Refuse unknown arguments (naming them) and values over the API's caps."""
+def _types(schema: dict[str, Any]) -> set[str]:
+    """The JSON types an argument's schema allows (``anyOf`` for an optional one)."""
+    found = {schema["type"]} if isinstance(schema.get("type"), str) else set()
+    for option in schema.get("anyOf", ()):
+        found |= _types(option)
+    return found
+
+
+def arguments_check(
+    tool: str,
+    arguments: dict[str, Any],
+    accepted: set[str],
+    schemas: dict[str, dict[str, Any]] | None = None,
+) -> None:
+    """Refuse unknown arguments (naming them), values over the API's caps, and true or
+    false for a whole number (the SDK reads ``true`` as 1; the REST API refuses it)."""
     unknown = sorted(set(arguments) - accepted)
     if unknown:
         raise InvalidInput(
@@ -114,6 +128,11 @@ def arguments_check(tool: str, arguments: dict[str, Any], accepted: set[str]) ->
             field=unknown[0],
         )
     for name, value in arguments.items():
+        types = _types((schemas or {}).get(name, {}))
+        if isinstance(value, bool) and "integer" in types and "boolean" not in types:
+            raise InvalidInput(
+                f"{name} must be a whole number, not {str(value).lower()}", field=name
+            )
         mapped = CAPS.get((tool, name))
         field = _field(*mapped) if mapped else None
         if isinstance(value, str):

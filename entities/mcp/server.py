@@ -235,9 +235,9 @@ class StrictServer(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
         tool = self._tool_manager.get_tool(name)
         if tool is not None:
-            accepted = set(tool.parameters.get("properties", {}))
+            schemas = tool.parameters.get("properties", {})
             try:
-                limits.arguments_check(name, arguments or {}, accepted)
+                limits.arguments_check(name, arguments or {}, set(schemas), schemas)
             except DomainError as exc:  # names the argument as the client sent it
                 raise ToolError(_message(exc)) from None
         return await super().call_tool(name, arguments, context)

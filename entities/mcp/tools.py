@@ -13,14 +13,13 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from kgsite.errors import InvalidInput
+from kgsite.errors import DomainError, InvalidInput
 
 from .. import hooks, selectors, services
 from ..extraction import extract_entities as gazetteer_extract
 from ..graph import ppr as graph_ppr
 from ..graph import selectors as graph_selectors
 from ..models import EntityFact, Fact
-from ..names import normalize_type
 from ..recall import selectors as recall
 from ..recall.options import RecallOptions
 from ..recall.services import episode_store as episode_store_service
@@ -86,8 +85,12 @@ def entity_store(
         entity, created = services.entity_store(
             name=name, type=type, description=description, actor=ctx.actor()
         )
-        for alias in aliases or ():
-            services.alias_add(entity=entity, alias=alias, actor=ctx.actor())
+        for i, alias in enumerate(aliases or ()):
+            try:
+                services.alias_add(entity=entity, alias=alias, actor=ctx.actor())
+            except DomainError as exc:
+                exc.field = f"aliases.{i}"  # the argument's item, as its other checks name it
+                raise
     return {
         "created": created,
         "entity": {"id": entity.pk, "canonical_name": entity.canonical_name, "type": entity.type},
@@ -124,6 +127,8 @@ def facts_list(
         }
     if not 1 <= limit <= MAX_LIST:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIST}", field="limit")
+    if entity:  # an unknown or merged-away id is an error, as in GET /facts/?entity=
+        graph_selectors.entity_by_id(entity, field="entity")
     qs = selectors.fact_list(entity=entity, kind=kind, status=status, scopes=ctx.scopes(all_scopes))
     return {"facts": [fact_brief(f) for f in qs[:limit]]}
 
@@ -404,10 +409,7 @@ def get_entity_graph(
 
 
 def _types(types: list[str] | None) -> list[str]:
-    try:
-        return [normalize_type(t) for t in types or ()]
-    except InvalidInput as exc:
-        raise InvalidInput(exc.message.replace("type", "types", 1), field="types") from None
+    return graph_selectors.types_normalize(list(types or ()))
 
 
 def graph_neighbors(
@@ -433,8 +435,8 @@ def ppr_retrieve(
 ):
     if not (query or "").strip() and not query_entities:
         raise InvalidInput("give query or query_entities", field="query")
-    if not 1 <= k <= 50:
-        raise InvalidInput("k must be between 1 and 50", field="k")
+    if isinstance(k, bool) or not 1 <= k <= graph_ppr.K_MAX:  # the REST API's bound
+        raise InvalidInput(f"k must be between 1 and {graph_ppr.K_MAX}", field="k")
     if isinstance(damping, bool) or not 0.05 <= damping <= 0.95:
         raise InvalidInput("damping must be between 0.05 and 0.95", field="damping")
     return graph_ppr.ppr_retrieve(

@@ -61,6 +61,8 @@ class Command(BaseCommand):
             raise CommandError(
                 f"--epochs must be between 1 and {EPOCHS_MAX}, not {options['epochs']}"
             )
+        if options["seed"] < 0:  # as the API's: numpy refuses it mid-run, after a row is stored
+            raise CommandError(f"--seed must be 0 or more, not {options['seed']}")
         if options["rebuild_edges"]:
             self.stdout.write(f"edges rebuilt from {edges_rebuild()} facts")
         bar = None if options["no_progress"] else tqdm(total=options["epochs"], unit="epoch")

@@ -1,0 +1,111 @@
+"""MCP tools against their REST twins: the same bounds and the same answers for the
+same question (docs/agents/mcp.md: "every argument is held to the same cap as its REST
+field")."""
+
+from __future__ import annotations
+
+import pytest
+
+from entities.graph.edges import edges_rebuild
+from entities.mcp.server import mcp_server_build
+from entities.mcp.tools import ToolContext
+from tests.graph.conftest import make_entity, state
+from tests.recall.test_mcp import call
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def server(vector_dir):
+    return mcp_server_build(ToolContext())
+
+
+@pytest.fixture
+def hub(vector_dir):
+    """One entity stating a relation to 52 others: more facts than the smaller caps."""
+    centre = make_entity("Hubble Works", "organisation")
+    for i in range(52):
+        state(make_entity(f"Staffer {i:02d}", "person"), "works for", centre)
+    edges_rebuild()
+    return centre
+
+
+def test_ppr_retrieve_takes_the_rest_apis_largest_k(server, hub, api):
+    asked = {"query_entities": ["Hubble Works"], "k": 100}
+    error, walk = call(server, "ppr_retrieve", asked)
+    rest = api.post("/api/v1/graph/ppr", asked, format="json")
+    assert rest.status_code == 200
+    assert not error, walk
+    assert len(walk["facts"]) == 52
+    assert walk["facts"] == rest.json()["facts"]
+    error, text = call(server, "ppr_retrieve", {**asked, "k": 101})
+    assert error and text.startswith("Error executing tool ppr_retrieve: k: ")
+
+
+@pytest.fixture
+def merged(vector_dir, curator):
+    from entities.services import entity_merge
+
+    ada = make_entity("Ada Byron", "person")
+    copy = make_entity("A. Byron", "person")
+    state(copy, "works for", make_entity("Corvanta", "organisation"))
+    entity_merge(survivor=ada, duplicates=[copy], actor=curator)
+    return {"ada": ada, "old": copy.pk}
+
+
+def test_facts_list_of_an_unknown_entity_is_an_error_as_in_the_rest_api(server, merged, api):
+    rest = api.get("/api/v1/facts/", {"entity": "no-such-id"})
+    assert rest.status_code == 404 and rest.json()["error"]["field"] == "entity"
+    error, text = call(server, "facts_list", {"entity": "no-such-id"})
+    assert error, text
+    assert text == "Error executing tool facts_list: entity: no entity with id 'no-such-id'"
+    error, text = call(server, "facts_list", {"entity": merged["old"]})
+    assert error and f"merged into '{merged['ada'].pk}'" in text
+    error, listed = call(server, "facts_list", {"entity": merged["ada"].pk})
+    rest = api.get("/api/v1/facts/", {"entity": merged["ada"].pk}).json()
+    assert not error
+    assert [f["id"] for f in listed["facts"]] == [f["id"] for f in rest["results"]] != []
+
+
+WHOLE_NUMBERS = [
+    ("graph_neighbors", {"entity": "Ada Byron", "k": True}, "k"),
+    ("graph_neighbors", {"entity": "Ada Byron", "hops": True}, "hops"),
+    ("ppr_retrieve", {"query": "Ada", "k": True}, "k"),
+    ("infer_relationship", {"head": "Ada Byron", "tail": "Corvanta", "top_k": True}, "top_k"),
+    ("find_related_entities", {"entity": "Ada Byron", "relation": "x", "top_k": True}, "top_k"),
+    ("get_entity_graph", {"entity": "Ada Byron", "depth": True}, "depth"),
+    ("get_entity_graph", {"entity": "Ada Byron", "max_nodes": True}, "max_nodes"),
+    ("facts_search", {"q": "Ada", "k": True}, "k"),
+    ("facts_list", {"limit": True}, "limit"),
+    ("search_by_entities", {"entities": ["Ada Byron"], "top_k": True}, "top_k"),
+    ("recall", {"query": "Ada", "recent_sessions": True}, "recent_sessions"),
+]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field"), WHOLE_NUMBERS, ids=[f"{t}-{f}" for t, _a, f in WHOLE_NUMBERS]
+)
+def test_true_or_false_is_no_whole_number_as_in_the_rest_api(
+    server, merged, tool, arguments, field
+):
+    """The REST API answers 400 to ``"topK": true``; the tool took it as 1."""
+    error, text = call(server, tool, arguments)
+    assert error, text
+    assert text == f"{field}: {field} must be a whole number, not true"
+
+
+def test_the_rest_twin_refuses_true_for_a_whole_number(api):
+    response = api.post("/api/v1/graph/ppr", {"query": "Ada", "k": True}, format="json")
+    assert response.status_code == 400 and response.json()["error"]["field"] == "k"
+
+
+@pytest.mark.parametrize("bad", ["x" * 65, "tech\x01"])
+def test_a_bad_graph_type_reads_the_same_in_the_api_and_the_tool(server, merged, api, bad):
+    rest = api.get(f"/api/v1/graph/entity/{merged['ada'].pk}", {"types": f"person,{bad}"})
+    assert rest.status_code == 400
+    error = rest.json()["error"]
+    assert error["field"] == "types" and error["message"].startswith("types ")
+    failed, text = call(
+        server, "get_entity_graph", {"entity": "Ada Byron", "types": ["person", bad]}
+    )
+    assert failed and text == f"Error executing tool get_entity_graph: types: {error['message']}"
