@@ -3,6 +3,7 @@ currencies, amounts per period (read per year), ranges, bounds and approximation
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 from . import tables as tb
@@ -41,8 +42,8 @@ def _number_at(r: Reading, i: int) -> int:
     counted = norm in tb.ONCE_WORDS and next_norm(r, i) not in tb.TIMES_WORDS
     if number is None and counted and _times_per(r, i)[0] is not None:
         number = float(tb.ONCE_WORDS[norm])  # "once a day", "twice a week"
-    elif number is None and not (norm == "once" and _language(r) != "es"):
-        number, last = _word_run(r, i)  # "once" is eleven in Spanish only
+    elif number is None and not (norm in _FALSE_FRIENDS and _language(r) != _FALSE_FRIENDS[norm]):
+        number, last = _word_run(r, i)
     elif len(next_norm(r, last)) > 1 and next_norm(r, last) in tb.MULTIPLIERS:
         number, last = number * tb.MULTIPLIERS[next_norm(r, last)], last + 1
     if number is None and norm in tb.ONE_WORDS and i + 1 < len(r.tokens):
@@ -57,6 +58,11 @@ def _number_at(r: Reading, i: int) -> int:
         number = -number  # "-20 °C", "−3"
         i -= 1
     return _quantity(r, i, last, number, None)
+
+
+# Number words that are common words of another language: "once" is eleven in Spanish
+# only, "due" two in Italian only ("the rent is due").
+_FALSE_FRIENDS = {"once": "es", "due": "it"}
 
 
 def _language(r: Reading) -> str:
@@ -294,7 +300,8 @@ def _currency_before(r: Reading, i: int) -> tuple[str, int] | None:
     j = i - 1
     if j < 0 or r.tokens[j].norm not in tb.CURRENCIES or not free(r, j):
         return None
-    if r.tokens[j].norm not in ("$", "€", "£", "¥", "₹") and not r.tokens[j].text.isupper():
+    sign = len(r.tokens[j].norm) == 1 and not r.tokens[j].norm.isalnum()  # "$", "€", "₩"
+    if not sign and not r.tokens[j].text.isupper():
         return None
     if j >= 1 and r.tokens[j - 1].end == r.tokens[j].start:  # "R$", "US$"
         glued = r.tokens[j - 1].norm + r.tokens[j].norm
@@ -424,6 +431,58 @@ def _times_per(r: Reading, i: int) -> tuple[float | None, int]:
     if unit is not None and unit[0] == "duration" and len(word) > 2:
         return unit[1], k + 1
     return None, i
+
+
+def sentence_period(r: Reading) -> None:
+    """The one sum of money of a statement takes the period the sentence gives elsewhere:
+    "Over a full year the rent comes to 42,000 złoty", "In un anno spende 7.800 euro",
+    "The monthly pass costs 40 euros" (per year, like "€3,500 a month")."""
+    money = [
+        k
+        for k, v in enumerate(r.values)
+        if v.kind == "number" and v.dim.startswith("currency:") and "/" not in v.dim
+    ]
+    if len(money) != 1 or any("/" in v.dim for v in r.values):
+        return
+    period = _period_cue(r)
+    if period is None:
+        return
+    cue, days = period
+    v = r.values[money[0]]
+    per = 365.25 / days
+    r.values[money[0]] = replace(v, lo=v.lo * per, hi=v.hi * per, dim=f"{v.dim}/year")
+    if cue is not None:  # "un anno" was read as a duration: it is the period now
+        r.values.remove(cue)
+
+
+def _period_cue(r: Reading) -> tuple[Value | None, float] | None:
+    """Days of the one period the sentence names apart from any amount: a period
+    adjective ("monthly", "anual"), a period noun after "per"/"over a"/"por", or "a
+    year" read as one year."""
+    found: dict[float, Value | None] = {}
+    for i, token in enumerate(r.tokens):
+        word = token.norm
+        if word not in tb.PERIOD_DAYS or len(word) < 3:
+            continue
+        if i in r.used:
+            duration = next((v for v in r.values if v.first <= i <= v.last), None)
+            if (
+                duration is not None
+                and duration.dim == "duration"
+                and duration.key == (1.0,)
+                and duration.last > duration.first
+                and r.tokens[duration.first].norm in tb.ONE_WORDS
+            ):
+                found[tb.PERIOD_DAYS[word]] = duration  # "a year", "un anno": one year
+            continue
+        leads = {r.tokens[k].norm for k in range(max(0, i - 3), i)}
+        adjective = word.endswith(("ly", "le", "al", "el", "ais", "uo"))
+        if adjective or leads & tb.PERIOD_LEADS:
+            found.setdefault(tb.PERIOD_DAYS[word], None)
+    if len(found) != 1:
+        return None
+    [(days, cue)] = found.items()
+    return cue, days
 
 
 def _bound_before(r: Reading, i: int) -> tuple[bool, bool]:

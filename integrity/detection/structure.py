@@ -15,7 +15,7 @@ a bounded number of tokens around.
 from __future__ import annotations
 
 from . import tables as tb
-from .amounts import numbers
+from .amounts import numbers, sentence_period
 from .dates import dates, times
 from .tokens import (
     _COMMON_ZIPF,
@@ -48,6 +48,7 @@ def read(text: str) -> Reading:
     dates(r)
     times(r)
     numbers(r)
+    sentence_period(r)
     _identifiers(r)
     _names(r)
     r.negations = _negations(r)

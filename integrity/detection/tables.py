@@ -183,6 +183,11 @@ ONCE_WORDS: dict[str, int] = {"once": 1, "twice": 2, "thrice": 3, "einmal": 1, "
 # Words before a duration that make it a period: "every 15 seconds", "ogni 15 secondi",
 # "a cada 15 segundos" ("toutes les 15 secondes": the article is skipped).
 EVERY_WORDS: frozenset[str] = frozenset(_words("every each ogni cada toutes jede jeden"))
+# Words before a period noun that make it the period of a statement's one sum of money:
+# "over a full year", "por ano", "per month", "in un anno", "each year".
+PERIOD_LEADS: frozenset[str] = frozenset(
+    _words("per a an in over each every por ao al all alla nel em en dans im pro par cada ogni")
+)
 # Words between an amount and its period: "a month", "per month", "al mese", "por mês".
 RATE_WORDS: frozenset[str] = frozenset(
     _words("""a an per each every / al all alla ogni por ao à cada par pro je im la le""")
@@ -321,6 +326,32 @@ for _code, _names in (
     ("CAD", "cad"),
     ("AUD", "aud"),
     ("MXN", "mxn"),
+    # Other currencies by ISO 4217 code, sign and name (codes that are also common
+    # words, such as TRY, ALL, CUP, COP, RON or PHP, only by their sign and name).
+    ("CNY", "cny rmb yuan renminbi 元"),
+    ("KRW", "₩ krw"),
+    ("RUB", "₽ rub rouble roubles ruble rubles rublo rubli"),
+    ("PLN", "zł pln złoty zloty złotych zlotys"),
+    ("SEK", "sek kronor"),
+    ("NOK", "nok"),
+    ("DKK", "dkk"),
+    ("CZK", "kč czk"),
+    ("HUF", "huf forint forints fiorini"),
+    ("TRY", "₺ lira lire liras"),
+    ("ZAR", "zar rand"),
+    ("NZD", "nzd"),
+    ("SGD", "sgd"),
+    ("HKD", "hkd"),
+    ("ILS", "₪ ils shekel shekels"),
+    ("THB", "฿ thb baht"),
+    ("VND", "₫ vnd dong"),
+    ("NGN", "₦ ngn naira"),
+    ("UAH", "₴ uah hryvnia"),
+    ("RON", "leu"),
+    ("CLP", "clp"),
+    ("IDR", "idr rupiah"),
+    ("AED", "aed dirham dirhams"),
+    ("SAR", "riyal riyals"),
 ):
     for _name in _names.split():
         CURRENCIES[_name] = _code
