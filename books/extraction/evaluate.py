@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,11 +101,14 @@ class DocScore:
     junk: int = 0
     created: int = 0
     misses: list[str] = field(default_factory=list)
+    # (gold type, type given) of each key found: the confusion of the type decision.
+    confusion: Counter = field(default_factory=Counter)
 
     def add(self, other: DocScore) -> None:
         for name in ("keys", "found", "typed", "define_rows", "defined", "junk_rows", "junk"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.created += other.created
+        self.confusion.update(other.confusion)
 
     @staticmethod
     def ratio(a: int, b: int) -> float:
@@ -149,7 +152,9 @@ def _score_key(row: GoldRow, known: _Known, book_id: int, score: DocScore) -> No
     score.found += 1
     if any(entity_type == row.type for _pk, entity_type in matches):
         score.typed += 1
+        score.confusion[(row.type, row.type)] += 1
     else:
+        score.confusion[(row.type, matches[0][1])] += 1
         types = ", ".join(sorted({t for _p, t in matches}))
         score.misses.append(f"mistyped {row.names[0]}: {types} (gold {row.type})")
     if row.heading:

@@ -122,3 +122,22 @@ def test_a_gold_file_saved_with_a_byte_order_mark_reads_its_columns(tmp_path):
     gold.write_bytes(codecs.BOM_UTF8 + (header + "kites.md\tkey\tBox kite\tconcept\t-\n").encode())
     [row] = gold_read(gold)
     assert row.doc == "kites.md" and row.kind == "key"
+
+
+def test_the_gold_score_counts_each_found_keys_gold_type_against_the_type_given():
+    from books.extraction.evaluate import DocScore, GoldRow, gold_score
+    from entities.models import Entity
+
+    Entity.objects.create(canonical_name="Box kite", name_norm="box kite", type="concept")
+    Entity.objects.create(canonical_name="kitectl", name_norm="kitectl", type="option")
+    rows = [
+        GoldRow("kites.md", "key", ["Box kite"], "concept", ""),
+        GoldRow("kites.md", "key", ["kitectl"], "command", ""),
+        GoldRow("kites.md", "key", ["Sled kite"], "concept", ""),
+    ]
+    score, total = gold_score(rows, {}, {})
+    assert score.confusion == {("concept", "concept"): 1, ("command", "option"): 1}
+    merged = DocScore("overall")
+    merged.add(score)
+    merged.add(score)
+    assert merged.confusion[("command", "option")] == 2 and total.confusion == score.confusion

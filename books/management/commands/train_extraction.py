@@ -76,6 +76,7 @@ class Command(BaseCommand):
             held_out = self._scratch_run(group, {p.name: folds[p.name] for p, _r in group})
             table += list(zip(inside[:-1], held_out[:-1], strict=True))
         self._print(table)
+        self._confusion([held for _inside, held in table])
         if options["misses"]:
             for _inside, held in table:
                 self.stdout.write(f"\n{held.doc} (held out)")
@@ -107,6 +108,20 @@ class Command(BaseCommand):
             return gold_score(rows, books, {})
         finally:
             connection.creation.destroy_test_db(old_name, verbosity=0)
+
+    def _confusion(self, scores: list[DocScore]) -> None:
+        """Gold type (rows) against the type given (columns) of the keys found held out."""
+        total = DocScore("overall")
+        for score in scores:
+            total.add(score)
+        types = sorted({t for pair in total.confusion for t in pair})
+        if not types:
+            return
+        self.stdout.write("\nheld out, gold type (rows) x type given (columns):")
+        self.stdout.write(" " * 13 + "".join(f"{t[:6]:>7}" for t in types))
+        for gold in types:
+            cells = "".join(f"{total.confusion[(gold, t)] or '.':>7}" for t in types)
+            self.stdout.write(f"{gold[:12]:<13}{cells}")
 
     def _print(self, table: list[tuple[DocScore, DocScore]]) -> None:
         r = DocScore.ratio
