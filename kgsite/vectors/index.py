@@ -48,7 +48,7 @@ import numpy as np
 
 from .calibrate import CalibratedEf
 from .embedder import Embedder
-from .journal import MIN_CAPACITY, SnapshotJournal, _dedupe
+from .journal import MIN_CAPACITY, SnapshotJournal, SnapshotVectors, _dedupe
 from .kinds import (  # noqa: F401 (the names callers import from here)
     KINDS,
     IndexQueue,
@@ -141,6 +141,16 @@ class VectorIndex(SnapshotJournal, CalibratedEf):
         self._labels: dict[Key, int] = {}  # key → label
         self._hashes: list[str] = []  # label → text hash
         self._deleted: set[int] = set()
+        self._file_follow(None)
+
+    def _file_follow(self, path: Path | None) -> None:
+        """Memory now equals the snapshot file ``path`` (None: no file yet): stored
+        vectors are read from it (``SnapshotVectors``, opened on first use) except the
+        labels added since (``_fresh``, read through hnswlib and mirrored)."""
+        self._file_path = path
+        self._file: SnapshotVectors | None | bool = None  # False: unusable
+        self._fresh: set[int] = set()
+        self._mirror = (self._hnsw, {})
 
     @property
     def live_count(self) -> int:
@@ -198,10 +208,9 @@ class VectorIndex(SnapshotJournal, CalibratedEf):
                 self._deleted.discard(label)
             labels.append(label)
             records.append({"op": "add", "key": key, "hash": digest, "vec": _encode_vec(vec)})
-        mirror = getattr(self, "_mirror", None)
-        if mirror is not None:
-            for label in labels:
-                mirror[1].pop(label, None)
+        for label in labels:
+            self._mirror[1].pop(label, None)
+        self._fresh.update(labels)
         matrix = np.stack([np.asarray(v, dtype=np.float32) for _k, _h, v in items])
         # Re-adding a label marked deleted un-deletes it and replaces its vector.
         self._hnsw.add_items(matrix, np.asarray(labels, dtype=np.int64), num_threads=threads)
@@ -461,20 +470,47 @@ class VectorIndex(SnapshotJournal, CalibratedEf):
 
     def _stored(self, labels: list[int]) -> np.ndarray:
         """The stored vectors of ``labels`` (under the lock). hnswlib's ``get_items``
-        costs about 30 µs an item, so each is read once into a mirror (at most
-        ``MIRROR_MAX`` of them), forgotten when its label is re-added or the index is
-        replaced."""
-        mirror = getattr(self, "_mirror", None)
-        if mirror is None or mirror[0] is not self._hnsw or len(mirror[1]) > MIRROR_MAX:
+        costs about 30 µs an item, so the vectors of the snapshot file in memory are
+        read from the file itself (``SnapshotVectors``); those added since go through
+        ``get_items`` once into a mirror (at most ``MIRROR_MAX`` of them), forgotten
+        when their label is re-added or the index is replaced."""
+        if not labels:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        mirror = self._mirror
+        if mirror[0] is not self._hnsw or len(mirror[1]) > MIRROR_MAX:
             mirror = self._mirror = (self._hnsw, {})
         rows: dict[int, np.ndarray] = mirror[1]
-        missing = [label for label in dict.fromkeys(labels) if label not in rows]
+        stored = self._snapshot_file()
+        wanted = list(dict.fromkeys(labels))
+        local: dict[int, np.ndarray] = {}
+        if stored is not None:
+            from_file = [lb for lb in wanted if lb not in self._fresh and stored.has(lb)]
+            if from_file:  # not mirrored: the page cache holds them
+                local.update(zip(from_file, stored.get(from_file), strict=True))
+        missing = [lb for lb in wanted if lb not in local and lb not in rows]
         if missing:
             fetched = np.asarray(self._hnsw.get_items(missing, return_type="numpy"), np.float32)
             rows.update(zip(missing, fetched, strict=True))
-        if not labels:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([rows[label] for label in labels])
+        return np.stack([local[lb] if lb in local else rows[lb] for lb in labels])
+
+    def _snapshot_file(self) -> SnapshotVectors | None:
+        """The snapshot file's vectors, opened and checked against hnswlib on first use
+        (a layout this code does not know is never trusted: ``get_items`` then)."""
+        if self._file is None and self._file_path is not None:
+            self._file = False
+            try:
+                stored = SnapshotVectors(self._file_path, self.dim)
+                usable = self._deleted | self._fresh
+                sample = [lb for lb in range(len(self._keys)) if lb not in usable]
+                sample = sample[:: max(1, len(sample) // 3)][:4]
+                if sample and all(stored.has(lb) for lb in sample):
+                    got = np.asarray(self._hnsw.get_items(sample, return_type="numpy"))
+                    if np.array_equal(got.astype(np.float32), stored.get(sample)):
+                        self._file = stored
+            except (OSError, ValueError) as exc:
+                logger.warning("vector index %s: snapshot not readable directly: %s",
+                               self.kind.name, exc)  # fmt: skip
+        return self._file or None
 
     def _exact(self, vector: np.ndarray, labels: list[int], k: int) -> list[tuple[Key, float]]:
         if not labels or k <= 0:
