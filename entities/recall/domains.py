@@ -114,14 +114,30 @@ def call_text(tool: str, arguments: object) -> str:
     return " ".join(words)[:MAX_TEXT]
 
 
+# A call's distinct words looked up as domain names, at most.
+NAMED_MAX = 200
+
+
+def _named_domains(tool: str, arguments: object) -> set[str]:
+    """The call's words, each a domain name it may name: a stored pattern's domain
+    named by the call counts as the keyword list's domains do, so a team's own domains
+    ("solver", "git") need no keyword list (each list names its own domain in the
+    defaults, not always: "testing", "security")."""
+    words: list[str] = []
+    _words(tool, words)
+    _words(arguments or {}, words)
+    return set(list(dict.fromkeys(words))[:NAMED_MAX])
+
+
 def domain_candidates(
     tool: str, arguments: object, detected: dict[str, list[str]], scopes, options
 ) -> list:
     """Patterns by the meaning and words of the call, and those of the domains the
-    keyword list detects (a hint the scorer weighs)."""
+    keyword list detects or the call names (a hint the scorer weighs; shown)."""
     qs = _facts(scopes, [Fk.PATTERN], options).filter(confidence__gte=options.min_confidence)
+    named = _named_domains(tool, arguments)
     hinted = list(
-        qs.filter(domain__in=list(detected))
+        qs.filter(domain__in=sorted(set(detected) | named))
         .order_by("-confidence", "-confirmations", "-id")
         .values_list("pk", flat=True)[:20]
     )

@@ -161,7 +161,7 @@ def _ms(started: float) -> float:
 # the mixed-language file: hit rate 0.64 -> 0.93 with 3 instead of 1; precision of what
 # is shown 0.56 -> 0.33; the English file 0.94 either way). The other triggers speak
 # only when the scorer is confident.
-AT_LEAST = {"query": 3}
+AT_LEAST = {"query": 3, "pre_check": 2}
 # A search and a pre-check also show the first candidate of the encoder that reads the
 # query and the memory (``retrieval.pair_features``), whatever the scorer thinks of it: a
 # head trained on English questions under-rates the multilingual encoder's first

@@ -503,6 +503,7 @@ class VectorIndex(SnapshotJournal, CalibratedEf):
                 usable = self._deleted | self._fresh
                 sample = [lb for lb in range(len(self._keys)) if lb not in usable]
                 sample = sample[:: max(1, len(sample) // 3)][:4]
+                # No sample: every label is deleted or changed since, the file serves none.
                 if sample and all(stored.has(lb) for lb in sample):
                     got = np.asarray(self._hnsw.get_items(sample, return_type="numpy"))
                     if np.array_equal(got.astype(np.float32), stored.get(sample)):

@@ -43,15 +43,18 @@ class SnapshotVectors:
             header = HNSW_HEADER.unpack(fh.read(HNSW_HEADER.size))
         _level0, _capacity, count, size, label_at, data_at = header[:6]
         end = HNSW_HEADER.size + count * size
-        if not count or data_at + 4 * dim > size or label_at + 8 > size:
+        if data_at + 4 * dim > size or label_at + 8 > size:
             raise ValueError("unexpected element layout")
         if os.path.getsize(path) < end:
             raise ValueError("truncated")
+        self.row_of = np.zeros(0, dtype=np.int64)
+        self._data = slice(data_at, data_at + 4 * dim)
+        if not count:  # an empty snapshot: every label is read from memory
+            return
         self._rows = np.memmap(path, np.uint8, "r", offset=HNSW_HEADER.size, shape=(count, size))
         labels = np.ascontiguousarray(self._rows[:, label_at : label_at + 8]).view("<u8").ravel()
         self.row_of = np.full(int(labels.max()) + 1, -1, dtype=np.int64)
         self.row_of[labels.astype(np.int64)] = np.arange(count)
-        self._data = slice(data_at, data_at + 4 * dim)
 
     def has(self, label: int) -> bool:
         return label < len(self.row_of) and self.row_of[label] >= 0
