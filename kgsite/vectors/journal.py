@@ -56,12 +56,21 @@ class SnapshotVectors:
         self.row_of = np.full(int(labels.max()) + 1, -1, dtype=np.int64)
         self.row_of[labels.astype(np.int64)] = np.arange(count)
 
+    def rows(self, labels: np.ndarray) -> np.ndarray:
+        """The file's row of each label, -1 where the file has none."""
+        inside = labels < len(self.row_of)
+        found = np.full(len(labels), -1, dtype=np.int64)
+        found[inside] = self.row_of[labels[inside]]
+        return found
+
     def has(self, label: int) -> bool:
         return label < len(self.row_of) and self.row_of[label] >= 0
 
-    def get(self, labels: list[int]) -> np.ndarray:
-        rows = self.row_of[np.asarray(labels, dtype=np.int64)]
+    def get_rows(self, rows: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(self._rows[rows, self._data]).view(np.float32)
+
+    def get(self, labels: list[int]) -> np.ndarray:
+        return self.get_rows(self.row_of[np.asarray(labels, dtype=np.int64)])
 
 
 class SnapshotJournal:
