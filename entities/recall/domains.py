@@ -121,8 +121,8 @@ NAMED_MAX = 200
 def _named_domains(tool: str, arguments: object) -> set[str]:
     """The call's words, each a domain name it may name: a stored pattern's domain
     named by the call counts as the keyword list's domains do, so a team's own domains
-    ("solver", "git") need no keyword list (each list names its own domain in the
-    defaults, not always: "testing", "security")."""
+    (say "billing" or "firmware") need no keyword list, and a list need not name its
+    own domain (the defaults' "testing" and "security" do not)."""
     words: list[str] = []
     _words(tool, words)
     _words(arguments or {}, words)
