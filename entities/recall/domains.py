@@ -79,13 +79,15 @@ def recall_domain(
     detected = domains_detect(tool, arguments or {})
     if scorer.head_for("domain") is not None:
         return _domain_scored(tool, arguments, detected, scopes, options, started)
-    patterns: list[Fact] = []
-    if detected:
-        patterns = list(
-            _facts(scopes, [Fk.PATTERN], options)
-            .filter(domain__in=list(detected), confidence__gte=options.min_confidence)
-            .order_by("-confidence", "-confirmations", "-id")[: options.max_facts]
-        )
+    # A domain the call names itself counts as one its keywords name (round 6).
+    named = {d: [d] for d in _named_domains(tool, arguments) if d not in detected}
+    patterns: list[Fact] = list(
+        _facts(scopes, [Fk.PATTERN], options)
+        .filter(domain__in=sorted(set(detected) | set(named)))
+        .filter(confidence__gte=options.min_confidence)
+        .order_by("-confidence", "-confirmations", "-id")[: options.max_facts]
+    )
+    detected = {**detected, **{p.domain: named[p.domain] for p in patterns if p.domain in named}}
     budget = Budget(options.budget_chars)
     items = budget.fit(
         fact_item(
