@@ -79,13 +79,15 @@ def recall_domain(
     detected = domains_detect(tool, arguments or {})
     if scorer.head_for("domain") is not None:
         return _domain_scored(tool, arguments, detected, scopes, options, started)
-    patterns: list[Fact] = []
-    if detected:
-        patterns = list(
-            _facts(scopes, [Fk.PATTERN], options)
-            .filter(domain__in=list(detected), confidence__gte=options.min_confidence)
-            .order_by("-confidence", "-confirmations", "-id")[: options.max_facts]
-        )
+    # A domain the call names itself counts as one its keywords name (round 6).
+    named = {d: [d] for d in _named_domains(tool, arguments) if d not in detected}
+    patterns: list[Fact] = list(
+        _facts(scopes, [Fk.PATTERN], options)
+        .filter(domain__in=sorted(set(detected) | set(named)))
+        .filter(confidence__gte=options.min_confidence)
+        .order_by("-confidence", "-confirmations", "-id")[: options.max_facts]
+    )
+    detected = {**detected, **{p.domain: named[p.domain] for p in patterns if p.domain in named}}
     budget = Budget(options.budget_chars)
     items = budget.fit(
         fact_item(
@@ -114,14 +116,30 @@ def call_text(tool: str, arguments: object) -> str:
     return " ".join(words)[:MAX_TEXT]
 
 
+# A call's distinct words looked up as domain names, at most.
+NAMED_MAX = 200
+
+
+def _named_domains(tool: str, arguments: object) -> set[str]:
+    """The call's words, each a domain name it may name: a stored pattern's domain
+    named by the call counts as the keyword list's domains do, so a team's own domains
+    (say "billing" or "firmware") need no keyword list, and a list need not name its
+    own domain (the defaults' "testing" and "security" do not)."""
+    words: list[str] = []
+    _words(tool, words)
+    _words(arguments or {}, words)
+    return set(list(dict.fromkeys(words))[:NAMED_MAX])
+
+
 def domain_candidates(
     tool: str, arguments: object, detected: dict[str, list[str]], scopes, options
 ) -> list:
     """Patterns by the meaning and words of the call, and those of the domains the
-    keyword list detects (a hint the scorer weighs)."""
+    keyword list detects or the call names (a hint the scorer weighs; shown)."""
     qs = _facts(scopes, [Fk.PATTERN], options).filter(confidence__gte=options.min_confidence)
+    named = _named_domains(tool, arguments)
     hinted = list(
-        qs.filter(domain__in=list(detected))
+        qs.filter(domain__in=sorted(set(detected) | named))
         .order_by("-confidence", "-confirmations", "-id")
         .values_list("pk", flat=True)[:20]
     )

@@ -48,7 +48,7 @@ import numpy as np
 
 from .calibrate import CalibratedEf
 from .embedder import Embedder
-from .journal import MIN_CAPACITY, SnapshotJournal, _dedupe
+from .journal import MIN_CAPACITY, SnapshotJournal, SnapshotVectors, _dedupe
 from .kinds import (  # noqa: F401 (the names callers import from here)
     KINDS,
     IndexQueue,
@@ -80,6 +80,15 @@ RECONCILE_INLINE = 256
 BUILD_INLINE = 1000
 # Stored vectors a filtered search keeps in memory after reading them (``_stored``).
 MIRROR_MAX = 200_000
+
+
+def _dot_rows(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """Each row's dot product with ``vector``, without BLAS: a search compares ~1,000
+    rows, where OpenBLAS's threads cost more than they save. On the shared 2-core
+    machine, its threads waiting for a core (the embedder's just ran) put ``matrix @
+    vector`` at 20 ms a call (cProfile of the unknown trigger, 200 questions); einsum's
+    own loop takes 0.1 ms."""
+    return np.einsum("ij,j->i", matrix, np.asarray(vector, dtype=matrix.dtype))
 
 
 class VectorIndex(SnapshotJournal, CalibratedEf):
@@ -141,6 +150,16 @@ class VectorIndex(SnapshotJournal, CalibratedEf):
         self._labels: dict[Key, int] = {}  # key → label
         self._hashes: list[str] = []  # label → text hash
         self._deleted: set[int] = set()
+        self._file_follow(None)
+
+    def _file_follow(self, path: Path | None) -> None:
+        """Memory now equals the snapshot file ``path`` (None: no file yet): stored
+        vectors are read from it (``SnapshotVectors``, opened on first use) except the
+        labels added since (``_fresh``, read through hnswlib and mirrored)."""
+        self._file_path = path
+        self._file: SnapshotVectors | None | bool = None  # False: unusable
+        self._fresh: set[int] = set()
+        self._mirror = (self._hnsw, {})
 
     @property
     def live_count(self) -> int:
@@ -198,10 +217,9 @@ class VectorIndex(SnapshotJournal, CalibratedEf):
                 self._deleted.discard(label)
             labels.append(label)
             records.append({"op": "add", "key": key, "hash": digest, "vec": _encode_vec(vec)})
-        mirror = getattr(self, "_mirror", None)
-        if mirror is not None:
-            for label in labels:
-                mirror[1].pop(label, None)
+        for label in labels:
+            self._mirror[1].pop(label, None)
+        self._fresh.update(labels)
         matrix = np.stack([np.asarray(v, dtype=np.float32) for _k, _h, v in items])
         # Re-adding a label marked deleted un-deletes it and replaces its vector.
         self._hnsw.add_items(matrix, np.asarray(labels, dtype=np.int64), num_threads=threads)
@@ -461,26 +479,61 @@ class VectorIndex(SnapshotJournal, CalibratedEf):
 
     def _stored(self, labels: list[int]) -> np.ndarray:
         """The stored vectors of ``labels`` (under the lock). hnswlib's ``get_items``
-        costs about 30 µs an item, so each is read once into a mirror (at most
-        ``MIRROR_MAX`` of them), forgotten when its label is re-added or the index is
-        replaced."""
-        mirror = getattr(self, "_mirror", None)
-        if mirror is None or mirror[0] is not self._hnsw or len(mirror[1]) > MIRROR_MAX:
+        costs about 30 µs an item, so the vectors of the snapshot file in memory are
+        read from the file itself (``SnapshotVectors``); those added since go through
+        ``get_items`` once into a mirror (at most ``MIRROR_MAX`` of them), forgotten
+        when their label is re-added or the index is replaced."""
+        if not labels:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        mirror = self._mirror
+        if mirror[0] is not self._hnsw or len(mirror[1]) > MIRROR_MAX:
             mirror = self._mirror = (self._hnsw, {})
         rows: dict[int, np.ndarray] = mirror[1]
-        missing = [label for label in dict.fromkeys(labels) if label not in rows]
+        wanted = np.asarray(labels, dtype=np.int64)
+        out = np.empty((len(wanted), self.dim), dtype=np.float32)
+        todo = np.ones(len(wanted), dtype=bool)
+        stored = self._snapshot_file()
+        if stored is not None:  # not mirrored: the page cache holds them
+            in_file = stored.rows(wanted)
+            if self._fresh:
+                in_file[np.isin(wanted, np.fromiter(self._fresh, np.int64))] = -1
+            todo = in_file < 0
+            if not todo.all():
+                out[~todo] = stored.get_rows(in_file[~todo])
+        rest = [int(lb) for lb in wanted[todo]]
+        missing = [lb for lb in dict.fromkeys(rest) if lb not in rows]
         if missing:
             fetched = np.asarray(self._hnsw.get_items(missing, return_type="numpy"), np.float32)
             rows.update(zip(missing, fetched, strict=True))
-        if not labels:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([rows[label] for label in labels])
+        if rest:
+            out[todo] = np.stack([rows[lb] for lb in rest])
+        return out
+
+    def _snapshot_file(self) -> SnapshotVectors | None:
+        """The snapshot file's vectors, opened and checked against hnswlib on first use
+        (a layout this code does not know is never trusted: ``get_items`` then)."""
+        if self._file is None and self._file_path is not None:
+            self._file = False
+            try:
+                stored = SnapshotVectors(self._file_path, self.dim)
+                usable = self._deleted | self._fresh
+                sample = [lb for lb in range(len(self._keys)) if lb not in usable]
+                sample = sample[:: max(1, len(sample) // 3)][:4]
+                # No sample: every label is deleted or changed since, the file serves none.
+                if sample and all(stored.has(lb) for lb in sample):
+                    got = np.asarray(self._hnsw.get_items(sample, return_type="numpy"))
+                    if np.array_equal(got.astype(np.float32), stored.get(sample)):
+                        self._file = stored
+            except (OSError, ValueError) as exc:
+                logger.warning("vector index %s: snapshot not readable directly: %s",
+                               self.kind.name, exc)  # fmt: skip
+        return self._file or None
 
     def _exact(self, vector: np.ndarray, labels: list[int], k: int) -> list[tuple[Key, float]]:
         if not labels or k <= 0:
             return []
         matrix = self._stored(labels)
-        scores = matrix @ vector
+        scores = _dot_rows(matrix, vector)
         order = np.argsort(-scores)[:k]
         return [(self._keys[labels[i]], float(scores[i])) for i in order]
 
@@ -497,7 +550,7 @@ class VectorIndex(SnapshotJournal, CalibratedEf):
             if not labels:
                 return {}
             matrix = self._stored([lb for _k, lb in labels])
-        scores = matrix @ vector
+        scores = _dot_rows(matrix, vector)
         return {key: float(s) for (key, _lb), s in zip(labels, scores, strict=True)}
 
     def vectors(self) -> tuple[list[Key], np.ndarray]:

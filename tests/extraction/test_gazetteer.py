@@ -133,6 +133,26 @@ def test_new_renamed_and_removed_names_are_seen(languages):
     assert [d.canonical_name for d in extract_entities("ziglang")] == ["Ziglang"]
 
 
+def test_names_written_without_the_hooks_are_seen_at_the_next_check(languages):
+    """Another process (or a bulk import) writes without this process's hooks: the
+    freshness check (every call under the test settings) still sees the new alias, the
+    rename and the removal."""
+    from django.utils import timezone
+
+    from entities.models import Alias, Entity
+
+    rust = languages["rust"]
+    assert extract_entities("rustc and Oxide") == []
+    Alias.objects.bulk_create([Alias(entity=rust, alias="rustc", alias_norm="rustc")])
+    assert [d.canonical_id for d in extract_entities("rustc and Oxide")] == [rust.id]
+    Entity.objects.filter(pk=rust.pk).update(
+        canonical_name="Oxide", name_norm="oxide", updated_at=timezone.now()
+    )
+    assert [d.canonical_name for d in extract_entities("Oxide")] == ["Oxide"]
+    Alias.objects.filter(entity=rust).delete()
+    assert extract_entities("rustc") == []
+
+
 def test_from_pairs_without_the_database():
     gaz = Gazetteer.from_pairs(
         [

@@ -375,6 +375,17 @@ def test_domain_keywords_come_from_settings(client, vector_dir, settings):
     assert body["domains"] == ["charts"] and texts(body["patterns"]) == ["Label both axes"]
 
 
+def test_a_domain_the_call_names_needs_no_keyword_list(client, vector_dir, settings):
+    settings.KGSITE_RECALL_DOMAINS = {}
+    store("Invoices are never edited once sent", kind="pattern", domain="billing")
+    store("Label both axes", kind="pattern", domain="charts")
+    body = post(client, "/domain", tool="edit_file", arguments={"path": "src/billing/send.py"})
+    assert "billing" in body["domains"]
+    [item] = [p for p in body["patterns"] if p["domain"] == "billing"]
+    assert item["text"] == "Invoices are never edited once sent"
+    assert "charts" not in body["domains"]
+
+
 # --- free query -------------------------------------------------------------------------------
 
 

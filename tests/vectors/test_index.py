@@ -166,6 +166,24 @@ def test_filter_ids_limits_the_search(notes):
     assert set(ids(hits)) <= {2, 3}
 
 
+@pytest.mark.hnswlib_only
+def test_a_filtered_search_scores_as_the_index_after_a_restart_and_an_update(notes):
+    """A small filtered search compares the stored vectors itself (read from the
+    snapshot file, or from memory for those changed since): after a restart it scores
+    as the index does, and an item changed since the snapshot by its new text."""
+    service.vector_rebuild("notes")
+    restart()
+    vector = service.vector_index("notes").embedder.encode(["postgres tables"])[0]
+    every = dict(service.search_vector("notes", vector, 4))
+    among = dict(service.search_vector("notes", vector, 4, filter_ids=[1, 2, 3, 4]))
+    assert among == pytest.approx(every, abs=1e-5)
+    notes[3] = "PostgreSQL database migration plan"
+    service.vector_upsert("notes", [3])
+    vector = service.vector_index("notes").embedder.encode([notes[3]])[0]
+    [(key, score)] = service.search_vector("notes", vector, 1, filter_ids=[2, 3, 4])
+    assert key == 3 and score == pytest.approx(1.0, abs=1e-5)
+
+
 def test_a_kind_whose_source_takes_no_arguments_works(vector_dir):
     register_kind("chunks_test", lambda: [(1, "dragons breathe fire"), (2, "elves live long")])
     try:
