@@ -32,10 +32,33 @@ _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue"})
 _BATCH = 2000
 
 
-def fold(text: str) -> str:
-    """ASCII-ish fold used only to find and score suggestions (never to match)."""
-    text = text.translate(_UMLAUTS).translate(_TRANSLIT)
+def _fold_char(char: str) -> str:
+    text = char.translate(_UMLAUTS).translate(_TRANSLIT)
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+class _FoldTable(dict):
+    """Code point -> its fold, filled on first use (``str.translate`` asks ``__missing__``)."""
+
+    def __missing__(self, code: int) -> str:
+        folded = self[code] = _fold_char(chr(code))
+        return folded
+
+
+_FOLD_TABLE = _FoldTable()
+
+
+def fold(text: str) -> str:
+    """ASCII-ish fold used only to find and score suggestions (never to match).
+
+    The umlauts and ligatures spelt out, then NFKD without the combining marks. Each
+    code point folds on its own (NFKD decomposes one code point at a time, and the only
+    marks it reorders are the combining ones, all dropped), so a table does it: a
+    name-index rebuild folded each character of 400,000 names through NFKD and spent
+    three quarters of its CPU time here."""
+    if text.isascii():
+        return text
+    return text.translate(_FOLD_TABLE)
 
 
 def prefixes(norm: str) -> set[str]:
@@ -150,6 +173,10 @@ def name_index_rebuild() -> int:
         _write_plain(batch)
         written += len(batch)
         with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                # Room to sort ten million word starts in memory (the default 64 MB
+                # spills them to disk); this transaction only.
+                cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
             for _name, create in indexes:
                 cursor.execute(create)
             if connection.vendor == "postgresql":
