@@ -88,4 +88,4 @@ def test_the_fold_is_the_whole_texts_nfkd_fold(text):
 
 def test_accented_and_decomposed_spellings_fold_alike():
     assert fold("citro\u0308en ærø") == fold("citroën ærø") == "citroen aero"
-    assert fold("Ångström") == "Angstrom"
+    assert fold("ångström") == "angstroem"
