@@ -272,6 +272,7 @@ class FactListView(GenericAPIView):
             session_id=data["session_id"],
             actor=request.user,
         )
+        selectors.facts_links_load(facts=[result.fact])
         body = {"action": result.action, "fact": FactSerializer(result.fact).data}
         code = status.HTTP_201_CREATED if result.action == "created" else status.HTTP_200_OK
         return Response(body, status=code)

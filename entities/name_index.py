@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from django.db import connection, transaction
 
-from .lookup_sql import token_rows
+from .lookup_sql import tokens_rows
 from .models import Alias, Entity, NameToken
 
 PREFIX_CHARS = 3
@@ -32,10 +32,33 @@ _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue"})
 _BATCH = 2000
 
 
-def fold(text: str) -> str:
-    """ASCII-ish fold used only to find and score suggestions (never to match)."""
-    text = text.translate(_UMLAUTS).translate(_TRANSLIT)
+def _fold_char(char: str) -> str:
+    text = char.translate(_UMLAUTS).translate(_TRANSLIT)
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+class _FoldTable(dict):
+    """Code point -> its fold, filled on first use (``str.translate`` asks ``__missing__``)."""
+
+    def __missing__(self, code: int) -> str:
+        folded = self[code] = _fold_char(chr(code))
+        return folded
+
+
+_FOLD_TABLE = _FoldTable()
+
+
+def fold(text: str) -> str:
+    """ASCII-ish fold used only to find and score suggestions (never to match).
+
+    The umlauts and ligatures spelt out, then NFKD without the combining marks. Each
+    code point folds on its own (NFKD decomposes one code point at a time, and the only
+    marks it reorders are the combining ones, all dropped), so a table does it: a
+    name-index rebuild folded each character of 400,000 names through NFKD and spent
+    three quarters of its CPU time here."""
+    if text.isascii():
+        return text
+    return text.translate(_FOLD_TABLE)
 
 
 def prefixes(norm: str) -> set[str]:
@@ -150,6 +173,10 @@ def name_index_rebuild() -> int:
         _write_plain(batch)
         written += len(batch)
         with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                # Room to sort ten million word starts in memory (the default 64 MB
+                # spills them to disk); this transaction only.
+                cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
             for _name, create in indexes:
                 cursor.execute(create)
             if connection.vendor == "postgresql":
@@ -159,9 +186,6 @@ def name_index_rebuild() -> int:
 
 def name_candidates(*, stems: Iterable[str], type: str | None = None) -> list[tuple[str, str]]:  # noqa: A002
     """(entity id, folded name or alias) pairs with a word starting with a stem."""
-    pairs: dict[tuple[str, str], None] = {}
-    for stem in stems:
-        # Plain SQL: this runs on every missed lookup (see lookup_sql).
-        for pair in token_rows(stem[:PREFIX_CHARS], type, ROWS_PER_PREFIX):
-            pairs[pair] = None
-    return list(pairs)
+    # Plain SQL, every stem in one statement: this runs on every missed lookup.
+    starts = list(dict.fromkeys(stem[:PREFIX_CHARS] for stem in stems))
+    return list(dict.fromkeys(tokens_rows(starts, type, ROWS_PER_PREFIX)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.db import connection
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Prefetch, Q, QuerySet, prefetch_related_objects
 from rapidfuzz import fuzz, process
 
 from kgsite.errors import InvalidInput, NotFound
@@ -19,7 +19,6 @@ from .models import (
     EntityFact,
     EntityMerge,
     EntityRedirect,
-    ExternalEntityId,
     ExternalFactLink,
     Fact,
 )
@@ -81,10 +80,9 @@ def entity_by_external_id(value: object) -> Entity | None:
     """The entity an imported memory knew by this id (exact, as the store spelt it)."""
     if not isinstance(value, str) or not value.strip() or len(value) > 255:
         return None
-    row = ExternalEntityId.objects.filter(external_id=value.strip()).select_related("entity")
-    found = list(row[:2])
     # An id two stores both used names no entity for sure: no answer rather than a guess.
-    return found[0].entity if len(found) == 1 else None
+    # Plain SQL: every missed lookup asks.
+    return lookup_sql.entity_by_external_id(value.strip())
 
 
 def entity_get(*, entity_id: str) -> Entity:
@@ -201,12 +199,19 @@ def entity_suggest(*, norm: str, type: str | None = None) -> list[tuple[Entity, 
     for _text, score, position in matches:
         entity_id = pairs[position][0]
         best[entity_id] = max(best.get(entity_id, 0.0), score / 100)
-    entities = lookup_sql.entities_by_id(list(best))
-    ranked = sorted(
-        ((entities[pk], score) for pk, score in best.items() if pk in entities),
-        key=lambda pair: (-pair[1], pair[0].name_norm),
-    )
-    return ranked[:SUGGESTION_LIMIT]
+    # Ranked on the rows; only the entities shown are built as model instances (a miss
+    # has dozens of candidates over the score cut-off).
+    order = {pk: position for position, pk in enumerate(best)}
+    rows = lookup_sql.entity_rows_by_id(list(best))
+    ranked = sorted(rows, key=lambda row: (-best[row[0]], row[2], order[row[0]]))  # 2: norm
+    return [(lookup_sql.entity_from_row(row), best[row[0]]) for row in ranked[:SUGGESTION_LIMIT]]
+
+
+def facts_links_load(*, facts: list[Fact]) -> None:
+    """Load the facts' entity links with their entities in one read (``FactSerializer``
+    reads ``entity_facts`` and each link's entity: one read per link otherwise)."""
+    links = EntityFact.objects.select_related("entity").order_by("pk")
+    prefetch_related_objects(facts, Prefetch("entity_facts", queryset=links))
 
 
 def fact_get(*, fact_id: int, scopes: ScopeFilter | None = None) -> Fact:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import io
+import unicodedata
 
 import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from entities.models import Entity, NameToken
-from entities.name_index import _secondary_indexes, name_index_rebuild
+from entities.name_index import _secondary_indexes, fold, name_index_rebuild
 from entities.selectors import entity_lookup
 from entities.services import alias_add, alias_remove, entity_delete, entity_store, entity_update
 
@@ -65,3 +68,24 @@ def test_a_rebuild_puts_back_every_index_it_dropped_to_load_fast():
     with connection.cursor() as cursor:
         assert sorted(_secondary_indexes(cursor, NameToken._meta.db_table)) == before
     assert entity_lookup(name="Ada Lovelase").suggestions  # the miss path reads the rows
+
+
+@given(st.text(max_size=30))
+@settings(max_examples=300, deadline=None)
+def test_the_fold_is_the_whole_texts_nfkd_fold(text):
+    """The fold goes code point by code point (a table, for speed): the same as spelling
+    out umlauts and ligatures and dropping combining marks after NFKD of the whole text,
+    whatever marks follow which letters."""
+    spelt = text.translate(str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue"}))
+    spelt = spelt.translate(
+        str.maketrans({"ß": "ss", "æ": "ae", "ø": "o", "œ": "oe", "ð": "d", "þ": "th"})
+    )
+    expected = "".join(
+        c for c in unicodedata.normalize("NFKD", spelt) if not unicodedata.combining(c)
+    )
+    assert fold(text) == expected
+
+
+def test_accented_and_decomposed_spellings_fold_alike():
+    assert fold("citro\u0308en ærø") == fold("citroën ærø") == "citroen aero"
+    assert fold("ångström") == "angstroem"
