@@ -398,13 +398,13 @@ def _period_after(r: Reading, i: int) -> tuple[float | None, int]:
     return None, i
 
 
-# Frequencies are read per year, like amounts per period: "four times a minute" and
-# "every 15 seconds" are the same value.
+# Frequencies are read per year, like amounts per period: "three times an hour" and
+# "every 20 minutes" are the same value.
 _YEAR_SECONDS = 365.25 * 86400
 
 
 def _every_before(r: Reading, i: int) -> bool:
-    """ "every 15 seconds", "ogni 15 secondi", "a cada 15 segundos", "toutes les 15 s"."""
+    """ "every 20 minutes", "ogni 20 minuti", "a cada 20 minutos", "toutes les 20 min"."""
     before = [r.tokens[k].norm for k in range(max(0, i - 2), i)]
     return bool(before) and (
         before[-1] in tb.EVERY_WORDS
@@ -435,7 +435,7 @@ def _times_per(r: Reading, i: int) -> tuple[float | None, int]:
 
 def sentence_period(r: Reading) -> None:
     """The one sum of money of a statement takes the period the sentence gives elsewhere:
-    "Over a full year the rent comes to 42,000 złoty", "In un anno spende 7.800 euro",
+    "Across the whole year the club costs 960 euros", "Ogni anno Carla versa 4.800 euro",
     "The monthly pass costs 40 euros" (per year, like "€3,500 a month")."""
     money = [
         k

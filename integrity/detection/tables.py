@@ -176,17 +176,20 @@ for _days, _names in (
 ):
     for _name in _names.split():
         PERIOD_DAYS[_name] = _days
-# Words after a count that make it a frequency: "four times a minute", "3 volte al giorno".
+# Words after a count that make it a frequency: "three times an hour", "3 volte al giorno".
 TIMES_WORDS: frozenset[str] = frozenset(_words("times time volte volta vezes vez veces fois mal"))
 # A count and "times" in one word: "once a day", "twice a week", "zweimal pro Tag".
 ONCE_WORDS: dict[str, int] = {"once": 1, "twice": 2, "thrice": 3, "einmal": 1, "zweimal": 2}
-# Words before a duration that make it a period: "every 15 seconds", "ogni 15 secondi",
-# "a cada 15 segundos" ("toutes les 15 secondes": the article is skipped).
+# Words before a duration that make it a period: "every 20 minutes", "ogni 20 minuti",
+# "a cada 20 minutos" ("toutes les 20 minutes": the article is skipped).
 EVERY_WORDS: frozenset[str] = frozenset(_words("every each ogni cada toutes jede jeden"))
 # Words before a period noun that make it the period of a statement's one sum of money:
-# "over a full year", "por ano", "per month", "in un anno", "each year".
+# "across the whole year", "por ano", "per month", "ogni anno", "each year".
 PERIOD_LEADS: frozenset[str] = frozenset(
-    _words("per a an in over each every por ao al all alla nel em en dans im pro par cada ogni")
+    _words(
+        "per a an in over across throughout each every por ao al all alla nel em en dans im pro "
+        "par cada ogni"
+    )
 )
 # Words between an amount and its period: "a month", "per month", "al mese", "por mês".
 RATE_WORDS: frozenset[str] = frozenset(
@@ -439,7 +442,7 @@ CLOCK_WORDS: dict[str, int] = {
     "mitternacht": 0,
 }
 # Words before an hour that make it a clock time: "at 9", "alle 21", "às 19", "a las 8".
-# "dalle 19 alle 7": a span of hours opens with one too.
+# "dalle 9 alle 17": a span of hours opens with one too.
 CLOCK_CUES: frozenset[str] = frozenset(_words("at alle dalle ore às as a las à um gegen"))
 # Words after an hour that put it in the afternoon or evening.
 EVENING_WORDS: frozenset[str] = frozenset(

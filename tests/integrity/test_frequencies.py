@@ -1,9 +1,9 @@
-"""How often something happens is one value however it is written: "four times a
-minute" and "every 15 seconds", "once a day" and "every 24 hours" (in English, Italian,
+"""How often something happens is one value however it is written: "three times an
+hour" and "every 20 minutes", "once a day" and "every 24 hours" (in English, Italian,
 Portuguese, Spanish and French). A restatement in the other form is not held back from a
 duplicate verdict, a changed frequency still is; "once" is eleven only in Spanish.
 Negation in French has two parts and Italian "ne" is a pronoun, not a negation; a span of
-hours "dalle 19 alle 7" is two clock times.
+hours "dalle 9 alle 17" is two clock times.
 
 Every statement is invented for the test.
 """
@@ -25,8 +25,8 @@ def frequencies(text: str) -> list[float]:
 @pytest.mark.parametrize(
     ("text", "per_day"),
     [
-        ("The sensor reports four times a minute.", 4 * 1440),
-        ("The sensor reports every 15 seconds.", 4 * 1440),
+        ("The sensor reports three times an hour.", 3 * 24),
+        ("The sensor reports every 20 minutes.", 3 * 24),
         ("Backups run once a day.", 1),
         ("Backups run every 24 hours.", 1),
         ("We deploy twice a week.", 2 / 7),
@@ -46,8 +46,8 @@ def test_a_frequency_is_read_per_year_in_any_form(text: str, per_day: float) -> 
     ("existing", "new"),
     [
         (
-            "Each bus sends its position every 15 seconds.",
-            "Each bus sends its position four times a minute.",
+            "Each tram sends its position every 20 minutes.",
+            "Each tram sends its position three times an hour.",
         ),
         ("Backups run every 24 hours.", "Backups run once a day."),
         ("Il backup gira due volte al giorno.", "Il backup gira ogni 12 ore."),
@@ -61,8 +61,8 @@ def test_the_same_frequency_written_otherwise_does_not_block_a_duplicate(existin
     ("existing", "new"),
     [
         (
-            "Each bus sends its position every 15 seconds.",
-            "Each bus sends its position twice a minute.",
+            "Each tram sends its position every 20 minutes.",
+            "Each tram sends its position twice an hour.",
         ),
         ("Backups run once a day.", "Backups run every 12 hours."),
     ],
@@ -98,7 +98,7 @@ def test_negation_in_french_has_two_parts_and_italian_ne_is_a_pronoun(text, nega
 
 
 def test_a_span_of_hours_in_italian_is_two_clock_times() -> None:
-    assert sorted(v.key[0] for v in read("Il turno di notte va dalle 19 alle 7.").of("time")) == [
-        7 * 60,
-        19 * 60,
+    assert sorted(v.key[0] for v in read("Il negozio apre dalle 9 alle 17.").of("time")) == [
+        9 * 60,
+        17 * 60,
     ]

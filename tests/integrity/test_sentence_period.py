@@ -1,6 +1,6 @@
-"""A sum of money whose period the sentence gives apart from it ("Over a full year the
-rent comes to 42,000 złoty", "O passe mensal custa 40 euros") is read per year, like
-"3,500 zł a month": a restatement per month and per year is not held back from a
+"""A sum of money whose period the sentence gives apart from it ("Across the whole year
+the club costs 960 euros", "O plano mensal do ginásio custa 30 euros") is read per year, like
+"2,000 zł a month": a restatement per month and per year is not held back from a
 duplicate verdict, a changed sum still is. A period that is not the sum's ("a one-month
 deposit"), two sums or two periods change nothing. More currencies are known by code,
 sign and name; "due" is a number in Italian only.
@@ -23,10 +23,10 @@ def money(text: str) -> list[tuple[str, float]]:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("Over a full year the gym costs Ana 480 euros.", ("currency:EUR/year", 480)),
-        ("In un anno Carla spende 7.800 euro di affitto.", ("currency:EUR/year", 7800)),
-        ("Por ano, o Rui gasta R$ 7.200 com gasolina.", ("currency:BRL/year", 7200)),
-        ("O passe mensal do Rui custa 40 euros.", ("currency:EUR/year", 480)),
+        ("Across the whole year the gym costs Ana 480 euros.", ("currency:EUR/year", 480)),
+        ("Ogni anno Carla versa 4.800 euro al circolo.", ("currency:EUR/year", 4800)),
+        ("Por ano, o Rui gasta R$ 5.400 com o estacionamento.", ("currency:BRL/year", 5400)),
+        ("O plano mensal do ginásio custa 30 euros.", ("currency:EUR/year", 360)),
         ("Marek pays 2,000 zł a month.", ("currency:PLN/year", 24000)),
         ("The yearly licence costs ₩ 120000.", ("currency:KRW/year", 120000)),
     ],
@@ -40,11 +40,11 @@ def test_the_period_the_sentence_gives_is_the_sums(text, expected) -> None:
     [
         (
             "Marek pays 2,000 zł a month in rent.",
-            "Over a full year Marek's rent comes to 24,000 złoty.",
+            "Marek's rent totals 24,000 złoty across the whole year.",
         ),
         (
-            "Carla paga 650 euro al mese di affitto.",
-            "In un anno Carla spende 7.800 euro di affitto.",
+            "Carla paga 400 euro al mese al circolo.",
+            "Ogni anno Carla versa 4.800 euro al circolo.",
         ),
     ],
 )
@@ -55,7 +55,7 @@ def test_a_sum_per_month_restated_per_year_does_not_block_a_duplicate(existing, 
 def test_a_changed_sum_per_year_still_blocks_a_duplicate() -> None:
     assert duplicate_blockers(
         "Marek pays 2,000 zł a month in rent.",
-        "Over a full year Marek's rent comes to 30,000 złoty.",
+        "Marek's rent totals 30,000 złoty across the whole year.",
     )
 
 
