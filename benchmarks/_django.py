@@ -131,3 +131,15 @@ def percentiles(samples_ms: Iterable[float]) -> dict[str, float]:
         return data[lo] + (data[hi] - data[lo]) * (pos - lo)
 
     return {"p50": at(0.50), "p95": at(0.95), "p99": at(0.99)}
+
+
+def bench_curator(username: str):
+    """A user in the curators group (with the ``curate`` permission), for benchmarks that
+    write as a curator."""
+    from django.contrib.auth.models import Group, Permission, User
+
+    user = User.objects.create_user(username, password="x")
+    group, _ = Group.objects.get_or_create(name="curators")
+    group.permissions.add(Permission.objects.get(codename="curate"))
+    user.groups.add(group)
+    return user

@@ -23,20 +23,10 @@ import pstats
 import sys
 import time
 
-from benchmarks._django import database_vendor, percentiles, row_adder, setup
+from benchmarks._django import bench_curator, database_vendor, percentiles, row_adder, setup
 from benchmarks.fake_facts import cast, generate_facts
 
 BENCH = "fact_write"
-
-
-def _curator():
-    from django.contrib.auth.models import Group, Permission, User
-
-    user = User.objects.create_user("bench-writer", password="x")
-    group, _ = Group.objects.get_or_create(name="curators")
-    group.permissions.add(Permission.objects.get(codename="curate"))
-    user.groups.add(group)
-    return user
 
 
 def _seed_cast() -> dict[str, str]:
@@ -102,7 +92,7 @@ class Writer:
         from rest_framework.test import APIClient
 
         self.client = APIClient()
-        self.client.force_authenticate(_curator())
+        self.client.force_authenticate(bench_curator("bench-writer"))
         self.ids = ids
         self.acknowledged: set[int] = set()
         self.errors = 0

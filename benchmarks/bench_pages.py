@@ -15,7 +15,7 @@ import random
 import sys
 import time
 
-from benchmarks._django import database_vendor, percentiles, setup
+from benchmarks._django import bench_curator, database_vendor, percentiles, setup
 
 SEED = 20261123
 GOAL_MS = {"dashboard": 200.0, "entity page": 100.0, "search as you type": 100.0}
@@ -25,16 +25,6 @@ LOAD = "load average {:.1f} on {} cores"
 def _row(metric: str, value: object, unit: str, goal: str = "", ok: bool | None = None) -> dict:
     return {"benchmark": "pages", "metric": metric, "value": value, "unit": unit, "goal": goal,
             "ok": ok}  # fmt: skip
-
-
-def _curator():
-    from django.contrib.auth.models import Group, Permission, User
-
-    user = User.objects.create_user("bench-curator", password="x")
-    group, _ = Group.objects.get_or_create(name="curators")
-    group.permissions.add(Permission.objects.get(codename="curate"))
-    user.groups.add(group)
-    return user
 
 
 def _history(user, entities: list, rng: random.Random) -> None:
@@ -80,7 +70,7 @@ def run(quick: bool = False) -> list[dict]:
     data = generate(n_entities, rng)
     entities, seed_s = seed(data)
     print(f"  seeded {len(entities):,} entities in {seed_s:.1f} s", file=sys.stderr)
-    user = _curator()
+    user = bench_curator("bench-curator")
     _history(user, entities, rng)
 
     client = Client()

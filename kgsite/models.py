@@ -10,8 +10,13 @@ from pgvector.django import VectorField
 
 
 def short_id() -> str:
-    """A 12-character URL-safe opaque id (72 random bits)."""
-    return secrets.token_urlsafe(9)
+    """A 12-character URL-safe opaque id (72 random bits, less one in 64 first letters):
+    never starting with "-", which a command line reads as an option
+    (``find_duplicates -5O9i…`` failed with "unrecognized arguments")."""
+    while True:
+        value = secrets.token_urlsafe(9)
+        if not value.startswith("-"):
+            return value
 
 
 class TimeStampedModel(models.Model):

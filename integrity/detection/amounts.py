@@ -14,6 +14,7 @@ from .tokens import (
     Value,
     free,
     has_digit,
+    language,
     next_norm,
     parse_number,
     take,
@@ -42,7 +43,7 @@ def _number_at(r: Reading, i: int) -> int:
     counted = norm in tb.ONCE_WORDS and next_norm(r, i) not in tb.TIMES_WORDS
     if number is None and counted and _times_per(r, i)[0] is not None:
         number = float(tb.ONCE_WORDS[norm])  # "once a day", "twice a week"
-    elif number is None and not (norm in _FALSE_FRIENDS and _language(r) != _FALSE_FRIENDS[norm]):
+    elif number is None and not (norm in _FALSE_FRIENDS and language(r) != _FALSE_FRIENDS[norm]):
         number, last = _word_run(r, i)
     elif len(next_norm(r, last)) > 1 and next_norm(r, last) in tb.MULTIPLIERS:
         number, last = number * tb.MULTIPLIERS[next_norm(r, last)], last + 1
@@ -63,12 +64,6 @@ def _number_at(r: Reading, i: int) -> int:
 # Number words that are common words of another language: "once" is eleven in Spanish
 # only, "due" two in Italian only ("the rent is due").
 _FALSE_FRIENDS = {"once": "es", "due": "it"}
-
-
-def _language(r: Reading) -> str:
-    from .structure import language  # deferred: structure reads amounts first
-
-    return language(r)
 
 
 def _shaped_at(r: Reading, i: int, norm: str) -> int | None:

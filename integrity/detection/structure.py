@@ -22,7 +22,6 @@ from .tokens import (
     _FUNCTION_ZIPF,
     _SENTENCE_END,
     _VERSION,
-    LANGS,
     Reading,
     Token,
     Value,
@@ -30,12 +29,12 @@ from .tokens import (
     french_thousands,
     has_alpha,
     has_digit,
+    language,
     parse_number,
     plain,
     take,
     tokenize,
     zipf,
-    zipf_in,
 )
 
 __all__ = ["Reading", "Token", "Value", "fold", "language", "parse_number", "plain", "read"]
@@ -99,18 +98,6 @@ def _sentence_start(r: Reading, i: int) -> bool:
     between = r.text[r.tokens[i - 1].end : r.tokens[i].start]
     prev = r.tokens[i - 1].text
     return prev in _SENTENCE_END or "\n" in between or prev in ('"', "(", "-", "–", "—", "*", "'")
-
-
-def language(r: Reading) -> str:
-    """The likeliest of the six languages, by how common the first words are in each
-    (wordfreq); "" when nothing tells."""
-    scores = dict.fromkeys(LANGS, 0.0)
-    words = [t.norm for t in r.tokens if t.norm.isalpha()][:40]
-    for word in words:
-        for lang in LANGS:
-            scores[lang] += zipf_in(word, lang)
-    best = max(scores, key=scores.__getitem__)
-    return best if scores[best] > 0 else ""
 
 
 def _negations(r: Reading) -> int:

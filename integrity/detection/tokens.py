@@ -235,3 +235,15 @@ def zipf_in(word: str, lang: str) -> float:
     # The "small" lists (the most common words) load in 0.25 s for six languages, the
     # "best" ones in about 9 s, and tell function and common words from names as well.
     return zipf_frequency(word, lang, wordlist="small")
+
+
+def language(r: Reading) -> str:
+    """The likeliest of the six languages, by how common the first words are in each
+    (wordfreq); "" when nothing tells."""
+    scores = dict.fromkeys(LANGS, 0.0)
+    words = [t.norm for t in r.tokens if t.norm.isalpha()][:40]
+    for word in words:
+        for lang in LANGS:
+            scores[lang] += zipf_in(word, lang)
+    best = max(scores, key=scores.__getitem__)
+    return best if scores[best] > 0 else ""
