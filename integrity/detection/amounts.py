@@ -365,6 +365,12 @@ def _temperature_unit(r: Reading, i: int, j: int, word: str) -> tuple[str, float
     return None
 
 
+# Between a rate word and its period ("a month", "al mese"), and the endings of a period
+# adjective ("monthly", "mensile", "anual"): read by amounts, frequencies and sentences.
+_PERIOD_ARTICLES = frozenset(("a", "an", "one", "the", "il", "lo", "o", "el", "le", "'"))
+_PERIOD_ADJECTIVE_ENDS = ("ly", "le", "al", "el", "ais", "uo")
+
+
 def _period_after(r: Reading, i: int) -> tuple[float | None, int]:
     """Days per period of "a month", "per year", "/mo", "monthly" after token i."""
     j = i + 1
@@ -376,7 +382,7 @@ def _period_after(r: Reading, i: int) -> tuple[float | None, int]:
             return tb.PERIOD_DAYS[word.split("/")[-1]], j
         if word in tb.RATE_WORDS and j + 1 < len(r.tokens):
             k = j + 1
-            if r.tokens[k].norm in ("a", "an", "one", "the", "il", "lo", "o", "el", "le", "'"):
+            if r.tokens[k].norm in _PERIOD_ARTICLES:
                 k += 1
             if (
                 k < len(r.tokens)
@@ -384,11 +390,7 @@ def _period_after(r: Reading, i: int) -> tuple[float | None, int]:
                 and len(r.tokens[k].norm) > 2
             ):
                 return tb.PERIOD_DAYS[r.tokens[k].norm], k
-        if (
-            len(word) > 3
-            and word in tb.PERIOD_DAYS
-            and word.endswith(("ly", "le", "al", "el", "ais", "uo"))
-        ):
+        if len(word) > 3 and word in tb.PERIOD_DAYS and word.endswith(_PERIOD_ADJECTIVE_ENDS):
             return tb.PERIOD_DAYS[word], j
     return None, i
 
@@ -417,7 +419,7 @@ def _times_per(r: Reading, i: int) -> tuple[float | None, int]:
     k = j + 1
     if r.tokens[k].norm not in tb.RATE_WORDS:
         return None, i
-    if r.tokens[k + 1].norm in ("a", "an", "one", "the", "il", "lo", "o", "el", "le", "'"):
+    if r.tokens[k + 1].norm in _PERIOD_ARTICLES:
         k += 1
     word = r.tokens[k + 1].norm if k + 1 < len(r.tokens) else ""
     if word in tb.PERIOD_DAYS and len(word) > 2:
@@ -471,7 +473,7 @@ def _period_cue(r: Reading) -> tuple[Value | None, float] | None:
                 found[tb.PERIOD_DAYS[word]] = duration  # "a year", "un anno": one year
             continue
         leads = {r.tokens[k].norm for k in range(max(0, i - 3), i)}
-        adjective = word.endswith(("ly", "le", "al", "el", "ais", "uo"))
+        adjective = word.endswith(_PERIOD_ADJECTIVE_ENDS)
         if adjective or leads & tb.PERIOD_LEADS:
             found.setdefault(tb.PERIOD_DAYS[word], None)
     if len(found) != 1:
