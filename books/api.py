@@ -10,7 +10,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from entities.selectors import entity_get, entity_redirect_target
+from entities.selectors import entity_get, entity_not_found
 from kgsite.api import paginated_response
 from kgsite.converters import MAX_ID
 from kgsite.errors import InvalidInput, NotFound
@@ -126,10 +126,7 @@ def _entity(entity_id: str):
     try:
         return entity_get(entity_id=entity_id)
     except NotFound as exc:
-        target = entity_redirect_target(entity_id=entity_id)
-        if target is None:
-            raise
-        raise NotFound(f"{exc.message} (it was merged into '{target}')", field=exc.field) from None
+        raise entity_not_found(entity_id, field=exc.field) from None
 
 
 class EntityMentionsView(GenericAPIView):

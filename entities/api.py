@@ -370,9 +370,7 @@ def _entities_by_id(ids: list[str], field: str) -> list:
     found = {e.pk: e for e in selectors.entity_list().filter(pk__in=ids)}
     for pk in ids:
         if pk not in found:
-            target = selectors.entity_redirect_target(entity_id=pk)
-            hint = f" (it was merged into '{target}')" if target else ""
-            raise NotFound(f"no entity with id '{pk}'{hint}", field=field)
+            raise selectors.entity_not_found(pk, field=field)
     return [found[pk] for pk in ids]
 
 

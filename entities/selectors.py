@@ -383,6 +383,14 @@ def entity_redirect_target(*, entity_id: str) -> str | None:
     return None
 
 
+def entity_not_found(entity_id: str, *, field: str) -> NotFound:
+    """The 404 for an id no entity has, naming ``field``; a merged-away id says where it
+    went (the entity's own address answers 301 to it)."""
+    target = entity_redirect_target(entity_id=entity_id)
+    hint = f" (it was merged into '{target}')" if target else ""
+    return NotFound(f"no entity with id '{entity_id}'{hint}", field=field)
+
+
 def merge_get(*, merge_id: int) -> EntityMerge:
     try:
         return EntityMerge.objects.select_related("actor", "undone_by").get(pk=merge_id)

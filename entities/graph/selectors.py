@@ -13,14 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 from django.db.models import Q
 
-from kgsite.errors import Conflict, InvalidInput, NotFound
+from kgsite.errors import Conflict, InvalidInput
 from kgsite.text import normalize
 from kgsite.vectors.service import search_vector
 
 from ..models import Entity, EntityFact, Fact
 from ..names import normalize_type, validate_name
 from ..scopes import ScopeFilter
-from ..selectors import entity_by_external_id, entity_redirect_target
+from ..selectors import entity_by_external_id, entity_not_found, entity_redirect_target
 from . import kge
 from .models import Edge, EdgeFact, Relation
 from .relations import predicate_resolve
@@ -79,9 +79,7 @@ def entity_by_id(entity_id: str, *, field: str = "id") -> Entity:
     list do)."""
     entity = Entity.objects.filter(pk=entity_id).first()
     if entity is None:
-        target = entity_redirect_target(entity_id=entity_id)
-        hint = f" (it was merged into '{target}')" if target else ""
-        raise NotFound(f"no entity with id '{entity_id}'{hint}", field=field)
+        raise entity_not_found(entity_id, field=field)
     return entity
 
 

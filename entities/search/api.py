@@ -7,7 +7,6 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from kgsite.api import Reader
-from kgsite.errors import NotFound
 from kgsite.schema import ErrorResponseSerializer, bad_request
 
 from .. import selectors
@@ -58,9 +57,7 @@ def _known_entity(entity_id: str) -> str:
     """The ``entity`` filter as the fact list takes it: an unknown id is a 404 naming the
     field (a merged-away one says where it went), not an empty answer."""
     if not selectors.entity_list().filter(pk=entity_id).exists():
-        target = selectors.entity_redirect_target(entity_id=entity_id)
-        hint = f" (it was merged into '{target}')" if target else ""
-        raise NotFound(f"no entity with id '{entity_id}'{hint}", field="entity")
+        raise selectors.entity_not_found(entity_id, field="entity")
     return entity_id
 
 
