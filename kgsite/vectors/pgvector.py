@@ -472,14 +472,27 @@ class PgVectorIndex(CalibratedEf):
         if wanted is not None and session["version"] < (0, 8):
             order = "embedding <=> %s"  # no iterative scan: an exact scan of the matches
         params.append(vector)
+        select = f"SELECT key, 1 - ({self._expr} <=> %s::vector({self.dim})) FROM {TABLE} "
         with cursor:
             self._set_ef(cursor, session, k)
-            cursor.execute(
-                f"SELECT key, 1 - ({self._expr} <=> %s::vector({self.dim})) FROM {TABLE} "
-                f"WHERE {where} ORDER BY {order} LIMIT {int(k)}",
-                params,
-            )
-            return [(self._key(key), float(score)) for key, score in cursor.fetchall()]
+            cursor.execute(f"{select} WHERE {where} ORDER BY {order} LIMIT {int(k)}", params)
+            rows = cursor.fetchall()
+            if len(rows) < k and self._more_rows_than(cursor, where, params[1:-1], len(rows), k):
+                # The graph walk stopped short (entries of rows updated or deleted since
+                # the last vacuum fill its candidate list): answer by an exact scan.
+                cursor.execute(
+                    f"{select} WHERE {where} ORDER BY embedding <=> %s LIMIT {int(k)}", params
+                )
+                rows = cursor.fetchall()
+            return [(self._key(key), float(score)) for key, score in rows]
+
+    def _more_rows_than(self, cursor, where: str, params: list, found: int, k: int) -> bool:
+        """Whether more than ``found`` stored rows match ``where`` (counting at most k)."""
+        cursor.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {TABLE} WHERE {where} LIMIT {int(k)}) AS rows",
+            params,
+        )
+        return cursor.fetchone()[0] > found
 
     def _fetch_vectors(self, wanted: list[str]) -> list[tuple[Key, np.ndarray]]:
         if not wanted:

@@ -9,12 +9,13 @@ import unicodedata
 
 import numpy as np
 import pytest
+from django.db import connection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kgsite.vectors import service
 from kgsite.vectors.index import KINDS, register_kind
-from tests.conftest import restart
+from tests.conftest import pgvector_backend, restart
 
 NOTES: dict[int, str] = {}
 
@@ -157,3 +158,27 @@ def test_any_index_answers_at_most_k_distinct_items_best_first_with_their_cosine
     if k > 0 and len(hits) < min(k, len(texts)):
         # Fewer than k only when the rest fall under min_score (0): unrelated texts.
         assert all(cosines[key] < 1e-4 for key in NOTES if key not in keys(hits))
+
+
+@pytest.mark.skipif(not pgvector_backend(), reason="pgvector's HNSW scan (CI's third run)")
+def test_a_graph_walk_cut_short_by_deleted_rows_still_answers_k_items(notes):
+    """Rows deleted since the last vacuum keep their entries in the HNSW graph; a walk
+    that meets them returns fewer rows than asked while more are stored."""
+    assert len(service.similar_items("notes", "note on topic 3", 10)) == 10  # all 40 stored
+    gone = [key for key in NOTES if key <= 30]
+    for key in gone:
+        del NOTES[key]
+    service.vector_delete("notes", gone)
+    service.vector_index("notes").ef_search = 1
+    # As on a large table: the planner walks the graph (a small one it would scan).
+    settings = {"hnsw.iterative_scan": ("off", "strict_order"), "enable_seqscan": ("off", "on")}
+    with connection.cursor() as cursor:
+        for name, (value, _default) in settings.items():
+            cursor.execute("SELECT set_config(%s, %s, false)", [name, value])
+    try:
+        hits = service.similar_items("notes", "note on topic 3", 10)
+    finally:
+        with connection.cursor() as cursor:
+            for name, (_value, default) in settings.items():
+                cursor.execute("SELECT set_config(%s, %s, false)", [name, default])
+    assert sorted(keys(hits)) == sorted(NOTES)
