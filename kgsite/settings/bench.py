@@ -16,9 +16,6 @@ SECRET_KEY = env("DJANGO_SECRET_KEY", "bench-secret")
 ALLOWED_HOSTS = [*ALLOWED_HOSTS, "testserver"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
-# Measure the real model unless a benchmark explicitly asks for another one.
-KGSITE_EMBEDDER = env("KGSITE_EMBEDDER", "kgsite.vectors.embedder.SentenceTransformerEmbedder")
-
 # Jobs run inline, so a benchmark times the whole pipeline without a worker process.
 Q_CLUSTER = {**Q_CLUSTER, "sync": True}
 

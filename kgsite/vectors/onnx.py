@@ -20,6 +20,7 @@ import hashlib
 import os
 import tempfile
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -73,7 +74,10 @@ def export(model_dir: Path, target: Path) -> Path:
     handle, scratch = tempfile.mkstemp(dir=target.parent, suffix=".onnx.part")
     os.close(handle)
     try:
-        with torch.no_grad():
+        # The tracer's notes on this model (control flow it records as constants) are
+        # about shapes the pooling never varies; they would fill a server's first log.
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             torch.onnx.export(
                 Hidden(model),
                 tuple(sample[name] for name in INPUTS),
@@ -84,6 +88,7 @@ def export(model_dir: Path, target: Path) -> Path:
                 opset_version=17,
                 dynamo=False,
             )
+        os.chmod(scratch, 0o644)  # readable by a worker running as another user
         os.replace(scratch, target)
     finally:
         if os.path.exists(scratch):
@@ -98,6 +103,7 @@ def quantize(source: Path, target: Path) -> Path:
     os.close(handle)
     try:
         quantize_dynamic(source, scratch, weight_type=QuantType.QInt8)
+        os.chmod(scratch, 0o644)
         os.replace(scratch, target)
     finally:
         if os.path.exists(scratch):
