@@ -253,20 +253,27 @@ def _same_time(v: Value, x: Value) -> bool:
 
 # --- a capitalised first word that is an ordinary word --------------------------------------
 
-# An ordinary word's other forms share this many first letters ("amount", "amounts").
-STEM_PREFIX = 4
-# ...and are at most this many letters longer or shorter (an ending, not another word).
-STEM_ENDING = 2
+# A capitalised word is the lower-case word itself or the word with an inflection ending
+# ("admin" -> "Admins"); never shorter ("market" is no form of "Mark").
+_ENDINGS = ("s", "es", "ed")
+_STEM_MIN = 4
 _WORD_PARTS = re.compile(r"[-_'/]")
 
 
 def _ordinary_word(key: str, a: Reading, b: Reading) -> bool:
     """A weak name (a capitalised common word opening a sentence: "Totals ...",
     "Follow-up ...") that either statement also writes in lower case, whole or in its
-    hyphenated parts, in the same or another form: an ordinary word, not a name. A name
-    in first position ("Alice", "Will") is not written in lower case elsewhere."""
+    hyphenated parts, as such or with an inflection ending added: an ordinary word, not
+    a name. A name in first position ("Alice", "Mark") is not written in lower case
+    elsewhere."""
     lower = _lowercase_words(a) | _lowercase_words(b)
-    return all(any(_same_word(part, w) for w in lower) for part in _WORD_PARTS.split(key) if part)
+    return all(any(_form_of(part, w) for w in lower) for part in _WORD_PARTS.split(key) if part)
+
+
+def _form_of(word: str, lower: str) -> bool:
+    if word == lower:
+        return True
+    return len(lower) >= _STEM_MIN and word.startswith(lower) and word[len(lower) :] in _ENDINGS
 
 
 def _lowercase_words(r: Reading) -> set[str]:
@@ -280,14 +287,12 @@ def _lowercase_words(r: Reading) -> set[str]:
 
 
 def _same_word(p: str, q: str) -> bool:
+    """One word in two forms: equal, or one is the other with at most two more letters
+    (the shorter at least four)."""
     if p == q:
         return True
     short, long = sorted((p, q), key=len)
-    return (
-        len(short) >= STEM_PREFIX
-        and long.startswith(short)
-        and len(long) - len(short) <= STEM_ENDING
-    )
+    return len(short) >= _STEM_MIN and long.startswith(short) and len(long) - len(short) <= 2
 
 
 # --- an amount that sizes a noun: "over a 30-day period" ---------------------------------
