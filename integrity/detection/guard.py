@@ -20,6 +20,7 @@ import dataclasses
 import math
 import re
 
+from . import tables as tb
 from .aliases import Mentions, initialism_in, numeronym_in
 from .structure import Reading, Value, language, plain, read
 from .tokens import _FUNCTION_ZIPF, zipf
@@ -265,7 +266,9 @@ def _ordinary_word(key: str, a: Reading, b: Reading) -> bool:
     "Follow-up ...") that either statement also writes in lower case, whole or in its
     hyphenated parts, as such or with an inflection ending added: an ordinary word, not
     a name. A name in first position ("Alice", "Mark") is not written in lower case
-    elsewhere."""
+    elsewhere. A distributive determiner ("Every", "Ogni") is never a name."""
+    if key in tb.EVERY_WORDS:
+        return True
     lower = _lowercase_words(a) | _lowercase_words(b)
     return all(any(_form_of(part, w) for w in lower) for part in _WORD_PARTS.split(key) if part)
 

@@ -22,6 +22,11 @@ def test_a_hyphenated_first_word_written_apart_in_lower_case_is_no_name():
     assert duplicate_blockers(stored, "On-call gets a page when disk usage passes 90%.") == []
 
 
+def test_a_determiner_opening_the_sentence_is_no_name():
+    stored = "Since release 2.1 the ledger service keeps a copy of all refunds for Finance."
+    assert duplicate_blockers(stored, "Each refund is copied by the ledger service.") == []
+
+
 @pytest.mark.parametrize(
     ("stored", "new"),
     [
