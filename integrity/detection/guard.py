@@ -16,10 +16,14 @@ the shapes of abbreviations, never through a list.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import re
 
+from . import tables as tb
 from .aliases import Mentions, initialism_in, numeronym_in
-from .structure import Reading, Value, plain, read
+from .structure import Reading, Value, language, plain, read
+from .tokens import _FUNCTION_ZIPF, zipf
 
 # Two amounts are the same when they differ by at most this share (rounding in a
 # conversion: 5 ft 8 in = 172.7 cm, written "173 cm").
@@ -66,7 +70,7 @@ def _blockers(
         (weak if value.kind == "name" and value.key[1] else reasons).append(reason)
     if weak and _lost_name(a, b):
         reasons += weak
-    if a.negations % 2 != b.negations % 2:
+    if a.negations % 2 != b.negations % 2 and not _negation_left_out(a, b):
         reasons.append("negation")
     return reasons
 
@@ -148,7 +152,12 @@ def _covered(
     if v.kind == "name":
         return _name_covered(v, a, b, known, entity_spans)
     if v.kind == "number":
-        return any(same_amount(v, x) for x in a.of("number")) or _year_of_date(v, a)
+        return any(
+            same_amount(p, q)
+            for x in a.of("number")
+            for p in _amounts(v, b)
+            for q in _amounts(x, a)
+        ) or _year_of_date(v, a)
     if v.kind == "date":
         return any(_date_within(v, x) for x in a.of("date"))
     if v.kind == "weekday":
@@ -163,6 +172,8 @@ def _name_covered(
 ) -> bool:
     key = _name_key(v.key[0])
     if key in known:
+        return True
+    if v.key[1] and _ordinary_word(key, a, b):
         return True
     token = b.tokens[v.first]
     if any(s <= token.start and token.end <= e for s, e in entity_spans):
@@ -239,3 +250,129 @@ def _same_time(v: Value, x: Value) -> bool:
     if utc_v is not None and utc_x is not None:
         return utc_v == utc_x
     return local_v == local_x
+
+
+# --- a capitalised first word that is an ordinary word --------------------------------------
+
+# A capitalised word is the lower-case word itself or the word with an inflection ending
+# ("admin" -> "Admins"); never shorter ("market" is no form of "Mark").
+_ENDINGS = ("s", "es", "ed")
+_STEM_MIN = 4
+_WORD_PARTS = re.compile(r"[-_'/]")
+
+
+def _ordinary_word(key: str, a: Reading, b: Reading) -> bool:
+    """A weak name (a capitalised common word opening a sentence: "Totals ...",
+    "Follow-up ...") that either statement also writes in lower case, whole or in its
+    hyphenated parts, as such or with an inflection ending added: an ordinary word, not
+    a name. A name in first position ("Alice", "Mark") is not written in lower case
+    elsewhere. A distributive determiner ("Every", "Ogni") is never a name."""
+    if key in tb.EVERY_WORDS:
+        return True
+    lower = _lowercase_words(a) | _lowercase_words(b)
+    return all(any(_form_of(part, w) for w in lower) for part in _WORD_PARTS.split(key) if part)
+
+
+def _form_of(word: str, lower: str) -> bool:
+    if word == lower:
+        return True
+    return len(lower) >= _STEM_MIN and word.startswith(lower) and word[len(lower) :] in _ENDINGS
+
+
+def _lowercase_words(r: Reading) -> set[str]:
+    words: set[str] = set()
+    for token in r.tokens[:400]:
+        if token.text[:1].islower():
+            p = _name_key(token.text)
+            words.add(p)
+            words.update(part for part in _WORD_PARTS.split(p) if part)
+    return words
+
+
+def _same_word(p: str, q: str) -> bool:
+    """One word in two forms: equal, or one is the other with at most two more letters
+    (the shorter at least four)."""
+    if p == q:
+        return True
+    short, long = sorted((p, q), key=len)
+    return len(short) >= _STEM_MIN and long.startswith(short) and len(long) - len(short) <= 2
+
+
+# --- an amount that sizes a noun: "over a 30-day period" ---------------------------------
+
+# Prepositions that are a bound before an amount ("over 10 minutes") and mean "during,
+# across" before a noun phrase an amount only sizes ("over a 30-day period").
+_SPAN_PREPOSITIONS = frozenset(("over", "über"))
+_ARTICLES = frozenset(("a", "an", "the", "one", "each", "every"))
+# An amount glued to its unit by a hyphen is an adjective: "a 30-day period".
+_ATTRIBUTIVE = re.compile(r"\d[\d.,]*-[^\W\d_]+")
+
+
+def _amounts(v: Value, r: Reading) -> list[Value]:
+    """The readings of one amount: as read, and, for a lower bound taken from a span
+    preposition two words before an attributive amount ("over a 30-day period"), the
+    amount itself (the period lasts 30 days; nothing says "more than")."""
+    if not (math.isinf(v.hi) and not math.isinf(v.lo)) or v.first != v.last or v.first < 2:
+        return [v]
+    before, article = r.tokens[v.first - 2].norm, r.tokens[v.first - 1].norm
+    if (
+        before in _SPAN_PREPOSITIONS
+        and article in _ARTICLES
+        and _ATTRIBUTIVE.fullmatch(r.tokens[v.first].text)
+    ):
+        return [v, dataclasses.replace(v, hi=v.lo)]
+    return [v]
+
+
+# --- a negation in a clause the new statement leaves out -------------------------------------
+
+# A clause left out names at least this many words of its own (content words: not a
+# language's function words), none of which the new statement uses in any form.
+CLAUSE_WORDS = 2
+_CLAUSE_ENDS = frozenset(".!?;:,\n")
+
+
+def _negation_left_out(a: Reading, b: Reading) -> bool:
+    """Whether the stored statement's "not" that the new one lacks stands in a clause the
+    new one leaves out altogether ("X is stored as Y; Z has no W" restated as "X is
+    stored as Y"): a statement that says less may still be a duplicate. Only the stored
+    side's clauses are discounted (a "not" the new statement adds is kept), only between
+    statements of one language, and only when another clause of the stored statement is
+    one the new statement does say."""
+    if language(a) != language(b):
+        return False
+    other = _content_words(b.tokens)
+    left_out, said = 0, False
+    for clause in _clauses(a):
+        words = _content_words(clause)
+        if not words:
+            continue
+        shared = any(_same_word(w, x) for w in words for x in other)
+        if shared:
+            said = True
+        elif len(words) >= CLAUSE_WORDS:
+            left_out += read(a.text[clause[0].start : clause[-1].end]).negations
+    return said and left_out > 0 and (a.negations - left_out) % 2 == b.negations % 2
+
+
+def _clauses(r: Reading) -> list[list]:
+    clauses, current = [], []
+    for token in r.tokens[:400]:
+        if token.text in _CLAUSE_ENDS:
+            if current:
+                clauses.append(current)
+            current = []
+        else:
+            current.append(token)
+    if current:
+        clauses.append(current)
+    return clauses
+
+
+def _content_words(tokens: list) -> set[str]:
+    """Plain words and values of the tokens, a language's function words left out."""
+    return {
+        p
+        for t in tokens
+        if (p := _name_key(t.text)) and any(c.isalnum() for c in p) and zipf(p) < _FUNCTION_ZIPF
+    }
