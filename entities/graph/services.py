@@ -286,7 +286,8 @@ def _train_into(row: KGEModel, init_names: bool, valid_fraction: float, progress
     row.thresholds = thresholds
     row.status = KGEModel.Status.READY
     row.good = True
-    row.done = result.epochs
+    # An early-stopped run has ended: it reads done, not stuck at done < total.
+    row.done = row.total = result.epochs
     with transaction.atomic():
         row.save()
 

@@ -1,0 +1,32 @@
+"""What a curator reads on a TransE training run once it has ended (GET /api/v1/kge/models)."""
+
+from __future__ import annotations
+
+import pytest
+
+from entities.graph.edges import edges_rebuild
+from entities.graph.services import kge_train
+
+from .conftest import make_entity, state
+
+# Early stopping after the second check: no check can beat the best by 1000 %.
+STOPS_EARLY = {"dim": 8, "epochs": 100, "eval_every": 2, "patience": 1, "relative_delta": 10.0}
+
+
+@pytest.fixture
+def small_world(db):
+    people = [make_entity(f"Walker {i}", "person") for i in range(8)]
+    towns = [make_entity(n, "place") for n in ("Oldport", "Ferrow", "Lintby")]
+    for i, person in enumerate(people):
+        state(person, "was born in", towns[i % 3])
+        state(person, "knows", people[(i + 1) % 8])
+    edges_rebuild()
+
+
+def test_an_early_stopped_run_reads_as_finished_not_stuck_part_way(small_world, curator_api):
+    run = kge_train(config=STOPS_EARLY)
+    assert run.status == "ready" and run.metrics["epochs"] < STOPS_EARLY["epochs"]
+    row = curator_api.get("/api/v1/kge/models").json()["results"][0]
+    assert row["id"] == run.pk
+    assert row["done"] == row["total"] == run.metrics["epochs"]
+
