@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -229,9 +228,9 @@ def kge_train(
     try:
         _train_into(row, init_names, valid_fraction, progress)
     except Exception as exc:
-        logger.exception("TransE training %s failed", row.pk)
+        logger.exception("TransE training %s failed", row.pk)  # the traceback goes to the log
         row.status = KGEModel.Status.FAILED
-        row.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
+        row.error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:2000]
         row.save(update_fields=["status", "error", "updated_at"])
         raise
     if row.good and build_index:

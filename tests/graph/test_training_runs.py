@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from entities.graph import services as graph_services
 from entities.graph.edges import edges_rebuild
+from entities.graph.models import KGEModel
 from entities.graph.services import kge_train
 
 from .conftest import make_entity, state
@@ -30,3 +32,17 @@ def test_an_early_stopped_run_reads_as_finished_not_stuck_part_way(small_world, 
     assert row["id"] == run.pk
     assert row["done"] == row["total"] == run.metrics["epochs"]
 
+
+def test_a_failed_run_tells_the_reason_in_one_line_without_a_traceback(
+    small_world, curator_api, monkeypatch
+):
+    def broken(*args, **kwargs):
+        raise RuntimeError("not enough memory for the entity table")
+
+    monkeypatch.setattr(graph_services, "train_transe", broken)
+    with pytest.raises(RuntimeError):
+        kge_train(config={"dim": 8, "epochs": 5})
+    row = curator_api.get("/api/v1/kge/models").json()["results"][0]
+    assert row["status"] == "failed"
+    assert row["error"] == "RuntimeError: not enough memory for the entity table"
+    assert KGEModel.objects.get(pk=row["id"]).error == row["error"]
