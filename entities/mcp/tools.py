@@ -431,6 +431,7 @@ def ppr_retrieve(
     query_entities: list[str] | None = None,
     k: int = 10,
     damping: float = 0.5,
+    hops: int = graph_ppr.HOPS,
     all_scopes: bool = False,
 ):
     if not (query or "").strip() and not query_entities:
@@ -439,10 +440,13 @@ def ppr_retrieve(
         raise InvalidInput(f"k must be between 1 and {graph_ppr.K_MAX}", field="k")
     if isinstance(damping, bool) or not 0.05 <= damping <= 0.95:
         raise InvalidInput("damping must be between 0.05 and 0.95", field="damping")
+    if isinstance(hops, bool) or not 1 <= hops <= 3:  # the REST API's bound
+        raise InvalidInput("hops must be between 1 and 3", field="hops")
     return graph_ppr.ppr_retrieve(
         query_entities=query_entities or [],
         query=query,
         k=k,
         damping=float(damping),
+        hops=hops,
         scopes=ctx.scopes(all_scopes),
     )

@@ -109,3 +109,23 @@ def test_a_bad_graph_type_reads_the_same_in_the_api_and_the_tool(server, merged,
         server, "get_entity_graph", {"entity": "Ada Byron", "types": ["person", bad]}
     )
     assert failed and text == f"Error executing tool get_entity_graph: types: {error['message']}"
+
+
+def test_ppr_retrieve_takes_hops_as_the_rest_api_does(server, api):
+    """A chain of four places: the far end's fact is reached with hops=3, not with 1."""
+    names = ["Quarry Dell", "Rook Lane", "Saltmarsh", "Tarn Gate"]
+    ends = [make_entity(name, "place") for name in names]
+    for near, far in zip(ends, ends[1:], strict=False):
+        state(near, "borders", far)
+    edges_rebuild()
+    reached = {}
+    for hops in (1, 3):
+        asked = {"query_entities": ["Quarry Dell"], "hops": hops, "k": 10}
+        error, walk = call(server, "ppr_retrieve", asked)
+        assert not error, walk
+        rest = api.post("/api/v1/graph/ppr", asked, format="json").json()
+        assert walk["facts"] == rest["facts"]
+        reached[hops] = len(walk["facts"])
+    assert reached[1] < reached[3] == 3
+    error, text = call(server, "ppr_retrieve", {"query": "Saltmarsh", "hops": 4})
+    assert error and text == "Error executing tool ppr_retrieve: hops: hops must be between 1 and 3"
