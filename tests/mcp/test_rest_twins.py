@@ -129,3 +129,26 @@ def test_ppr_retrieve_takes_hops_as_the_rest_api_does(server, api):
     assert reached[1] < reached[3] == 3
     error, text = call(server, "ppr_retrieve", {"query": "Saltmarsh", "hops": 4})
     assert error and text == "Error executing tool ppr_retrieve: hops: hops must be between 1 and 3"
+
+
+def test_the_digest_shows_high_notices_as_fully_as_the_rest_digest(server, curator_api):
+    from notifications.services import notification_create
+
+    notification_create(
+        type="contradiction",
+        urgency="high",
+        title="Contradiction: two opening years of the Quarry Dell mill",
+        payload={"fact_a": {"id": 1, "text": "opened in 1871"}, "fact_b": {"id": 2}},
+        link="/api/v1/integrity/contradictions/1/",
+        key="contradiction:1",
+    )
+    error, digest = call(server, "notifications_digest", {})
+    assert not error, digest
+    rest = curator_api.get("/api/v1/notifications/digest").json()
+    assert set(digest) == set(rest)
+    [mine], [theirs] = digest["high"], rest["high"]
+    assert set(mine) == set(theirs)
+    assert {k: v for k, v in mine.items() if k != "created_at"} == {
+        k: v for k, v in theirs.items() if k != "created_at"
+    }
+    assert mine["payload"]["fact_a"]["text"] == "opened in 1871"
