@@ -280,6 +280,8 @@ def recall_unknown(ctx: ToolContext, *, text: str, all_scopes: bool = False):
 def recall_finding(
     ctx: ToolContext, *, text: str, kind: str = "fact", log: bool = False, confidence: float = 1.0
 ):
+    if kind not in Fact.Kind.values:  # as POST /recall/finding: never searched as another kind
+        raise InvalidInput(f"kind must be one of {', '.join(Fact.Kind.values)}", field="kind")
     result = recall.recall_finding(text=text, scope=ctx.scope, kind=kind)
     result["logged"] = None
     if log:

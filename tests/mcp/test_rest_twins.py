@@ -152,3 +152,15 @@ def test_the_digest_shows_high_notices_as_fully_as_the_rest_digest(server, curat
         k: v for k, v in theirs.items() if k != "created_at"
     }
     assert mine["payload"]["fact_a"]["text"] == "opened in 1871"
+
+
+def test_recall_finding_refuses_an_unknown_kind_as_the_rest_api_does(server, curator_api):
+    from entities.services import fact_store
+
+    fact_store(text="The Quarry Dell mill grinds barley.", kind="fact")
+    asked = {"text": "The Quarry Dell mill grinds barley.", "kind": "facts"}
+    rest = curator_api.post("/api/v1/recall/finding", asked, format="json")
+    assert rest.status_code == 400 and rest.json()["error"]["field"] == "kind"
+    error, text = call(server, "recall_finding", asked)
+    assert error, text
+    assert text.startswith("Error executing tool recall_finding: kind: kind must be one of fact")
