@@ -28,6 +28,8 @@ MIN_TRIPLES = 8
 # The largest model one may ask for, over REST or the command: beyond, memory runs out.
 DIM_MAX = 512
 EPOCHS_MAX = 2000
+# torch.manual_seed takes at most 2**64 - 1; a larger seed failed the run mid-way.
+SEED_MAX = 2**32 - 1
 # Rebuild the model's vector indexes in the training process up to this many entities;
 # beyond, a queued job does it (searches meanwhile answer from the exact fallback).
 INDEX_INLINE = 200_000

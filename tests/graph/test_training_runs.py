@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.core.management import CommandError, call_command
 
 from entities.graph import services as graph_services
 from entities.graph.edges import edges_rebuild
@@ -46,3 +47,15 @@ def test_a_failed_run_tells_the_reason_in_one_line_without_a_traceback(
     assert row["status"] == "failed"
     assert row["error"] == "RuntimeError: not enough memory for the entity table"
     assert KGEModel.objects.get(pk=row["id"]).error == row["error"]
+
+
+@pytest.mark.parametrize("seed", [2**64, 10**30])
+def test_a_seed_torch_cannot_take_is_refused_before_anything_is_queued(curator_api, db, seed):
+    """torch.manual_seed stops at 2**64: such a seed was queued (202) and the run then
+    failed mid-way in the worker."""
+    response = curator_api.post("/api/v1/kge/models", {"seed": seed}, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "seed"
+    with pytest.raises(CommandError, match="--seed must be between 0 and"):
+        call_command("train_kge", "--seed", str(seed), "--no-progress")
+    assert not KGEModel.objects.exists()
