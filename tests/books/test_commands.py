@@ -146,3 +146,11 @@ def test_two_files_of_one_name_in_a_folder_make_two_books(db, tmp_path):
     assert "chapel" in books["b/notes"].chunks.get().text
     again = run("ingest_book", str(tmp_path), "--sync")
     assert again.count("unchanged: book") == 2 and Book.objects.count() == 2
+
+
+def test_two_files_of_one_stem_side_by_side_keep_their_extensions_apart(db, tmp_path):
+    (tmp_path / "notes.md").write_text("# Notes\n\nThe mill grinds barley.\n", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("The lane ends at a chapel.\n", encoding="utf-8")
+    out = run("ingest_book", str(tmp_path), "--sync")
+    assert out.count("created: book") == 2, out
+    assert sorted(Book.objects.values_list("title", flat=True)) == ["notes.md", "notes.txt"]

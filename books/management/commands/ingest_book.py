@@ -90,7 +90,8 @@ def expand_paths(arguments: list[str]) -> tuple[list[Path], list[str]]:
 def default_titles(files: list[Path]) -> dict[Path, str]:
     """Each file's book title: its name's stem, or, where several files share a stem
     (``a/notes.md``, ``b/notes.md``), its path below their common folder without the
-    extension ("a/notes"): a book is known by its title, so the second file would
+    extension ("a/notes"), with it when that is not enough (``notes.md`` and
+    ``notes.txt`` side by side): a book is known by its title, so the second file would
     otherwise replace the first."""
     groups: dict[str, list[Path]] = {}
     for path in files:
@@ -100,9 +101,11 @@ def default_titles(files: list[Path]) -> dict[Path, str]:
         if len(same) < 2:
             continue
         root = os.path.commonpath([str(p.resolve().parent) for p in same])
-        for path in same:
-            folder = path.resolve().parent.relative_to(root).as_posix()
-            titles[path] = f"{folder}/{titles[path]}"
+        below = {path: path.resolve().relative_to(root) for path in same}
+        named = {path: f"{rel.parent.as_posix()}/{titles[path]}" for path, rel in below.items()}
+        unique = len({normalize(title) for title in named.values()}) == len(same)
+        for path, rel in below.items():
+            titles[path] = named[path] if unique else rel.as_posix()
     return titles
 
 
