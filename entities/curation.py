@@ -28,6 +28,7 @@ from .services import (
     _jsonable,
     _rows,
     _unstamp,
+    alias_add,
     entity_update,
     fact_changes,
     fact_store,
@@ -239,18 +240,22 @@ def entity_update_revertible(*, entry: AuditEntry) -> bool:
 
 @transaction.atomic
 def entity_update_revert(*, entry: AuditEntry, actor) -> Entity:
-    """Give an entity back the name, type and description an audited edit replaced."""
+    """Give an entity back the name, type and description an audited edit replaced, and
+    the aliases it dropped for repeating the new name."""
     if not entity_update_revertible(entry=entry):
         raise Conflict("the entity changed again since this edit; edit it instead", code="stale")
     entity = Entity.objects.get(pk=entry.target_id)
     before = entry.payload["before"]
-    return entity_update(
+    entity = entity_update(
         entity=entity,
         actor=actor,
         canonical_name=before["canonical_name"],
         type=before["type"],
         description=before["description"],
     )
+    for alias in entry.payload.get("removed_aliases", []):
+        alias_add(entity=entity, alias=alias, actor=actor)
+    return entity
 
 
 def alias_restorable(*, entry: AuditEntry) -> bool:

@@ -113,12 +113,25 @@ def notification_high_pending(*, scopes: ScopeFilter | None = None) -> list[dict
     return [_brief(n) for n in notification_digest(scopes=scopes or ScopeFilter()).high]
 
 
+def _full(notification: Notification) -> dict:
+    """A notification with every field GET /notifications/digest shows (HIGH items are
+    shown in full: the payload holds what a contradiction is about)."""
+    return {
+        **_brief(notification),
+        "urgency": notification.urgency,
+        "payload": notification.payload,
+        "read": notification.read,
+        "scope": notification.scope,
+    }
+
+
 def notification_digest_dict(*, scopes: ScopeFilter | None = None) -> dict:
-    """The chat digest of the reader's view as plain data (the MCP server's
-    ``notifications_digest`` tool; default: global memory's)."""
+    """The chat digest of the reader's view as plain data, its HIGH items as full as
+    the REST digest's (the MCP server's ``notifications_digest`` tool; default: global
+    memory's)."""
     digest = notification_digest(scopes=scopes or ScopeFilter())
     return {
-        "high": [_brief(n) for n in digest.high],
+        "high": [_full(n) for n in digest.high],
         "high_count": digest.high_count,
         "medium": {"count": digest.medium_count, "question": digest.question},
         "badge": digest.low_count,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,6 +28,8 @@ MIN_TRIPLES = 8
 # The largest model one may ask for, over REST or the command: beyond, memory runs out.
 DIM_MAX = 512
 EPOCHS_MAX = 2000
+# torch.manual_seed takes at most 2**64 - 1; a larger seed failed the run mid-way.
+SEED_MAX = 2**32 - 1
 # Rebuild the model's vector indexes in the training process up to this many entities;
 # beyond, a queued job does it (searches meanwhile answer from the exact fallback).
 INDEX_INLINE = 200_000
@@ -229,9 +230,9 @@ def kge_train(
     try:
         _train_into(row, init_names, valid_fraction, progress)
     except Exception as exc:
-        logger.exception("TransE training %s failed", row.pk)
+        logger.exception("TransE training %s failed", row.pk)  # the traceback goes to the log
         row.status = KGEModel.Status.FAILED
-        row.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
+        row.error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:2000]
         row.save(update_fields=["status", "error", "updated_at"])
         raise
     if row.good and build_index:
@@ -286,7 +287,8 @@ def _train_into(row: KGEModel, init_names: bool, valid_fraction: float, progress
     row.thresholds = thresholds
     row.status = KGEModel.Status.READY
     row.good = True
-    row.done = result.epochs
+    # An early-stopped run has ended: it reads done, not stuck at done < total.
+    row.done = row.total = result.epochs
     with transaction.atomic():
         row.save()
 

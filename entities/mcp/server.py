@@ -17,6 +17,7 @@ from typing import Any
 from django.db import close_old_connections
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import ValidationError
 
 from kgsite.errors import DomainError, InvalidInput
 
@@ -190,6 +191,20 @@ def _message(exc: DomainError, accepted: set[str] | None = None) -> str:
     return f"{field}: {message}" if field else message
 
 
+def _validation_message(exc: ValidationError) -> str:
+    """The SDK's argument check as one "field: message" line, like every other tool
+    error: its own text spans lines, names an internal model and links pydantic's docs."""
+    first = exc.errors()[0]
+    parts = [str(part) for part in first["loc"]]
+    # A union's branches (``ids.0.str``, ``ids.0.int``) are not the client's names.
+    field = ".".join(parts[:1] + [p for p in parts[1:] if p.isdigit()]) or None
+    if first["type"] == "missing":
+        message = f"{field} is required"
+    else:
+        message = first["msg"][:1].lower() + first["msg"][1:]
+    return f"{field}: {message}" if field else message
+
+
 def _uncertainty(value: object) -> float | None:
     if value is None:
         return None
@@ -240,6 +255,11 @@ class StrictServer(MCPServer):
                 limits.arguments_check(name, arguments or {}, set(schemas), schemas)
             except DomainError as exc:  # names the argument as the client sent it
                 raise ToolError(_message(exc)) from None
+            try:
+                tool.fn_metadata.validate_arguments(arguments or {})
+            except ValidationError as exc:
+                message = f"Error executing tool {name}: {_validation_message(exc)}"
+                raise ToolError(message) from None
         return await super().call_tool(name, arguments, context)
 
 

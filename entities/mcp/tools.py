@@ -280,6 +280,8 @@ def recall_unknown(ctx: ToolContext, *, text: str, all_scopes: bool = False):
 def recall_finding(
     ctx: ToolContext, *, text: str, kind: str = "fact", log: bool = False, confidence: float = 1.0
 ):
+    if kind not in Fact.Kind.values:  # as POST /recall/finding: never searched as another kind
+        raise InvalidInput(f"kind must be one of {', '.join(Fact.Kind.values)}", field="kind")
     result = recall.recall_finding(text=text, scope=ctx.scope, kind=kind)
     result["logged"] = None
     if log:
@@ -431,6 +433,7 @@ def ppr_retrieve(
     query_entities: list[str] | None = None,
     k: int = 10,
     damping: float = 0.5,
+    hops: int = graph_ppr.HOPS,
     all_scopes: bool = False,
 ):
     if not (query or "").strip() and not query_entities:
@@ -439,10 +442,13 @@ def ppr_retrieve(
         raise InvalidInput(f"k must be between 1 and {graph_ppr.K_MAX}", field="k")
     if isinstance(damping, bool) or not 0.05 <= damping <= 0.95:
         raise InvalidInput("damping must be between 0.05 and 0.95", field="damping")
+    if isinstance(hops, bool) or not 1 <= hops <= 3:  # the REST API's bound
+        raise InvalidInput("hops must be between 1 and 3", field="hops")
     return graph_ppr.ppr_retrieve(
         query_entities=query_entities or [],
         query=query,
         k=k,
         damping=float(damping),
+        hops=hops,
         scopes=ctx.scopes(all_scopes),
     )

@@ -130,3 +130,27 @@ def test_unknown_extractor_exits_with_one_line(db, book_path):
         call_command("ingest_book", str(book_path(CONDITIONS)), "--extractor", "magic")
     assert str(caught.value) == "Unknown extractor 'magic': expected one of offline, llm."
     assert not IngestJob.objects.exists()
+
+
+def test_two_files_of_one_name_in_a_folder_make_two_books(db, tmp_path):
+    """A book is known by its title: a/notes.md and b/notes.md both titled "notes" made
+    the second replace the first, and the first file's text was lost."""
+    for folder, text in (("a", "The mill grinds barley."), ("b", "The lane ends at a chapel.")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "notes.md").write_text(f"# Notes\n\n{text}\n", encoding="utf-8")
+    out = run("ingest_book", str(tmp_path), "--sync")
+    assert "replaced" not in out and out.count("created: book") == 2
+    books = {b.title: b for b in Book.objects.all()}
+    assert set(books) == {"a/notes", "b/notes"}
+    assert "barley" in books["a/notes"].chunks.get().text
+    assert "chapel" in books["b/notes"].chunks.get().text
+    again = run("ingest_book", str(tmp_path), "--sync")
+    assert again.count("unchanged: book") == 2 and Book.objects.count() == 2
+
+
+def test_two_files_of_one_stem_side_by_side_keep_their_extensions_apart(db, tmp_path):
+    (tmp_path / "notes.md").write_text("# Notes\n\nThe mill grinds barley.\n", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("The lane ends at a chapel.\n", encoding="utf-8")
+    out = run("ingest_book", str(tmp_path), "--sync")
+    assert out.count("created: book") == 2, out
+    assert sorted(Book.objects.values_list("title", flat=True)) == ["notes.md", "notes.txt"]

@@ -45,7 +45,7 @@ def run(*args: str) -> str:
         (("train_kge", "--no-progress", "--epochs", "0"), "--epochs must be between 1 and 2000"),
         (("train_kge", "--no-progress", "--epochs", "-3"), "--epochs must be between 1 and 2000"),
         (("train_kge", "--no-progress", "--dim", "abc"), "invalid int value: 'abc'"),
-        (("train_kge", "--no-progress", "--seed", "-1"), "--seed must be 0 or more, not -1"),
+        (("train_kge", "--no-progress", "--seed", "-1"), "--seed must be between 0 and"),
         (("train_kge", "--no-progress", "--scope", "a", "--all-scopes"), "not allowed with"),
         (("mcp_serve", "--user", "nobody"), "--user: no user 'nobody'"),
         (("mcp_serve", "--http", "--port", "-1"), "--port must be between 1 and 65535"),

@@ -29,6 +29,17 @@ def test_entity_get_json_is_the_api_payload(api):
     assert printed["entity"]["id"] == pg.id
 
 
+def test_entity_get_finds_an_entity_by_its_imported_id_in_words_too():
+    """The --json payload had it (match external_id); the words said "no entity"."""
+    from entities.models import ExternalEntityId
+
+    mill = entity_store(name="Quarry Dell Mill", type="place")[0]
+    ExternalEntityId.objects.create(store="old-memory", external_id="place-17", entity=mill)
+    assert json.loads(run("entity_get", "place-17", "--json"))["match"] == "external_id"
+    said = run("entity_get", "place-17")
+    assert said.startswith(f"Quarry Dell Mill [place] id={mill.pk} (via external_id)"), said
+
+
 def test_entity_get_human_output_and_none():
     entity_store(name="PostgreSQL", type="database")
     assert "PostgreSQL [database]" in run("entity_get", "postgresql")

@@ -109,3 +109,58 @@ def test_a_bad_graph_type_reads_the_same_in_the_api_and_the_tool(server, merged,
         server, "get_entity_graph", {"entity": "Ada Byron", "types": ["person", bad]}
     )
     assert failed and text == f"Error executing tool get_entity_graph: types: {error['message']}"
+
+
+def test_ppr_retrieve_takes_hops_as_the_rest_api_does(server, api):
+    """A chain of four places: the far end's fact is reached with hops=3, not with 1."""
+    names = ["Quarry Dell", "Rook Lane", "Saltmarsh", "Tarn Gate"]
+    ends = [make_entity(name, "place") for name in names]
+    for near, far in zip(ends, ends[1:], strict=False):
+        state(near, "borders", far)
+    edges_rebuild()
+    reached = {}
+    for hops in (1, 3):
+        asked = {"query_entities": ["Quarry Dell"], "hops": hops, "k": 10}
+        error, walk = call(server, "ppr_retrieve", asked)
+        assert not error, walk
+        rest = api.post("/api/v1/graph/ppr", asked, format="json").json()
+        assert walk["facts"] == rest["facts"]
+        reached[hops] = len(walk["facts"])
+    assert reached[1] < reached[3] == 3
+    error, text = call(server, "ppr_retrieve", {"query": "Saltmarsh", "hops": 4})
+    assert error and text == "Error executing tool ppr_retrieve: hops: hops must be between 1 and 3"
+
+
+def test_the_digest_shows_high_notices_as_fully_as_the_rest_digest(server, curator_api):
+    from notifications.services import notification_create
+
+    notification_create(
+        type="contradiction",
+        urgency="high",
+        title="Contradiction: two opening years of the Quarry Dell mill",
+        payload={"fact_a": {"id": 1, "text": "opened in 1871"}, "fact_b": {"id": 2}},
+        link="/api/v1/integrity/contradictions/1/",
+        key="contradiction:1",
+    )
+    error, digest = call(server, "notifications_digest", {})
+    assert not error, digest
+    rest = curator_api.get("/api/v1/notifications/digest").json()
+    assert set(digest) == set(rest)
+    [mine], [theirs] = digest["high"], rest["high"]
+    assert set(mine) == set(theirs)
+    assert {k: v for k, v in mine.items() if k != "created_at"} == {
+        k: v for k, v in theirs.items() if k != "created_at"
+    }
+    assert mine["payload"]["fact_a"]["text"] == "opened in 1871"
+
+
+def test_recall_finding_refuses_an_unknown_kind_as_the_rest_api_does(server, curator_api):
+    from entities.services import fact_store
+
+    fact_store(text="The Quarry Dell mill grinds barley.", kind="fact")
+    asked = {"text": "The Quarry Dell mill grinds barley.", "kind": "facts"}
+    rest = curator_api.post("/api/v1/recall/finding", asked, format="json")
+    assert rest.status_code == 400 and rest.json()["error"]["field"] == "kind"
+    error, text = call(server, "recall_finding", asked)
+    assert error, text
+    assert text.startswith("Error executing tool recall_finding: kind: kind must be one of fact")

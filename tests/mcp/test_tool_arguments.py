@@ -177,3 +177,21 @@ def test_related_entities_filter_on_a_type_however_it_is_written(staffed, api):
         format="json",
     ).json()
     assert typed["results"] == rest["results"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("tool", "arguments", "says"),
+    [
+        ("entity_get", {}, "name: name is required"),
+        ("facts_list", {"ids": [None]}, "ids.0: input should be a valid string"),
+        ("fact_store", {"text": "Kubernetes runs pods.", "entities": "Kubernetes"}, "entities: "),
+        ("recall_domain", {"tool": "deploy", "arguments": "all"}, "arguments: "),
+    ],
+)
+def test_a_mistyped_argument_is_one_line_naming_it_as_other_errors_are(
+    server, tool, arguments, says
+):
+    error, text = call(server, tool, arguments)
+    assert error and text.startswith(f"Error executing tool {tool}: {says}"), text
+    assert "\n" not in text and "pydantic" not in text and "Arguments" not in text

@@ -8,6 +8,7 @@ models load once, with a progress bar over the files.
 from __future__ import annotations
 
 import glob
+import os
 import sys
 from pathlib import Path
 
@@ -15,7 +16,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from books.extraction.registry import EXTRACTORS
 from books.parsing import SUPPORTED_EXTENSIONS
-from books.services import book_ingest_now, ingest_job_create
+from books.services import book_ingest_now, ingest_job_create, title_from_filename
+from entities.names import normalize
 from kgsite.errors import DomainError
 
 _GLOB_CHARS = frozenset("*?[")
@@ -85,6 +87,28 @@ def expand_paths(arguments: list[str]) -> tuple[list[Path], list[str]]:
     return list(files), notes
 
 
+def default_titles(files: list[Path]) -> dict[Path, str]:
+    """Each file's book title: its name's stem, or, where several files share a stem
+    (``a/notes.md``, ``b/notes.md``), its path below their common folder without the
+    extension ("a/notes"), with it when that is not enough (``notes.md`` and
+    ``notes.txt`` side by side): a book is known by its title, so the second file would
+    otherwise replace the first."""
+    groups: dict[str, list[Path]] = {}
+    for path in files:
+        groups.setdefault(normalize(title_from_filename(path.name)), []).append(path)
+    titles = {path: title_from_filename(path.name) for path in files}
+    for same in groups.values():
+        if len(same) < 2:
+            continue
+        root = os.path.commonpath([str(p.resolve().parent) for p in same])
+        below = {path: path.resolve().relative_to(root) for path in same}
+        named = {path: f"{rel.parent.as_posix()}/{titles[path]}" for path, rel in below.items()}
+        unique = len({normalize(title) for title in named.values()}) == len(same)
+        for path, rel in below.items():
+            titles[path] = named[path] if unique else rel.as_posix()
+    return titles
+
+
 class Command(BaseCommand):
     help = (
         "Ingest Markdown, text, PDF, HTML or EPUB books: chunks, mentions and embeddings. "
@@ -113,6 +137,7 @@ class Command(BaseCommand):
             )
         if len(files) > 1 and (options["title"] or options["author"]):
             raise CommandError("--title and --author name one book: give a single file.")
+        titles = default_titles(files)
         failures = 0
         show = sys.stderr.isatty() and len(files) > 1
         bar = None
@@ -123,7 +148,7 @@ class Command(BaseCommand):
         try:
             for path in files:
                 try:
-                    self._one(path, options)
+                    self._one(path, {**options, "title": options["title"] or titles[path]})
                 except DomainError as exc:
                     if len(files) == 1:
                         raise CommandError(exc.message) from None

@@ -37,7 +37,7 @@ def _dumps(payload: dict) -> str:
 
 def _human(payload: dict) -> str:
     match = payload["match"]
-    if match in ("canonical", "alias"):
+    if payload["entity"] is not None:  # by canonical name, alias or an imported id
         e = payload["entity"]
         lines = [f"{e['canonical_name']} [{e['type'] or 'untyped'}] id={e['id']} (via {match})"]
         if payload["aliases"]:

@@ -5,7 +5,7 @@ from tqdm import tqdm
 
 from entities.graph.edges import edges_rebuild
 from entities.graph.models import KGEModel
-from entities.graph.services import DIM_MAX, EPOCHS_MAX, kge_train
+from entities.graph.services import DIM_MAX, EPOCHS_MAX, SEED_MAX, kge_train
 from entities.models import Fact
 from entities.scopes import ScopeFilter
 from kgsite.errors import InvalidInput
@@ -61,8 +61,8 @@ class Command(BaseCommand):
             raise CommandError(
                 f"--epochs must be between 1 and {EPOCHS_MAX}, not {options['epochs']}"
             )
-        if options["seed"] < 0:  # as the API's: numpy refuses it mid-run, after a row is stored
-            raise CommandError(f"--seed must be 0 or more, not {options['seed']}")
+        if not 0 <= options["seed"] <= SEED_MAX:  # as the API's: refused mid-run otherwise
+            raise CommandError(f"--seed must be between 0 and {SEED_MAX}, not {options['seed']}")
         if options["rebuild_edges"]:
             self.stdout.write(f"edges rebuilt from {edges_rebuild()} facts")
         bar = None if options["no_progress"] else tqdm(total=options["epochs"], unit="epoch")
