@@ -172,7 +172,7 @@ def _digital(r: Reading, i: int, norm: str) -> tuple[int, int] | None:
     """ "14:30", "19h", "7pm", "7 pm", "noon"."""
     if norm in tb.CLOCK_WORDS:
         return tb.CLOCK_WORDS[norm], i
-    if m := _CLOCK.fullmatch(norm):
+    if (m := _CLOCK.fullmatch(norm)) and ("." not in norm or _dotted_clock(r, i)):
         return _evening(r, i, int(m.group(1)) * 60 + int(m.group(2)))
     if m := _HOUR_H.fullmatch(norm):
         return _evening(r, i, int(m.group(1)) * 60)
@@ -182,6 +182,17 @@ def _digital(r: Reading, i: int, norm: str) -> tuple[int, int] | None:
     if norm.isdecimal() and len(norm) <= 2 and int(norm) <= 12 and ampm_after(r, i):
         return _evening(r, i, int(norm) % 12 * 60)
     return None
+
+
+def _dotted_clock(r: Reading, i: int) -> bool:
+    """Whether "12.45" is a clock time: after a clock cue ("at 12.45", "alle 9.30") or
+    before am/pm, an evening word or a time zone, and not before a unit or a currency.
+    Else a decimal: "$12.45", "1.25 m", "0.04 mg", "2.35 %" (read as times before)."""
+    after = next_norm(r, i).rstrip(".")
+    if unit_of(after) is not None and after not in tb.TIME_ZONES:
+        return False
+    cue = i > 0 and r.tokens[i - 1].norm in tb.CLOCK_CUES
+    return cue or after in tb.AM_PM or after in tb.EVENING_WORDS or after in tb.TIME_ZONES
 
 
 def _evening(r: Reading, last: int, minutes: int) -> tuple[int, int]:
