@@ -455,6 +455,7 @@ CLOCK_WORDS: dict[str, int] = {
 # Words before an hour that make it a clock time: "at 9", "alle 21", "às 19", "a las 8".
 # "dalle 9 alle 17": a span of hours opens with one too.
 CLOCK_CUES: frozenset[str] = frozenset(_words("at alle dalle ore às as a las à um gegen"))
+ENGLISH_LOOKALIKE_CUES: frozenset[str] = frozenset(_words("a as"))
 # Words after an hour that put it in the afternoon or evening.
 EVENING_WORDS: frozenset[str] = frozenset(
     _words(
