@@ -52,6 +52,8 @@ def _number_at(r: Reading, i: int) -> int:
         k = i + 2 if r.tokens[i + 1].norm == "'" else i + 1  # "un'ora"
         if k < len(r.tokens) and r.tokens[k].norm in tb.UNITS and len(r.tokens[k].norm) > 2:
             number, last = 1.0, k - 1  # "an hour", "uma hora"
+            if i > 0 and r.tokens[i - 1].norm in tb.HALF_WORDS and free(r, i - 1):
+                number, i = 0.5, i - 1  # "half a kilo", "half an hour"
     if number is None and norm in tb.ONE_WORDS and _times_per(r, i)[0] is not None:
         number = 1.0  # "una volta al giorno", "one time a week"
     if number is None:
