@@ -17,6 +17,7 @@ from .tokens import (
     language,
     next_norm,
     parse_number,
+    plain,
     take,
 )
 
@@ -51,6 +52,8 @@ def _number_at(r: Reading, i: int) -> int:
         k = i + 2 if r.tokens[i + 1].norm == "'" else i + 1  # "un'ora"
         if k < len(r.tokens) and r.tokens[k].norm in tb.UNITS and len(r.tokens[k].norm) > 2:
             number, last = 1.0, k - 1  # "an hour", "uma hora"
+            if i > 0 and r.tokens[i - 1].norm in tb.HALF_WORDS and free(r, i - 1):
+                number, i = 0.5, i - 1  # "half a kilo", "half an hour"
     if number is None and norm in tb.ONE_WORDS and _times_per(r, i)[0] is not None:
         number = 1.0  # "una volta al giorno", "one time a week"
     if number is None:
@@ -77,6 +80,9 @@ def _shaped_at(r: Reading, i: int, norm: str) -> int | None:
         number, suffix = parse_number(m.group(1)), m.group(2)
         if number is not None and suffix in tb.MULTIPLIERS and len(suffix) == 1:
             return _quantity(r, i, i, number * tb.MULTIPLIERS[suffix], None)
+        if number is not None and suffix in tb.MONEY_MULTIPLIERS and _money_around(r, i):
+            # "$1.2m", "1.5M dollars", "€3bn": millions of money, not metres
+            return _quantity(r, i, i, number * tb.MONEY_MULTIPLIERS[suffix], None)
         if number is not None and unit_of(suffix) is not None:
             return _quantity(r, i, i, number, None, glued=suffix)
         return i
@@ -94,6 +100,12 @@ def _shaped_at(r: Reading, i: int, norm: str) -> int | None:
         take(r, Value("number", (lo,), "length", lo, lo, False, "ft in", i, last))
         return last
     return None
+
+
+def _money_around(r: Reading, i: int) -> bool:
+    """A currency sign or code right before token i, or a currency word right after."""
+    after = next_norm(r, i).rstrip(".")
+    return _currency_before(r, i) is not None or (after in tb.CURRENCIES and after not in tb.UNITS)
 
 
 def _feet_mark(r: Reading, i: int) -> bool:
@@ -337,17 +349,27 @@ def _unit_word(r: Reading, i: int, money: bool) -> tuple[str, float, int]:
         return "", 1.0, i
     if word in tb.CURRENCIES and (word not in tb.UNITS or money):
         return f"currency:{tb.CURRENCIES[word]}", 1.0, j
+    if word in tb.SQUARE_BEFORE and (square := _square(next_norm(r, j))) is not None:
+        return "area", square, j + 1  # "20 square metres", "215 sq ft"
     if word in tb.UNITS:
         # one-letter symbols only glued or right after the number: "5 m", not "5 a"
         if len(word) == 1 and r.tokens[j].start - r.tokens[i].end > 1:
             return "", 1.0, i
         dimension, factor = tb.UNITS[word]
+        if plain(next_norm(r, j)) in tb.SQUARE_AFTER and (square := _square(word)) is not None:
+            return "area", square, j + 1  # "20 metri quadrati", "20 mètres carrés"
         return dimension, factor, j
     if "/" in word:
         head = word.split("/", 1)[0]
         if head in tb.UNITS:
             return tb.UNITS[head][0], tb.UNITS[head][1], j
     return "", 1.0, i
+
+
+def _square(word: str) -> float | None:
+    """The area factor of a length unit ("metres": 1, "feet": 0.0929...), else None."""
+    unit = tb.UNITS.get(word.rstrip("."))
+    return unit[1] ** 2 if unit is not None and unit[0] == "length" else None
 
 
 def _temperature_unit(r: Reading, i: int, j: int, word: str) -> tuple[str, float, int] | None:

@@ -16,6 +16,7 @@ from .tokens import (
     ampm_after,
     free,
     has_digit,
+    language,
     next_norm,
     small_int,
     take,
@@ -146,7 +147,7 @@ def _clock_at(r: Reading, i: int) -> tuple[int | None, int]:
     digital = _digital(r, i, norm)
     if digital is not None:
         return digital
-    if i == 0 or r.tokens[i - 1].norm not in tb.CLOCK_CUES:
+    if i == 0 or not _clock_cue(r, r.tokens[i - 1].norm):
         return None, i
     hour = int(norm) if norm.isdecimal() and len(norm) <= 2 else word_value(norm)
     after = next_norm(r, i)
@@ -172,7 +173,7 @@ def _digital(r: Reading, i: int, norm: str) -> tuple[int, int] | None:
     """ "14:30", "19h", "7pm", "7 pm", "noon"."""
     if norm in tb.CLOCK_WORDS:
         return tb.CLOCK_WORDS[norm], i
-    if m := _CLOCK.fullmatch(norm):
+    if (m := _CLOCK.fullmatch(norm)) and ("." not in norm or _dotted_clock(r, i)):
         return _evening(r, i, int(m.group(1)) * 60 + int(m.group(2)))
     if m := _HOUR_H.fullmatch(norm):
         return _evening(r, i, int(m.group(1)) * 60)
@@ -182,6 +183,26 @@ def _digital(r: Reading, i: int, norm: str) -> tuple[int, int] | None:
     if norm.isdecimal() and len(norm) <= 2 and int(norm) <= 12 and ampm_after(r, i):
         return _evening(r, i, int(norm) % 12 * 60)
     return None
+
+
+def _clock_cue(r: Reading, word: str) -> bool:
+    """A word before an hour ("at", "alle", "às", "a las"). "a" and "as" are also an
+    English article and conjunction ("a dozen eggs", "works as two teams"): cues only in
+    a statement that is not English."""
+    if word not in tb.CLOCK_CUES:
+        return False
+    return word not in tb.ENGLISH_LOOKALIKE_CUES or language(r) != "en"
+
+
+def _dotted_clock(r: Reading, i: int) -> bool:
+    """Whether "12.45" is a clock time: after a clock cue ("at 12.45", "alle 9.30") or
+    before am/pm, an evening word or a time zone, and not before a unit or a currency.
+    Else a decimal: "$12.45", "1.25 m", "0.04 mg", "2.35 %" (read as times before)."""
+    after = next_norm(r, i).rstrip(".")
+    if unit_of(after) is not None and after not in tb.TIME_ZONES:
+        return False
+    cue = i > 0 and _clock_cue(r, r.tokens[i - 1].norm)
+    return cue or after in tb.AM_PM or after in tb.EVENING_WORDS or after in tb.TIME_ZONES
 
 
 def _evening(r: Reading, last: int, minutes: int) -> tuple[int, int]:

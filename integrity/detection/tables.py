@@ -418,6 +418,17 @@ for _factor, _names in (
 ):
     for _name in _names.split():
         MULTIPLIERS[_name] = _factor
+# Glued after an amount of money only ("$1.2m", "€3bn"): "5m" alone is five metres.
+MONEY_MULTIPLIERS: dict[str, float] = {"m": 1e6, "mn": 1e6, "bn": 1e9, "b": 1e9}
+# An area written in words: "square" before a length unit, or the adjective after it
+# (accents taken off: "metri quadrati", "metros quadrados", "mètres carrés").
+SQUARE_BEFORE: frozenset[str] = frozenset(_words("square sq"))
+SQUARE_AFTER: frozenset[str] = frozenset(
+    _words(
+        "quadrato quadrati quadrata quadrate quadrado quadrados quadrada quadradas "
+        "cuadrado cuadrados carre carres"
+    )
+)
 # "an hour", "un'ora", "uma hora": the article is the number one before a unit.
 ONE_WORDS: frozenset[str] = frozenset(_words("a an one un una uno uma um une ein eine einen"))
 HALF_WORDS: frozenset[str] = frozenset(
@@ -444,6 +455,7 @@ CLOCK_WORDS: dict[str, int] = {
 # Words before an hour that make it a clock time: "at 9", "alle 21", "às 19", "a las 8".
 # "dalle 9 alle 17": a span of hours opens with one too.
 CLOCK_CUES: frozenset[str] = frozenset(_words("at alle dalle ore às as a las à um gegen"))
+ENGLISH_LOOKALIKE_CUES: frozenset[str] = frozenset(_words("a as"))
 # Words after an hour that put it in the afternoon or evening.
 EVENING_WORDS: frozenset[str] = frozenset(
     _words(

@@ -9,6 +9,7 @@ around each token.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -241,7 +242,7 @@ def language(r: Reading) -> str:
     """The likeliest of the six languages, by how common the first words are in each
     (wordfreq); "" when nothing tells."""
     scores = dict.fromkeys(LANGS, 0.0)
-    words = [t.norm for t in r.tokens if t.norm.isalpha()][:40]
+    words = list(itertools.islice((t.norm for t in r.tokens if t.norm.isalpha()), 40))
     for word in words:
         for lang in LANGS:
             scores[lang] += zipf_in(word, lang)
