@@ -19,13 +19,16 @@ from books.chunking import ChunkDraft
 from books.extraction.scoring import Scorer
 from books.extraction.termhood import (
     TYPES,
+    DocStats,
     Term,
     _heading_text,
     define_features,
     doc_stats,
     features,
     gather,
+    zipf,
 )
+from books.extraction.writing import canonical_display
 from kgsite.text import normalize
 
 # Terms measured per document at most (the best supported first): a long novel proposes
@@ -73,6 +76,8 @@ class TermRow:
     # Measures the chunks that might define the term, on first use: only the terms kept
     # (or, in training, the annotated ones) need it.
     measure: Callable[[], tuple[list, list]] | None = field(default=None, repr=False)
+    # Not a name whatever the scores: a unit, or common words written in capitals.
+    literal: bool = False
     _options: tuple[list, list] | None = field(default=None, repr=False)
 
     def _define(self) -> tuple[list, list]:
@@ -122,7 +127,9 @@ def term_rows(
             term.aliases[alias] = None
     ranked = sorted(pool.terms.items(), key=lambda kv: -_support(kv[1]))
     kept = [(k, t) for k, t in ranked if _support(t) >= 2][:MAX_TERMS]
-    stats = doc_stats(chunks, texts, {k for k, _t in kept})
+    # Names first met in capitals: how the sentences write them may rename them.
+    shouted = {k for k, t in kept if t.display.removeprefix("The ").isupper()}
+    stats = doc_stats(chunks, texts, {k for k, _t in kept}, shouted)
     headings = [
         normalize(_heading_text(c.heading_path[-1])) if c.heading_path and c.part == 0 else ""
         for c in chunks
@@ -139,19 +146,51 @@ def term_rows(
         ]
 
     for key, term in kept:
+        # The features read the name as first proposed; the entity is named as the
+        # document usually writes it.
+        row_features = features(term, key, stats)
+        display = canonical_display(term.display, stats.written.get(key))
+        if display != term.display:
+            term.aliases[term.display] = None
+            term.display = display
         rows.append(
             TermRow(
                 key=key,
                 display=term.display,
                 aliases=tuple(a for a in term.aliases if normalize(a) != normalize(term.display)),
-                features=features(term, key, stats),
+                features=row_features,
                 evidence=_support(term),
                 rule_type=term.rule_type if term.rule_kept else None,
                 rule_define=term.rule_define if term.rule_kept else None,
                 measure=partial(measure, term, key),
+                literal=_literal(term.display, key, stats),
             )
         )
     return rows
+
+
+# A common English word: at least twice per million words (wordfreq's Zipf scale).
+COMMON_ZIPF = 3.3
+# Letters a word in capitals needs before it counts as a shouted word, not an acronym
+# that happens to spell one (``DER``, ``ECHO``, ``GNOME`` stay names).
+SHOUTED_LETTERS = 6
+
+
+def _literal(display: str, key: str, stats: DocStats) -> bool:
+    """Structure, not a name: a word of letters the document writes after a number at
+    least half the time (the unit of a quantity: "512 KiB", "20ms"), or common English
+    words written in capitals (a heading or a keyword in capitals: ``TROUBLESHOOTING``,
+    ``INTEGER``; an acronym of five letters or fewer may spell a word and is left to the
+    scorer)."""
+    count = stats.counts.get(key, 0)
+    if display.isalpha() and count > 0 and 2 * stats.after_number.get(key, 0) >= count:
+        return True
+    words = display.split()
+    return (
+        display.isupper()
+        and all(w.isalpha() and zipf(w) >= COMMON_ZIPF for w in words)
+        and sum(len(w) for w in words) >= SHOUTED_LETTERS
+    )
 
 
 def _densest(per_chunk: Counter) -> list[int]:
@@ -227,7 +266,10 @@ def rows_decide(rows: Sequence[TermRow], scorer: Scorer) -> list[Decision]:
     chosen = [
         r
         for r, p in zip(rows, p_entity, strict=True)
-        if r.rule_type is not None or (p >= scorer.entity.threshold and not plain_name(r.display))
+        if not r.literal
+        and (
+            r.rule_type is not None or (p >= scorer.entity.threshold and not plain_name(r.display))
+        )
     ]
     if not chosen:
         return []
@@ -256,7 +298,7 @@ def rows_rejected(
     return {
         normalize(r.display)
         for r, p in zip(rows, p_entity, strict=True)
-        if normalize(r.display) not in kept and p < scorer.entity.threshold
+        if normalize(r.display) not in kept and (p < scorer.entity.threshold or r.literal)
     }
 
 

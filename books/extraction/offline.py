@@ -43,7 +43,7 @@ BATCH = 64
 
 # What a name proposed by NER may not contain: Markdown, digits, line breaks.
 _NOT_A_NAME = re.compile(r"[\d*#|_\[\]{}<>=\n]")
-_LEADING_ARTICLE = re.compile(r"^the\s+")
+_LEADING_ARTICLE = re.compile(r"^the\s+", re.I)
 
 
 _NUMBERING = re.compile(r"^(?:(?:\d{1,2}|[A-Z])(?:\.\d{1,2})*\.?\s+)")

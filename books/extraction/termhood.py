@@ -23,6 +23,7 @@ from functools import lru_cache
 from books.chunking import ChunkDraft
 from books.extraction.forms import defined, described, marked
 from books.extraction.types import is_code_name, type_from_noun, type_from_syntax
+from books.extraction.writing import capitals_lines, how_written
 from entities.extraction import word_zipf
 from kgsite.text import normalize
 
@@ -299,6 +300,10 @@ class DocStats:
     called: Counter  # occurrences followed by "(" (a call, a declaration)
     initial: Counter  # occurrences opening a sentence or a line
     shouted: Counter  # occurrences between two words in capitals
+    # How each term is written where its case is the writer's choice (not opening a
+    # sentence, not on a line in capitals): key -> surface -> occurrences.
+    written: dict[str, Counter] = field(default_factory=dict)
+    after_number: Counter = field(default_factory=Counter)  # occurrences after a number
     sorted_counts: list[int] = field(default_factory=list)  # every term's count, ascending
     sorted_spreads: list[int] = field(default_factory=list)  # every term's chunk count
 
@@ -338,7 +343,14 @@ def is_placeholder(name: str) -> bool:
     )
 
 
-def doc_stats(chunks: Sequence[ChunkDraft], texts: Sequence[str], wanted: set[str]) -> DocStats:
+def doc_stats(
+    chunks: Sequence[ChunkDraft],
+    texts: Sequence[str],
+    wanted: set[str],
+    shouted_names: set[str] | None = None,
+) -> DocStats:
+    """Occurrences of the ``wanted`` keys; how sentences write them is recorded for the
+    ``shouted_names`` only (the names first met in capitals; None: every key)."""
     counts: Counter = Counter()
     chunk_sets: dict[str, Counter] = {}
     sections_of: dict[str, set[tuple[str, ...]]] = {}
@@ -348,12 +360,15 @@ def doc_stats(chunks: Sequence[ChunkDraft], texts: Sequence[str], wanted: set[st
     called: Counter = Counter()
     initial: Counter = Counter()
     shouted: Counter = Counter()
+    written: dict[str, Counter] = {}
+    after_number: Counter = Counter()
     sizes = {len(k.split()) for k in wanted} or {1}
     longest = min(max(sizes), 4)
     for index, (chunk, text) in enumerate(zip(chunks, texts, strict=True)):
         code_spans = [(m.start(), m.end()) for m in _CODE.finditer(text)]
         tokens = [(m.group(), m.start()) for m in _TOKEN.finditer(text)]
         folded = [normalize(t.removesuffix("()")) for t, _s in tokens]
+        capitals = capitals_lines(text)
         for n in range(1, longest + 1):
             for i in range(len(tokens) - n + 1):
                 key = " ".join(folded[i : i + n])
@@ -369,8 +384,13 @@ def doc_stats(chunks: Sequence[ChunkDraft], texts: Sequence[str], wanted: set[st
                 if _caps_word(tokens, i - 1) and _caps_word(tokens, i + n):
                     shouted[key] += 1
                 before = text[max(tokens[i][1] - 3, 0) : tokens[i][1]].rstrip(" \t\"'“‘(*_`")
-                if not before or before[-1] in ".!?:\n":
-                    initial[key] += 1
+                opens = not before or before[-1] in ".!?:\n"
+                initial[key] += opens
+                previous = i > 0 and tokens[i - 1]
+                occurrence = tokens[i : i + n]
+                # An occurrence whose case is not wanted counts as one that says nothing.
+                mute = opens or (shouted_names is not None and key not in shouted_names)
+                how_written(written, after_number, capitals, key, text, occurrence, previous, mute)
                 end = tokens[i + n - 1][1] + len(tokens[i + n - 1][0])
                 if (
                     tokens[i + n - 1][0].endswith("()")
@@ -402,6 +422,8 @@ def doc_stats(chunks: Sequence[ChunkDraft], texts: Sequence[str], wanted: set[st
         called,
         initial,
         shouted,
+        written,
+        after_number,
         sorted(counts.values()),
         sorted(len(c) for c in chunk_sets.values()),
     )
