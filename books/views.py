@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_POST
 
+from kgsite.converters import parse_id
 from kgsite.errors import DomainError, InvalidInput
 from kgsite.models import AuditEntry
 from kgsite.pages import (
@@ -296,7 +297,7 @@ CANDIDATE_ACTIONS = ("accept", "retype", "merge", "reject")
 
 def _candidate_filters(request) -> tuple[int | None, str]:
     raw = request.GET.get("book") or request.POST.get("book") or ""
-    book_id = int(raw) if raw.isdigit() else None
+    book_id = parse_id(raw)
     return book_id, (request.GET.get("type") or request.POST.get("type_filter") or "").strip()
 
 

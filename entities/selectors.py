@@ -336,9 +336,13 @@ def entity_search(
     if not norm:
         return list(base.order_by("name_norm", "type")[:limit])
     found: dict[str, Entity] = {}
-    alias_ids = (
-        Alias.objects.filter(_prefix("alias_norm", norm)).order_by("alias_norm").values("entity_id")
-    )
+    # Filtered as ``base`` is before the cut: other types' aliases must not fill it.
+    aliases = Alias.objects.filter(_prefix("alias_norm", norm))
+    if entity_type:
+        aliases = aliases.filter(type=entity_type)
+    if not candidates:
+        aliases = aliases.filter(entity__candidate=False)
+    alias_ids = aliases.order_by("alias_norm").values("entity_id")
     branches = [
         base.filter(name_norm=norm),
         base.filter(aliases__alias_norm=norm),

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
+from kgsite.converters import parse_id
 from kgsite.errors import DomainError, InvalidInput
 from kgsite.models import AuditEntry
 from kgsite.pages import (
@@ -325,8 +326,8 @@ def merge(request, entity_id: str):
     except DomainError as exc:
         return _merge_error(request, entity_id, exc)
     suggestion_id = request.POST.get("suggestion", "")
-    if request.htmx and suggestion_id.isdigit():
-        suggestion = DuplicateSuggestion.objects.filter(pk=int(suggestion_id)).first()
+    if request.htmx and (suggestion_pk := parse_id(suggestion_id)) is not None:
+        suggestion = DuplicateSuggestion.objects.filter(pk=suggestion_pk).first()
         if suggestion is not None:
             return _suggestion_response(request, suggestion, merge=outcome.merge)
     names = ", ".join(f"“{d.canonical_name}”" for d in duplicates)
@@ -358,8 +359,8 @@ def merge_undo(request, merge_id: int):
         error = exc.message
     else:
         error = ""
-    if request.htmx and suggestion_id.isdigit():
-        suggestion = DuplicateSuggestion.objects.filter(pk=int(suggestion_id)).first()
+    if request.htmx and (suggestion_pk := parse_id(suggestion_id)) is not None:
+        suggestion = DuplicateSuggestion.objects.filter(pk=suggestion_pk).first()
         if suggestion is not None:
             return _suggestion_response(request, suggestion, error=error, undone=not error)
     if error:

@@ -6,6 +6,15 @@ from __future__ import annotations
 MAX_ID = 2**63 - 1
 
 
+def parse_id(raw: object) -> int | None:
+    """A database id written in ASCII digits (``"12"``), else None: other digits that
+    ``str.isdigit`` accepts ("²", "①") and numbers beyond a 64-bit column are no id."""
+    if not isinstance(raw, str) or not (raw.isascii() and raw.isdigit()) or len(raw) > 19:
+        return None
+    number = int(raw)
+    return number if number <= MAX_ID else None
+
+
 class IdConverter:
     regex = "[0-9]{1,19}"
 

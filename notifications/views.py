@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from entities.models import Entity, EntityFact
+from kgsite.converters import parse_id
 from kgsite.errors import DomainError, InvalidInput, NotFound
 from kgsite.pages import back_url, curator_required
 
@@ -139,9 +140,10 @@ def mark_read(request):
             services.notification_mark_read(user=request.user, everything=True)
         else:
             raw = request.POST.get("id", "")
-            if not raw.isdigit():
+            notification_id = parse_id(raw)
+            if notification_id is None:
                 raise InvalidInput("choose a notification", field="id")
-            services.notification_mark_read(user=request.user, ids=[int(raw)])
+            services.notification_mark_read(user=request.user, ids=[notification_id])
     except DomainError as exc:
         error = exc.message
     if not request.htmx:

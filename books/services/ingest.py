@@ -15,6 +15,7 @@ from django.utils import timezone
 from entities.services import (
     entity_gc,
 )
+from kgsite.converters import parse_id
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.models import audit
 from kgsite.text import clean_display, has_control_chars, invisible_char, normalize
@@ -323,8 +324,8 @@ def book_resolve(*, title_or_id: str) -> Book:
     if not value:
         raise InvalidInput("Give a book title or id.", field="book")
     book = None
-    if value.isdigit():
-        book = Book.objects.filter(pk=int(value)).first()
+    if (book_id := parse_id(value)) is not None:
+        book = Book.objects.filter(pk=book_id).first()
     if book is None and "\x00" not in value:  # no title holds a NUL (PostgreSQL refuses it)
         book = Book.objects.filter(title_norm=normalize(value)).first()
     if book is None:

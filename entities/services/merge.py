@@ -350,6 +350,19 @@ def _merge_before_state(plan) -> dict[str, Any]:
                 "pk", "survivor_id"
             )
         ),
+        # The survivor's aliases that already named a duplicate or one of its aliases:
+        # they stood beside them before the merge, so they do not block its undo.
+        "survivor_aliases": list(
+            Alias.objects.filter(
+                entity_id=plan.survivor.pk,
+                alias_norm__in={d.name_norm for d in plan.duplicates}
+                | set(
+                    Alias.objects.filter(entity_id__in=plan.duplicate_ids).values_list(
+                        "alias_norm", flat=True
+                    )
+                ),
+            ).values_list("pk", flat=True)
+        ),
         "plan": plan.as_dict(),
     }
 

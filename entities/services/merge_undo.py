@@ -34,7 +34,7 @@ def _undo_entity_problems(merge: EntityMerge) -> list[str]:
     if Entity.objects.filter(pk__in=back).exists():
         problems.append("an entity with a merged-away id exists again")
     added = set(state["added_aliases"])
-    mine = set(state["moved_aliases"]) | added
+    mine = set(state["moved_aliases"]) | added | set(state.get("survivor_aliases", ()))
     for row in state["entities"]:
         other = (
             Entity.objects.filter(name_norm=row["name_norm"], type=row["type"])

@@ -151,6 +151,14 @@ def test_delete_by_a_number_that_is_also_a_title_takes_the_id_first(tmp_path):
     assert f"deleted book {book.pk} '1984'" in out
 
 
+@pytest.mark.parametrize("raw", ["²", "①", "9" * 25])
+def test_delete_by_digits_that_are_no_id_is_one_line(tmp_path, raw):
+    (tmp_path / "kites.md").write_bytes(KITES)
+    run("ingest_book", str(tmp_path / "kites.md"), "--sync")
+    assert f"No book titled or numbered {raw!r}" in fails("delete_book", raw)
+    assert Book.objects.count() == 1
+
+
 # --- the graph and vector commands ----------------------------------------------------------------
 
 

@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 
 from entities.models import Alias, Entity, EntityMerge, EntityRedirect
-from entities.services import entity_delete, entity_merge, entity_store
+from entities.services import (
+    alias_add,
+    entity_delete,
+    entity_merge,
+    entity_merge_undo,
+    entity_store,
+)
 from kgsite.errors import NotFound
 
 from .conftest import _snapshot
@@ -142,3 +148,14 @@ def test_once_the_survivor_is_deleted_old_ids_and_names_answer_no_entity(
     assert response.status_code == 404 and "error" in response.json()
     found = api.get("/api/v1/entities/lookup", {"name": "Maggie Okonkwo"}).json()
     assert found["match"] == "none" and found["entity"] is None
+
+
+def test_a_duplicate_already_named_by_a_survivor_alias_is_undone_right_after(curator):
+    keeper, _ = entity_store(name="Ada Lovelace", type="person")
+    alias_add(entity=keeper, alias="A. Lovelace")
+    twin, _ = entity_store(name="A. Lovelace", type="person")
+    before = _snapshot()
+    merge = entity_merge(survivor=keeper, duplicates=[twin], actor=curator).merge
+    entity_merge_undo(merge=merge, actor=curator)
+    assert _snapshot() == before
+    assert Entity.objects.get(pk=twin.pk).canonical_name == "A. Lovelace"

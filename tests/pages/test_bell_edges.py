@@ -135,7 +135,7 @@ def test_marking_all_read_leaves_another_curators_own_notice_unread(curator_clie
     assert Notification.objects.filter(recipient__isnull=True, read=False).count() == 0
 
 
-@pytest.mark.parametrize("raw", ["abc", "-1", "1.5", "", " 3"])
+@pytest.mark.parametrize("raw", ["abc", "-1", "1.5", "", " 3", "²", "①", "9" * 25])
 def test_a_malformed_id_is_an_inline_error_and_marks_nothing(curator_client, raw):
     _notice()
     response = curator_client.post(reverse("notifications:read"), {"id": raw}, **HTMX)

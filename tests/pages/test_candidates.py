@@ -118,6 +118,13 @@ def test_nothing_chosen_is_an_inline_error(curator_client, book):
     assert response.status_code == 400 and b'role="alert"' in response.content
 
 
+@pytest.mark.parametrize("raw", ["²", "①", "9" * 25])
+def test_a_book_filter_that_is_no_id_lists_every_book(curator_client, book, raw):
+    response = curator_client.get(reverse("books:candidates"), {"book": raw}, **HTMX)
+    assert response.status_code == 200
+    assert "Kestrel Light" in response.content.decode()
+
+
 def test_readers_see_the_queue_but_cannot_decide(reader_client, book):
     assert reader_client.get(reverse("books:candidates")).status_code == 200
     ids = [e.pk for e in _candidates(book)]

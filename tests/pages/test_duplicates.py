@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from entities.models import DuplicateSuggestion, Entity
+from entities.models import DuplicateSuggestion, Entity, EntityMerge
 from entities.services import alias_add, duplicate_scan_request, duplicate_scan_run, entity_store
 
 from .conftest import HTMX
@@ -90,3 +90,20 @@ def test_a_dismissal_without_htmx_goes_back_to_the_queue(curator_client, pair):
     assert response.status_code == 302 and response["Location"] == reverse("entities:duplicates")
     assert not DuplicateSuggestion.objects.filter(pk=suggestion.pk, status="pending").exists()
     assert curator_client.get(response["Location"]).status_code == 200
+
+
+@pytest.mark.parametrize("raw", ["²", "①", "9" * 25])
+def test_a_suggestion_field_that_is_no_id_still_merges_and_undoes(curator_client, pair, raw):
+    keeper, other, _suggestion = pair
+    response = curator_client.post(
+        reverse("entities:merge", args=[keeper.pk]),
+        {"duplicates": [other.pk], "suggestion": raw},
+        **HTMX,
+    )
+    assert response.status_code == 204 and response["HX-Redirect"] == f"/entities/{keeper.pk}/"
+    merge = EntityMerge.objects.get()
+    response = curator_client.post(
+        reverse("entities:merge-undo", args=[merge.pk]), {"suggestion": raw}, **HTMX
+    )
+    assert response.status_code < 400
+    assert Entity.objects.filter(pk=other.pk).exists()

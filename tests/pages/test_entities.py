@@ -169,3 +169,15 @@ def test_a_merge_that_cannot_be_undone_says_why_instead_of_offering_undo(curator
     entity_store(name="G. M. Hopper", type="person")
     html = curator_client.get(f"/entities/{survivor.pk}/").content.decode()
     assert "can no longer be undone exactly" in html and "Undo merge" not in html
+
+
+def test_a_type_filter_finds_an_alias_among_many_of_other_types(curator_client):
+    for i in range(250):
+        drink, _ = entity_store(name=f"Brew {i:03}", type="drink")
+        alias_add(entity=drink, alias=f"Kettle Brew {i:03}")
+    potter, _ = entity_store(name="Hana Ito", type="person")
+    alias_add(entity=potter, alias="Kettle Zora")
+    response = curator_client.get(
+        reverse("entities:list"), {"q": "kettle", "type": "person"}, **HTMX
+    )
+    assert response.status_code == 200 and "Hana Ito" in response.content.decode()
