@@ -8,6 +8,7 @@ from django.db import connection
 from django.db.models import Prefetch, Q, QuerySet, prefetch_related_objects
 from rapidfuzz import fuzz, process
 
+from kgsite.converters import parse_id
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.text import normalize
 
@@ -244,7 +245,8 @@ def fact_refs_resolve(*, ids: list, scopes: ScopeFilter) -> list[dict]:
         if isinstance(value, str) and len(value) > 255:
             raise InvalidInput("an id is at most 255 characters", field=f"ids.{i}")
         asked.append(str(value).strip())
-    own = [int(a) for a in asked if a.isdigit() and len(a) < 19]
+    numbers = {a: n for a in asked if (n := parse_id(a)) is not None}
+    own = list(numbers.values())
     visible = Fact.objects.filter(scopes.q())
     facts = visible.in_bulk(own)
     links: dict[str, list[ExternalFactLink]] = {}
@@ -254,8 +256,8 @@ def fact_refs_resolve(*, ids: list, scopes: ScopeFilter) -> list[dict]:
     imported = visible.in_bulk([lk.fact_id for rows in links.values() for lk in rows if lk.fact_id])
     answers = []
     for a in asked:
-        if a.isdigit() and len(a) < 19 and int(a) in facts:
-            answers.append({"id": a, "found": True, "fact": facts[int(a)]})
+        if numbers.get(a) in facts:
+            answers.append({"id": a, "found": True, "fact": facts[numbers[a]]})
             continue
         rows = links.get(a, [])
         became = next((imported[lk.fact_id] for lk in rows if lk.fact_id in imported), None)

@@ -305,3 +305,10 @@ def test_rest_resolves_imported_fact_ids(v3, api, vector_dir):
     assert body[1]["fact"]["text"] == "Redis keeps the session cache"
     response = api.get("/api/v1/facts/refs")
     assert response.status_code == 400 and response.json()["error"]["field"] == "ids"
+
+
+def test_digits_that_are_no_fact_id_are_not_found_rather_than_an_error(api, vector_dir):
+    ours = services.fact_store(text="The night bus stops at the old mill").fact
+    body = api.get("/api/v1/facts/refs", {"ids": f"²,①,{'9' * 25},{ours.pk}"}).json()
+    assert [row["found"] for row in body] == [False, False, False, True]
+    assert [row["id"] for row in body] == ["²", "①", "9" * 25, str(ours.pk)]
