@@ -101,17 +101,42 @@ def test_pgvector_without_postgresql_is_one_line_saying_what_to_set(tmp_path):
     assert "DATABASE_URL=postgres://" in lines[0]
 
 
+@pytest.mark.parametrize(
+    ("model_dir", "expected"),
+    [
+        ("", "kgsite.vectors.onnx.OnnxEmbedder"),
+        ("some/other/model", "kgsite.vectors.embedder.SentenceTransformerEmbedder"),
+    ],
+)
+def test_the_bundled_model_runs_on_onnx_by_default_and_another_on_sentence_transformers(
+    model_dir, expected
+):
+    done = _run(
+        {"KGSITE_EMBEDDING_MODEL_DIR": model_dir},
+        "-c",
+        "from django.conf import settings; print(settings.KGSITE_EMBEDDER)",
+        settings_module="kgsite.settings.dev",
+        drop=("KGSITE_EMBEDDER",),
+    )
+    assert done.stdout.strip() == expected
+
+
 def _check(variables: dict[str, str]) -> list[str]:
     """``manage.py check`` with these variables: its exit must fail; its non-blank
     lines on standard error."""
-    env = {**os.environ, **variables, "DJANGO_SETTINGS_MODULE": "kgsite.settings.test"}
-    done = subprocess.run(
-        [sys.executable, "manage.py", "check"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = _run(variables, "manage.py", "check")
     assert done.returncode != 0
     return [text for text in done.stderr.splitlines() if text.strip()]
+
+
+def _run(
+    variables: dict[str, str],
+    *args: str,
+    settings_module: str = "kgsite.settings.test",
+    drop: tuple[str, ...] = (),
+) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env.update(variables, DJANGO_SETTINGS_MODULE=settings_module)
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )

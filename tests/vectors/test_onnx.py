@@ -3,10 +3,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -62,29 +58,3 @@ def test_the_export_name_follows_the_weights_so_a_stale_export_is_never_reused(t
     assert _model_key(tmp_path) == first
     weights.write_bytes(b"0" * 11)
     assert _model_key(tmp_path) != first
-
-
-@pytest.mark.parametrize(
-    ("model_dir", "expected"),
-    [
-        ("", "kgsite.vectors.onnx.OnnxEmbedder"),
-        ("some/other/model", "kgsite.vectors.embedder.SentenceTransformerEmbedder"),
-    ],
-)
-def test_the_bundled_model_runs_on_onnx_by_default_and_another_on_sentence_transformers(
-    model_dir, expected
-):
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"KGSITE_EMBEDDER", "DJANGO_SETTINGS_MODULE"}
-    }
-    env.update(KGSITE_EMBEDDING_MODEL_DIR=model_dir, DJANGO_SETTINGS_MODULE="kgsite.settings.dev")
-    out = subprocess.run(
-        [sys.executable, "-c", "from django.conf import settings; print(settings.KGSITE_EMBEDDER)"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert out.stdout.strip() == expected
