@@ -181,11 +181,14 @@ def _literal(display: str, key: str, stats: DocStats) -> bool:
     least half the time (the unit of a quantity: "512 KiB", "20ms"), or common English
     words written in capitals (a heading or a keyword in capitals: ``TROUBLESHOOTING``,
     ``INTEGER``; an acronym of five letters or fewer may spell a word and is left to the
-    scorer)."""
+    scorer), or one word repeated ("word word", a run of one word; a name written with
+    capitals, as a town named by a doubled word, stays the scorer's)."""
     count = stats.counts.get(key, 0)
     if display.isalpha() and count > 0 and 2 * stats.after_number.get(key, 0) >= count:
         return True
     words = display.split()
+    if len(words) > 1 and len({w.casefold() for w in words}) == 1 and not display.istitle():
+        return True  # one word repeated ("la la", a run of a repeated word), no name
     return (
         display.isupper()
         and all(w.isalpha() and zipf(w) >= COMMON_ZIPF for w in words)

@@ -123,3 +123,9 @@ Shelfdb never sends a page to another host. Shelfdb signs every DER page.
     found = decided(text)
     assert "security" not in found
     assert "der" in found
+
+
+def test_one_word_repeated_is_never_an_entity():
+    found = decided(STORE + "\nLog\n---\n\n" + "tick " * 3000 + "\n")
+    assert not [key for key in found if key.startswith("tick")]
+    assert "ledger" in found  # the scorer's word on the rest stands
