@@ -38,8 +38,9 @@ ENTITY_FIELDS = ("id", "canonical_name", "name_norm", "type", "description", "cu
 MAX_FOUND = 40
 
 
-def _placeholder() -> str:
-    return "?" if _vendor() == "sqlite" else "%s"
+def _mark(vendor: str) -> str:
+    """The driver's parameter mark: sqlite3's qmark, psycopg's format style."""
+    return "?" if vendor == "sqlite" else "%s"
 
 
 @cache
@@ -49,7 +50,7 @@ def _statements(vendor: str) -> dict[str, str]:
     Table names come from the models; the columns are plain lower-case words that
     neither SQLite nor PostgreSQL reserves, so they are written unquoted.
     """
-    p = "?" if vendor == "sqlite" else "%s"
+    p = _mark(vendor)
     entity, alias = Entity._meta.db_table, Alias._meta.db_table
     link, fact, token = EntityFact._meta.db_table, Fact._meta.db_table, NameToken._meta.db_table
     columns = ", ".join(f"e.{field}" for field in ENTITY_FIELDS)
@@ -68,6 +69,11 @@ def _statements(vendor: str) -> dict[str, str]:
         "found": f"{by_name} UNION ALL {by_alias}{tail}",
         "found_typed": f"{by_name}{typed} UNION ALL {by_alias}{typed}{tail}",
         "status": f" AND f.status = {p}",
+        # At most two: an id two stores both used names no entity for sure.
+        "by_external_id": (
+            f"{select_entities} JOIN {ExternalEntityId._meta.db_table} x"
+            f" ON x.entity_id = e.id WHERE x.external_id = {p} LIMIT 2"
+        ),
         # The entity's ids in imported memories (kind 0) and the fact ids they linked to
         # it (kind 1, scoped like facts): one round trip for both.
         "external": (
@@ -112,7 +118,7 @@ def _literal(value: object) -> str:
 
 def _logged(sql: str, params: Sequence) -> str:
     """The statement with its parameters written in, as Django's query log shows SQL."""
-    parts = sql.split(_placeholder())
+    parts = sql.split(_mark(_vendor()))
     out = [parts[0]]
     for value, part in zip(params, parts[1:], strict=True):
         out += [_literal(value), part]
@@ -156,14 +162,14 @@ def _vendor() -> str:
     return connections[DEFAULT_DB_ALIAS].vendor
 
 
-def _entity(row: Sequence) -> Entity:
+def entity_from_row(row: Sequence) -> Entity:
     # SQLite hands booleans back as 0/1; the ORM's converters would make them bool.
     values = (*row[:5], bool(row[5]), bool(row[6]), row[7])
     return Entity.from_db(DEFAULT_DB_ALIAS, ENTITY_FIELDS, values)
 
 
 def _entities(rows: list[tuple]) -> list[Entity]:
-    return [_entity(row) for row in rows]
+    return [entity_from_row(row) for row in rows]
 
 
 def entities_named(norm: str, entity_type: str | None) -> list[Entity]:
@@ -186,7 +192,7 @@ def _scope_mode(scopes: ScopeFilter | None) -> tuple[str, list[str]]:
 
 
 def _scope_condition_sql(vendor: str, mode: str, column: str) -> str:
-    p = "?" if vendor == "sqlite" else "%s"
+    p = _mark(vendor)
     return {"all": "", "one": f" AND {column} IN ({p}, {p})", "global": f" AND {column} = {p}"}[
         mode
     ]
@@ -261,14 +267,10 @@ def details(entity_id: str, *, status: str | None, scopes: ScopeFilter | None) -
     )
 
 
-def token_rows(prefix: str, entity_type: str | None, limit: int) -> list[tuple[str, str]]:
-    """(entity id, folded text) rows of the word-start index under one prefix."""
-    return tokens_rows([prefix], entity_type, limit)
-
-
 def tokens_rows(prefixes: Sequence[str], entity_type: str | None, limit: int) -> list[tuple]:
-    """``token_rows`` of several prefixes (at most ``limit`` rows each, in the order of
-    the prefixes) in one statement: a miss is one round trip for its candidates."""
+    """(entity id, folded text) rows of the word-start index under each prefix (at most
+    ``limit`` rows each, in the order of the prefixes) in one statement: a miss is one
+    round trip for its candidates."""
     if not prefixes:
         return []
     sql = _statements(_vendor())
@@ -281,36 +283,19 @@ def tokens_rows(prefixes: Sequence[str], entity_type: str | None, limit: int) ->
     return [tuple(row) for row in _rows(compound, [p for group in params for p in group])]
 
 
-def entities_by_id(ids: Sequence[str]) -> dict[str, Entity]:
-    """Entities by primary key (the suggestions' in_bulk)."""
-    return {e.id: e for e in _entities(entity_rows_by_id(ids))}
-
-
 def entity_rows_by_id(ids: Sequence[str]) -> list[tuple]:
-    """The rows ``entities_by_id`` builds its entities from (``entity_from_row``), so a
-    caller that keeps a few of many builds only those."""
+    """Entity rows by primary key (the suggestions' in_bulk), for ``entity_from_row``:
+    a caller that keeps a few of many builds only those."""
     if not ids:
         return []
     vendor = _vendor()
-    marks = ", ".join(["?" if vendor == "sqlite" else "%s"] * len(ids))
+    marks = ", ".join([_mark(vendor)] * len(ids))
     select = _statements(vendor)["select_entities"]
     return _rows(f"{select} WHERE e.id IN ({marks})", list(ids))
-
-
-def entity_from_row(row: Sequence) -> Entity:
-    return _entity(row)
 
 
 def entity_by_external_id(value: str) -> Entity | None:
     """The one entity an imported memory knew by this id, or None (none, or two stores
     used it): ``selectors.entity_by_external_id`` on every missed lookup, in plain SQL."""
-    vendor = _vendor()
-    p = "?" if vendor == "sqlite" else "%s"
-    columns = ", ".join(f"e.{field}" for field in ENTITY_FIELDS)
-    rows = _rows(
-        f"SELECT {columns} FROM {ExternalEntityId._meta.db_table} x"
-        f" JOIN {Entity._meta.db_table} e ON e.id = x.entity_id"
-        f" WHERE x.external_id = {p} LIMIT 2",
-        [value],
-    )
-    return _entity(rows[0]) if len(rows) == 1 else None
+    rows = _rows(_statements(_vendor())["by_external_id"], [value])
+    return entity_from_row(rows[0]) if len(rows) == 1 else None

@@ -116,7 +116,7 @@ def test_word_start_rows_are_the_orms(graph):
             orm = NameToken.objects.filter(prefix=stem[:PREFIX_CHARS])
             if entity_type:
                 orm = orm.filter(entity__type=entity_type)
-            raw = lookup_sql.token_rows(stem, entity_type, 1000)
+            raw = lookup_sql.tokens_rows([stem], entity_type, 1000)
             assert sorted(raw) == sorted(orm.values_list("entity_id", "text"))
 
 
