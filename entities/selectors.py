@@ -279,6 +279,14 @@ def fact_refs_resolve(*, ids: list, scopes: ScopeFilter) -> list[dict]:
     return answers
 
 
+def fact_kind_valid(kind: object) -> str:
+    """``kind`` when it is one of the fact kinds, else the 400 naming the field (a kind
+    to search or list by; ``services.fact_kind_check`` checks one to store)."""
+    if kind not in Fact.Kind.values:
+        raise InvalidInput(f"kind must be one of {', '.join(Fact.Kind.values)}", field="kind")
+    return kind
+
+
 def fact_list(
     *,
     entity: str | None = None,
@@ -290,9 +298,7 @@ def fact_list(
     """Facts the reader's scope sees (``scopes``: global only by default), newest first."""
     qs = Fact.objects.prefetch_related("entity_facts__entity").filter((scopes or ScopeFilter()).q())
     if kind:
-        if kind not in Fact.Kind.values:
-            raise InvalidInput(f"kind must be one of {', '.join(Fact.Kind.values)}", field="kind")
-        qs = qs.filter(kind=kind)
+        qs = qs.filter(kind=fact_kind_valid(kind))
     if entity:
         qs = qs.filter(entity_facts__entity_id=entity)
     if status:

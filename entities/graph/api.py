@@ -390,7 +390,7 @@ class PPRRequestSerializer(ScopeQuerySerializer):
     )
     damping = serializers.FloatField(min_value=0.05, max_value=0.95, default=0.5)
     k = serializers.IntegerField(min_value=1, max_value=ppr.K_MAX, default=10)
-    hops = serializers.IntegerField(min_value=1, max_value=3, default=ppr.HOPS)
+    hops = serializers.IntegerField(min_value=1, max_value=ppr.HOPS_MAX, default=ppr.HOPS)
 
     def validate(self, attrs):
         if not attrs.get("query_entities") and not (attrs.get("query") or "").strip():

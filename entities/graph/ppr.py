@@ -42,6 +42,7 @@ MAX_EDGES_PER_HOP = 20_000
 FACTS_PER_ENTITY = 50
 PASSAGES_PER_ENTITY = 20
 HOPS = 2
+HOPS_MAX = 3  # the widest neighbourhood a caller may ask for
 K_MAX = 100
 
 

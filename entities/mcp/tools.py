@@ -101,9 +101,7 @@ def entity_store(
 def facts_search(
     ctx: ToolContext, *, q: str, k: int = 10, kind: str | None = None, all_scopes: bool = False
 ):
-    kinds = [kind] if kind else None
-    if kind and kind not in Fact.Kind.values:
-        raise InvalidInput(f"kind must be one of {', '.join(Fact.Kind.values)}", field="kind")
+    kinds = [selectors.fact_kind_valid(kind)] if kind else None
     return ranking.fact_search(q=q, k=k, scopes=ctx.scopes(all_scopes), kinds=kinds)
 
 
@@ -280,8 +278,7 @@ def recall_unknown(ctx: ToolContext, *, text: str, all_scopes: bool = False):
 def recall_finding(
     ctx: ToolContext, *, text: str, kind: str = "fact", log: bool = False, confidence: float = 1.0
 ):
-    if kind not in Fact.Kind.values:  # as POST /recall/finding: never searched as another kind
-        raise InvalidInput(f"kind must be one of {', '.join(Fact.Kind.values)}", field="kind")
+    selectors.fact_kind_valid(kind)  # as POST /recall/finding: never searched as another kind
     result = recall.recall_finding(text=text, scope=ctx.scope, kind=kind)
     result["logged"] = None
     if log:
@@ -442,8 +439,8 @@ def ppr_retrieve(
         raise InvalidInput(f"k must be between 1 and {graph_ppr.K_MAX}", field="k")
     if isinstance(damping, bool) or not 0.05 <= damping <= 0.95:
         raise InvalidInput("damping must be between 0.05 and 0.95", field="damping")
-    if isinstance(hops, bool) or not 1 <= hops <= 3:  # the REST API's bound
-        raise InvalidInput("hops must be between 1 and 3", field="hops")
+    if isinstance(hops, bool) or not 1 <= hops <= graph_ppr.HOPS_MAX:  # as POST /graph/ppr
+        raise InvalidInput(f"hops must be between 1 and {graph_ppr.HOPS_MAX}", field="hops")
     return graph_ppr.ppr_retrieve(
         query_entities=query_entities or [],
         query=query,

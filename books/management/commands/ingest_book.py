@@ -17,8 +17,8 @@ from django.core.management.base import BaseCommand, CommandError
 from books.extraction.registry import EXTRACTORS
 from books.parsing import SUPPORTED_EXTENSIONS
 from books.services import book_ingest_now, ingest_job_create, title_from_filename
-from entities.names import normalize
 from kgsite.errors import DomainError
+from kgsite.text import normalize
 
 _GLOB_CHARS = frozenset("*?[")
 
