@@ -95,6 +95,32 @@ def test_a_word_in_most_facts_is_left_out_of_the_query(vector_dir, monkeypatch):
     assert found("restarts") == []
 
 
+def test_a_word_is_counted_once_a_minute_not_on_every_query(vector_dir, monkeypatch):
+    """Counting a word reads every fact holding it: a frequent word is the one each
+    query repeats, so its count is remembered as the table's size is."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from entities.search import fulltext
+
+    if connection.vendor != "sqlite":
+        pytest.skip("PostgreSQL reads the counts from its statistics")
+    monkeypatch.setattr(fulltext, "FREQUENT_MIN", 3)
+    monkeypatch.setattr(fulltext, "FREQUENT_SHARE", 0.5)
+    for n in range(8):
+        store(f"Worker pool number {n} restarts nightly")
+    call_command("rebuild_fulltext")
+    assert found("restarts") == []
+    with CaptureQueriesContext(connection) as queries:
+        assert found("restarts") == []
+    assert not [q for q in queries if "_vocab" in q["sql"]]
+    # A rebuild forgets the counts: a word no longer frequent is searched again.
+    Fact.objects.filter(text__contains="number 1").update(text="Worker pool restarts weekly")
+    Fact.objects.exclude(text__contains="weekly").delete()
+    call_command("rebuild_fulltext")
+    assert found("restarts") == ["Worker pool restarts weekly"]
+
+
 def test_a_scope_is_counted_no_further_than_asked(vector_dir):
     from entities.search import fulltext
 
