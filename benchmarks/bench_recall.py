@@ -80,14 +80,20 @@ QUERY_TEMPLATES = {
 
 
 class TableEmbedder:
-    """The real model for queries; stored texts take their vectors from ``TABLE``."""
+    """The real model for queries, run as the product runs it (ONNX Runtime for the
+    bundled model, sentence-transformers for another model directory, as the settings
+    choose); stored texts take their vectors from ``TABLE``."""
 
     TABLE: dict[str, np.ndarray] = {}
 
     def __init__(self) -> None:
-        from kgsite.vectors.embedder import SentenceTransformerEmbedder
+        from django.conf import settings
 
-        self.real = SentenceTransformerEmbedder()
+        from kgsite.vectors.embedder import SentenceTransformerEmbedder
+        from kgsite.vectors.onnx import OnnxEmbedder
+
+        real = SentenceTransformerEmbedder if settings.KGSITE_EMBEDDING_MODEL_DIR else OnnxEmbedder
+        self.real = real()
         self.dim = self.real.dim
         self.signature = self.real.signature
 
