@@ -51,12 +51,12 @@ RARE_ZIPF = 2.5
 @dataclass
 class Seen:
     """What the searches of one question over one ``qs`` already read from the database,
-    so the next index (the multilingual one after the main one) and the fusion read
-    only what is new: the rows of ``qs`` loaded by id, the ids checked (a checked id
-    missing from ``rows`` is not in ``qs``), and the ids of a small ``qs`` listed for an
-    exact search."""
+    so the next index (the multilingual one after the main one) reads only what is new:
+    the texts of the rows of ``qs`` checked by id (only the text: a search reads a few
+    hundred hits to keep a few), the ids checked (a checked id missing from ``texts`` is
+    not in ``qs``), and the ids of a small ``qs`` listed for an exact search."""
 
-    rows: dict[int, object] = field(default_factory=dict)
+    texts: dict[int, str] = field(default_factory=dict)
     checked: set[int] = field(default_factory=set)
     listed: list[int] | None = None
 
@@ -150,10 +150,10 @@ def _kept_many(kind, matrix, qs, hits_of, min_score, seen: Seen) -> list[list[tu
         return [[] for _hits in hits_of]
     new = sorted(candidates - seen.checked)
     if new:
-        seen.rows.update((row.pk, row) for row in fulltext.among(qs.order_by(), new))
+        rows = fulltext.among(qs.order_by(), new).values_list("pk", TEXT_FIELDS[kind])
+        seen.texts.update(rows)
         seen.checked.update(new)
-    field_name = TEXT_FIELDS[kind]
-    texts = {pk: getattr(seen.rows[pk], field_name) for pk in candidates if pk in seen.rows}
+    texts = {pk: seen.texts[pk] for pk in candidates if pk in seen.texts}
     out = []
     for vector, hits in zip(matrix, hits_of, strict=True):
         scored = {int(key): score for key, score in hits if int(key) in texts}
@@ -344,10 +344,7 @@ def candidates(
     for pk, n in linked:
         fused[pk].entities = n
     best = sorted(fused.items(), key=lambda kv: (-kv[1].rrf, kv[0]))[:limit]
-    facts = {pk: seen.rows[pk] for pk, _c in best if pk in seen.rows}
-    unread = [pk for pk, _c in best if pk not in facts]
-    if unread:
-        facts.update(Fact.objects.in_bulk(unread))
+    facts = Fact.objects.in_bulk([pk for pk, _c in best])
     missing = [pk for pk, _c in best if pk not in cosines and pk in facts]
     if missing:
         cosines.update(vectors.vector_index("facts").scores(query.vector, missing))
