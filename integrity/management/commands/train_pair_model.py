@@ -82,6 +82,11 @@ class Command(BaseCommand):
             signatures[key] = "none" if encoder is None else encoder.signature
             encoders[signatures[key]] = encoder
         keep = [k.strip() for k in options["keep"].split(",") if k.strip()]
+        for key in keep:
+            if key in ENCODERS and key not in signatures:
+                # Kept, not trained: the file names its head by the encoder's signature
+                # (before, "--encoders none --keep use" wrote the file without it).
+                signatures[key] = cached_encoder(key).signature
         out = None if options["dry_run"] else Path(options["out"])
         try:
             train(
