@@ -23,6 +23,7 @@ from .facts import (
     _validate_fact_text,
     _validate_period,
     fact_kind_check,
+    triple_check,
 )
 
 FACT_EDITABLE = (
@@ -80,8 +81,13 @@ def fact_changes(*, fact: Fact, **fields: Any) -> dict[str, Any]:
     new = _fact_edits(fields)
     _validate_period(new.get("valid_from", fact.valid_from), new.get("valid_to", fact.valid_to))
     new.update(_kind_changes(fact, fields))
-    if new.get("object_value") and fact.subject_id is None:
-        raise InvalidInput("a triple needs a subject", field="object_value")
+    if "object_value" in new:
+        triple_check(
+            subject=fact.subject_id,
+            object_entity=fact.object_entity_id,
+            object_value=new["object_value"],
+            blame="object_value",
+        )
     changed = {k: v for k, v in new.items() if getattr(fact, k) != v}
     _check_no_twin(fact, changed)
     return changed

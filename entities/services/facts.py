@@ -103,9 +103,19 @@ def fact_check(
     display = _validate_fact_text(text)
     _validate_confidence(confidence)
     _validate_period(valid_from, valid_to)
-    if (object_entity is not None or object_value) and subject is None:
-        raise InvalidInput("a triple needs a subject", field="subject")
+    triple_check(subject=subject, object_entity=object_entity, object_value=object_value)
     return display
+
+
+def triple_check(
+    *, subject: object, object_entity: object, object_value: str, blame: str = "subject"
+) -> None:
+    """A triple has one object, an entity or a literal value, and no object without a
+    subject (``blame``: the field named when the subject is missing)."""
+    if object_entity is not None and object_value:
+        raise InvalidInput("give an object entity or a value, not both", field="object_value")
+    if (object_entity is not None or object_value) and subject is None:
+        raise InvalidInput("a triple needs a subject", field=blame)
 
 
 def _same_text(text_norm: str, *, status: str | None = None) -> list[Fact]:
