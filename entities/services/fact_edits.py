@@ -81,12 +81,14 @@ def fact_changes(*, fact: Fact, **fields: Any) -> dict[str, Any]:
     new = _fact_edits(fields)
     _validate_period(new.get("valid_from", fact.valid_from), new.get("valid_to", fact.valid_to))
     new.update(_kind_changes(fact, fields))
-    if "object_value" in new:
+    edited = [field for field in ("predicate", "object_value") if new.get(field)]
+    if edited:
         triple_check(
             subject=fact.subject_id,
+            predicate=new.get("predicate", fact.predicate),
             object_entity=fact.object_entity_id,
-            object_value=new["object_value"],
-            blame="object_value",
+            object_value=new.get("object_value", fact.object_value),
+            blame=edited[-1],
         )
     changed = {k: v for k, v in new.items() if getattr(fact, k) != v}
     _check_no_twin(fact, changed)

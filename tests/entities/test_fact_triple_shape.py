@@ -43,3 +43,31 @@ def test_a_value_given_to_a_fact_whose_object_is_an_entity_is_refused(curator_ap
     assert response.json()["error"]["field"] == "object_value"
     fact.refresh_from_db()
     assert (fact.object_entity_id, fact.object_value) == (country.pk, "")
+
+
+def test_a_predicate_without_a_subject_is_refused(curator_api, pair):
+    """It was stored (201): a relation of nothing to nothing, never an edge."""
+    response = curator_api.post(
+        "/api/v1/facts/", {"text": "Ankara is a capital.", "predicate": "capital_of"}, format="json"
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "subject" and "needs a subject" in error["message"]
+    assert not Fact.objects.exists()
+
+
+def test_a_predicate_given_to_a_fact_without_a_subject_is_refused(curator_api, pair):
+    city, _ = pair
+    fact = fact_store(text="Ankara sits on a plateau.", entities=[city]).fact
+    response = curator_api.patch(
+        f"/api/v1/facts/{fact.pk}/", {"predicate": "sits_on"}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "predicate"
+    fact.refresh_from_db()
+    assert fact.predicate == ""
+    # Clearing a predicate, or a triple's own predicate edit, stays possible.
+    assert (
+        curator_api.patch(f"/api/v1/facts/{fact.pk}/", {"predicate": ""}, format="json").status_code
+        == 200
+    )
