@@ -374,15 +374,6 @@ def _entities_by_id(ids: list[str], field: str) -> list:
     return [found[pk] for pk in ids]
 
 
-def _entity_filter(entity_id: str):
-    """The entity a list is filtered by (its id or an imported one); an unknown id is a
-    404 naming ``entity``, a merged-away one says where it went."""
-    try:
-        return selectors.entity_get(entity_id=entity_id)
-    except NotFound:
-        raise selectors.entity_not_found(entity_id, field="entity") from None
-
-
 class EntityMergeView(GenericAPIView):
     serializer_class = MergeResponseSerializer
 
@@ -468,7 +459,7 @@ class DuplicateListView(GenericAPIView):
     )
     def get(self, request):
         entity_id = request.query_params.get("entity")
-        entity = _entity_filter(entity_id) if entity_id else None
+        entity = selectors.entity_named(entity_id=entity_id, field="entity") if entity_id else None
         page = self.paginate_queryset(selectors.duplicate_suggestions_pending(entity=entity))
         return self.get_paginated_response(DuplicateSuggestionSerializer(page, many=True).data)
 
