@@ -81,7 +81,11 @@ def fact_changes(*, fact: Fact, **fields: Any) -> dict[str, Any]:
     new = _fact_edits(fields)
     _validate_period(new.get("valid_from", fact.valid_from), new.get("valid_to", fact.valid_to))
     new.update(_kind_changes(fact, fields))
-    edited = [field for field in ("predicate", "object_value") if new.get(field)]
+    # Only a triple this edit changes is checked: the page sends every field back, and a
+    # fact stored before the rules keeps its other edits.
+    edited = [
+        f for f in ("predicate", "object_value") if new.get(f, "") not in ("", getattr(fact, f))
+    ]
     if edited:
         triple_check(
             subject=fact.subject_id,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from entities.models import Fact
-from entities.services import entity_store, fact_store
+from entities.services import entity_store, fact_store, fact_update
 
 
 @pytest.fixture
@@ -71,3 +71,30 @@ def test_a_predicate_given_to_a_fact_without_a_subject_is_refused(curator_api, p
         curator_api.patch(f"/api/v1/facts/{fact.pk}/", {"predicate": ""}, format="json").status_code
         == 200
     )
+
+
+def test_a_fact_stored_before_the_rule_can_still_be_edited_with_its_triple_unchanged(curator, pair):
+    """The fact page sends every field back: an unchanged predicate or value of an older
+    fact must not block an edit of its confidence."""
+    city, country = pair
+    older = Fact.objects.create(
+        text="Capital status.", text_norm="capital status.", predicate="capital_of"
+    )
+    both = Fact.objects.create(
+        text="Ankara, Turkey.",
+        text_norm="ankara, turkey.",
+        subject=city,
+        predicate="in",
+        object_entity=country,
+        object_value="Turkey",
+    )
+    for fact in (older, both):
+        fact_update(
+            fact=fact,
+            actor=curator,
+            predicate=fact.predicate,
+            object_value=fact.object_value,
+            confidence=0.5,
+        )
+        fact.refresh_from_db()
+        assert fact.confidence == 0.5
