@@ -229,6 +229,10 @@ def kge_train(
     A run that fails is stored as failed with its error; the previous good model keeps
     answering."""
     row = model or kge_start(config=config, scopes=scopes)
+    # Taken by a worker: the planned epochs mark the run started (a queued one reads
+    # total 0), and from here its heartbeat says the worker lives.
+    row.total = TransEConfig(**row.settings).epochs
+    KGEModel.objects.filter(pk=row.pk).update(total=row.total, updated_at=timezone.now())
     try:
         with leases.Heartbeat(KGEModel, row.pk, KGEModel.Status.TRAINING):
             _train_into(row, init_names, valid_fraction, progress)
@@ -334,11 +338,13 @@ KGE_RECOVER_TASK = "entities.graph.services.kge_runs_recover"
 
 
 def kge_runs_recover() -> list[int]:
-    """Fail the training runs whose worker died (no heartbeat for a lease; the same lease
-    as ingest jobs): they would read "training" for ever. A run is not retried (a worker
+    """Fail the started training runs whose worker died (no heartbeat for a lease; the
+    same lease as ingest jobs): they would read "training" for ever. A run still queued
+    (``total`` 0: no worker took it) is left to its turn. A run is not retried (a worker
     that died of training memory would die again): a new run can be asked for."""
     failed: list[int] = []
-    for row in leases.stale(KGEModel.objects.only("pk", "updated_at"), KGEModel.Status.TRAINING):
+    started = KGEModel.objects.filter(total__gt=0).only("pk", "updated_at")
+    for row in leases.stale(started, KGEModel.Status.TRAINING):
         seconds = int(leases.lease().total_seconds())
         reason = f"the worker died during training (no heartbeat for {seconds} s)"
         if KGEModel.objects.filter(

@@ -70,15 +70,21 @@ def test_a_run_whose_worker_died_reads_failed_in_one_line_and_a_new_run_trains(
 ):
     """A worker killed mid-training left its run "training" for ever."""
     live = kge_start(config={"dim": 8, "epochs": 5})
+    queued = kge_start(config={"dim": 8, "epochs": 5})
     dead = kge_start(config={"dim": 8, "epochs": 5})
     silent = timezone.now() - timedelta(seconds=settings.KGSITE_JOB_LEASE_SECONDS + 1)
     KGEModel.objects.filter(pk=dead.pk).update(updated_at=silent, done=10, total=100)
+    # Still waiting behind a long job in the queue: no worker took it, none died.
+    KGEModel.objects.filter(pk=queued.pk).update(updated_at=silent)
 
     rows = {r["id"]: r for r in curator_api.get("/api/v1/kge/models").json()["results"]}
     assert rows[dead.pk]["status"] == "failed"
     assert "worker died during training" in rows[dead.pk]["error"]
     assert "\n" not in rows[dead.pk]["error"]
     assert rows[live.pk]["status"] == "training"  # its worker may still be at it
+    assert rows[queued.pk]["status"] == "training"
+    graph_services.kge_train_task(queued.pk)  # its turn comes: it trains
+    assert KGEModel.objects.get(pk=queued.pk).status == "ready"
 
     response = curator_api.post("/api/v1/kge/models", {"epochs": 5, "dim": 8}, format="json")
     assert response.status_code == 202
