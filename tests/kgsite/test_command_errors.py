@@ -65,6 +65,12 @@ def fail(tmp_path: Path, *args: str) -> str:
         (("ingest_book", "/nonexistent/book.md", "--sync"), "No such file"),
         (("eval_contradictions", "/nonexistent/pairs.jsonl"), "/nonexistent/pairs.jsonl"),
         (("eval_contradictions", "bad.json"), "bad.json:1: invalid JSON"),
+        # An empty pair file: a table of zeros (eval), a numpy traceback (train).
+        (("eval_contradictions", "empty.json"), "empty.json: holds no pairs"),
+        (
+            ("train_pair_model", "empty.json", "--encoders", "none", "--dry-run"),
+            "empty.json: holds no pairs",
+        ),
         (("eval_recall", "/nonexistent/recall.json"), "/nonexistent/recall.json"),
         (("eval_recall", "list.json"), "expected an object with memories and queries"),
     ],
