@@ -25,6 +25,7 @@ CONTENT = {
     "list.json": "[1, 2, 3]\n",
     "one-column.tsv": "just a name\n",
     "notes.jsonl": '{"text": "not a database"}\n',
+    "no-queries.json": '{"memories": [], "queries": []}\n',
 }
 
 
@@ -73,6 +74,7 @@ def fail(tmp_path: Path, *args: str) -> str:
         ),
         (("eval_recall", "/nonexistent/recall.json"), "/nonexistent/recall.json"),
         (("eval_recall", "list.json"), "expected an object with memories and queries"),
+        (("eval_recall", "no-queries.json"), "no-queries.json: holds no queries"),
     ],
     ids=lambda value: value[0] if isinstance(value, tuple) else None,
 )

@@ -51,11 +51,6 @@ class Command(BaseCommand):
         except RecallFileError as exc:
             raise CommandError(str(exc)) from exc
         sets = {Path(p).stem: data for p, data in loaded}
-        empty = [p for p, data in loaded if not data.get("queries")]
-        if empty:  # nothing to learn from: the model in place stays
-            raise CommandError(
-                f"no queries in {', '.join(empty)}: nothing to train on, no model written"
-            )
         signature = scorer.model_signature()
         self.stdout.write(f"embedder: {signature}")
         rows = self._rows(sets, Path(options["rows"]) if options["rows"] else None)
