@@ -26,6 +26,7 @@ CONTENT = {
     "one-column.tsv": "just a name\n",
     "notes.jsonl": '{"text": "not a database"}\n',
     "no-queries.json": '{"memories": [], "queries": []}\n',
+    "gold-header.tsv": "doc\tkind\tnames\ttype\tdefining_heading\n",
 }
 
 
@@ -75,6 +76,9 @@ def fail(tmp_path: Path, *args: str) -> str:
         (("eval_recall", "/nonexistent/recall.json"), "/nonexistent/recall.json"),
         (("eval_recall", "list.json"), "expected an object with memories and queries"),
         (("eval_recall", "no-queries.json"), "no-queries.json: holds no queries"),
+        # A gold file with its header only: zeros (eval), a numpy traceback (train).
+        (("eval_extraction", "gold-header.tsv"), "gold-header.tsv: no gold rows"),
+        (("train_extraction", "gold-header.tsv", "--no-save"), "gold-header.tsv: no gold rows"),
     ],
     ids=lambda value: value[0] if isinstance(value, tuple) else None,
 )
