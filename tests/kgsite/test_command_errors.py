@@ -103,6 +103,13 @@ def test_a_bad_name_or_id_is_one_line_naming_it(tmp_path, args, says) -> None:
     assert says in fail(tmp_path, *args)
 
 
+def test_a_broken_development_file_is_one_line_naming_it(tmp_path) -> None:
+    """train_duplicates read its JSON files unchecked: a traceback."""
+    (tmp_path / "recall_dev.json").write_text("{not json\n", encoding="utf-8")
+    says = fail(tmp_path, "train_duplicates", "--eval-dir", str(tmp_path), "--dry-run")
+    assert "recall_dev.json" in says
+
+
 def test_an_unknown_option_is_one_line_naming_it(tmp_path) -> None:
     assert "--limit" in fail(tmp_path, "check_pending_facts", "--limit", "3")
 
