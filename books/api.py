@@ -10,10 +10,10 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from entities.selectors import entity_get, entity_not_found
+from entities.selectors import entity_named
 from kgsite.api import paginated_response
 from kgsite.converters import MAX_ID
-from kgsite.errors import InvalidInput, NotFound
+from kgsite.errors import InvalidInput
 
 from . import selectors, services
 from .models import Mention
@@ -123,10 +123,7 @@ class JobDetailView(GenericAPIView):
 def _entity(entity_id: str):
     """The entity of the address; a merged-away id is a 404 that says where it went (as
     GET /entities/<id>/ answers 301 to it), not a plain "no entity"."""
-    try:
-        return entity_get(entity_id=entity_id)
-    except NotFound as exc:
-        raise entity_not_found(entity_id, field=exc.field) from None
+    return entity_named(entity_id=entity_id, field="id")
 
 
 class EntityMentionsView(GenericAPIView):

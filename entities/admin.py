@@ -278,6 +278,7 @@ class FactAdminForm(forms.ModelForm):
                 data["text"] = services.fact_check(
                     text=data.get("text", ""),
                     subject=data.get("subject"),
+                    predicate=data.get("predicate", ""),
                     object_entity=data.get("object_entity"),
                     object_value=data.get("object_value", ""),
                     confidence=data.get("confidence", 1.0),

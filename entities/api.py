@@ -454,10 +454,12 @@ class DuplicateListView(GenericAPIView):
         operation_id="entities_duplicates_list",
         responses=DuplicateSuggestionSerializer(many=True),
         summary="Likely duplicate pairs waiting for a curator, best evidence first",
+        description="An unknown or merged-away `entity` is a 404 naming the field (a "
+        "merged one says where it went), as for the fact list.",
     )
     def get(self, request):
         entity_id = request.query_params.get("entity")
-        entity = selectors.entity_get(entity_id=entity_id) if entity_id else None
+        entity = selectors.entity_named(entity_id=entity_id, field="entity") if entity_id else None
         page = self.paginate_queryset(selectors.duplicate_suggestions_pending(entity=entity))
         return self.get_paginated_response(DuplicateSuggestionSerializer(page, many=True).data)
 

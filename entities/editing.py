@@ -193,9 +193,10 @@ def fact_edit(request, fact_id: int):
             changes.update(
                 confidence=fact.confidence if data["confidence"] is None else data["confidence"],
                 status=data["status"],
-                valid_from=_to_datetime(data["valid_from"]),
-                valid_to=_to_datetime(data["valid_to"]),
             )
+            for name in ("valid_from", "valid_to"):
+                if data[name] != initial[name]:  # a date as shown keeps its stored moment
+                    changes[name] = _to_datetime(data[name])
             try:
                 services.fact_update(fact=fact, actor=request.user, **changes)
             except DomainError as exc:

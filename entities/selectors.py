@@ -403,6 +403,15 @@ def entity_not_found(entity_id: str, *, field: str) -> NotFound:
     return NotFound(f"no entity with id '{entity_id}'{hint}", field=field)
 
 
+def entity_named(*, entity_id: str, field: str) -> Entity:
+    """An entity a request names (its id or an imported one); otherwise the 404 naming
+    ``field`` that says where a merged-away id went."""
+    try:
+        return entity_get(entity_id=entity_id)
+    except NotFound:
+        raise entity_not_found(entity_id, field=field) from None
+
+
 def merge_get(*, merge_id: int) -> EntityMerge:
     try:
         return EntityMerge.objects.select_related("actor", "undone_by").get(pk=merge_id)

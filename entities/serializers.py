@@ -130,7 +130,17 @@ class EntityWriteSerializer(serializers.Serializer):
     )
 
 
-class EntityUpdateSerializer(serializers.Serializer):
+class EditSerializer(serializers.Serializer):
+    """A PATCH body: a field it does not list is refused by name, never dropped."""
+
+    def validate(self, attrs: dict) -> dict:
+        unknown = sorted(set(getattr(self, "initial_data", {})) - set(self.fields))
+        if unknown:
+            raise serializers.ValidationError({unknown[0]: "this field cannot be edited"})
+        return attrs
+
+
+class EntityUpdateSerializer(EditSerializer):
     canonical_name = serializers.CharField(required=False, trim_whitespace=False)
     type = serializers.CharField(required=False, allow_blank=True)
     description = _description(required=False)
@@ -309,7 +319,7 @@ class FactWriteSerializer(serializers.Serializer):
 
 # Named "PatchedFact" in the schema, so its status enum is the Fact's (FactStatusEnum).
 @extend_schema_serializer(component_name="Fact")
-class FactUpdateSerializer(serializers.Serializer):
+class FactUpdateSerializer(EditSerializer):
     """Editable fields of a fact; the entity links and triple ends are not edited here."""
 
     text = serializers.CharField(required=False, trim_whitespace=False, allow_blank=True)
@@ -330,12 +340,6 @@ class FactUpdateSerializer(serializers.Serializer):
     )
     resolved_by = serializers.CharField(required=False, allow_blank=True)
     domain = serializers.CharField(required=False, allow_blank=True)
-
-    def validate(self, attrs: dict) -> dict:
-        unknown = sorted(set(getattr(self, "initial_data", {})) - set(self.fields))
-        if unknown:
-            raise serializers.ValidationError({unknown[0]: "this field cannot be edited"})
-        return attrs
 
 
 class FactStoreResponseSerializer(serializers.Serializer):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -147,6 +148,8 @@ def mark_read(request):
     except DomainError as exc:
         error = exc.message
     if not request.htmx:
+        if error:  # said on the page it returns to, as the panel says it inline
+            messages.error(request, error)
         return HttpResponseRedirect(back_url(request, reverse("home")))  # a path, not a name
     response = render(
         request,

@@ -86,6 +86,8 @@ def _gold_rows(path: Path) -> list[GoldRow]:
                     heading="" if heading == "-" else heading,
                 )
             )
+    if not rows:  # nothing to score or to learn from
+        raise InvalidInput(f"{path}: no gold rows", field="gold")
     return rows
 
 

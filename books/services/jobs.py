@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import threading
 import time
-from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 from django_q import tasks as queue
-from django_q.models import Schedule
 
+from kgsite import leases
 from kgsite.errors import Conflict, DomainError, InvalidInput
 from kgsite.models import audit
 from notifications.services import notification_create, notification_mark_read_by_key
@@ -97,21 +95,7 @@ def _enqueue(job_id: int) -> None:
 
 def _recovery_scheduled() -> None:
     """Once: a django-q2 schedule that runs ``ingest_jobs_recover`` every minute."""
-    try:
-        Schedule.objects.get_or_create(
-            name="kgsite: recover ingest jobs",
-            defaults={
-                "func": RECOVER_TASK,
-                "schedule_type": Schedule.MINUTES,
-                "minutes": 1,
-            },
-        )
-    except Exception:  # the job itself is queued; recovery also runs by command
-        logger.exception("could not schedule ingest job recovery")
-
-
-def _lease() -> timedelta:
-    return timedelta(seconds=settings.KGSITE_JOB_LEASE_SECONDS)
+    leases.schedule_every_minute("kgsite: recover ingest jobs", RECOVER_TASK)
 
 
 def _claim(job: IngestJob) -> bool:
@@ -119,7 +103,7 @@ def _claim(job: IngestJob) -> bool:
 
     Compare-and-set on ``updated_at``: of two workers handed the same job, one wins.
     """
-    if job.status == IngestJob.Status.RUNNING and job.updated_at > timezone.now() - _lease():
+    if job.status == IngestJob.Status.RUNNING and leases.alive(job.updated_at):
         return False
     now = timezone.now()
     return bool(
@@ -133,46 +117,11 @@ def _claim(job: IngestJob) -> bool:
     )
 
 
-class _Heartbeat:
-    """Touches the running job every quarter lease from a thread of the worker process, so
-    a long step (one slow chunk, one big embedding batch) is not taken for a dead worker,
-    and a dead worker's job goes stale within one lease."""
-
-    def __init__(self, job_id: int) -> None:
-        self.job_id = job_id
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True, name=f"job-{job_id}-beat")
-
-    def _run(self) -> None:
-        every = max(0.5, settings.KGSITE_JOB_LEASE_SECONDS / 4)
-        try:
-            while not self.stop.wait(every):
-                try:
-                    IngestJob.objects.filter(
-                        pk=self.job_id, status=IngestJob.Status.RUNNING
-                    ).update(updated_at=timezone.now())
-                except Exception:  # a busy database: the next beat will do
-                    logger.debug("heartbeat of job %s skipped", self.job_id, exc_info=True)
-        finally:
-            connection.close()
-
-    def __enter__(self) -> _Heartbeat:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop.set()
-        self.thread.join(timeout=30)
-
-
 def ingest_jobs_recover() -> list[int]:
     """Find running jobs whose worker died (no heartbeat for a lease) and queue them again,
     up to ``KGSITE_JOB_MAX_ATTEMPTS`` runs; then they fail with a notification."""
     requeued: list[int] = []
-    stale = IngestJob.objects.filter(
-        status=IngestJob.Status.RUNNING, updated_at__lt=timezone.now() - _lease()
-    )
-    for job in stale:
+    for job in leases.stale(IngestJob.objects.all(), IngestJob.Status.RUNNING):
         died = f"the worker died during {job.phase or 'the job'} (run {job.attempts})"
         if job.attempts >= settings.KGSITE_JOB_MAX_ATTEMPTS:
             if IngestJob.objects.filter(pk=job.pk, updated_at=job.updated_at).update(
@@ -203,7 +152,7 @@ def ingest_job_run(*, job_id: int, progress: PhaseProgress | None = None) -> Ing
     if job.status == IngestJob.Status.DONE or not _claim(job):
         return job
     job.refresh_from_db()
-    with _Heartbeat(job.pk):
+    with leases.Heartbeat(IngestJob, job.pk, IngestJob.Status.RUNNING):
         return _ingest_job_execute(job, progress)
 
 

@@ -244,6 +244,7 @@ class KGEModelListView(GenericAPIView):
     def get(self, request):
         params = validated(ScopeQuerySerializer, request.query_params)
         scopes = scopes_of(params)
+        services.kge_runs_recover()  # a run whose worker died reads failed, not training
         models = self.get_queryset()
         if not scopes.all_scopes:
             models = models.filter(all_scopes=False, scope__in=["", scopes.scope])

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_q.tasks import async_task
 
+from kgsite import leases
 from kgsite.vectors.service import embed_texts, vector_rebuild, vector_rebuild_enqueue
 
 from ..models import Alias, Entity
@@ -203,8 +204,9 @@ def _name_init(entity_ids: list[str], dim: int, seed: int) -> np.ndarray:
 
 def kge_start(*, config: dict | None = None, scopes: ScopeFilter | None = None) -> KGEModel:
     """Record a training run about to start (the queued job takes its id), for the view
-    ``scopes`` (default: global memory only)."""
+    ``scopes`` (default: global memory only). Runs whose worker died fail first."""
     settings = TransEConfig(**(config or {})).as_dict()
+    kge_runs_recover()
     scope, all_scopes = kge.view_of(scopes)
     return KGEModel.objects.create(
         status=KGEModel.Status.TRAINING, settings=settings, scope=scope, all_scopes=all_scopes
@@ -227,8 +229,13 @@ def kge_train(
     A run that fails is stored as failed with its error; the previous good model keeps
     answering."""
     row = model or kge_start(config=config, scopes=scopes)
+    # Taken by a worker: the planned epochs mark the run started (a queued one reads
+    # total 0), and from here its heartbeat says the worker lives.
+    row.total = TransEConfig(**row.settings).epochs
+    KGEModel.objects.filter(pk=row.pk).update(total=row.total, updated_at=timezone.now())
     try:
-        _train_into(row, init_names, valid_fraction, progress)
+        with leases.Heartbeat(KGEModel, row.pk, KGEModel.Status.TRAINING):
+            _train_into(row, init_names, valid_fraction, progress)
     except Exception as exc:
         logger.exception("TransE training %s failed", row.pk)  # the traceback goes to the log
         row.status = KGEModel.Status.FAILED
@@ -323,4 +330,26 @@ def kge_train_enqueue(*, config: dict | None = None, scopes: ScopeFilter | None 
     """Queue a training run; the returned row shows its progress."""
     row = kge_start(config=config, scopes=scopes)
     async_task(kge_train_task, row.pk, group="kge")
+    leases.schedule_every_minute("kgsite: recover TransE runs", KGE_RECOVER_TASK)
     return row
+
+
+KGE_RECOVER_TASK = "entities.graph.services.kge_runs_recover"
+
+
+def kge_runs_recover() -> list[int]:
+    """Fail the started training runs whose worker died (no heartbeat for a lease; the
+    same lease as ingest jobs): they would read "training" for ever. A run still queued
+    (``total`` 0: no worker took it) is left to its turn. A run is not retried (a worker
+    that died of training memory would die again): a new run can be asked for."""
+    failed: list[int] = []
+    started = KGEModel.objects.filter(total__gt=0).only("pk", "updated_at")
+    for row in leases.stale(started, KGEModel.Status.TRAINING):
+        seconds = int(leases.lease().total_seconds())
+        reason = f"the worker died during training (no heartbeat for {seconds} s)"
+        if KGEModel.objects.filter(
+            pk=row.pk, status=KGEModel.Status.TRAINING, updated_at=row.updated_at
+        ).update(status=KGEModel.Status.FAILED, error=reason, updated_at=timezone.now()):
+            logger.warning("TransE run %s: %s", row.pk, reason)
+            failed.append(row.pk)
+    return failed

@@ -13,6 +13,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from kgsite.api import Reader
+from kgsite.errors import NotFound
 from kgsite.pages import is_curator
 from kgsite.schema import ErrorResponseSerializer, bad_request
 
@@ -382,6 +383,14 @@ class QueryView(RecallView):
         )
 
 
+def _fact_named(fact_id: int) -> Fact:
+    try:
+        return entity_selectors.fact_get(fact_id=fact_id)
+    except NotFound as exc:
+        exc.field = "facts"  # the body's field
+        raise
+
+
 class EpisodeCreateView(GenericAPIView):
     serializer_class = EpisodeWriteSerializer
     pagination_class = None
@@ -398,8 +407,10 @@ class EpisodeCreateView(GenericAPIView):
     )
     def post(self, request):
         data = _request(EpisodeWriteSerializer, request.data).validated_data
-        entities = [entity_selectors.entity_get(entity_id=e) for e in data["entities"]]
-        facts = [entity_selectors.fact_get(fact_id=f) for f in data["facts"]]
+        entities = [
+            entity_selectors.entity_named(entity_id=e, field="entities") for e in data["entities"]
+        ]
+        facts = [_fact_named(f) for f in data["facts"]]
         episode = services.episode_store(
             narrative=data["narrative"],
             scope=data["scope"],

@@ -46,6 +46,8 @@ def recall_file_load(path: str | Path) -> dict[str, Any]:
         raise RecallFileError(f"{path}: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("memories"), list):
         raise RecallFileError(f"{path}: expected an object with memories and queries")
+    if not data.get("queries"):  # nothing to measure or to learn from
+        raise RecallFileError(f"{path}: holds no queries")
     keys = {m.get("key") for m in data["memories"]}
     for q in data.get("queries", []):
         if q.get("endpoint") not in ENDPOINTS:

@@ -23,6 +23,7 @@ from .facts import (
     _validate_fact_text,
     _validate_period,
     fact_kind_check,
+    triple_check,
 )
 
 FACT_EDITABLE = (
@@ -80,8 +81,19 @@ def fact_changes(*, fact: Fact, **fields: Any) -> dict[str, Any]:
     new = _fact_edits(fields)
     _validate_period(new.get("valid_from", fact.valid_from), new.get("valid_to", fact.valid_to))
     new.update(_kind_changes(fact, fields))
-    if new.get("object_value") and fact.subject_id is None:
-        raise InvalidInput("a triple needs a subject", field="object_value")
+    # Only a triple this edit changes is checked: the page sends every field back, and a
+    # fact stored before the rules keeps its other edits.
+    edited = [
+        f for f in ("predicate", "object_value") if new.get(f, "") not in ("", getattr(fact, f))
+    ]
+    if edited:
+        triple_check(
+            subject=fact.subject_id,
+            predicate=new.get("predicate", fact.predicate),
+            object_entity=fact.object_entity_id,
+            object_value=new.get("object_value", fact.object_value),
+            blame=edited[-1],
+        )
     changed = {k: v for k, v in new.items() if getattr(fact, k) != v}
     _check_no_twin(fact, changed)
     return changed

@@ -92,6 +92,7 @@ def fact_check(
     *,
     text: str,
     subject: Entity | None = None,
+    predicate: str = "",
     object_entity: Entity | None = None,
     object_value: str = "",
     confidence: float = 1.0,
@@ -103,9 +104,29 @@ def fact_check(
     display = _validate_fact_text(text)
     _validate_confidence(confidence)
     _validate_period(valid_from, valid_to)
-    if (object_entity is not None or object_value) and subject is None:
-        raise InvalidInput("a triple needs a subject", field="subject")
+    triple_check(
+        subject=subject,
+        predicate=_fact_column(predicate, "predicate"),
+        object_entity=object_entity,
+        object_value=object_value,
+    )
     return display
+
+
+def triple_check(
+    *,
+    subject: object,
+    predicate: str,
+    object_entity: object,
+    object_value: str,
+    blame: str = "subject",
+) -> None:
+    """A triple has one object, an entity or a literal value, and neither a predicate
+    nor an object without a subject (``blame``: the field named when it is missing)."""
+    if object_entity is not None and object_value:
+        raise InvalidInput("give an object entity or a value, not both", field="object_value")
+    if (predicate or object_entity is not None or object_value) and subject is None:
+        raise InvalidInput("a triple needs a subject", field=blame)
 
 
 def _same_text(text_norm: str, *, status: str | None = None) -> list[Fact]:
@@ -324,6 +345,7 @@ def fact_store(
     display = fact_check(
         text=text,
         subject=subject,
+        predicate=predicate,
         object_entity=object_entity,
         object_value=object_value,
         confidence=confidence,

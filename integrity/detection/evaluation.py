@@ -89,7 +89,8 @@ class Report:
 
 
 def load_pairs(path: str | Path) -> list[Pair]:
-    """Read one pair per line; blank lines are skipped, anything else must be valid."""
+    """Read one pair per line; blank lines are skipped, anything else must be valid, and
+    a file without a pair is refused."""
     path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -126,6 +127,8 @@ def load_pairs(path: str | Path) -> list[Pair]:
                 else None,
             )
         )
+    if not pairs:  # nothing to measure or learn from
+        raise PairFileError(f"{path}: holds no pairs")
     return pairs
 
 

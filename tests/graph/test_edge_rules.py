@@ -25,7 +25,7 @@ from entities.graph.visibility import (
 )
 from entities.models import Entity, Fact
 from entities.scopes import ScopeFilter
-from entities.services import entity_merge, entity_merge_undo, fact_update
+from entities.services import entity_merge, entity_merge_undo, fact_store, fact_update
 from kgsite.text import normalize
 
 from .conftest import make_entity, state
@@ -132,7 +132,9 @@ def test_a_fact_about_one_entity_or_a_value_makes_no_edge(pair, django_capture_o
     app, lib = pair
     with django_capture_on_commit_callbacks(execute=True):
         state(app, "is compared with", app)
-        fact_value = state(lib, "is written in", lib)
+        fact_value = fact_store(
+            text="Quillpack is written in B", subject=lib, predicate="written_in", object_value="B"
+        ).fact
         fact_update(fact=fact_value, actor=None, object_value="C")
     assert not Edge.objects.exists()
 

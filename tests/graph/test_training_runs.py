@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import time
+from datetime import timedelta
+
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from entities.graph import services as graph_services
 from entities.graph.edges import edges_rebuild
 from entities.graph.models import KGEModel
-from entities.graph.services import kge_train
+from entities.graph.services import kge_runs_recover, kge_start, kge_train
 
 from .conftest import make_entity, state
 
@@ -59,3 +63,49 @@ def test_a_seed_torch_cannot_take_is_refused_before_anything_is_queued(curator_a
     with pytest.raises(CommandError, match="--seed must be between 0 and"):
         call_command("train_kge", "--seed", str(seed), "--no-progress")
     assert not KGEModel.objects.exists()
+
+
+def test_a_run_whose_worker_died_reads_failed_in_one_line_and_a_new_run_trains(
+    small_world, curator_api, settings
+):
+    """A worker killed mid-training left its run "training" for ever."""
+    live = kge_start(config={"dim": 8, "epochs": 5})
+    queued = kge_start(config={"dim": 8, "epochs": 5})
+    dead = kge_start(config={"dim": 8, "epochs": 5})
+    silent = timezone.now() - timedelta(seconds=settings.KGSITE_JOB_LEASE_SECONDS + 1)
+    KGEModel.objects.filter(pk=dead.pk).update(updated_at=silent, done=10, total=100)
+    # Still waiting behind a long job in the queue: no worker took it, none died.
+    KGEModel.objects.filter(pk=queued.pk).update(updated_at=silent)
+
+    rows = {r["id"]: r for r in curator_api.get("/api/v1/kge/models").json()["results"]}
+    assert rows[dead.pk]["status"] == "failed"
+    assert "worker died during training" in rows[dead.pk]["error"]
+    assert "\n" not in rows[dead.pk]["error"]
+    assert rows[live.pk]["status"] == "training"  # its worker may still be at it
+    assert rows[queued.pk]["status"] == "training"
+    graph_services.kge_train_task(queued.pk)  # its turn comes: it trains
+    assert KGEModel.objects.get(pk=queued.pk).status == "ready"
+
+    response = curator_api.post("/api/v1/kge/models", {"epochs": 5, "dim": 8}, format="json")
+    assert response.status_code == 202
+    assert KGEModel.objects.get(pk=response.json()["id"]).status == "ready"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_long_training_step_keeps_its_run_alive(settings):
+    """The worker's heartbeat runs while training: a slow epoch is not taken for death."""
+    people = [make_entity(f"Walker {i}", "person") for i in range(8)]
+    for i, person in enumerate(people):
+        state(person, "knows", people[(i + 1) % 8])
+    edges_rebuild()
+    settings.KGSITE_JOB_LEASE_SECONDS = 1.0
+    recovered: list[list[int]] = []
+
+    def slow(epoch, total, record):
+        if not recovered:
+            time.sleep(1.6)
+            recovered.append(kge_runs_recover())
+
+    run = kge_train(config={"dim": 8, "epochs": 4, "eval_every": 2}, progress=slow)
+    assert recovered == [[]]
+    assert run.status == "ready"

@@ -25,6 +25,8 @@ CONTENT = {
     "list.json": "[1, 2, 3]\n",
     "one-column.tsv": "just a name\n",
     "notes.jsonl": '{"text": "not a database"}\n',
+    "no-queries.json": '{"memories": [], "queries": []}\n',
+    "gold-header.tsv": "doc\tkind\tnames\ttype\tdefining_heading\n",
 }
 
 
@@ -65,8 +67,18 @@ def fail(tmp_path: Path, *args: str) -> str:
         (("ingest_book", "/nonexistent/book.md", "--sync"), "No such file"),
         (("eval_contradictions", "/nonexistent/pairs.jsonl"), "/nonexistent/pairs.jsonl"),
         (("eval_contradictions", "bad.json"), "bad.json:1: invalid JSON"),
+        # An empty pair file: a table of zeros (eval), a numpy traceback (train).
+        (("eval_contradictions", "empty.json"), "empty.json: holds no pairs"),
+        (
+            ("train_pair_model", "empty.json", "--encoders", "none", "--dry-run"),
+            "empty.json: holds no pairs",
+        ),
         (("eval_recall", "/nonexistent/recall.json"), "/nonexistent/recall.json"),
         (("eval_recall", "list.json"), "expected an object with memories and queries"),
+        (("eval_recall", "no-queries.json"), "no-queries.json: holds no queries"),
+        # A gold file with its header only: zeros (eval), a numpy traceback (train).
+        (("eval_extraction", "gold-header.tsv"), "gold-header.tsv: no gold rows"),
+        (("train_extraction", "gold-header.tsv", "--no-save"), "gold-header.tsv: no gold rows"),
     ],
     ids=lambda value: value[0] if isinstance(value, tuple) else None,
 )
@@ -89,6 +101,13 @@ def test_a_bad_file_is_one_line_naming_it(tmp_path, args, says) -> None:
 )
 def test_a_bad_name_or_id_is_one_line_naming_it(tmp_path, args, says) -> None:
     assert says in fail(tmp_path, *args)
+
+
+def test_a_broken_development_file_is_one_line_naming_it(tmp_path) -> None:
+    """train_duplicates read its JSON files unchecked: a traceback."""
+    (tmp_path / "recall_dev.json").write_text("{not json\n", encoding="utf-8")
+    says = fail(tmp_path, "train_duplicates", "--eval-dir", str(tmp_path), "--dry-run")
+    assert "recall_dev.json" in says
 
 
 def test_an_unknown_option_is_one_line_naming_it(tmp_path) -> None:

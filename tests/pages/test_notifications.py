@@ -54,3 +54,15 @@ def test_a_notification_for_another_curator_is_not_in_my_bell(curator_client):
     notification_create(type="system", urgency="high", title="For Grace only", recipient=other)
     html = curator_client.get("/notifications/panel", **HTMX).content.decode()
     assert "For Grace only" not in html
+
+
+def test_marking_an_unknown_notification_without_htmx_says_so_on_the_page(curator_client):
+    """The full-page post redirected as if it had worked: the refusal was dropped."""
+    other = User.objects.create_user("grace")
+    theirs = notification_create(type="system", urgency="high", title="Grace's", recipient=other)
+    response = curator_client.post(
+        reverse("notifications:read"), {"id": str(theirs.pk)}, HTTP_REFERER="/", follow=True
+    )
+    assert response.redirect_chain and response.status_code == 200
+    assert f"no notification with id {theirs.pk}" in response.content.decode()
+    assert not Notification.objects.get(pk=theirs.pk).read

@@ -62,8 +62,21 @@ def _norm(name: str) -> str:
     return fold(normalize(name))
 
 
+def _json(path: Path, key: str) -> dict:
+    """A development file holding ``key``; a missing or broken one is one line naming it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CommandError(f"{path}: cannot read ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get(key), list):
+        raise CommandError(f"{path}: expected an object with a list of {key}")
+    return data
+
+
 def _load_recall(path: Path) -> tuple[list[dict], list[dict]]:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = _json(path, "memories")
+    if not isinstance(data.get("entities"), list):
+        raise CommandError(f"{path}: expected an object with a list of entities")
     return data["entities"], [
         {"key": m["key"], "text": m["text"], "entities": m.get("entities", [])}
         for m in data["memories"]
@@ -71,7 +84,7 @@ def _load_recall(path: Path) -> tuple[list[dict], list[dict]]:
 
 
 def _load_lookup(path: Path) -> tuple[list[dict], list[dict]]:
-    return json.loads(path.read_text(encoding="utf-8"))["entities"], []
+    return _json(path, "entities")["entities"], []
 
 
 def _load_sample(folder: Path) -> tuple[list[dict], list[dict]]:

@@ -47,12 +47,15 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            sets = {Path(p).stem: recall_file_load(p) for p in options["paths"]}
+            loaded = [(p, recall_file_load(p)) for p in options["paths"]]
         except RecallFileError as exc:
             raise CommandError(str(exc)) from exc
+        sets = {Path(p).stem: data for p, data in loaded}
         signature = scorer.model_signature()
         self.stdout.write(f"embedder: {signature}")
         rows = self._rows(sets, Path(options["rows"]) if options["rows"] else None)
+        if not rows:
+            raise CommandError("the queries gave no candidates to train on: no model written")
         model = model_fit(rows, signature)
         model_write(model, Path(options["out"]))
         scorer.model_clear()

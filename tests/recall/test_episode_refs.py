@@ -1,0 +1,38 @@
+"""An episode's body names entities and facts: one that is not there is a 404 naming the
+body's field (``entities`` or ``facts``), and a merged-away entity says where it went."""
+
+from __future__ import annotations
+
+import pytest
+
+from entities.recall.models import Episode
+from entities.services import entity_merge, entity_store
+
+URL = "/api/v1/recall/episodes"
+
+
+@pytest.fixture
+def merged(db):
+    kept, _ = entity_store(name="Harbour Works", type="organization")
+    gone, _ = entity_store(name="Harbour Works Ltd", type="organization")
+    entity_merge(survivor=kept, duplicates=[gone], actor=None)
+    return kept, gone
+
+
+def test_a_merged_away_entity_names_the_field_and_the_survivor(curator_api, merged, vector_dir):
+    kept, gone = merged
+    body = {"narrative": "Mapped the harbour suppliers", "entities": [kept.pk, gone.pk]}
+    response = curator_api.post(URL, body, format="json")
+    assert response.status_code == 404
+    error = response.json()["error"]
+    assert error["field"] == "entities"  # it said "id", a field this body does not have
+    assert kept.pk in error["message"]
+    assert not Episode.objects.exists()
+
+
+def test_an_unknown_fact_names_the_facts_field(curator_api, db, vector_dir):
+    body = {"narrative": "Checked the ledger", "facts": [987654]}
+    response = curator_api.post(URL, body, format="json")
+    assert response.status_code == 404
+    assert response.json()["error"]["field"] == "facts"
+    assert not Episode.objects.exists()
