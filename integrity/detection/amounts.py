@@ -239,7 +239,7 @@ def _quantity(
         seconds, last = _times_per(r, last)
         if seconds:
             lo, hi, dim = lo * _YEAR_SECONDS / seconds, hi * _YEAR_SECONDS / seconds, "times/year"
-    approx = first > 0 and r.tokens[first - 1].norm in tb.APPROXIMATE
+    approx = _approximate_before(r, first)
     upper, lower = _bound_before(r, first)
     j = last + 1  # "between 5 and 10": the second number closes the range
     if (
@@ -260,6 +260,14 @@ def _quantity(
     unit = " ".join(t.norm for t in r.tokens[first : last + 1] if not has_digit(t.norm))
     take(r, Value("number", (raw,), dim, lo, hi, approx, unit, first, last))
     return last
+
+
+def _approximate_before(r: Reading, i: int) -> bool:
+    """ "about 40", "circa 40", "cerca de 40": through "de", "di" or "of"."""
+    k = i - 1
+    if k > 0 and r.tokens[k].norm in ("de", "di", "of", "d'"):
+        k -= 1
+    return k >= 0 and i > 0 and r.tokens[k].norm in tb.APPROXIMATE
 
 
 def _temperature(lo: float, hi: float, dim: str) -> tuple[float, float, str]:
