@@ -12,6 +12,7 @@ from .tokens import (
     _RANGE,
     Reading,
     Value,
+    fraction,
     free,
     has_digit,
     language,
@@ -46,6 +47,8 @@ def _number_at(r: Reading, i: int) -> int:
         number = float(tb.ONCE_WORDS[norm])  # "once a day", "twice a week"
     elif number is None and not (norm in _FALSE_FRIENDS and language(r) != _FALSE_FRIENDS[norm]):
         number, last = _word_run(r, i)
+    elif norm.isdecimal() and (part := fraction(next_norm(r, last))) is not None:
+        number, last = number + part, last + 1  # "1 ½ hours"
     elif len(next_norm(r, last)) > 1 and next_norm(r, last) in tb.MULTIPLIERS:
         number, last = number * tb.MULTIPLIERS[next_norm(r, last)], last + 1
     if number is None and norm in tb.ONE_WORDS and i + 1 < len(r.tokens):
@@ -76,15 +79,17 @@ def _shaped_at(r: Reading, i: int, norm: str) -> int | None:
         if lo is not None and hi is not None and lo <= hi:
             return _quantity(r, i, i, lo, hi)
         return i
-    if m := _GLUED_UNIT.fullmatch(norm):  # "5kg", "30min", "8GB", "12.5k"
+    if (m := _GLUED_UNIT.fullmatch(norm)) and fraction(norm[-1]) is None:  # "5kg", "8GB"
         number, suffix = parse_number(m.group(1)), m.group(2)
+        text = r.tokens[i].text
+        written = text[m.start(2) :] if len(text) == len(norm) else ""
         if number is not None and suffix in tb.MULTIPLIERS and len(suffix) == 1:
             return _quantity(r, i, i, number * tb.MULTIPLIERS[suffix], None)
         if number is not None and suffix in tb.MONEY_MULTIPLIERS and _money_around(r, i):
             # "$1.2m", "1.5M dollars", "€3bn": millions of money, not metres
             return _quantity(r, i, i, number * tb.MONEY_MULTIPLIERS[suffix], None)
-        if number is not None and unit_of(suffix) is not None:
-            return _quantity(r, i, i, number, None, glued=suffix)
+        if number is not None and unit_of(suffix, written) is not None:
+            return _quantity(r, i, i, number, None, glued=written or suffix)
         return i
     if "-" in norm and not has_digit(norm.split("-", 1)[1]):  # "ten-day", "5-minute"
         head, tail = norm.split("-", 1)
@@ -191,10 +196,16 @@ def _word_run(r: Reading, i: int) -> tuple[float | None, int]:
     return total + current, last
 
 
-def unit_of(word: str) -> tuple[str, float] | None:
+def unit_of(word: str, text: str = "") -> tuple[str, float] | None:
+    """The (dimension, factor) of a unit or currency word; ``text`` is the word as
+    written, for symbols whose case decides ("mW", "MW")."""
     word = word.rstrip(".")
+    if text.rstrip(".") in tb.CASED_UNITS:
+        return tb.CASED_UNITS[text.rstrip(".")]
     if word in tb.UNITS:
         return tb.UNITS[word]
+    if (powered := _powered(word)) is not None:
+        return powered
     if word in tb.CURRENCIES:
         return f"currency:{tb.CURRENCIES[word]}", 1.0
     return None
@@ -211,7 +222,7 @@ def _quantity(
     if currency := _currency_before(r, first):
         dim, first = currency
     if glued:
-        dim, factor = unit_of(glued) or ("", 1.0)
+        dim, factor = unit_of(glued.casefold(), glued) or ("", 1.0)
     else:
         unit, factor, last = _unit_after(r, last, bool(dim))
         dim = unit or dim
@@ -228,7 +239,7 @@ def _quantity(
         seconds, last = _times_per(r, last)
         if seconds:
             lo, hi, dim = lo * _YEAR_SECONDS / seconds, hi * _YEAR_SECONDS / seconds, "times/year"
-    approx = first > 0 and r.tokens[first - 1].norm in tb.APPROXIMATE
+    approx = _approximate_before(r, first)
     upper, lower = _bound_before(r, first)
     j = last + 1  # "between 5 and 10": the second number closes the range
     if (
@@ -249,6 +260,14 @@ def _quantity(
     unit = " ".join(t.norm for t in r.tokens[first : last + 1] if not has_digit(t.norm))
     take(r, Value("number", (raw,), dim, lo, hi, approx, unit, first, last))
     return last
+
+
+def _approximate_before(r: Reading, i: int) -> bool:
+    """ "about 40", "circa 40", "cerca de 40": through "de", "di" or "of"."""
+    k = i - 1
+    if k > 0 and r.tokens[k].norm in ("de", "di", "of", "d'"):
+        k -= 1
+    return k >= 0 and i > 0 and r.tokens[k].norm in tb.APPROXIMATE
 
 
 def _temperature(lo: float, hi: float, dim: str) -> tuple[float, float, str]:
@@ -343,8 +362,9 @@ def _unit_word(r: Reading, i: int, money: bool) -> tuple[str, float, int]:
     word = r.tokens[j].norm.rstrip(".")
     if word == "in" and not glued_inch(r, i, j):
         return "", 1.0, i
-    if (temperature := _temperature_unit(r, i, j, word)) is not None:
-        return temperature
+    found = _temperature_unit(r, i, j, word) or _written_unit(r, i, j, word)
+    if found is not None:
+        return found
     if word in tb.MONEY_OVER_MASS and money:
         return "", 1.0, i
     if word in tb.CURRENCIES and (word not in tb.UNITS or money):
@@ -364,6 +384,34 @@ def _unit_word(r: Reading, i: int, money: bool) -> tuple[str, float, int]:
         if head in tb.UNITS:
             return tb.UNITS[head][0], tb.UNITS[head][1], j
     return "", 1.0, i
+
+
+def _written_unit(r: Reading, i: int, j: int, word: str) -> tuple[str, float, int] | None:
+    """Units read from their written case, a word before them or a power: "5 MW" /
+    "5 mW", "13 A", "4 fl oz", "2 fl. oz.", "30 km²", "12 cm2"."""
+    if (cased := tb.CASED_UNITS.get(r.tokens[j].text.rstrip("."))) is not None:
+        if len(word) == 1 and r.tokens[j].start - r.tokens[i].end > 1:
+            return "", 1.0, i  # "13 A", "230 V": only right after the number
+        return cased[0], cased[1], j
+    if word in tb.FLUID_BEFORE:
+        k = j + 2 if j + 1 < len(r.tokens) and r.tokens[j + 1].norm == "." else j + 1
+        if k < len(r.tokens) and r.tokens[k].norm in ("oz", "ounce", "ounces"):
+            return tb.FLUID_OUNCE[0], tb.FLUID_OUNCE[1], k
+    if (powered := _powered(word)) is not None and word not in tb.UNITS:
+        return powered[0], powered[1], j
+    return None
+
+
+_POWERS = {"²": 2, "2": 2, "³": 3, "3": 3}
+
+
+def _powered(word: str) -> tuple[str, float] | None:
+    """ "km²", "cm2", "mm³": a length unit raised to a power is an area or a volume."""
+    power = _POWERS.get(word[-1:])
+    unit = tb.UNITS.get(word[:-1]) if power else None
+    if unit is None or unit[0] != "length" or len(word) < 2:
+        return None
+    return ("area" if power == 2 else "volume"), unit[1] ** power
 
 
 def _square(word: str) -> float | None:

@@ -213,9 +213,11 @@ def _amounts(a: Reading, b: Reading) -> list[float]:
             if same_amount(v, x):
                 continue
             differs = 1.0
+            p, q = abs(v.lo), abs(x.lo)
             if x.lo <= v.lo <= v.hi <= x.hi or v.lo <= x.lo <= x.hi <= v.hi:
                 within = 1.0
-            p, q = abs(v.lo), abs(x.lo)
+            elif (v.approx or x.approx) and min(p, q) > 0 and max(p, q) <= 1.1 * min(p, q):
+                within = 1.0  # "about 2" holds 1.96: an approximation is within a tenth
             if math.isfinite(p) and math.isfinite(q) and p > 0 and q > 0:
                 ratio = max(ratio, min(abs(math.log(p / q)), 5.0) / 5.0)
     return [differs, within, ratio]

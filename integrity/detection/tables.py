@@ -10,6 +10,8 @@ what a difference means; these tables only say what a value is.
 
 from __future__ import annotations
 
+from . import unit_tables as ut
+
 
 def _words(text: str) -> list[str]:
     """Whitespace-separated words: keeps the tables readable."""
@@ -298,7 +300,14 @@ def _more_unit_rows() -> dict[str, tuple[str, float]]:
     return rows
 
 
-UNITS: dict[str, tuple[str, float]] = _unit_rows() | _more_unit_rows()
+_PERIOD_WORDS, _PERIOD_UNITS = ut.period_units()
+PERIOD_DAYS.update(_PERIOD_WORDS)  # "a fortnight", "every semester", "per decade"
+UNITS: dict[str, tuple[str, float]] = (
+    _unit_rows() | _more_unit_rows() | ut.electrical_units() | _PERIOD_UNITS
+)
+CASED_UNITS = ut.CASED_UNITS
+FLUID_BEFORE = ut.FLUID_BEFORE
+FLUID_OUNCE = ut.FLUID_OUNCE
 
 # Temperatures: offsets, not factors; read to degrees Celsius.
 TEMPERATURE_UNITS: dict[str, str] = {
@@ -358,6 +367,7 @@ for _code, _names in (
 ):
     for _name in _names.split():
         CURRENCIES[_name] = _code
+CURRENCIES.update(ut.more_currencies())
 # "pound" is a unit of mass and a currency: next to a currency symbol or code it is money.
 MONEY_OVER_MASS: frozenset[str] = frozenset({"pound", "pounds", "libra", "libras"})
 

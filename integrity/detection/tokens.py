@@ -128,6 +128,9 @@ def parse_number(raw: str) -> float | None:
     of exactly three digits after a separator; otherwise the last separator is the
     decimal point."""
     raw = raw.replace(" ", "").replace("\u00a0", "").replace("\u202f", "")
+    if (part := fraction(raw[-1:])) is not None:  # "1½", "¾"
+        whole = parse_number(raw[:-1]) if len(raw) > 1 else 0.0
+        return None if whole is None else whole + part
     if not _NUMBER.fullmatch(raw):
         return None
     seps = [c for c in raw if c in ".,"]
@@ -142,6 +145,15 @@ def parse_number(raw: str) -> float | None:
             return _float(raw.replace(seps[0], ""))
         return None  # "1.2.3": a version, not a number
     return _float(raw.replace(",", "."))
+
+
+def fraction(char: str) -> float | None:
+    """The value of one vulgar-fraction character ("½", "¾", "⅜"): its Unicode numeric
+    value when below one (superscripts such as "²" are whole numbers)."""
+    if len(char) != 1 or unicodedata.category(char) != "No":
+        return None
+    value = unicodedata.numeric(char, None)
+    return value if value is not None and 0 < value < 1 else None
 
 
 def _float(raw: str) -> float | None:
