@@ -33,7 +33,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, models, transaction
 
 from kgsite.errors import Conflict, InvalidInput
-from kgsite.text import normalize
+from kgsite.text import normalize, type_tag
 
 FORMAT = "kgsite-graph"
 VERSION = 1
@@ -239,6 +239,8 @@ def _fold_again(instance: models.Model) -> None:
     column, display = NORMALISED.get(instance._meta.label, (None, None))
     if column is None:
         return
+    if instance._meta.label != "books.Book":  # types are case-free tags ("Person" is "person")
+        instance.type = type_tag(instance.type or "")
     norm, stored = normalize(getattr(instance, display) or ""), getattr(instance, column) or ""
     if stored != norm and not (len(stored) == 512 and norm.startswith(stored)):
         setattr(instance, column, norm)  # (an alias norm cut to 512 characters stays)

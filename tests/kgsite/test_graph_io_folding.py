@@ -74,3 +74,21 @@ def test_an_alias_that_is_another_entitys_name_is_refused(tmp_path, rows):
     message = command_fails("import_graph", _write(tmp_path, rows), "--skip-derived")
     assert message.startswith("line 4: ") and "Wegchen" in message
     assert not Entity.objects.exists()
+
+
+def test_a_type_written_another_way_is_the_same_tag_after_the_import(tmp_path, rows):
+    for model in ("entities.entity", "entities.alias"):
+        _row(rows, model)["fields"]["type"] = "Place"
+    other = json.loads(json.dumps(_row(rows, "entities.entity")))
+    other["pk"], other["fields"]["canonical_name"] = "OtherOtherOt", "STRASSE"
+    other["fields"]["type"] = "place"
+    call_command("import_graph", _write(tmp_path, rows), "--skip-derived", stdout=io.StringIO())
+    assert set(Entity.objects.values_list("type", flat=True)) == {"place"}
+    assert (
+        entity_lookup(name="wegchen", type="Place").as_dict()["entity"]["canonical_name"]
+        == "Straße"
+    )
+    rows.insert(2, other)
+    Entity.objects.all().delete()
+    message = command_fails("import_graph", _write(tmp_path, rows), "--skip-derived")
+    assert message.startswith("line 3: ") and "STRASSE" in message
