@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import Q
 
 from kgsite.models import TimeStampedModel
+from kgsite.text import MAX_NORM_LENGTH
 
 
 class Book(TimeStampedModel):
@@ -33,7 +34,8 @@ class Book(TimeStampedModel):
 
     title = models.CharField(max_length=512)
     # Re-ingesting a title replaces that book: the normalised title is its identity.
-    title_norm = models.CharField(max_length=512, editable=False)
+    # As long as folding can make a title of 512 characters ("ß" is "ss"), as name_norm.
+    title_norm = models.CharField(max_length=MAX_NORM_LENGTH, editable=False)
     author = models.CharField(max_length=512, blank=True, default="")
     source_name = models.CharField(max_length=512, blank=True, default="")
     content_hash = models.CharField(max_length=64, blank=True, default="")

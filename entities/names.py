@@ -3,12 +3,9 @@ search filters) applies before it reads or writes the entity graph."""
 
 from __future__ import annotations
 
-import re
-
 from kgsite.errors import InvalidInput
-from kgsite.text import MAX_NAME_LENGTH, clean_display, has_control_chars, invisible_char, normalize
+from kgsite.text import MAX_NAME_LENGTH, clean_display, has_control_chars, invisible_char, type_tag
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 MAX_TYPE_LENGTH = 64
 
 
@@ -42,8 +39,7 @@ def normalize_type(value: str | None) -> str:
     if not isinstance(value, str):
         raise InvalidInput("type must be a string", field="type")
     _refuse_hidden_characters(value, "type")
-    snake = _CAMEL.sub("_", clean_display(value))
-    result = normalize(snake).replace(" ", "_").replace("-", "_")
+    result = type_tag(value)
     if len(result) > MAX_TYPE_LENGTH:
         raise InvalidInput(f"type is longer than {MAX_TYPE_LENGTH} characters", field="type")
     return result

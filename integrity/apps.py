@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.db.models.signals import post_delete
 
 
 class IntegrityConfig(AppConfig):
@@ -19,6 +20,9 @@ class IntegrityConfig(AppConfig):
         hooks.duplicate_finder(services.fact_find_near_duplicate)
         hooks.pair_judge(restates.pair_restates)
         hooks.on_fact_saved(tasks.fact_check_enqueue)
+        post_delete.connect(
+            tasks.contradiction_deleted, sender=self.get_model("Contradiction"), dispatch_uid="kg"
+        )
         # The pair model and the word lists its reader consults, before the first write.
         warmer("pair model", lambda: services.classify(
             existing="The warm-up took 5 minutes.", new="The warm-up took 6 minutes.",

@@ -496,9 +496,9 @@ def contradiction_resolve(
     """Settle a contradiction: keep the first, keep the second, both true, or drop both.
 
     The losing fact becomes superseded (retracted for "drop both") with ``valid_to``
-    set to now unless it already ended earlier; it stays in history. "Both true" needs
-    a note saying why and changes no fact. The audit row keeps the facts' previous
-    state so the resolution can be undone.
+    set to now unless it already ended earlier; it stays in history. A fact ended
+    meanwhile keeps its status. "Both true" needs a note saying why and changes no
+    fact. The audit row keeps the facts' previous state so the resolution can be undone.
     """
     if not isinstance(resolution, str) or resolution not in Contradiction.Resolution.values:
         choices = ", ".join(Contradiction.Resolution.values)
@@ -520,8 +520,8 @@ def contradiction_resolve(
     now = timezone.now()
     losers, new_status = _losers(contradiction, resolution)
     before, after = {}, {}
-    for fact in losers:
-        fact = Fact.objects.select_for_update().get(pk=fact.pk)
+    ids = [fact.pk for fact in losers]  # one ended meanwhile (retracted, edited) stays so
+    for fact in Fact.objects.select_for_update().filter(pk__in=ids, status="active").order_by("pk"):
         before[str(fact.pk)] = _fact_state(fact)
         valid_to = now if fact.valid_to is None or fact.valid_to > now else fact.valid_to
         fact_status_set(fact=fact, status=new_status, valid_to=valid_to)

@@ -6,6 +6,8 @@ import logging
 
 from django_q import tasks as queue
 
+from notifications.services import notification_mark_read_by_key
+
 from .services import fact_check_defer, fact_check_run
 
 logger = logging.getLogger(__name__)
@@ -31,3 +33,10 @@ def fact_check_enqueue(fact_id: int, action: str) -> None:
     except Exception as exc:
         logger.exception("could not queue the background check of fact %s", fact_id)
         fact_check_defer(fact_id=fact_id, error=exc)
+
+
+def contradiction_deleted(sender, instance, **kwargs) -> None:
+    """``post_delete`` of a contradiction (its fact deleted for good in the admin, or the
+    row itself): its notification is closed, so the bell no longer counts it nor links
+    to a page that is gone."""
+    notification_mark_read_by_key(key=f"contradiction:{instance.pk}")

@@ -33,6 +33,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, models, transaction
 
 from kgsite.errors import Conflict, InvalidInput
+from kgsite.text import normalize, type_tag
 
 FORMAT = "kgsite-graph"
 VERSION = 1
@@ -60,6 +61,14 @@ LABELS = (
 )
 
 Progress = Callable[[int], None]
+# Lookup columns derived from a display column: folded again on import, so a file written
+# by an older normalisation (or by hand) cannot hold two names that fold the same, nor a
+# name no lookup finds.
+NORMALISED = {
+    "entities.Entity": ("name_norm", "canonical_name"),
+    "entities.Alias": ("alias_norm", "alias"),
+    "books.Book": ("title_norm", "title"),
+}
 
 
 class _Encoder(DjangoJSONEncoder):
@@ -217,9 +226,39 @@ def _import_line(line: str, number: int, known: set[str]) -> None:
         if _label(row["model"]) not in known:
             raise ValueError(f"{row['model']} is not a table of the graph")
         for obj in serializers.deserialize("python", [row], handle_forward_references=False):
+            _fold_again(obj.object)
             obj.save()
     except Exception as exc:  # noqa: BLE001 - any bad row: one readable error, no half-write
         raise InvalidInput(f"line {number}: {exc}", field="path") from None
+
+
+def _fold_again(instance: models.Model) -> None:
+    """Fold the lookup column again from its display column, and refuse a row whose name
+    another row already holds once folded ("STRASSE" after "Straße", an alias that is an
+    entity's name) in one line, as the services refuse it."""
+    column, display = NORMALISED.get(instance._meta.label, (None, None))
+    if column is None:
+        return
+    if instance._meta.label != "books.Book":  # types are case-free tags ("Person" is "person")
+        instance.type = type_tag(instance.type or "")
+    norm, stored = normalize(getattr(instance, display) or ""), getattr(instance, column) or ""
+    if stored != norm and not (len(stored) == 512 and norm.startswith(stored)):
+        setattr(instance, column, norm)  # (an alias norm cut to 512 characters stays)
+    norm = getattr(instance, column)
+    same = (
+        {column: norm}
+        if instance._meta.label == "books.Book"
+        else {column: norm, "type": instance.type}
+    )
+    twin = type(instance)._default_manager.filter(**same).exclude(pk=instance.pk).first()
+    if twin is None and instance._meta.label == "entities.Alias":
+        entity = apps.get_model("entities", "Entity")
+        twin = entity._default_manager.filter(name_norm=norm, type=instance.type).first()
+    if twin is not None:
+        raise ValueError(
+            f"'{getattr(instance, display)}' folds to the same name as {twin._meta.label} "
+            f"{twin.pk} '{twin}'"
+        )
 
 
 def _check_counts(expected: dict[str, int], seen: dict[str, int]) -> None:

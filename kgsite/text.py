@@ -73,6 +73,16 @@ def clean_display(text: str) -> str:
     return _WS.sub(" ", unicodedata.normalize("NFC", text)).strip()
 
 
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def type_tag(value: str) -> str:
+    """A type as the case-free tag it is stored as: "ProgrammingLanguage" and
+    "programming-language" are "programming_language" (no checks: see normalize_type)."""
+    snake = _CAMEL.sub("_", clean_display(value))
+    return normalize(snake).replace(" ", "_").replace("-", "_")
+
+
 def has_control_chars(text: str) -> bool:
     return bool(_CONTROL.search(text))
 
