@@ -28,8 +28,8 @@ from books.extraction.commands import commands_find
 from books.extraction.decide import RuleEntry, TermRow, rows_decide, rows_rejected, term_rows
 from books.extraction.forms import prose_share
 from books.extraction.scoring import scorer_get
-from books.extraction.structure import DefinedEntity, name_key
-from books.extraction.types import is_code_name, type_from_noun, type_from_syntax
+from books.extraction.structure import DefinedEntity, Known, known_type, name_key
+from books.extraction.types import is_code_name, man_section_type, type_from_noun, type_from_syntax
 from entities.extraction import is_common_word, word_zipf
 from kgsite.text import normalize
 
@@ -209,7 +209,7 @@ def _parse_code(code: str) -> tuple[str, str | None, list[str]] | None:
     """(name, type, parameters) of a code span that names one thing, or None."""
     code = code.strip()
     if man := _MAN_REF.fullmatch(code):
-        return man.group("name"), "function", []
+        return man.group("name"), man_section_type(man.group("section")), []
     if _OPTION_TOKEN.fullmatch(code.split("=", 1)[0]):
         return code.split("=", 1)[0], "option", []
     match = _SIGNATURE_CODE.match(code)
@@ -332,7 +332,8 @@ def _marked_names(pool: _Pool, index: int, text: str) -> None:
         pool.see(match.group(), index, type_="option", weight=2)
     for match in _MAN_REF.finditer(text):
         if not is_common_word(match.group("name")):
-            pool.see(match.group("name"), index, type_="function", weight=2)
+            type_ = man_section_type(match.group("section"))
+            pool.see(match.group("name"), index, type_=type_, weight=2)
     for match in _STANDARD.finditer(text):
         pool.see(re.sub(r"\s+", " ", match.group()), index, type_="standard", weight=3, bonus=1)
     for match in _INNER_CAPS.finditer(text):
@@ -537,7 +538,7 @@ def book_term_rows(chunks: Sequence[ChunkDraft]) -> list[TermRow]:
 
 
 def book_candidates(
-    chunks: Sequence[ChunkDraft], rejected: set[str] | None = None
+    chunks: Sequence[ChunkDraft], rejected: set[str] | None = None, known: Known | None = None
 ) -> list[Candidate]:
     """The names the book's text introduces, strongest evidence first.
 
@@ -547,7 +548,7 @@ def book_candidates(
     scorer = scorer_get()
     if scorer is not None:
         rows = book_term_rows(chunks)
-        decisions = rows_decide(rows, scorer)
+        decisions = rows_decide(rows, scorer, lambda name: known_type(name, known))
         found = [Candidate(d.display, d.type, d.evidence, d.aliases, d.define) for d in decisions]
         if rejected is not None:
             rejected.update(rows_rejected(rows, decisions, scorer))
@@ -575,13 +576,16 @@ def book_candidates(
 
 
 def candidates_merge(
-    chunks: Sequence[ChunkDraft], definitions: list[list], rejected: set[str] | None = None
+    chunks: Sequence[ChunkDraft],
+    definitions: list[list],
+    rejected: set[str] | None = None,
+    known: Known | None = None,
 ) -> list[Candidate]:
     """The book's candidates; those a chunk defines join ``definitions`` (in place)
     unless the book's structure already defines that name somewhere. ``rejected``
     receives the names the learned scorer turned down."""
 
-    found = book_candidates(chunks, rejected)
+    found = book_candidates(chunks, rejected, known)
     taken = {name_key(e.name) for entities in definitions for e in entities}
     for candidate in found:
         if candidate.define is None or name_key(candidate.name) in taken:

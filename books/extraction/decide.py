@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
+import numpy as np
+
 from books.chunking import ChunkDraft
 from books.extraction.scoring import Scorer
 from books.extraction.termhood import (
@@ -255,13 +257,17 @@ def plain_name(display: str) -> bool:
     return bool(_PLAIN_NAME.fullmatch(display))
 
 
-def rows_decide(rows: Sequence[TermRow], scorer: Scorer) -> list[Decision]:
+def rows_decide(
+    rows: Sequence[TermRow], scorer: Scorer, stored_type: Callable[[str], str | None] | None = None
+) -> list[Decision]:
     """The rows the scorer keeps, typed, with the chunk that defines each (or None).
 
     A code name the syntactic rules keep (a declaration, a code heading, an option's
     syntax: structure, not wording) keeps their type and definition (a synopsis's
     declaration is none: ``candidates._signatures``); every other term is the scorer's
-    to judge, type and place.
+    to judge, type and place. ``stored_type``: the type of the one stored entity a name
+    already refers to (another book's); a name the model types is given that type, so a
+    book naming a known entity does not make a second one of a guessed type.
     """
     if not rows:
         return []
@@ -282,12 +288,20 @@ def rows_decide(rows: Sequence[TermRow], scorer: Scorer) -> list[Decision]:
         type_ = scorer.type.classes[int(probs.argmax())] if len(scorer.type.classes) else "concept"
         define = None
         if row.option_features:
-            p_define = scorer.define.proba(row.option_features)
+            # A chunk without one line of prose (a synopsis, a code block) declares names
+            # and describes none: it defines nothing.
+            p_define = np.where(
+                [f[-2] > 0 for f in row.option_features],
+                scorer.define.proba(row.option_features),
+                -1.0,
+            )
             best = int(p_define.argmax())
             if p_define[best] >= scorer.define.threshold:
                 define = row.options[best]
         if row.rule_type is not None:
             type_, define = row.rule_type, row.rule_define or define
+        elif stored_type is not None and (stored := stored_type(row.display)):
+            type_ = stored
         decisions.append(Decision(row.display, type_, row.evidence, row.aliases, define))
     return decisions
 

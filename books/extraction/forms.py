@@ -113,11 +113,21 @@ def described(text: str, display: str) -> list[float]:
         line = text[text.rfind("\n", 0, at) + 1 : at]
         if not line.strip(" \t-*+•`'\"“("):
             follow = _AFTER_NAME.match(text, at + len(name))
-            if follow and follow.group(1).islower():
+            if follow and (follow.group(1).islower() or _entry_body(line, follow.group())):
                 subject = 1.0
                 break
         at = text.find(name, at + len(name))
     return [prose, subject]
+
+
+def _entry_body(line: str, follow: str) -> bool:
+    """The words after the term start the next line, indented deeper than the term's
+    own: a definition list's description, whatever its first word's case."""
+    if "\n" not in follow:
+        return False
+    indent = len(line) - len(line.lstrip(" \t"))
+    body = follow[follow.index("\n") + 1 :]
+    return len(body) - len(body.lstrip(" \t")) > indent
 
 
 @lru_cache(maxsize=4096)
@@ -125,3 +135,27 @@ def prose_share(text: str) -> float:
     """The share of a chunk's non-blank lines that are prose (five words or more)."""
     lines = [line for line in text.split("\n") if line.strip()]
     return sum(1 for line in lines if _PROSE_WORDS.search(line)) / (len(lines) or 1)
+
+
+# Parts of a name that mark it as a stand-in (the metasyntactic words of examples).
+_PLACEHOLDER_PARTS = frozenset({"foo", "bar", "baz", "qux", "quux", "xyzzy", "example"})
+_PLACEHOLDER_HEADS = frozenset({"some", "my", "your", "example", "sample", "dummy", "fake"})
+_CAMEL_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def is_placeholder(name: str) -> bool:
+    """A stand-in name of an example: a metasyntactic part (``libfoo``) or a joined name
+    opening on "Some"/"My" (``SomeThing``)."""
+    parts = [p.casefold() for p in _CAMEL_PART.findall(name)]
+    if any(p in _PLACEHOLDER_PARTS for p in parts):
+        return True
+    if any(p.endswith("foo") or p.startswith("foo") and p[3:] in _PLACEHOLDER_PARTS for p in parts):
+        return True
+    joined = _CAMEL_PART.findall(name)
+    return (
+        len(joined) >= 2
+        and " " not in name
+        and parts[0] in _PLACEHOLDER_HEADS
+        and joined[1][:1].isupper()
+        and joined[1][1:].islower()
+    )

@@ -57,7 +57,7 @@ class KnownName:
 Known = Callable[[str], Sequence[KnownName]]
 
 
-def _known_type(name: str, known: Known | None, *, undefined: bool = False) -> str | None:
+def known_type(name: str, known: Known | None, *, undefined: bool = False) -> str | None:
     """The type of the one stored entity this name refers to (None if none or several).
 
     ``undefined``: only if no other book defines it yet; a bare heading is weak
@@ -239,7 +239,7 @@ def _heading_item(
     if (
         found is None
         and not _heading_rule(name)
-        and (kind := _known_type(name, known, undefined=True))
+        and (kind := known_type(name, known, undefined=True))
     ):
         # An untyped section titled with a stored entity's name is about that entity.
         return kind, "known"
@@ -355,7 +355,7 @@ def _opening_definition(
     if not _is_proper_name(name, document_text if document_text is not None else chunk.text):
         return None
     typed = chapter_type(chunk.heading_path) if chunk.heading_path else None
-    kind = typed or _known_type(name, known) or "other"
+    kind = typed or known_type(name, known) or "other"
     start = body_start + match.start("name")
     return DefinedEntity(name, kind, start, start + len(name), "sentence")
 
@@ -395,7 +395,7 @@ def _entries(
         if not is_item_name(name):
             continue
         start = match.start(group) + (len(match.group(group)) - len(match.group(group).lstrip()))
-        kind = type_ or _known_type(name, known)
+        kind = type_ or known_type(name, known)
         if kind is None:
             if not _is_proper_name(name, document_text or chunk.text):
                 continue
@@ -424,7 +424,7 @@ def _definition_list(chunk: ChunkDraft, known: Known | None) -> list[DefinedEnti
             or not any(c.isalpha() for c in name)
         ):
             continue
-        kind = _known_type(name, known) or "other"
+        kind = known_type(name, known) or "other"
         start = match.start("term")
         found.append(DefinedEntity(name, kind, start, start + len(name), "entry"))
     return found

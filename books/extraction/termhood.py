@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from books.chunking import ChunkDraft
-from books.extraction.forms import defined, described, marked
+from books.extraction.forms import defined, described, is_placeholder, marked
 from books.extraction.types import is_code_name, type_from_noun, type_from_syntax
 from books.extraction.writing import capitals_lines, how_written
 from entities.extraction import word_zipf
@@ -62,6 +62,9 @@ _COPULA = r"(?:is|are|means|refers to|is defined as|shall mean|is called|stands 
 _DEFINITION = re.compile(
     r"(?:^|[.;:]\s+|\n)(?:[Tt]he\s+|[Aa]n?\s+)?[\"“`*]*"
     r"(?P<term>[\w$.+-]+(?:[ ][\w$.+-]+){0,3})[\"”`*]*"
+    # An expansion or a gloss may sit between the term and its verb: 'An "MCU"
+    # (minimum coded unit) is a ...'.
+    r"(?:[ ]\([^()\n]{1,80}\))?"
     rf"\s+{_COPULA}\s+(?:a|an|the|any|used|one)\b"
 )
 _QUOTED_MEANS = re.compile(
@@ -77,10 +80,6 @@ _MAN_REF = re.compile(r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]*)\((?P<section>\d)\w
 _HEADING_NUMBER = re.compile(r"^(?:(?:\d{1,2}|[A-Za-z])(?:\.\d{1,2})*\.?[ \t]+(?:[-–—:][ \t]+)?)")
 _CODE = re.compile(r"`([^`\n]{1,120})`")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
-# Parts of a name that mark it as a stand-in (the metasyntactic words of examples).
-_PLACEHOLDER_PARTS = frozenset({"foo", "bar", "baz", "qux", "quux", "xyzzy", "example"})
-_PLACEHOLDER_HEADS = frozenset({"some", "my", "your", "example", "sample", "dummy", "fake"})
-_CAMEL_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
 @lru_cache(maxsize=1)
@@ -240,6 +239,9 @@ def _definitions(pool: TermPool, index: int, text: str, heading: str = "") -> No
     _entries(pool, index, text, heading)
 
 
+_ENTRY_MARKUP = "`*\"'“‘"
+
+
 def _entries(pool: TermPool, index: int, text: str, heading: str = "") -> None:
     """Entries of a definition list laid out by indentation (a manual page's options,
     flags, keywords): a short line whose next line is indented further describes the
@@ -257,12 +259,15 @@ def _entries(pool: TermPool, index: int, text: str, heading: str = "") -> None:
         depth = len(line) - len(line.lstrip())
         if not following.strip() or len(following) - len(following.lstrip()) < depth + 2:
             continue
-        token = _TOKEN.match(stripped)
+        # A term in inline markup opens an entry too (reStructuredText's and Markdown's
+        # definition lists: "`name(args)`" over its indented description).
+        bare = stripped.lstrip(_ENTRY_MARKUP)
+        token = _TOKEN.match(bare)
         if token is None or (token.group()[:1].isupper() and token.group().istitle()):
             continue  # a sentence or a title, not an entry
         term = pool.add(token.group(), "entry", index)
         if term is not None:
-            term.defined_in.setdefault(index, start + depth)
+            term.defined_in.setdefault(index, start + depth + len(stripped) - len(bare))
 
 
 def gather(chunks: Sequence[ChunkDraft], texts: Sequence[str]) -> TermPool:
@@ -323,24 +328,6 @@ class DocStats:
 
 def _caps_word(tokens: list[tuple[str, int]], i: int) -> bool:
     return 0 <= i < len(tokens) and tokens[i][0].isupper() and len(tokens[i][0]) >= 2
-
-
-def is_placeholder(name: str) -> bool:
-    """A stand-in name of an example: a metasyntactic part (``libfoo``) or a joined name
-    opening on "Some"/"My" (``SomeThing``)."""
-    parts = [p.casefold() for p in _CAMEL_PART.findall(name)]
-    if any(p in _PLACEHOLDER_PARTS for p in parts):
-        return True
-    if any(p.endswith("foo") or p.startswith("foo") and p[3:] in _PLACEHOLDER_PARTS for p in parts):
-        return True
-    joined = _CAMEL_PART.findall(name)
-    return (
-        len(joined) >= 2
-        and " " not in name
-        and parts[0] in _PLACEHOLDER_HEADS
-        and joined[1][:1].isupper()
-        and joined[1][1:].islower()
-    )
 
 
 def doc_stats(

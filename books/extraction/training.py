@@ -40,6 +40,9 @@ BETA = 2.0
 # the entity threshold's preference of recall over precision (F-beta weighs recall beta²
 # times), so a chunk that describes a term is not lost to keep out a surplus mark.
 WRONG_DEFINE = 1 / BETA**2
+# The define threshold's gain curve is read through a running mean of this many steps
+# of 0.01.
+SMOOTH_STEPS = 9
 # Thresholds are tuned on held-out probabilities of this many document folds.
 INNER_FOLDS = 4
 
@@ -144,12 +147,14 @@ def _define_threshold(p: np.ndarray, labels: np.ndarray, groups: np.ndarray) -> 
     if not len(tops):
         return 0.5
     gains = np.where(labels[tops] == 1, 1.0, -WRONG_DEFINE)
-    best, chosen = -1e9, 0.5
-    for t in np.linspace(0.05, 0.95, 91):
-        score = float(gains[p[tops] >= t].sum())
-        if score > best:
-            best, chosen = score, float(t)
-    return chosen
+    grid = np.linspace(0.05, 0.95, 91)
+    scores = np.asarray([gains[p[tops] >= t].sum() for t in grid])
+    # The curve is flat and jagged over a wide range (a few picks either way): its
+    # running mean over SMOOTH_STEPS neighbours picks the middle of a good range, not the
+    # one spike a fold happens to have.
+    kernel = np.ones(SMOOTH_STEPS) / SMOOTH_STEPS
+    smooth = np.convolve(np.pad(scores, SMOOTH_STEPS // 2, mode="edge"), kernel, mode="valid")
+    return float(grid[int(smooth.argmax())])
 
 
 def _held_out(make, x: np.ndarray, y: np.ndarray, groups: np.ndarray, weights=None) -> np.ndarray:
@@ -206,12 +211,16 @@ def fit(docs: Sequence[LabelledDoc]) -> Scorer:
         [g + off for d, off in zip(docs, offsets, strict=True) for g in d.define_groups]
     )
     dxs, dmean, dscale = _standardise(dx)
+    # Each term weighs the same whatever its number of options: the model learns to
+    # pick a term's defining chunk, not the terms with many chunks.
+    dweights = 1.0 / np.bincount(dg)[dg] if len(dg) else np.ones(0)
+    dweights *= len(dweights) / max(dweights.sum(), 1e-9)
     define = _define_model()
-    define.fit(dxs, dy)
+    define.fit(dxs, dy, sample_weight=dweights)
     # The threshold is chosen on probabilities each document got from a model trained
     # without it (in-sample ones are overconfident and set it too high for a new text).
     ddoc = np.asarray([k for k, d in enumerate(docs) for _f in d.define_rows])
-    dp = _held_out(_define_model, dxs, dy, ddoc)
+    dp = _held_out(_define_model, dxs, dy, ddoc, dweights)
     dthreshold = _define_threshold(dp, dy, dg)
     return Scorer(
         entity=_linear(entity, mean, scale, threshold=threshold),

@@ -146,6 +146,24 @@ _STANDARD = re.compile(
 _MAN_PAGE = re.compile(r"^[a-z_][\w.-]*\(\d\w?\)$")
 
 
+# The sections of the Unix manual (a closed, standard numbering): what a page of each
+# section documents. 4 (devices) and 7 (overviews, conventions) name no single kind.
+MAN_SECTIONS = {
+    "1": "command",  # user commands
+    "2": "function",  # system calls
+    "3": "function",  # library calls
+    "5": "format",  # file formats and conventions
+    "6": "command",  # games
+    "8": "command",  # administration commands
+}
+
+
+def man_section_type(section: str) -> str | None:
+    """The type a manual reference's section gives its name ("ls(1)" a command,
+    "printf(3)" a function, "passwd(5)" a file format), or None."""
+    return MAN_SECTIONS.get(section[:1])
+
+
 def known_types() -> dict[str, str]:
     return dict(settings.KGSITE_ENTITY_TYPES)
 
@@ -159,7 +177,9 @@ def type_from_syntax(name: str) -> str | None:
     """The type a code name's own syntax gives away, or None for a plain word."""
     if _OPTION.match(name):
         return "option"
-    if _CALL.match(name) or _MAN_PAGE.match(name):
+    if _MAN_PAGE.match(name):
+        return man_section_type(name[name.rindex("(") + 1 :])
+    if _CALL.match(name):
         return "function"
     if _STANDARD.match(name):
         return "standard"

@@ -56,7 +56,7 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
         [defined_entities(c, document_text=document_text, known=known) for c in chunks]
     )
     rejected: set[str] = set()
-    found = candidates_merge(chunks, definitions, rejected)
+    found = candidates_merge(chunks, definitions, rejected, known)
     wanted: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
     for entities in definitions:
         for entity in entities:

@@ -4,7 +4,8 @@ only among other words in capitals (column headers, shouted notices)."""
 from __future__ import annotations
 
 from books.chunking import ChunkDraft
-from books.extraction.termhood import doc_stats, is_placeholder
+from books.extraction.forms import is_placeholder
+from books.extraction.termhood import doc_stats
 
 
 def test_stand_in_names_of_examples_are_marked():
