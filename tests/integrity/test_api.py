@@ -3,23 +3,12 @@ from __future__ import annotations
 import pytest
 
 from entities.models import Fact
-from entities.services import entity_store, fact_store
 from integrity import services
 from integrity.models import Contradiction
 from kgsite.models import AuditEntry
 from notifications.models import Notification
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def contradiction(db, monkeypatch, django_capture_on_commit_callbacks) -> Contradiction:
-    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [])
-    alice = entity_store(name="Alice", type="person")[0]
-    with django_capture_on_commit_callbacks(execute=True):
-        fact_store(text="Alice was born in 1990.", subject=alice)
-        fact_store(text="Alice was born in 1985.", subject=alice)
-    return Contradiction.objects.get()
 
 
 def url(contradiction: Contradiction, action: str = "") -> str:

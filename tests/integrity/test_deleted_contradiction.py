@@ -6,20 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from entities.services import entity_store, fact_delete, fact_store
-from integrity import services
+from entities.services import fact_delete
 from integrity.models import Contradiction
 from notifications.models import Notification
-
-
-@pytest.fixture
-def contradiction(db, monkeypatch, django_capture_on_commit_callbacks) -> Contradiction:
-    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [])
-    alice = entity_store(name="Alice", type="person")[0]
-    with django_capture_on_commit_callbacks(execute=True):
-        fact_store(text="Alice was born in 1990.", subject=alice)
-        fact_store(text="Alice was born in 1985.", subject=alice)
-    return Contradiction.objects.get()
 
 
 @pytest.mark.parametrize("which", ["fact_a", "fact_b"])

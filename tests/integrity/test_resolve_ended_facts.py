@@ -9,19 +9,7 @@ import pytest
 
 from entities.curation import fact_supersede
 from entities.models import Fact
-from entities.services import entity_store, fact_store, fact_update
-from integrity import services
-from integrity.models import Contradiction
-
-
-@pytest.fixture
-def contradiction(db, monkeypatch, django_capture_on_commit_callbacks) -> Contradiction:
-    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [])
-    alice = entity_store(name="Alice", type="person")[0]
-    with django_capture_on_commit_callbacks(execute=True):
-        fact_store(text="Alice was born in 1990.", subject=alice)
-        fact_store(text="Alice was born in 1985.", subject=alice)
-    return Contradiction.objects.get()
+from entities.services import fact_update
 
 
 def _end(fact: Fact, how: str, actor) -> None:
