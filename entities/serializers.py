@@ -116,7 +116,25 @@ def _description(**kwargs) -> serializers.CharField:
     )
 
 
-class EntityWriteSerializer(serializers.Serializer):
+class StrictSerializer(serializers.Serializer):
+    """A write body: a field it does not list is refused by name (400), never dropped, so
+    a client's misspelt or misplaced field ("object" for "object_value") loses nothing
+    silently."""
+
+    unknown_message = "unknown field"
+
+    def validate(self, attrs: dict) -> dict:
+        data = getattr(self, "initial_data", {})
+        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
+        if unknown:
+            known = ", ".join(sorted(self.fields))
+            raise serializers.ValidationError(
+                {unknown[0]: f"{self.unknown_message} (the fields are: {known})"}
+            )
+        return attrs
+
+
+class EntityWriteSerializer(StrictSerializer):
     canonical_name = serializers.CharField(trim_whitespace=False, allow_blank=True)
     type = serializers.CharField(required=False, allow_blank=True, default=None)
     description = _description(required=False, default="")
@@ -130,14 +148,10 @@ class EntityWriteSerializer(serializers.Serializer):
     )
 
 
-class EditSerializer(serializers.Serializer):
+class EditSerializer(StrictSerializer):
     """A PATCH body: a field it does not list is refused by name, never dropped."""
 
-    def validate(self, attrs: dict) -> dict:
-        unknown = sorted(set(getattr(self, "initial_data", {})) - set(self.fields))
-        if unknown:
-            raise serializers.ValidationError({unknown[0]: "this field cannot be edited"})
-        return attrs
+    unknown_message = "this field cannot be edited"
 
 
 class EntityUpdateSerializer(EditSerializer):
@@ -250,7 +264,7 @@ class FactConfirmationUndoResponseSerializer(serializers.Serializer):
     restored = FactSerializer(help_text="The swallowed statement, now a fact of its own.")
 
 
-class FactWriteSerializer(serializers.Serializer):
+class FactWriteSerializer(StrictSerializer):
     text = serializers.CharField(trim_whitespace=False, allow_blank=True)
     subject = serializers.CharField(
         required=False,

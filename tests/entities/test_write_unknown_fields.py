@@ -1,0 +1,42 @@
+"""POST /facts/ and POST /entities/ refuse a field they do not know, by name, and store
+nothing: a client that writes "object" (the MCP tool's name) instead of
+"object_value", or "alias" for "aliases", would otherwise get a 201 and a fact or entity
+without what it sent."""
+
+from __future__ import annotations
+
+import pytest
+
+from entities.models import Alias, Entity, Fact
+from entities.services import entity_store
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_fact_with_an_unknown_field_is_refused_and_not_stored(curator_api):
+    alice, _ = entity_store(name="Alice", type="person")
+    body = {"text": "Alice lives in Turin.", "subject": str(alice.pk), "predicate": "lives_in",
+            "object": "Turin"}  # fmt: skip
+    response = curator_api.post("/api/v1/facts/", body, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "object"
+    assert "object_value" in error["message"]  # the accepted fields are listed
+    assert not Fact.objects.exists()
+
+
+def test_an_entity_with_an_unknown_field_is_refused_and_not_stored(curator_api):
+    body = {"canonical_name": "Ankara", "type": "place", "alias": ["Angora"]}
+    response = curator_api.post("/api/v1/entities/", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "alias"
+    assert not Entity.objects.exists() and not Alias.objects.exists()
+
+
+def test_known_fields_still_store(curator_api):
+    alice, _ = entity_store(name="Alice", type="person")
+    body = {"text": "Alice lives in Turin.", "subject": str(alice.pk), "predicate": "lives_in",
+            "object_value": "Turin"}  # fmt: skip
+    response = curator_api.post("/api/v1/facts/", body, format="json")
+    assert response.status_code == 201
+    assert Fact.objects.get().object_value == "Turin"
