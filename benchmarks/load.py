@@ -349,7 +349,8 @@ def run_profile(spec: str, args) -> dict:
         for t in threads:
             t.join(timeout=120)
         elapsed = time.perf_counter() - start
-        cpu = _server_cpu(profile) - cpu_before
+        cpu_after = _server_cpu(profile)
+        cpu = {role: cpu_after[role] - cpu_before[role] for role in cpu_after}
         duplicates, lost = _verify(profile, rec)
         print(f"== {name}: {sum(map(len, rec.times.values()))} requests", file=sys.stderr)
         return {
@@ -367,24 +368,26 @@ def run_profile(spec: str, args) -> dict:
         print(f"   server log: {profile.tmp / 'server.log'}", file=sys.stderr)
 
 
-def _server_cpu(profile: Profile) -> float:
-    """CPU seconds used so far by the server and its workers (web and background): on a
-    shared machine, the cost per request that waiting for a core does not inflate."""
+def _server_cpu(profile: Profile) -> dict[str, float]:
+    """CPU seconds used so far by the server and its workers, by role ("web": the HTTP
+    server's processes, "jobs": the background workers): on a shared machine, the cost
+    per request that waiting for a core does not inflate."""
     import psutil
 
+    used = {"web": 0.0, "jobs": 0.0}
     try:
         root = psutil.Process(profile.process.pid)
         procs = [root, *root.children(recursive=True)]
     except psutil.Error:
-        return 0.0
-    total = 0.0
+        return used
     for proc in procs:
         try:
             times = proc.cpu_times()
+            role = "jobs" if "qcluster" in " ".join(proc.cmdline()) else "web"
         except psutil.Error:
             continue
-        total += times.user + times.system
-    return total
+        used[role] += times.user + times.system
+    return used
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -392,9 +395,11 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def cpu_per_request(r: dict) -> float:
-    """Server CPU milliseconds per request of the timed run."""
-    return 1000 * r["server_cpu"] / max(1, sum(map(len, r["times"].values())))
+def cpu_per_request(r: dict, role: str | None = None) -> float:
+    """Server CPU milliseconds per request of the timed run: all of it, or one role's."""
+    used = r["server_cpu"]
+    seconds = sum(used.values()) if role is None else used.get(role, 0.0)
+    return 1000 * seconds / max(1, sum(map(len, r["times"].values())))
 
 
 def report(results: dict[str, dict]) -> None:
@@ -413,6 +418,7 @@ def report(results: dict[str, dict]) -> None:
             line += f"{rate:>12.1f}{_pct(t, 0.5):>12.1f}{_pct(t, 0.99):>12.1f}"
         print(line)
     for title, key in (("total req/s", None), ("server CPU ms/req", "cpu"),
+                       ("  web", "cpu:web"), ("  background jobs", "cpu:jobs"),
                        ("load average", "load_average"), ("errors", "errors"),
                        ("duplicates", "duplicates"), ("lost writes", "lost")):  # fmt: skip
         line = f"{title:<20}"
@@ -422,8 +428,8 @@ def report(results: dict[str, dict]) -> None:
                 value = f"{sum(map(len, r['times'].values())) / r['elapsed']:.1f}"
             elif key == "errors":
                 value = str(sum(r["errors"].values()))
-            elif key == "cpu":
-                value = f"{cpu_per_request(r):.1f}"
+            elif key.startswith("cpu"):
+                value = f"{cpu_per_request(r, key.partition(':')[2] or None):.1f}"
             elif key == "load_average":
                 value = f"{r['load_average']:.1f}"
             else:
