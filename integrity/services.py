@@ -30,7 +30,14 @@ from notifications.services import (
     notification_mark_unread_by_key,
 )
 
-from .detection.classifier import Thresholds, Verdict, classify_pair, obvious_duplicate
+from .detection.classifier import (
+    Mentions,
+    Thresholds,
+    Verdict,
+    classify_pair,
+    mentions_remembered,
+    obvious_duplicate,
+)
 from .llm_judge import judge_pair
 from .models import Contradiction, PendingFactCheck
 from .signals import entity_mentions, pair_encoder
@@ -59,8 +66,11 @@ def classify(
     lang: str | None = None,
     similarity: float | None = None,
     use_judge: bool = True,
+    mentions: Mentions | None = None,
 ) -> Verdict:
-    """The pair model behind the duplicate guard, with the LLM judge where it is on."""
+    """The pair model behind the duplicate guard, with the LLM judge where it is on.
+    ``mentions``: the entity table's reader (``entity_mentions`` unless given, e.g.
+    remembered for one check's pairs)."""
     judge = judge_or_none() if use_judge else None
     return classify_pair(
         existing,
@@ -69,7 +79,7 @@ def classify(
         similarity=similarity,
         judge=judge,
         thresholds=classifier_thresholds(),
-        mentions=entity_mentions,
+        mentions=mentions or entity_mentions,
         encoder=pair_encoder(),
     )
 
@@ -118,6 +128,7 @@ def fact_find_near_duplicate(
     )
     by_id = {f.pk: f for f in facts}
     thresholds = classifier_thresholds()
+    mentions = mentions_remembered(entity_mentions)  # the new text, read once for all hits
     for fact_id, score in sorted(hits, key=lambda h: (-h[1], h[0])):
         fact = by_id.get(fact_id)
         if fact is None or not facts_name_alike(fact=fact, named=named):
@@ -127,7 +138,7 @@ def fact_find_near_duplicate(
             text,
             similarity=score,
             thresholds=thresholds,
-            mentions=entity_mentions,
+            mentions=mentions,
             encoder=pair_encoder(),
         ):
             return fact
@@ -433,9 +444,15 @@ def fact_check(*, fact_id: int) -> FactCheckResult:
     others = Fact.objects.filter(
         pk__in=[i for i in candidates if i not in known_others], status=Fact.Status.ACTIVE
     )
+    mentions = mentions_remembered(entity_mentions)  # the fact's own names, read once
     for other in sorted(others, key=lambda f: f.pk):
         older, newer = (other, fact) if other.pk < fact.pk else (fact, other)
-        verdict = classify(existing=older.text, new=newer.text, similarity=candidates[other.pk])
+        verdict = classify(
+            existing=older.text,
+            new=newer.text,
+            similarity=candidates[other.pk],
+            mentions=mentions,
+        )
         result.checked += 1
         if verdict.label == "contradiction":
             stored = contradiction_store(fact_a=older, fact_b=newer, verdict=verdict)

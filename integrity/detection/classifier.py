@@ -115,6 +115,7 @@ def classify_pair(
     answers ``uncertain``, so a curator looks at the pair instead of a check failing.
     """
     del lang, similarity
+    mentions = mentions_remembered(mentions)  # the model and the guard ask for the same two texts
     try:
         verdict = _model_verdict(existing, new, mentions=mentions, encoder=encoder)
     except Exception:  # noqa: BLE001 - one odd sentence must not stop a check
@@ -158,7 +159,7 @@ def pair_reading(
         except Exception:  # noqa: BLE001 - the model has a head without the encoder
             logger.warning("pair encoder failed; judging without it", exc_info=True)
     head = pair_model.load().head_for(signature)
-    mentions = _remembered(mentions)
+    mentions = mentions_remembered(mentions)
     a, b = readings(existing, new)
     flags, lost = covered_flags(a, b, mentions), covered_flags(b, a, mentions)
     row = None
@@ -200,9 +201,10 @@ def _surfaces(r, flags: list) -> tuple[str, ...]:
     )[:4]
 
 
-def _remembered(mentions: Mentions | None) -> Mentions | None:
-    """The entity table asked once per text of a pair, however often the guard and the
-    features look."""
+def mentions_remembered(mentions: Mentions | None) -> Mentions | None:
+    """``mentions`` asking the entity table once per text, however often the guard and
+    the features look: for one pair, or for one check of a statement against its
+    candidates (the table may change later, so never for longer)."""
     if mentions is None:
         return None
     seen: dict[str, list] = {}

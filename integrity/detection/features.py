@@ -316,14 +316,24 @@ def _affix_opposite(only_a: set[str], only_b: set[str]) -> float:
     """Whether a word only one side has is the other side's word with a negative prefix
     ("locked"/"unlocked"), comparing up to 30 words a side."""
     small_a, small_b = sorted(only_a)[:30], sorted(only_b)[:30]
-    for x in small_a:
-        for y in small_b:
-            longer, shorter = (x, y) if len(x) > len(y) else (y, x)
-            for prefix in tb.NEGATIVE_PREFIXES:
-                stem = longer[len(prefix) :]
-                if longer.startswith(prefix) and len(stem) >= 4 and _same_stem(stem, shorter):
-                    return 1.0
+    # The longer word of a pair carries the prefix (of two as long, the second side's).
+    for longer, others, tie in ((small_a, small_b, False), (small_b, small_a, True)):
+        for word in longer:
+            stems = _prefixed_stems(word)
+            shorter = [w for w in others if len(w) < len(word) or (tie and len(w) == len(word))]
+            if stems and any(_same_stem(s, w) for s in stems for w in shorter):
+                return 1.0
     return 0.0
+
+
+def _prefixed_stems(word: str) -> list[str]:
+    """What is left of ``word`` after each negative prefix it starts with (4 letters or
+    more): the words it may be the negation of."""
+    return [
+        word[len(prefix) :]
+        for prefix in tb.NEGATIVE_PREFIXES
+        if word.startswith(prefix) and len(word) - len(prefix) >= 4
+    ]
 
 
 def _same_stem(x: str, y: str) -> bool:

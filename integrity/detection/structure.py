@@ -14,6 +14,8 @@ a bounded number of tokens around.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import tables as tb
 from .amounts import numbers, sentence_period
 from .dates import dates, times
@@ -40,8 +42,18 @@ from .tokens import (
 __all__ = ["Reading", "Token", "Value", "fold", "language", "parse_number", "plain", "read"]
 
 
+# Texts whose reading is remembered: a background check reads the new statement once
+# per candidate pair and the guard reads both again; a worker meets the same stored
+# statements job after job.
+READ_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=READ_CACHE_SIZE)
 def read(text: str) -> Reading:
-    """Every value and name of ``text``; never raises on any string."""
+    """Every value and name of ``text``; never raises on any string.
+
+    Remembered per text, so the same ``Reading`` is handed to every caller (and
+    thread): nothing may change one after this function returns."""
     r = Reading(text=text, tokens=tokenize(text))
     french_thousands(r)
     dates(r)
