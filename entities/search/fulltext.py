@@ -22,6 +22,7 @@ import re
 import time
 import unicodedata
 from functools import lru_cache
+from typing import Any
 
 from django.db import connection
 from django.db.models import Exists, OuterRef, QuerySet
@@ -208,10 +209,32 @@ def among(qs: QuerySet, ids) -> QuerySet:
     return rows.filter(Exists(qs.order_by().filter(pk=OuterRef("pk"))))
 
 
-# (SQL, params) of a scope -> (time counted, rows up to the cap asked): triggers count
-# the same project's scope for every query.
-_SIZES: dict[tuple[str, tuple], tuple[float, int]] = {}
-SIZES_MAX = 1000
+class Remembered:
+    """Values remembered for ``STATS_SECONDS`` each, at most ``limit`` of them (all are
+    forgotten when full): counts the search reads again and again, kept a minute."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._items: dict[Any, tuple[float, Any]] = {}
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        found = self._items.get(key)
+        if found is None or time.monotonic() - found[0] >= STATS_SECONDS:
+            return default
+        return found[1]
+
+    def put(self, key: Any, value: Any) -> None:
+        if key not in self._items and len(self._items) >= self.limit:
+            self._items.clear()
+        self._items[key] = (time.monotonic(), value)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+# (SQL, params) of a scope -> rows up to the cap asked: triggers count the same
+# project's scope for every query.
+_SIZES = Remembered(limit=1000)
 
 
 def scope_size(qs: QuerySet, cap: int, *, known_only: bool = False) -> int | None:
@@ -220,15 +243,11 @@ def scope_size(qs: QuerySet, cap: int, *, known_only: bool = False) -> int | Non
     ``known_only``, None unless remembered."""
     sql, params = qs.order_by().values("pk").query.sql_with_params()
     key = (qs.db, sql, tuple(map(str, params)), cap)
-    cached = _SIZES.get(key)
-    if cached is not None and time.monotonic() - cached[0] < STATS_SECONDS:
-        return cached[1]
-    if known_only:
-        return None
+    size = _SIZES.get(key)
+    if size is not None or known_only:
+        return size
     size = qs.order_by().values("pk")[: cap + 1].count()
-    if len(_SIZES) >= SIZES_MAX:
-        _SIZES.clear()
-    _SIZES[key] = (time.monotonic(), size)
+    _SIZES.put(key, size)
     return size
 
 
@@ -243,9 +262,9 @@ def _plain(term: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
-# (vendor, database name) -> (time read, rows, {lexeme: share of rows}) on PostgreSQL,
-# (time read, rows, {}) on SQLite.
-_STATS: dict[tuple[str, str], tuple[float, float, dict[str, float]]] = {}
+# (vendor, database name) -> (rows, {lexeme: share of rows}) on PostgreSQL, (rows, {})
+# on SQLite.
+_STATS = Remembered(limit=100)
 
 
 def _stats(cursor) -> tuple[float, dict[str, float]]:
@@ -253,8 +272,8 @@ def _stats(cursor) -> tuple[float, dict[str, float]]:
     read at most once a minute."""
     key = (connection.vendor, str(connection.settings_dict.get("NAME")))
     cached = _STATS.get(key)
-    if cached is not None and time.monotonic() - cached[0] < STATS_SECONDS:
-        return cached[1], cached[2]
+    if cached is not None:
+        return cached
     common: dict[str, float] = {}
     if connection.vendor == "postgresql":
         cursor.execute("SELECT reltuples FROM pg_class WHERE oid = 'entities_fact'::regclass")
@@ -271,7 +290,7 @@ def _stats(cursor) -> tuple[float, dict[str, float]]:
     else:
         cursor.execute("SELECT count(*) FROM entities_fact")
         rows = float(cursor.fetchone()[0])
-    _STATS[key] = (time.monotonic(), rows, common)
+    _STATS.put(key, (rows, common))
     return rows, common
 
 
@@ -294,24 +313,22 @@ def _frequent(terms: list[str], cursor) -> set[str]:
     return {t for t in terms if docs.get(t, 0.0) > cut}
 
 
-# (database name, term) -> (time counted, facts holding it): counting a term reads its
-# whole list of facts (6 ms for a word in each of 100,000 facts), and a frequent word is
-# the one every query repeats.
-_DOCS: dict[tuple[str, str], tuple[float, float]] = {}
-DOCS_MAX = 20_000
+# (database name, term) -> facts holding it: counting a term reads its whole list of
+# facts (6 ms for a word in each of 100,000 facts), and a frequent word is the one
+# every query repeats.
+_DOCS = Remembered(limit=20_000)
 
 
 def _sqlite_docs(terms: list[str], cursor) -> dict[str, float]:
     """How many facts hold each term (a prefix term: every word it starts), each count
     remembered for ``STATS_SECONDS`` as the table's size is."""
     name = str(connection.settings_dict.get("NAME"))
-    now = time.monotonic()
     docs: dict[str, float] = {}
     parts, args, asked = [], [], []
     for t in terms:
         cached = _DOCS.get((name, t))
-        if cached is not None and now - cached[0] < STATS_SECONDS:
-            docs[t] = cached[1]
+        if cached is not None:
+            docs[t] = cached
             continue
         plain, n = _plain(t), len(asked)
         asked.append(t)
@@ -323,11 +340,9 @@ def _sqlite_docs(terms: list[str], cursor) -> dict[str, float]:
             args.append(plain)
     if parts:
         cursor.execute(" UNION ALL ".join(parts), args)
-        if len(_DOCS) + len(asked) > DOCS_MAX:
-            _DOCS.clear()
         for n, count in cursor.fetchall():
             docs[asked[n]] = float(count or 0)
-            _DOCS[(name, asked[n])] = (now, docs[asked[n]])
+            _DOCS.put((name, asked[n]), docs[asked[n]])
     return docs
 
 

@@ -277,8 +277,8 @@ def span_late(a: Reading, b: Reading, *, same_values: bool = False) -> float:
     Positions, not words: it holds for any language that puts the subject first.
     With ``same_values`` (each side's values found on the other) a span with a value on
     each side is the same value written another way ("30 m²" / "30 square metres"): 0."""
-    ta, tb = _span_tokens(a), _span_tokens(b)
-    wa, wb = [w for w, _i in ta], [w for w, _i in tb]
+    toks_a, toks_b = _span_tokens(a), _span_tokens(b)
+    wa, wb = [w for w, _i in toks_a], [w for w, _i in toks_b]
     if not wa or not wb:
         return 0.0
     ops = [
@@ -291,8 +291,8 @@ def span_late(a: Reading, b: Reading, *, same_values: bool = False) -> float:
         return 0.0
     if (
         same_values
-        and any(i in a.used for _w, i in ta[i1:i2])
-        and any(j in b.used for _w, j in tb[j1:j2])
+        and any(i in a.used for _w, i in toks_a[i1:i2])
+        and any(j in b.used for _w, j in toks_b[j1:j2])
     ):
         return 0.0
 
