@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from entities.serializers import StrictSerializer
 from integrity.detection.tokens import LANGS
 
 from . import selectors
@@ -67,7 +68,7 @@ class ContradictionSerializer(serializers.ModelSerializer):
         ]
 
 
-class ResolveSerializer(serializers.Serializer):
+class ResolveSerializer(StrictSerializer):
     resolution = serializers.ChoiceField(
         choices=Contradiction.Resolution.values,
         help_text="keep_first (the older fact), keep_second, both_true (needs a note), drop_both.",
