@@ -12,7 +12,7 @@ from kgsite.errors import InvalidInput
 
 from ..names import normalize_type
 from ..scopes import ScopeFilter
-from ..serializers import ScopeQuerySerializer
+from ..serializers import ScopeQuerySerializer, StrictSerializer
 from . import ppr, selectors, services
 from .models import KGEModel
 
@@ -224,7 +224,7 @@ class KGEModelSerializer(serializers.ModelSerializer):
         ]
 
 
-class TrainRequestSerializer(ScopeQuerySerializer):
+class TrainRequestSerializer(StrictSerializer, ScopeQuerySerializer):
     dim = serializers.IntegerField(min_value=8, max_value=services.DIM_MAX, required=False)
     epochs = serializers.IntegerField(min_value=1, max_value=services.EPOCHS_MAX, required=False)
     seed = serializers.IntegerField(min_value=0, max_value=services.SEED_MAX, required=False)
