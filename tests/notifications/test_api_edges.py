@@ -28,13 +28,13 @@ def unread() -> int:
 @pytest.mark.parametrize(
     ("body", "field"),
     [
-        ({"ids": [0]}, "ids"),
-        ({"ids": [-5]}, "ids"),
-        ({"ids": [MAX_ID + 1]}, "ids"),
+        ({"ids": [0]}, "ids.0"),
+        ({"ids": [-5]}, "ids.0"),
+        ({"ids": [MAX_ID + 1]}, "ids.0"),
         ({"ids": list(range(1, 1002))}, "ids"),
         ({"ids": "1"}, "ids"),
         ({"ids": None}, "ids"),
-        ({"ids": [1.5]}, "ids"),
+        ({"ids": [1.5]}, "ids.0"),
         ({"all": "maybe"}, "all"),
         ({"all": False}, "ids"),
         ({"all": True, "urgency": "HIGH!"}, "urgency"),
