@@ -11,7 +11,7 @@ from . import selectors
 from .models import Contradiction
 
 
-class PairCheckSerializer(serializers.Serializer):
+class PairCheckSerializer(StrictSerializer):
     existing = serializers.CharField(trim_whitespace=False, max_length=selectors.MAX_PAIR_TEXT)
     new = serializers.CharField(trim_whitespace=False, max_length=selectors.MAX_PAIR_TEXT)
     lang = serializers.ChoiceField(

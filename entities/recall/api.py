@@ -40,7 +40,7 @@ def _option_field(name: str) -> serializers.Field:
     )
 
 
-class RecallRequestSerializer(serializers.Serializer):
+class RecallRequestSerializer(StrictSerializer):
     scope = serializers.CharField(
         required=False, allow_blank=True, max_length=128, default="", help_text=SCOPE_HELP
     )
@@ -85,7 +85,7 @@ class UnknownRequestSerializer(RecallRequestSerializer):
     text = serializers.CharField(max_length=10_000, help_text="The unknown about to be logged.")
 
 
-class FindingRequestSerializer(serializers.Serializer):
+class FindingRequestSerializer(StrictSerializer):
     text = serializers.CharField(max_length=10_000, help_text="The finding about to be logged.")
     scope = serializers.CharField(
         required=False, allow_blank=True, max_length=128, default="", help_text=SCOPE_HELP
