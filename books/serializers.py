@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from entities.serializers import StrictSerializer
 from kgsite.converters import MAX_ID
 
 from .extraction.registry import EXTRACTORS
@@ -69,7 +70,7 @@ class JobSerializer(serializers.ModelSerializer):
         return round(job.done / job.total, 4) if job.total else 0.0
 
 
-class UploadSerializer(serializers.Serializer):
+class UploadSerializer(StrictSerializer):
     file = serializers.FileField()
     title = serializers.CharField(required=False, allow_blank=True, max_length=512)
     author = serializers.CharField(required=False, allow_blank=True, max_length=512)

@@ -364,7 +364,7 @@ class FactStoreResponseSerializer(serializers.Serializer):
 # --- merges and duplicate suggestions ---------------------------------------------------
 
 
-class MergeRequestSerializer(serializers.Serializer):
+class MergeRequestSerializer(StrictSerializer):
     survivor = serializers.CharField(help_text="Id of the entity that stays.")
     duplicates = serializers.ListField(
         child=serializers.CharField(),

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from entities.serializers import StrictSerializer
 from integrity.detection.tokens import LANGS
 
 from . import selectors
 from .models import Contradiction
 
 
-class PairCheckSerializer(serializers.Serializer):
+class PairCheckSerializer(StrictSerializer):
     existing = serializers.CharField(trim_whitespace=False, max_length=selectors.MAX_PAIR_TEXT)
     new = serializers.CharField(trim_whitespace=False, max_length=selectors.MAX_PAIR_TEXT)
     lang = serializers.ChoiceField(
@@ -67,7 +68,7 @@ class ContradictionSerializer(serializers.ModelSerializer):
         ]
 
 
-class ResolveSerializer(serializers.Serializer):
+class ResolveSerializer(StrictSerializer):
     resolution = serializers.ChoiceField(
         choices=Contradiction.Resolution.values,
         help_text="keep_first (the older fact), keep_second, both_true (needs a note), drop_both.",

@@ -110,10 +110,11 @@ def _first_field(detail: Any) -> tuple[str | None, str]:
     if isinstance(detail, dict):
         for key, value in detail.items():
             field, message = _first_field(value)
-            name = key if key != "non_field_errors" else None
-            if field and name:
+            # A list item's key is its index, 0 included (falsy, yet a place).
+            name = str(key) if key != "non_field_errors" else None
+            if field is not None and name is not None:
                 name = f"{name}.{field}"
-            return (name or field), message
+            return (name if name is not None else field), message
     if isinstance(detail, list) and detail:
         return _first_field(detail[0])
     return None, str(detail)

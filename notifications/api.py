@@ -7,6 +7,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from entities.api import SCOPE_PARAMETERS, scopes_from_params
+from entities.scopes import ScopeFilter
 from kgsite.api import Recipient
 from kgsite.schema import ErrorResponseSerializer
 
@@ -113,11 +114,15 @@ class NotificationMarkReadView(GenericAPIView):
         serializer = MarkReadSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        scoped = "scope" in data or "all_scopes" in data
         marked = services.notification_mark_read(
             user=request.user,
             ids=data.get("ids"),
             urgency=data["urgency"],
             everything=data["all"],
+            scopes=ScopeFilter.of(data.get("scope", ""), data.get("all_scopes", False))
+            if scoped
+            else None,
         )
         return Response({"marked": marked})
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from entities.serializers import ALL_SCOPES_HELP, SCOPE_HELP, StrictSerializer
 from kgsite.converters import MAX_ID
 
 from .models import Notification
@@ -51,7 +52,7 @@ class DigestSerializer(serializers.Serializer):
     badge = serializers.IntegerField(help_text="Unread LOW notifications.")
 
 
-class MarkReadSerializer(serializers.Serializer):
+class MarkReadSerializer(StrictSerializer):
     ids = serializers.ListField(
         child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
         required=False,
@@ -62,11 +63,16 @@ class MarkReadSerializer(serializers.Serializer):
     urgency = serializers.ChoiceField(
         choices=Notification.Urgency.values, required=False, allow_null=True, default=None
     )
+    # As the reads' query parameters: only notices of that view of the memory are marked.
+    scope = serializers.CharField(
+        required=False, allow_blank=True, max_length=128, help_text=SCOPE_HELP
+    )
+    all_scopes = serializers.BooleanField(required=False, help_text=ALL_SCOPES_HELP)
 
     def validate(self, attrs):
         if "ids" not in attrs and not attrs["all"]:
             raise serializers.ValidationError({"ids": "give ids, or all=true"})
-        return attrs
+        return super().validate(attrs)
 
 
 class MarkReadResultSerializer(serializers.Serializer):

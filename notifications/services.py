@@ -8,7 +8,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from entities.scopes import scope_clean
+from entities.scopes import ScopeFilter, scope_clean
 from kgsite.errors import InvalidInput, NotFound
 
 from .models import Notification
@@ -94,12 +94,16 @@ def notification_mark_read(
     ids: Iterable[int] | None = None,
     urgency: str | None = None,
     everything: bool = False,
+    scopes: ScopeFilter | None = None,
 ) -> int:
-    """Mark notifications read: the given ids, or all unread ones (optionally one urgency).
+    """Mark notifications read: the given ids, or all unread ones (optionally one urgency);
+    with ``scopes``, only notices of that view of the memory (as the reads filter).
 
     Returns how many changed; an id the user cannot see is a 404 naming it.
     """
     qs = Notification.objects.filter(visible_to(user))
+    if scopes is not None:
+        qs = qs.filter(scopes.q())
     if ids is not None:
         wanted = set(ids)
         found = set(qs.filter(pk__in=wanted).values_list("pk", flat=True))

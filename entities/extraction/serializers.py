@@ -8,9 +8,12 @@ from rest_framework import serializers
 from kgsite.errors import InvalidInput
 
 from ..names import normalize_type
+from ..serializers import StrictSerializer
+
+NO_SCOPE_HELP = "Accepted as on every read; entity names are shared by every project."
 
 
-class ExtractRequestSerializer(serializers.Serializer):
+class ExtractRequestSerializer(StrictSerializer):
     # Whitespace is kept: offsets in the answer refer to the text exactly as sent.
     text = serializers.CharField(
         max_length=settings.KGSITE_MAX_EXTRACT_CHARS,
@@ -23,6 +26,12 @@ class ExtractRequestSerializer(serializers.Serializer):
     types = serializers.ListField(
         child=serializers.CharField(max_length=64), required=False, max_length=50
     )
+    # Taken as every read takes them; entities belong to no project, so any view
+    # answers the same.
+    scope = serializers.CharField(
+        required=False, allow_blank=True, max_length=128, help_text=NO_SCOPE_HELP
+    )
+    all_scopes = serializers.BooleanField(required=False, help_text=NO_SCOPE_HELP)
 
     def validate_types(self, value: list[str]) -> list[str]:
         try:

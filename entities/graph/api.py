@@ -12,7 +12,7 @@ from kgsite.errors import InvalidInput
 
 from ..names import normalize_type
 from ..scopes import ScopeFilter
-from ..serializers import ScopeQuerySerializer
+from ..serializers import ScopeQuerySerializer, StrictSerializer
 from . import ppr, selectors, services
 from .models import KGEModel
 
@@ -25,7 +25,7 @@ def scopes_of(data: dict) -> ScopeFilter:
 NAME = {"max_length": 512, "allow_blank": False, "trim_whitespace": True}
 
 
-class ValidateRequestSerializer(ScopeQuerySerializer):
+class ValidateRequestSerializer(StrictSerializer, ScopeQuerySerializer):
     subject = serializers.CharField(help_text="Entity id, canonical name or alias.", **NAME)
     predicate = serializers.CharField(
         help_text="Any wording; folded onto a relation (synonyms, inverses).", max_length=128
@@ -70,7 +70,7 @@ class ValidateResponseSerializer(serializers.Serializer):
     contradicting_facts = serializers.ListField(child=serializers.IntegerField())
 
 
-class InferRequestSerializer(ScopeQuerySerializer):
+class InferRequestSerializer(StrictSerializer, ScopeQuerySerializer):
     head = serializers.CharField(**NAME)
     tail = serializers.CharField(**NAME)
     topK = serializers.IntegerField(  # noqa: N815 - the API's published field name
@@ -96,7 +96,7 @@ class InferResponseSerializer(serializers.Serializer):
     relations = InferredRelationSerializer(many=True)
 
 
-class RelatedRequestSerializer(ScopeQuerySerializer):
+class RelatedRequestSerializer(StrictSerializer, ScopeQuerySerializer):
     entity = serializers.CharField(**NAME)
     relation = serializers.CharField(max_length=128)
     direction = serializers.ChoiceField(choices=["outgoing", "incoming"], default="outgoing")
@@ -224,7 +224,7 @@ class KGEModelSerializer(serializers.ModelSerializer):
         ]
 
 
-class TrainRequestSerializer(ScopeQuerySerializer):
+class TrainRequestSerializer(StrictSerializer, ScopeQuerySerializer):
     dim = serializers.IntegerField(min_value=8, max_value=services.DIM_MAX, required=False)
     epochs = serializers.IntegerField(min_value=1, max_value=services.EPOCHS_MAX, required=False)
     seed = serializers.IntegerField(min_value=0, max_value=services.SEED_MAX, required=False)
@@ -379,7 +379,7 @@ class NeighborsView(GenericAPIView):
         return Response({"entity": selectors.entity_brief(entity), "neighbors": rows})
 
 
-class PPRRequestSerializer(ScopeQuerySerializer):
+class PPRRequestSerializer(StrictSerializer, ScopeQuerySerializer):
     query_entities = serializers.ListField(
         child=serializers.CharField(**NAME),
         required=False,
@@ -396,7 +396,7 @@ class PPRRequestSerializer(ScopeQuerySerializer):
     def validate(self, attrs):
         if not attrs.get("query_entities") and not (attrs.get("query") or "").strip():
             raise serializers.ValidationError({"query": "give query_entities or query"})
-        return attrs
+        return super().validate(attrs)
 
 
 class PPRResponseSerializer(serializers.Serializer):

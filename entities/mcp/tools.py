@@ -23,6 +23,7 @@ from ..models import EntityFact, Fact
 from ..recall import selectors as recall
 from ..recall.options import RecallOptions
 from ..recall.services import episode_store as episode_store_service
+from ..recall.services import recall_finding_log
 from ..scopes import ScopeFilter, scope_clean
 from ..search import ranking
 
@@ -282,9 +283,17 @@ def recall_finding(
     result = recall.recall_finding(text=text, scope=ctx.scope, kind=kind)
     result["logged"] = None
     if log:
-        stored = fact_store(ctx, text=text, kind=kind, confidence=confidence)
-        result["logged"] = stored["action"]
-        result["fact"] = stored["fact"]
+        # As POST /recall/finding: the memory the finding named is the one confirmed.
+        ctx.writable()
+        stored = recall_finding_log(
+            text=text,
+            scope=ctx.scope,
+            kind=kind,
+            fields={"confidence": confidence, "source": "mcp"},
+            actor=ctx.actor(),
+        )
+        result["logged"] = stored.action
+        result["fact"] = fact_brief(stored.fact)
     return result
 
 

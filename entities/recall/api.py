@@ -13,6 +13,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from kgsite.api import Reader
+from kgsite.converters import MAX_ID
 from kgsite.errors import NotFound
 from kgsite.pages import is_curator
 from kgsite.schema import ErrorResponseSerializer, bad_request
@@ -20,7 +21,7 @@ from kgsite.schema import ErrorResponseSerializer, bad_request
 from .. import selectors as entity_selectors
 from ..models import Fact
 from ..scopes import ScopeFilter
-from ..serializers import ALL_SCOPES_HELP, SCOPE_HELP, FactSerializer
+from ..serializers import ALL_SCOPES_HELP, SCOPE_HELP, FactSerializer, StrictSerializer
 from . import selectors, services
 from .options import BOUNDS, INTEGERS, RecallOptions
 
@@ -39,7 +40,7 @@ def _option_field(name: str) -> serializers.Field:
     )
 
 
-class RecallRequestSerializer(serializers.Serializer):
+class RecallRequestSerializer(StrictSerializer):
     scope = serializers.CharField(
         required=False, allow_blank=True, max_length=128, default="", help_text=SCOPE_HELP
     )
@@ -84,7 +85,7 @@ class UnknownRequestSerializer(RecallRequestSerializer):
     text = serializers.CharField(max_length=10_000, help_text="The unknown about to be logged.")
 
 
-class FindingRequestSerializer(serializers.Serializer):
+class FindingRequestSerializer(StrictSerializer):
     text = serializers.CharField(max_length=10_000, help_text="The finding about to be logged.")
     scope = serializers.CharField(
         required=False, allow_blank=True, max_length=128, default="", help_text=SCOPE_HELP
@@ -113,13 +114,15 @@ class QueryRequestSerializer(RecallRequestSerializer):
     query = serializers.CharField(max_length=10_000, help_text="What the agent wants to recall.")
 
 
-class EpisodeWriteSerializer(serializers.Serializer):
+class EpisodeWriteSerializer(StrictSerializer):
     narrative = serializers.CharField(max_length=services.MAX_NARRATIVE)
     scope = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
     session_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
     ai_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
     entities = serializers.ListField(child=serializers.CharField(), required=False, default=list)
-    facts = serializers.ListField(child=serializers.IntegerField(), required=False, default=list)
+    facts = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=MAX_ID), required=False, default=list
+    )
 
 
 # --- Responses ----------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from kgsite.errors import InvalidInput
 
 from ..models import Fact
 from ..names import normalize_type
-from ..serializers import ALL_SCOPES_HELP, SCOPE_HELP
+from ..serializers import ALL_SCOPES_HELP, SCOPE_HELP, StrictSerializer
 from . import ranking
 
 
@@ -19,7 +19,7 @@ class ScopeFieldsMixin(serializers.Serializer):
     all_scopes = serializers.BooleanField(required=False, default=False, help_text=ALL_SCOPES_HELP)
 
 
-class EntitySearchRequestSerializer(ScopeFieldsMixin):
+class EntitySearchRequestSerializer(StrictSerializer, ScopeFieldsMixin):
     entities = serializers.ListField(
         child=serializers.CharField(max_length=512, allow_blank=False),
         min_length=1,

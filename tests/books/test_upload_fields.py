@@ -41,6 +41,17 @@ def test_a_bad_author_through_the_api_is_a_400_naming_it(curator_api, author, me
     assert not IngestJob.objects.exists()
 
 
+def test_a_field_the_upload_does_not_take_is_a_400_naming_it(curator_api):
+    """ "titel" was dropped: the book was queued under its file name's title."""
+    response = curator_api.post(
+        "/api/v1/books/", {"file": _file(), "titel": "Kites of the World"}, format="multipart"
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "titel" and "title" in error["message"]
+    assert not IngestJob.objects.exists()
+
+
 def test_an_author_of_512_characters_is_kept_whole(
     curator_client, django_capture_on_commit_callbacks
 ):

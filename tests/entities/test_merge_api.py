@@ -109,6 +109,15 @@ def test_empty_or_malformed_body_is_400(curator_api, graph):
     assert response.status_code == 400 and response.json()["error"]["field"] == "preview"
 
 
+def test_a_misspelt_field_is_refused_and_merges_nothing(curator_api, graph):
+    """A client asking for a preview as "dry_run" (or "dryRun") must not get the merge."""
+    response = curator_api.post(MERGE, body(graph, dry_run=True), format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "dry_run" and "preview" in error["message"]
+    assert Entity.objects.count() == 3 and not EntityMerge.objects.exists()
+
+
 def test_cross_type_without_the_flag_is_409(curator_api, graph):
     response = curator_api.post(
         MERGE, {"survivor": graph["survivor"].pk, "duplicates": [graph["other"].pk]}, format="json"

@@ -65,6 +65,18 @@ def test_a_seed_torch_cannot_take_is_refused_before_anything_is_queued(curator_a
     assert not KGEModel.objects.exists()
 
 
+@pytest.mark.parametrize("field", ["epoch", "dimension", "eval_every"])
+def test_a_setting_the_endpoint_does_not_take_is_refused_before_anything_is_queued(
+    curator_api, db, field
+):
+    """ "epoch" for "epochs" was dropped: the run was queued with the default 200."""
+    response = curator_api.post("/api/v1/kge/models", {field: 5}, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == field and "epochs" in error["message"]
+    assert not KGEModel.objects.exists()
+
+
 def test_a_run_whose_worker_died_reads_failed_in_one_line_and_a_new_run_trains(
     small_world, curator_api, settings
 ):

@@ -149,6 +149,18 @@ def test_missing_or_unknown_resolution_is_400(curator_api, contradiction, body):
     assert contradiction.status == "open"
 
 
+def test_a_misspelt_field_is_refused_and_resolves_nothing(curator_api, contradiction):
+    """A curator's "notes" was dropped: the contradiction resolved without the note."""
+    body = {"resolution": "keep_second", "notes": "The register says 1985."}
+    response = curator_api.post(url(contradiction, "resolve"), body, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "notes" and "note" in error["message"]
+    contradiction.refresh_from_db()
+    assert contradiction.status == "open"
+    assert set(Fact.objects.values_list("status", flat=True)) == {"active"}
+
+
 def test_resolving_twice_is_409(curator_api, contradiction):
     curator_api.post(url(contradiction, "resolve"), {"resolution": "drop_both"})
     response = curator_api.post(url(contradiction, "resolve"), {"resolution": "keep_first"})

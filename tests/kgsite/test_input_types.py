@@ -205,6 +205,19 @@ def test_a_surrogate_deep_in_a_list_names_its_place(curator_api, vector_dir):
     assert response.json()["error"]["field"] == "entities.1"
 
 
+def test_the_first_item_of_a_list_names_its_place_too(curator_api, vector_dir):
+    """Index 0 is falsy: the error named "entities" for the first item, "entities.1"
+    for the second."""
+    for place, body in ((0, [None, "fine"]), (1, ["fine", None])):
+        response = curator_api.post(
+            "/api/v1/facts/", {"text": "A fact.", "entities": body}, format="json"
+        )
+        assert response.status_code == 400
+        error = response.json()["error"]
+        assert error["field"] == f"entities.{place}"
+        assert error["message"].startswith(f"entities.{place}: ")
+
+
 def test_query_choices_never_echo_the_input(curator_api, schema, objects):
     invalid = "quux" * 2_000
     checked = 0

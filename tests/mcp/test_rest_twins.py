@@ -164,3 +164,25 @@ def test_recall_finding_refuses_an_unknown_kind_as_the_rest_api_does(server, cur
     error, text = call(server, "recall_finding", asked)
     assert error, text
     assert text.startswith("Error executing tool recall_finding: kind: kind must be one of fact")
+
+
+def test_a_logged_finding_confirms_the_memory_the_finding_named(server, curator_api, monkeypatch):
+    """recall_finding answered boost_confidence for a memory the pair model reads as a
+    restatement, then log: true stored a copy over MCP (the REST twin confirmed it)."""
+    from entities.models import Fact
+    from entities.recall import selectors as recall_selectors
+    from entities.services import fact_store
+
+    stored = fact_store(text="The Quarry Dell mill grinds barley.").fact
+    restated = (stored, "the pair model reads it as a restatement of this memory")
+    monkeypatch.setattr(recall_selectors, "finding_restated", lambda **kwargs: restated)
+    asked = {"text": "Barley is what the mill at Quarry Dell grinds.", "log": True}
+    rest = curator_api.post("/api/v1/recall/finding", asked, format="json").json()
+    assert (rest["action"], rest["logged"]) == ("boost_confidence", "confirmed")
+    error, mcp = call(server, "recall_finding", asked)
+    assert not error, mcp
+    assert (mcp["action"], mcp["logged"]) == ("boost_confidence", "confirmed")
+    assert mcp["fact"]["id"] == stored.pk
+    assert Fact.objects.count() == 1
+    stored.refresh_from_db()
+    assert stored.confirmations == 3

@@ -78,7 +78,7 @@ def test_mark_all_of_one_urgency(curator_api):
     [
         ({}, "ids"),
         ({"ids": []}, "ids"),
-        ({"ids": ["x"]}, "ids"),
+        ({"ids": ["x"]}, "ids.0"),
         ({"all": True, "urgency": "urgent"}, "urgency"),
     ],
 )

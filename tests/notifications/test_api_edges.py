@@ -28,13 +28,13 @@ def unread() -> int:
 @pytest.mark.parametrize(
     ("body", "field"),
     [
-        ({"ids": [0]}, "ids"),
-        ({"ids": [-5]}, "ids"),
-        ({"ids": [MAX_ID + 1]}, "ids"),
+        ({"ids": [0]}, "ids.0"),
+        ({"ids": [-5]}, "ids.0"),
+        ({"ids": [MAX_ID + 1]}, "ids.0"),
         ({"ids": list(range(1, 1002))}, "ids"),
         ({"ids": "1"}, "ids"),
         ({"ids": None}, "ids"),
-        ({"ids": [1.5]}, "ids"),
+        ({"ids": [1.5]}, "ids.0"),
         ({"all": "maybe"}, "all"),
         ({"all": False}, "ids"),
         ({"all": True, "urgency": "HIGH!"}, "urgency"),
@@ -145,6 +145,29 @@ def test_a_project_reader_hears_about_that_project_and_global_memory_only(curato
     assert {n["title"] for n in digest["high"]} == {"global contradiction", "airport contradiction"}
     everything = curator_api.get("/api/v1/notifications/").json()
     assert len(everything["high"]) == 3  # no scope named: the curator's whole inbox
+
+
+def test_a_project_reader_marking_all_read_marks_that_project_and_global_only(curator_api):
+    """A harbour agent's "mark all read" ({"all": true, "scope": "harbour"}) dropped the
+    scope and silenced the airport's contradiction for the curator too."""
+    make("high", "global contradiction")
+    make("high", "harbour contradiction", scope="harbour")
+    make("high", "airport contradiction", scope="airport")
+    response = curator_api.post(READ, {"all": True, "scope": "harbour"}, format="json")
+    assert response.status_code == 200 and response.json()["marked"] == 2
+    left = Notification.objects.filter(read=False).values_list("title", flat=True)
+    assert list(left) == ["airport contradiction"]
+    response = curator_api.post(READ, {"all": True, "all_scopes": True}, format="json")
+    assert response.json()["marked"] == 1 and unread() == 0
+
+
+def test_a_field_mark_read_does_not_take_is_a_400_naming_it(curator_api):
+    make("high", "harbour contradiction", scope="harbour")
+    response = curator_api.post(READ, {"all": True, "project": "harbour"}, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "project" and "scope" in error["message"]
+    assert unread() == 1
 
 
 @pytest.mark.parametrize(

@@ -36,3 +36,23 @@ def test_an_unknown_fact_names_the_facts_field(curator_api, db, vector_dir):
     assert response.status_code == 404
     assert response.json()["error"]["field"] == "facts"
     assert not Episode.objects.exists()
+
+
+def test_a_misspelt_field_is_refused_and_stores_nothing(curator_api, db, vector_dir):
+    """ "entity" for "entities" was dropped: the episode was stored without its links."""
+    kept, _ = entity_store(name="Harbour Works", type="organization")
+    body = {"narrative": "Mapped the harbour suppliers", "entity": [kept.pk]}
+    response = curator_api.post(URL, body, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "entity" and "entities" in error["message"]
+    assert not Episode.objects.exists()
+
+
+@pytest.mark.parametrize("fact", [0, -1, 2**63, 10**20])
+def test_a_fact_id_no_column_holds_is_400_naming_the_field(curator_api, db, vector_dir, fact):
+    body = {"narrative": "Checked the ledger", "facts": [fact]}
+    response = curator_api.post(URL, body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "facts.0"
+    assert not Episode.objects.exists()
