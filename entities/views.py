@@ -411,9 +411,9 @@ def _suggestion_response(request, suggestion, *, error="", status=None, **extra)
 @require_POST
 @curator_required
 def duplicate_dismiss(request, suggestion_id: int):
-    suggestion, _w = checked_get(
-        request, selectors.duplicate_suggestions_pending(), suggestion_id, write=True
-    )
+    # Any status: a pair dismissed or merged since the page was drawn is answered by the
+    # service (dismissed again, or "already merged") in its card, not by a 404.
+    suggestion, _w = checked_get(request, DuplicateSuggestion, suggestion_id, write=True)
     error = ""
     try:
         suggestion = services.duplicate_dismiss(suggestion=suggestion, actor=request.user)
