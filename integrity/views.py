@@ -12,11 +12,13 @@ from django.http import HttpRequest
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.text import Truncator
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from entities import hooks
 from entities.scopes import page_scopes
+from kgsite.converters import parse_id
 from kgsite.errors import DomainError
 from kgsite.models import AuditEntry
 from kgsite.pages import Panel, UndoAction, checked_get, curator_required, render_page
@@ -117,6 +119,10 @@ def _card(contradiction: Contradiction, *, error: str = "", note: str = "") -> d
         "error": error,
         "note": note if error else contradiction.note,
         "resolutions": Contradiction.Resolution,
+        # The decision this card shows: its Undo undoes that one and no later one.
+        "decision": _latest_resolution(contradiction.pk)
+        if contradiction.status == Contradiction.Status.RESOLVED
+        else None,
     }
 
 
@@ -201,6 +207,15 @@ def undo(request, contradiction_id: int):
     contradiction, _w = checked_get(
         request, selectors.contradiction_list(), contradiction_id, write=True
     )
+    shown = parse_id(request.POST.get("decision", ""))
+    if shown is not None and shown != _latest_resolution(contradiction.pk):
+        # A card drawn before another curator undid and decided again: its Undo would
+        # reopen a decision the curator never saw.
+        error = _(
+            "This contradiction was decided again since your page showed it; it is shown "
+            "as it is now. Undo that decision only if you mean to."
+        )
+        return _card_response(request, contradiction, error=error, status=409)
     try:
         services.contradiction_undo(contradiction=contradiction, actor=request.user)
     except DomainError as exc:
@@ -234,18 +249,25 @@ def contradiction_page(notification: Notification) -> str:
     return reverse("integrity:detail", args=[int(notification.payload["contradiction"])])
 
 
-def _resolution_undoable(entry: AuditEntry) -> bool:
-    """The latest resolution of a contradiction that is still resolved."""
-    latest = (
+def _latest_resolution(contradiction_id: int | str) -> int | None:
+    """The audit row of a contradiction's latest resolution."""
+    return (
         AuditEntry.objects.filter(
-            action=RESOLVE_ACTION, target_type=entry.target_type, target_id=entry.target_id
+            action=RESOLVE_ACTION,
+            target_type=Contradiction._meta.label_lower,
+            target_id=str(contradiction_id),
         )
         .order_by("-id")
         .values_list("pk", flat=True)
         .first()
     )
+
+
+def _resolution_undoable(entry: AuditEntry) -> bool:
+    """The latest resolution of a contradiction that is still resolved."""
     return (
-        latest == entry.pk
+        entry.target_type == Contradiction._meta.label_lower
+        and _latest_resolution(entry.target_id) == entry.pk
         and Contradiction.objects.filter(
             pk=entry.target_id, status=Contradiction.Status.RESOLVED
         ).exists()
