@@ -20,7 +20,7 @@ from . import curation, selectors, services
 from .forms import EntityForm, FactEditForm, FactForm, latest_entry
 from .models import Entity, Fact
 from .scopes import page_scopes
-from .views import aliases_response, facts_response
+from .views import _entity_context, aliases_response, facts_response
 
 UNDO_TAG = "undo:{}"
 
@@ -90,6 +90,9 @@ def entity_edit(request, entity_id: str):
             form.add_error(None, form_error(exc, form.fields))
     if form.errors:
         entity.refresh_from_db()
+        if not request.htmx:  # a plain form post (no script): the whole page, form open
+            context = _entity_context(request, entity, edit_form=form)
+            return render_page(request, "entities/detail.html", context, status=400)
         return render_page(
             request,
             "entities/_head.html",

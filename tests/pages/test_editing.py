@@ -98,6 +98,22 @@ def test_an_edit_error_swaps_the_head_with_the_message(curator_client, holmes):
     assert holmes.canonical_name == "Sherlock Holmes"
 
 
+def test_an_edit_error_without_script_shows_the_whole_page(curator_client, holmes):
+    """The edit form also posts without script (method and action): a taken name came
+    back as the head fragment alone, with no page, menu or facts around it."""
+    entity_store(name="John Watson", type="person")
+    response = curator_client.post(
+        reverse("entities:edit", args=[holmes.pk]),
+        {"canonical_name": "John Watson", "type": "person", "description": "Doctor"},
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "<html" in html and 'id="facts"' in html and 'id="aliases"' in html
+    assert 'role="alert"' in html and 'value="John Watson"' in html and "Doctor" in html
+    holmes.refresh_from_db()
+    assert holmes.canonical_name == "Sherlock Holmes"
+
+
 def test_add_a_triple_fact_and_undo_it(curator_client, holmes):
     street, _ = entity_store(name="Baker Street", type="place")
     response = curator_client.post(
