@@ -17,7 +17,7 @@ from kgsite.errors import DomainError
 from kgsite.pages import checked_get, curator_required, form_error, render_page
 
 from . import curation, selectors, services
-from .forms import EntityForm, FactEditForm, FactForm, latest_entry
+from .forms import FACT_SHOWN, EntityForm, FactEditForm, FactForm, latest_entry, state_seen
 from .models import Entity, Fact
 from .scopes import page_scopes
 from .views import _entity_context, aliases_response, facts_response
@@ -188,9 +188,16 @@ def fact_edit(request, fact_id: int):
         "valid_to": fact.valid_to.date() if fact.valid_to else None,
     }
     form = FactEditForm(request.POST or None, initial=initial)
+    seen = state_seen(fact, FACT_SHOWN)
+    status = 200
     if request.method == "POST":
         checked_get(request, Fact, fact_id, write=True)
-        if form.is_valid():
+        if request.POST.get("seen", seen) != seen:
+            # Drawn before another change (a retraction, a resolution): saving it
+            # would write every field back over that change.
+            form.add_error(None, _stale_message(fact))
+            status = 409
+        elif form.is_valid():
             data = form.cleaned_data
             changes = {k: data[k] for k in ("text", "predicate", "object_value", "source")}
             changes.update(
@@ -207,12 +214,21 @@ def fact_edit(request, fact_id: int):
             else:
                 _saved(request, _("Fact saved."), "fact.update", fact)
                 return redirect(_fact_back(fact, entity))
+    if form.errors and status == 200:
+        status = 400
     return render_page(
         request,
         "entities/fact.html",
-        {"fact": fact, "entity": entity, "form": form, "can_write": can_write},
-        status=400 if form.errors else 200,
+        {"fact": fact, "entity": entity, "form": form, "can_write": can_write, "seen": seen},
+        status=status,
     )
+
+
+def _stale_message(fact: Fact) -> str:
+    return _(
+        "This fact was changed since you opened this page (it is %(status)s now). Your "
+        "changes are kept below: save again to apply them over it."
+    ) % {"status": fact.get_status_display()}
 
 
 def _fact_back(fact: Fact, entity: Entity | None) -> str:

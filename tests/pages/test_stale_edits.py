@@ -1,0 +1,103 @@
+"""Saving a page drawn before another curator changed the same thing: the later change
+is never silently written over. The page says what changed, keeps what was typed, and a
+second save (made knowing it) applies it."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from entities.services import fact_store, fact_update
+
+pytestmark = pytest.mark.django_db
+
+
+class _Form(HTMLParser):
+    """The fields of the page's first form posting to itself, as a browser sends them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fields: dict[str, str] = {}
+        self._in = self._done = False
+        self._text: str | None = None
+        self._select: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form" and not self._done and a.get("method") == "post" and "action" not in a:
+            self._in = True
+        if not self._in:
+            return
+        name = a.get("name")
+        if tag == "input" and name:
+            self.fields[name] = a.get("value") or ""
+        elif tag == "textarea" and name:
+            self._text, self.fields[name] = name, ""
+        elif tag == "select" and name:
+            self._select = name
+        elif tag == "option" and self._select and "selected" in a:
+            self.fields[self._select] = a.get("value") or ""
+
+    def handle_data(self, data):
+        if self._text:
+            self.fields[self._text] += data
+
+    def handle_endtag(self, tag):
+        if tag == "textarea":
+            self._text = None
+        elif tag == "select":
+            self._select = None
+        elif tag == "form" and self._in:
+            self._in, self._done = False, True
+
+
+def form_of(html: str) -> dict[str, str]:
+    parser = _Form()
+    parser.feed(html)
+    return parser.fields
+
+
+@pytest.fixture
+def other_curator(curator) -> User:
+    other = User.objects.create_user("bea", password="x")
+    other.groups.set(curator.groups.all())
+    return other
+
+
+def test_a_stale_fact_page_does_not_bring_back_a_retracted_fact(
+    curator_client, other_curator, holmes
+):
+    """The page still showed the fact active; another curator retracted it meanwhile.
+    Saving a new source set it active again, as if the retraction never happened."""
+    fact = fact_store(text="Holmes plays the violin", entities=[holmes], source="a").fact
+    url = reverse("entities:fact", args=[fact.pk])
+    form = form_of(curator_client.get(url).content.decode())
+    assert form["status"] == "active" and form["source"] == "a"
+    fact_update(fact=fact, actor=other_curator, status="retracted")
+
+    response = curator_client.post(url, {**form, "source": "the casebook"})
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert 'role="alert"' in html and "changed since you opened" in html
+    assert 'value="the casebook"' in html  # what was typed is kept
+    fact.refresh_from_db()
+    assert (fact.status, fact.source) == ("retracted", "a")
+
+    again = form_of(html)  # saving once more, knowing what changed, applies it
+    assert curator_client.post(url, again).status_code == 302
+    fact.refresh_from_db()
+    assert (fact.status, fact.source) == ("active", "the casebook")
+
+
+def test_a_fact_page_saved_twice_in_a_row_is_no_conflict(curator_client, holmes):
+    fact = fact_store(text="Holmes plays the violin", entities=[holmes], source="a").fact
+    url = reverse("entities:fact", args=[fact.pk])
+    form = form_of(curator_client.get(url).content.decode())
+    assert curator_client.post(url, {**form, "source": "b"}).status_code == 302
+    form = form_of(curator_client.get(url).content.decode())
+    assert curator_client.post(url, {**form, "source": "c"}).status_code == 302
+    fact.refresh_from_db()
+    assert fact.source == "c"
