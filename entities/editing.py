@@ -17,7 +17,15 @@ from kgsite.errors import DomainError
 from kgsite.pages import checked_get, curator_required, form_error, render_page
 
 from . import curation, selectors, services
-from .forms import FACT_SHOWN, EntityForm, FactEditForm, FactForm, latest_entry, state_seen
+from .forms import (
+    ENTITY_SHOWN,
+    FACT_SHOWN,
+    EntityForm,
+    FactEditForm,
+    FactForm,
+    latest_entry,
+    state_seen,
+)
 from .models import Entity, Fact
 from .scopes import page_scopes
 from .views import _entity_context, aliases_response, facts_response
@@ -76,7 +84,11 @@ def entity_edit(request, entity_id: str):
     entity, _w = checked_get(request, Entity, entity_id, write=True)
     form = EntityForm(request.POST)
     form.fields["aliases"].required = False
-    if form.is_valid():
+    seen = state_seen(entity, ENTITY_SHOWN)
+    stale = request.POST.get("seen", seen) != seen
+    if stale:  # drawn before another curator's edit: saving would write over it
+        form.add_error(None, _stale_entity_message())
+    elif form.is_valid():
         data = form.cleaned_data
         try:
             services.entity_update(
@@ -89,20 +101,35 @@ def entity_edit(request, entity_id: str):
         except DomainError as exc:
             form.add_error(None, form_error(exc, form.fields))
     if form.errors:
+        status = 409 if stale else 400
         entity.refresh_from_db()
+        seen = state_seen(entity, ENTITY_SHOWN)
         if not request.htmx:  # a plain form post (no script): the whole page, form open
             context = _entity_context(request, entity, edit_form=form)
-            return render_page(request, "entities/detail.html", context, status=400)
+            return render_page(request, "entities/detail.html", context, status=status)
         return render_page(
             request,
             "entities/_head.html",
-            {"entity": entity, "can_write": True, "edit_form": form, "types": []},
-            status=400,
+            {
+                "entity": entity,
+                "can_write": True,
+                "edit_form": form,
+                "types": [],
+                "entity_seen": seen,
+            },
+            status=status,
         )
     _saved(
         request, _("Saved “%(name)s”.") % {"name": entity.canonical_name}, "entity.update", entity
     )
     return _back_to_entity(request, entity.pk)
+
+
+def _stale_entity_message() -> str:
+    return _(
+        "This entity was changed since you opened this page (its name, type or "
+        "description). Your changes are kept below: save again to apply them over it."
+    )
 
 
 def _back_to_entity(request, entity_id: str):

@@ -45,6 +45,8 @@ FACT_SHOWN = (
     "valid_to",
 )
 
+ENTITY_SHOWN = ("canonical_name", "type", "description")
+
 
 class EntityForm(forms.Form):
     canonical_name = forms.CharField(label=gettext_lazy("Name"), max_length=512)

@@ -28,7 +28,7 @@ from kgsite.pages import (
 )
 
 from . import confirmations, curation, previews, selectors, services
-from .forms import EntityForm, FactForm, latest_entry
+from .forms import ENTITY_SHOWN, EntityForm, FactForm, latest_entry, state_seen
 from .graph.selectors import entity_graph
 from .models import DuplicateSuggestion, Entity, EntityMerge, Fact
 from .scopes import page_scopes
@@ -123,6 +123,7 @@ def _entity_context(request, entity: Entity, **extra) -> dict:
                 "description": entity.description,
             }
         ),
+        "entity_seen": state_seen(entity, ENTITY_SHOWN),
         "fact_form": FactForm(),
         "types": selectors.entity_types(),
         **extra,

@@ -10,16 +10,19 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from entities.services import fact_store, fact_update
+from entities.models import Entity
+from entities.services import entity_update, fact_store, fact_update
 
 pytestmark = pytest.mark.django_db
 
 
 class _Form(HTMLParser):
-    """The fields of the page's first form posting to itself, as a browser sends them."""
+    """The fields of the page's first form posting to ``action`` (to itself without
+    one), as a browser sends them."""
 
-    def __init__(self) -> None:
+    def __init__(self, action: str | None) -> None:
         super().__init__()
+        self.action = action
         self.fields: dict[str, str] = {}
         self._in = self._done = False
         self._text: str | None = None
@@ -27,8 +30,8 @@ class _Form(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if tag == "form" and not self._done and a.get("method") == "post" and "action" not in a:
-            self._in = True
+        if tag == "form" and not self._done and a.get("method") == "post":
+            self._in = a.get("action") == self.action
         if not self._in:
             return
         name = a.get("name")
@@ -54,8 +57,8 @@ class _Form(HTMLParser):
             self._in, self._done = False, True
 
 
-def form_of(html: str) -> dict[str, str]:
-    parser = _Form()
+def form_of(html: str, action: str | None = None) -> dict[str, str]:
+    parser = _Form(action)
     parser.feed(html)
     return parser.fields
 
@@ -101,3 +104,28 @@ def test_a_fact_page_saved_twice_in_a_row_is_no_conflict(curator_client, holmes)
     assert curator_client.post(url, {**form, "source": "c"}).status_code == 302
     fact.refresh_from_db()
     assert fact.source == "c"
+
+
+def test_a_stale_entity_edit_does_not_undo_another_curators_rename(
+    curator_client, other_curator, holmes
+):
+    """The head's edit form sends name, type and description back: retyping from a page
+    drawn before another curator's rename put the old name back."""
+    page = reverse("entities:detail", args=[holmes.pk])
+    edit = reverse("entities:edit", args=[holmes.pk])
+    form = form_of(curator_client.get(page).content.decode(), edit)
+    assert form["canonical_name"] == "Sherlock Holmes"
+    entity_update(entity=holmes, actor=other_curator, canonical_name="Sherlock Holmes (detective)")
+
+    response = curator_client.post(edit, {**form, "type": "detective"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert 'role="alert"' in html and "changed since you opened" in html
+    assert 'value="detective"' in html
+    holmes = Entity.objects.get(pk=holmes.pk)
+    assert (holmes.canonical_name, holmes.type) == ("Sherlock Holmes (detective)", "person")
+
+    again = form_of(html, edit)  # the head as it is now: saving it applies the retype
+    assert curator_client.post(edit, again, HTTP_HX_REQUEST="true").status_code == 204
+    holmes = Entity.objects.get(pk=holmes.pk)
+    assert holmes.type == "detective"
