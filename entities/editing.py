@@ -204,16 +204,7 @@ def fact_edit(request, fact_id: int):
     visible = Fact.objects.select_related("subject").filter(page_scopes(request.user).q())
     fact, can_write = checked_get(request, visible, fact_id)
     entity = _fact_entity(request, fact)
-    initial = {
-        "text": fact.text,
-        "predicate": fact.predicate,
-        "object_value": fact.object_value,
-        "confidence": fact.confidence,
-        "source": fact.source,
-        "status": fact.status,
-        "valid_from": fact.valid_from.date() if fact.valid_from else None,
-        "valid_to": fact.valid_to.date() if fact.valid_to else None,
-    }
+    initial = _fact_initial(fact)
     form = FactEditForm(request.POST or None, initial=initial)
     seen = state_seen(fact, FACT_SHOWN)
     status = 200
@@ -243,12 +234,26 @@ def fact_edit(request, fact_id: int):
                 return redirect(_fact_back(fact, entity))
     if form.errors and status == 200:
         status = 400
-    return render_page(
-        request,
-        "entities/fact.html",
-        {"fact": fact, "entity": entity, "form": form, "can_write": can_write, "seen": seen},
-        status=status,
-    )
+    return _fact_page(request, fact, entity, form=form, can_write=can_write, status=status)
+
+
+def _fact_initial(fact: Fact) -> dict:
+    return {
+        "text": fact.text,
+        "predicate": fact.predicate,
+        "object_value": fact.object_value,
+        "confidence": fact.confidence,
+        "source": fact.source,
+        "status": fact.status,
+        "valid_from": fact.valid_from.date() if fact.valid_from else None,
+        "valid_to": fact.valid_to.date() if fact.valid_to else None,
+    }
+
+
+def _fact_page(request, fact: Fact, entity, *, form, can_write: bool, status: int, **extra):
+    context = {"fact": fact, "entity": entity, "form": form, "can_write": can_write}
+    context["seen"] = state_seen(fact, FACT_SHOWN)
+    return render_page(request, "entities/fact.html", {**context, **extra}, status=status)
 
 
 def _stale_message(fact: Fact) -> str:
@@ -289,8 +294,18 @@ def fact_supersede(request, fact_id: int):
     entity = _fact_entity(request, fact)
     try:
         curation.fact_supersede(fact=fact, text=request.POST.get("text", ""), actor=request.user)
-    except DomainError as exc:
-        messages.error(request, exc.message)
-        return redirect(reverse("entities:fact", args=[fact.pk]))
+    except DomainError as exc:  # the page again, the corrected text kept in its box
+        fact.refresh_from_db()
+        form = FactEditForm(initial=_fact_initial(fact))
+        return _fact_page(
+            request,
+            fact,
+            entity,
+            form=form,
+            can_write=True,
+            status=exc.status,
+            supersede_text=request.POST.get("text", ""),
+            supersede_error=exc.message,
+        )
     _saved(request, _("Fact replaced; the old one is kept as superseded."), "fact.supersede", fact)
     return redirect(_fact_back(fact, entity))

@@ -257,3 +257,19 @@ def test_the_entity_page_draws_its_neighbourhood_or_says_why_not(
     graph = curator_client.get(f"/graph/entity/{holmes.pk}/").content.decode()
     assert f'href="/entities/{holmes.pk}/"' in graph and "/admin/" not in graph
     assert "<script>" not in graph  # no inline script: the drawing is static/graph.js
+
+
+def test_a_refused_replacement_keeps_the_text_that_was_typed(curator_client, holmes):
+    """A corrected text the service refused (here one too long) sent the curator back to
+    the fact page with the old text in the box: what they had written was gone."""
+    old = fact_store(text="Holmes lives in London", entities=[holmes]).fact
+    typed = "Holmes keeps bees in Sussex. " + "He writes on bee culture. " * 400
+    response = curator_client.post(
+        reverse("entities:fact-supersede", args=[old.pk]), {"text": typed, "entity": holmes.pk}
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    box = html.split(f'action="/entities/facts/{old.pk}/supersede"')[1].split("</form>")[0]
+    assert typed.strip() in box and 'role="alert"' in box
+    old.refresh_from_db()
+    assert old.status == "active" and Fact.objects.count() == 1
