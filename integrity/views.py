@@ -21,7 +21,14 @@ from entities.scopes import page_scopes
 from kgsite.converters import parse_id
 from kgsite.errors import DomainError
 from kgsite.models import AuditEntry
-from kgsite.pages import Panel, UndoAction, checked_get, curator_required, render_page
+from kgsite.pages import (
+    Panel,
+    UndoAction,
+    checked_get,
+    curator_required,
+    is_curator,
+    render_page,
+)
 from notifications.models import Notification
 from notifications.views import EVENT
 
@@ -107,7 +114,9 @@ def _fact_side(fact) -> dict:
     return {"entities": entities, "evidence": evidence}
 
 
-def _card(contradiction: Contradiction, *, error: str = "", note: str = "") -> dict:
+def _card(
+    contradiction: Contradiction, *, error: str = "", note: str = "", can_write: bool = True
+) -> dict:
     runs_a, runs_b = differing_words(contradiction.fact_a.text, contradiction.fact_b.text)
     return {
         "c": contradiction,
@@ -119,6 +128,7 @@ def _card(contradiction: Contradiction, *, error: str = "", note: str = "") -> d
         "error": error,
         "note": note if error else contradiction.note,
         "resolutions": Contradiction.Resolution,
+        "can_write": can_write,  # readers see the pair, not the buttons they may not use
         # The decision this card shows: its Undo undoes that one and no later one.
         "decision": _latest_resolution(contradiction.pk)
         if contradiction.status == Contradiction.Status.RESOLVED
@@ -143,19 +153,23 @@ def inbox(request):
     return render_page(
         request,
         "integrity/inbox.html",
-        {"page": page, "cards": [_card(c) for c in page.object_list]},
+        {
+            "page": page,
+            "cards": [_card(c, can_write=is_curator(request.user)) for c in page.object_list],
+        },
     )
 
 
 @require_GET
 @curator_required
 def detail(request, contradiction_id: int):
-    contradiction, _w = checked_get(
+    contradiction, can_write = checked_get(
         request,
         _with_entities(selectors.contradiction_list(scopes=page_scopes(request.user))),
         contradiction_id,
     )
-    return render_page(request, "integrity/detail.html", {"card": _card(contradiction)})
+    card = _card(contradiction, can_write=can_write)
+    return render_page(request, "integrity/detail.html", {"card": card})
 
 
 @require_GET

@@ -116,6 +116,23 @@ def test_a_reader_may_look_but_not_resolve(reader_client):
     assert pair.status == "open" and set(_statuses().values()) == {"active"}
 
 
+def test_a_reader_is_offered_no_resolution_buttons(reader_client, curator_client):
+    """Every other page hides what a reader may not do; the inbox showed a reader the
+    four resolutions and Undo, and a click answered the 403 page inside the card."""
+    pair = _pair(*_facts(40, 55))
+    for url in (reverse("integrity:inbox"), reverse("integrity:detail", args=[pair.pk])):
+        html = reader_client.get(url).content.decode()
+        assert f'id="contradiction-{pair.pk}"' in html
+        assert 'value="keep_first"' not in html and "/resolve" not in html
+        assert "Only curators resolve contradictions." in html
+    _resolve(curator_client, pair, "keep_first")
+    html = reader_client.get(reverse("integrity:detail", args=[pair.pk])).content.decode()
+    assert "Resolved:" in html and "/undo" not in html
+    other = _pair(*_facts(7, 9))
+    assert 'value="keep_first"' in curator_client.get(reverse("integrity:inbox")).content.decode()
+    assert other.status == "open"
+
+
 def test_the_count_follows_resolutions_and_undo(curator_client):
     first, second = _pair(*_facts(40, 55)), _pair(*_facts(7, 9))
     assert b"2 open" in curator_client.get(reverse("integrity:count")).content
