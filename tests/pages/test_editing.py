@@ -273,3 +273,10 @@ def test_a_refused_replacement_keeps_the_text_that_was_typed(curator_client, hol
     assert typed.strip() in box and 'role="alert"' in box
     old.refresh_from_db()
     assert old.status == "active" and Fact.objects.count() == 1
+
+
+def test_a_reader_opening_the_new_entity_page_gets_no_form(reader_client):
+    """The list hides *New entity* from readers, but its address (a shared link, the
+    history) showed them the whole form; everything typed was refused with the 403 page."""
+    html = reader_client.get(reverse("entities:new"), {"name": "Irene Adler"}).content.decode()
+    assert 'name="canonical_name"' not in html and "Only curators create entities." in html
