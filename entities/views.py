@@ -325,12 +325,12 @@ def merge(request, entity_id: str):
             survivor=survivor, duplicates=duplicates, actor=request.user, allow_cross_type=cross
         )
     except DomainError as exc:
+        # From the queue the confirm swaps the pair's card: the refusal goes in the card.
+        if (suggestion := _posted_suggestion(request)) is not None:
+            return _suggestion_response(request, suggestion, error=exc.message)
         return _merge_error(request, entity_id, exc)
-    suggestion_id = request.POST.get("suggestion", "")
-    if request.htmx and (suggestion_pk := parse_id(suggestion_id)) is not None:
-        suggestion = DuplicateSuggestion.objects.filter(pk=suggestion_pk).first()
-        if suggestion is not None:
-            return _suggestion_response(request, suggestion, merge=outcome.merge)
+    if (suggestion := _posted_suggestion(request)) is not None:
+        return _suggestion_response(request, suggestion, merge=outcome.merge)
     names = ", ".join(f"“{d.canonical_name}”" for d in duplicates)
     messages.success(
         request,
@@ -343,6 +343,14 @@ def merge(request, entity_id: str):
         response["HX-Redirect"] = url
         return response
     return redirect(url)
+
+
+def _posted_suggestion(request) -> DuplicateSuggestion | None:
+    """The duplicate queue's pair a merge was confirmed from (HTMX only), if any."""
+    suggestion_pk = parse_id(request.POST.get("suggestion", ""))
+    if not request.htmx or suggestion_pk is None:
+        return None
+    return DuplicateSuggestion.objects.filter(pk=suggestion_pk).first()
 
 
 def _undo_merge(merge_obj: EntityMerge, actor) -> None:
