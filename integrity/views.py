@@ -311,6 +311,18 @@ def describe_contradictions(entries: list[AuditEntry]) -> dict[int, tuple[str, s
     return out
 
 
+def hidden_contradictions(entries: list[AuditEntry], reader) -> set[int]:
+    """Rows about a contradiction whose facts the reader does not see (a project's)."""
+    scopes = page_scopes(reader)
+    if scopes.all_scopes:
+        return set()
+    ids = [int(e.target_id) for e in entries if e.target_id.isdigit()]
+    seen = set(
+        selectors.contradiction_list(scopes=scopes).filter(pk__in=ids).values_list("pk", flat=True)
+    )
+    return {e.pk for e in entries if not (e.target_id.isdigit() and int(e.target_id) in seen)}
+
+
 RESOLUTION_UNDO = UndoAction(
     action=RESOLVE_ACTION, undo=_resolution_undo, available=_resolution_undoable
 )
