@@ -28,7 +28,7 @@ from .forms import (
 )
 from .models import Entity, Fact
 from .scopes import page_scopes
-from .views import _entity_context, aliases_response, facts_response
+from .views import _entity_context, aliases_response, facts_response, merged_away_answered
 
 UNDO_TAG = "undo:{}"
 
@@ -79,6 +79,7 @@ def entity_new(request):
 
 @require_POST
 @curator_required
+@merged_away_answered
 def entity_edit(request, entity_id: str):
     """Rename, retype or describe an entity from its page (the head swaps in place)."""
     entity, _w = checked_get(request, Entity, entity_id, write=True)
@@ -144,6 +145,7 @@ def _back_to_entity(request, entity_id: str):
 
 @require_POST
 @curator_required
+@merged_away_answered
 def alias_restore(request, entity_id: str):
     """Take back an alias just removed (the undo the alias list offers)."""
     entity, _w = checked_get(request, Entity, entity_id, write=True)
@@ -163,6 +165,7 @@ FIELD_NAMES = {"object": "object_name", "subject": "predicate"}
 
 @require_POST
 @curator_required
+@merged_away_answered
 def fact_add(request, entity_id: str):
     """Write a fact about the entity from its page; errors show beside their field."""
     entity, _w = checked_get(request, Entity, entity_id, write=True)

@@ -129,3 +129,33 @@ def test_a_stale_entity_edit_does_not_undo_another_curators_rename(
     assert curator_client.post(edit, again, HTTP_HX_REQUEST="true").status_code == 204
     holmes = Entity.objects.get(pk=holmes.pk)
     assert holmes.type == "detective"
+
+
+def test_acting_on_an_entity_merged_away_meanwhile_says_where_it_went(
+    curator_client, other_curator, holmes
+):
+    """The page of an entity another curator then merged away: adding an alias (or a
+    fact, or an edit) answered the whole 404 page, swapped inside the card."""
+    from entities.services import entity_merge, entity_store
+
+    twin, _ = entity_store(name="S. Holmes", type="person")
+    entity_merge(survivor=holmes, duplicates=[twin], actor=other_curator)
+    url = reverse("entities:alias-add", args=[twin.pk])
+    response = curator_client.post(
+        url, {"alias": "The Great Detective"}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="aliases"
+    )
+    assert response.status_code == 404  # not here, and the body says where it went
+    html = response.content.decode()
+    assert html.startswith('<div id="aliases"') and "<html" not in html
+    assert 'role="alert"' in html and "Sherlock Holmes" in html
+    assert f'href="/entities/{holmes.pk}/"' in html
+    assert not holmes.aliases.filter(alias="The Great Detective").exists()
+    # without script: back on the survivor's page, told why
+    plain = curator_client.post(reverse("entities:fact-add", args=[twin.pk]), {"text": "x"})
+    assert plain.status_code == 302 and plain["Location"] == f"/entities/{holmes.pk}/"
+    assert "was merged into" in curator_client.get(plain["Location"]).content.decode()
+    # an id that never was answers the plain 404 page
+    never = curator_client.post(
+        reverse("entities:alias-add", args=["nope"]), {}, HTTP_HX_REQUEST="true"
+    )
+    assert never.status_code == 404 and b"was merged into" not in never.content
