@@ -307,9 +307,12 @@ def _candidates_context(request, **extra) -> dict:
         review.candidates_pending(book_id=book_id, type=entity_type), CANDIDATE_PAGE_SIZE
     ).get_page(request.GET.get("page"))
     evidence = review.candidates_evidence([e.pk for e in page.object_list])
-    query = urlencode(
-        {key: value for key, value in (("book", book_id or ""), ("type", entity_type)) if value}
-    )
+    filters = {
+        key: value for key, value in (("book", book_id or ""), ("type", entity_type)) if value
+    }
+    query = urlencode(filters)
+    # A decision (or its undo) answers the page it was taken on, not the first one.
+    here = urlencode({**filters, "page": page.number}) if page.number > 1 else query
     return {
         "page": page,
         "rows": [{"e": e, "mentions": evidence.get(e.pk, [])} for e in page.object_list],
@@ -319,6 +322,7 @@ def _candidates_context(request, **extra) -> dict:
         "book_id": book_id,
         "type": entity_type,
         "query": query,
+        "here": here,
         "can_write": is_curator(request.user),
         **extra,
     }

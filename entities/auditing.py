@@ -12,6 +12,7 @@ from kgsite.pages import UndoAction, audit_action, audit_target, undo_action
 
 from . import curation, services
 from .models import DuplicateSuggestion, Entity, EntityMerge, Fact
+from .scopes import page_scopes
 
 LABELS = {
     "entity.create": _("created"),
@@ -79,6 +80,17 @@ def describe_facts(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
     return out
 
 
+def hidden_facts(entries: list[AuditEntry], reader) -> set[int]:
+    """Rows about facts of a project the reader does not see (pages: readers see global
+    memory only)."""
+    scopes = page_scopes(reader)
+    if scopes.all_scopes:
+        return set()
+    ids = [int(e.target_id) for e in entries if e.target_id.isdigit()]
+    unseen = set(Fact.objects.filter(pk__in=ids).exclude(scopes.q()).values_list("pk", flat=True))
+    return {e.pk for e in entries if e.target_id.isdigit() and int(e.target_id) in unseen}
+
+
 def describe_merges(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
     found = EntityMerge.objects.in_bulk(
         [int(e.target_id) for e in entries if e.target_id.isdigit()]
@@ -144,7 +156,7 @@ def audit_register() -> None:
     for action, label in LABELS.items():
         audit_action(action, label)
     audit_target("entities.entity", describe_entities)
-    audit_target("entities.fact", describe_facts)
+    audit_target("entities.fact", describe_facts, hidden=hidden_facts)
     audit_target("entities.entitymerge", describe_merges)
     audit_target("entities.duplicatesuggestion", describe_suggestions)
     audit_target("kgsite.auditentry", describe_entries)

@@ -17,10 +17,18 @@ from kgsite.errors import DomainError
 from kgsite.pages import checked_get, curator_required, form_error, render_page
 
 from . import curation, selectors, services
-from .forms import EntityForm, FactEditForm, FactForm, latest_entry
+from .forms import (
+    ENTITY_SHOWN,
+    FACT_SHOWN,
+    EntityForm,
+    FactEditForm,
+    FactForm,
+    latest_entry,
+    state_seen,
+)
 from .models import Entity, Fact
 from .scopes import page_scopes
-from .views import aliases_response, facts_response
+from .views import _entity_context, aliases_response, facts_response, merged_away_answered
 
 UNDO_TAG = "undo:{}"
 
@@ -71,12 +79,17 @@ def entity_new(request):
 
 @require_POST
 @curator_required
+@merged_away_answered
 def entity_edit(request, entity_id: str):
     """Rename, retype or describe an entity from its page (the head swaps in place)."""
     entity, _w = checked_get(request, Entity, entity_id, write=True)
     form = EntityForm(request.POST)
     form.fields["aliases"].required = False
-    if form.is_valid():
+    seen = state_seen(entity, ENTITY_SHOWN)
+    stale = request.POST.get("seen", seen) != seen
+    if stale:  # drawn before another curator's edit: saving would write over it
+        form.add_error(None, _stale_entity_message())
+    elif form.is_valid():
         data = form.cleaned_data
         try:
             services.entity_update(
@@ -89,17 +102,35 @@ def entity_edit(request, entity_id: str):
         except DomainError as exc:
             form.add_error(None, form_error(exc, form.fields))
     if form.errors:
+        status = 409 if stale else 400
         entity.refresh_from_db()
+        seen = state_seen(entity, ENTITY_SHOWN)
+        if not request.htmx:  # a plain form post (no script): the whole page, form open
+            context = _entity_context(request, entity, edit_form=form)
+            return render_page(request, "entities/detail.html", context, status=status)
         return render_page(
             request,
             "entities/_head.html",
-            {"entity": entity, "can_write": True, "edit_form": form, "types": []},
-            status=400,
+            {
+                "entity": entity,
+                "can_write": True,
+                "edit_form": form,
+                "types": [],
+                "entity_seen": seen,
+            },
+            status=status,
         )
     _saved(
         request, _("Saved “%(name)s”.") % {"name": entity.canonical_name}, "entity.update", entity
     )
     return _back_to_entity(request, entity.pk)
+
+
+def _stale_entity_message() -> str:
+    return _(
+        "This entity was changed since you opened this page (its name, type or "
+        "description). Your changes are kept below: save again to apply them over it."
+    )
 
 
 def _back_to_entity(request, entity_id: str):
@@ -114,6 +145,7 @@ def _back_to_entity(request, entity_id: str):
 
 @require_POST
 @curator_required
+@merged_away_answered
 def alias_restore(request, entity_id: str):
     """Take back an alias just removed (the undo the alias list offers)."""
     entity, _w = checked_get(request, Entity, entity_id, write=True)
@@ -133,6 +165,7 @@ FIELD_NAMES = {"object": "object_name", "subject": "predicate"}
 
 @require_POST
 @curator_required
+@merged_away_answered
 def fact_add(request, entity_id: str):
     """Write a fact about the entity from its page; errors show beside their field."""
     entity, _w = checked_get(request, Entity, entity_id, write=True)
@@ -174,20 +207,18 @@ def fact_edit(request, fact_id: int):
     visible = Fact.objects.select_related("subject").filter(page_scopes(request.user).q())
     fact, can_write = checked_get(request, visible, fact_id)
     entity = _fact_entity(request, fact)
-    initial = {
-        "text": fact.text,
-        "predicate": fact.predicate,
-        "object_value": fact.object_value,
-        "confidence": fact.confidence,
-        "source": fact.source,
-        "status": fact.status,
-        "valid_from": fact.valid_from.date() if fact.valid_from else None,
-        "valid_to": fact.valid_to.date() if fact.valid_to else None,
-    }
+    initial = _fact_initial(fact)
     form = FactEditForm(request.POST or None, initial=initial)
+    seen = state_seen(fact, FACT_SHOWN)
+    status = 200
     if request.method == "POST":
         checked_get(request, Fact, fact_id, write=True)
-        if form.is_valid():
+        if request.POST.get("seen", seen) != seen:
+            # Drawn before another change (a retraction, a resolution): saving it
+            # would write every field back over that change.
+            form.add_error(None, _stale_message(fact))
+            status = 409
+        elif form.is_valid():
             data = form.cleaned_data
             changes = {k: data[k] for k in ("text", "predicate", "object_value", "source")}
             changes.update(
@@ -204,12 +235,35 @@ def fact_edit(request, fact_id: int):
             else:
                 _saved(request, _("Fact saved."), "fact.update", fact)
                 return redirect(_fact_back(fact, entity))
-    return render_page(
-        request,
-        "entities/fact.html",
-        {"fact": fact, "entity": entity, "form": form, "can_write": can_write},
-        status=400 if form.errors else 200,
-    )
+    if form.errors and status == 200:
+        status = 400
+    return _fact_page(request, fact, entity, form=form, can_write=can_write, status=status)
+
+
+def _fact_initial(fact: Fact) -> dict:
+    return {
+        "text": fact.text,
+        "predicate": fact.predicate,
+        "object_value": fact.object_value,
+        "confidence": fact.confidence,
+        "source": fact.source,
+        "status": fact.status,
+        "valid_from": fact.valid_from.date() if fact.valid_from else None,
+        "valid_to": fact.valid_to.date() if fact.valid_to else None,
+    }
+
+
+def _fact_page(request, fact: Fact, entity, *, form, can_write: bool, status: int, **extra):
+    context = {"fact": fact, "entity": entity, "form": form, "can_write": can_write}
+    context["seen"] = state_seen(fact, FACT_SHOWN)
+    return render_page(request, "entities/fact.html", {**context, **extra}, status=status)
+
+
+def _stale_message(fact: Fact) -> str:
+    return _(
+        "This fact was changed since you opened this page (it is %(status)s now). Your "
+        "changes are kept below: save again to apply them over it."
+    ) % {"status": fact.get_status_display()}
 
 
 def _fact_back(fact: Fact, entity: Entity | None) -> str:
@@ -243,8 +297,18 @@ def fact_supersede(request, fact_id: int):
     entity = _fact_entity(request, fact)
     try:
         curation.fact_supersede(fact=fact, text=request.POST.get("text", ""), actor=request.user)
-    except DomainError as exc:
-        messages.error(request, exc.message)
-        return redirect(reverse("entities:fact", args=[fact.pk]))
+    except DomainError as exc:  # the page again, the corrected text kept in its box
+        fact.refresh_from_db()
+        form = FactEditForm(initial=_fact_initial(fact))
+        return _fact_page(
+            request,
+            fact,
+            entity,
+            form=form,
+            can_write=True,
+            status=exc.status,
+            supersede_text=request.POST.get("text", ""),
+            supersede_error=exc.message,
+        )
     _saved(request, _("Fact replaced; the old one is kept as superseded."), "fact.supersede", fact)
     return redirect(_fact_back(fact, entity))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from django import forms
 from django.utils.translation import gettext_lazy
 
@@ -22,6 +25,27 @@ def latest_entry(user, action: str, target) -> AuditEntry | None:
         .order_by("-id")
         .first()
     )
+
+
+def state_seen(obj, fields: tuple[str, ...]) -> str:
+    """A short digest of what an edit page shows of ``obj``: posted back with the form,
+    it tells whether someone changed the object since the page was drawn."""
+    state = json.dumps([str(getattr(obj, name)) for name in fields], ensure_ascii=False)
+    return hashlib.sha256(state.encode()).hexdigest()[:16]
+
+
+FACT_SHOWN = (
+    "text",
+    "predicate",
+    "object_value",
+    "confidence",
+    "source",
+    "status",
+    "valid_from",
+    "valid_to",
+)
+
+ENTITY_SHOWN = ("canonical_name", "type", "description")
 
 
 class EntityForm(forms.Form):

@@ -5,6 +5,7 @@ by book, duplicate suggestions), and merging with a preview and an undo."""
 from __future__ import annotations
 
 import re
+from functools import wraps
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -28,12 +29,13 @@ from kgsite.pages import (
 )
 
 from . import confirmations, curation, previews, selectors, services
-from .forms import EntityForm, FactForm, latest_entry
+from .forms import ENTITY_SHOWN, EntityForm, FactForm, latest_entry, state_seen
 from .graph.selectors import entity_graph
 from .models import DuplicateSuggestion, Entity, EntityMerge, Fact
 from .scopes import page_scopes
 
 MERGE_ACTION = "entity.merge"
+_TARGET = re.compile(r"[a-z0-9-]{1,40}")  # an element id a request may name
 CANDIDATE_LIMIT = 10
 
 
@@ -82,6 +84,41 @@ def entity_list(request):
     )
 
 
+def merged_away_answered(view):
+    """A write from the page of an entity merged away since the page was drawn: say
+    where it went (in the swapped element, or on the survivor's page without script)
+    instead of answering the 404 page inside a card. Nothing is written."""
+
+    @wraps(view)
+    def wrapper(request, entity_id: str, *args, **kwargs):
+        try:
+            return view(request, entity_id, *args, **kwargs)
+        except Http404:
+            if "\x00" in entity_id or Entity.objects.filter(pk=entity_id).exists():
+                raise
+            target = selectors.entity_redirect_target(entity_id=entity_id)
+            survivor = Entity.objects.filter(pk=target).first() if target else None
+            if survivor is None:
+                raise
+        message = _(
+            "This entity was merged into “%(name)s” since the page was opened: nothing was "
+            "changed. Do it again on the page of “%(name)s”."
+        ) % {"name": survivor.canonical_name}
+        if not request.htmx:
+            messages.warning(request, message)
+            return redirect("entities:detail", entity_id=survivor.pk)
+        swapped = request.headers.get("HX-Target", "")
+        context = {
+            "target": swapped if _TARGET.fullmatch(swapped) else "",
+            "message": message,
+            "survivor": survivor,
+        }
+        # Still a 404 (the entity is not here), with a body that fits the swapped element.
+        return render_page(request, "entities/_moved.html", context, status=404)
+
+    return wrapper
+
+
 NEIGHBOURS = 25
 
 
@@ -123,6 +160,7 @@ def _entity_context(request, entity: Entity, **extra) -> dict:
                 "description": entity.description,
             }
         ),
+        "entity_seen": state_seen(entity, ENTITY_SHOWN),
         "fact_form": FactForm(),
         "types": selectors.entity_types(),
         **extra,
@@ -182,6 +220,7 @@ def facts_response(
 
 @require_POST
 @curator_required
+@merged_away_answered
 def alias_add(request, entity_id: str):
     entity, _w = checked_get(request, Entity, entity_id, write=True)
     alias = request.POST.get("alias", "")
@@ -194,6 +233,7 @@ def alias_add(request, entity_id: str):
 
 @require_POST
 @curator_required
+@merged_away_answered
 def alias_remove(request, entity_id: str):
     entity, _w = checked_get(request, Entity, entity_id, write=True)
     alias = request.POST.get("alias", "")
@@ -243,7 +283,6 @@ def _merge_request(request, entity_id: str) -> tuple[Entity, list[Entity], bool]
     return survivor, duplicates, bool(request.POST.get("allow_cross_type"))
 
 
-_TARGET = re.compile(r"[a-z0-9-]{1,40}")
 UNTYPED = gettext_lazy("untyped")
 
 
@@ -288,6 +327,7 @@ def _preview_response(request, entity_id: str, **context) -> HttpResponse:
 
 @require_POST
 @curator_required
+@merged_away_answered
 def merge_preview(request, entity_id: str):
     """What merging the chosen entities into this one would move, side by side; writes
     nothing."""
@@ -315,6 +355,7 @@ def merge_preview(request, entity_id: str):
 
 @require_POST
 @curator_required
+@merged_away_answered
 def merge(request, entity_id: str):
     """Merge; from the entity page go to the survivor, from the duplicate queue stay in
     the queue with the pair marked merged (and its undo)."""
@@ -324,12 +365,12 @@ def merge(request, entity_id: str):
             survivor=survivor, duplicates=duplicates, actor=request.user, allow_cross_type=cross
         )
     except DomainError as exc:
+        # From the queue the confirm swaps the pair's card: the refusal goes in the card.
+        if (suggestion := _posted_suggestion(request)) is not None:
+            return _suggestion_response(request, suggestion, error=exc.message)
         return _merge_error(request, entity_id, exc)
-    suggestion_id = request.POST.get("suggestion", "")
-    if request.htmx and (suggestion_pk := parse_id(suggestion_id)) is not None:
-        suggestion = DuplicateSuggestion.objects.filter(pk=suggestion_pk).first()
-        if suggestion is not None:
-            return _suggestion_response(request, suggestion, merge=outcome.merge)
+    if (suggestion := _posted_suggestion(request)) is not None:
+        return _suggestion_response(request, suggestion, merge=outcome.merge)
     names = ", ".join(f"“{d.canonical_name}”" for d in duplicates)
     messages.success(
         request,
@@ -342,6 +383,14 @@ def merge(request, entity_id: str):
         response["HX-Redirect"] = url
         return response
     return redirect(url)
+
+
+def _posted_suggestion(request) -> DuplicateSuggestion | None:
+    """The duplicate queue's pair a merge was confirmed from (HTMX only), if any."""
+    suggestion_pk = parse_id(request.POST.get("suggestion", ""))
+    if not request.htmx or suggestion_pk is None:
+        return None
+    return DuplicateSuggestion.objects.filter(pk=suggestion_pk).first()
 
 
 def _undo_merge(merge_obj: EntityMerge, actor) -> None:
@@ -411,9 +460,9 @@ def _suggestion_response(request, suggestion, *, error="", status=None, **extra)
 @require_POST
 @curator_required
 def duplicate_dismiss(request, suggestion_id: int):
-    suggestion, _w = checked_get(
-        request, selectors.duplicate_suggestions_pending(), suggestion_id, write=True
-    )
+    # Any status: a pair dismissed or merged since the page was drawn is answered by the
+    # service (dismissed again, or "already merged") in its card, not by a 404.
+    suggestion, _w = checked_get(request, DuplicateSuggestion, suggestion_id, write=True)
     error = ""
     try:
         suggestion = services.duplicate_dismiss(suggestion=suggestion, actor=request.user)
@@ -459,6 +508,7 @@ MERGE_UNDO = UndoAction(action=MERGE_ACTION, undo=_merge_audit_undo, available=_
 
 @require_POST
 @curator_required
+@merged_away_answered
 def confirmation_undo(request, entity_id: str, confirmation_id: int):
     """Take back a wrong confirmation: the swallowed statement becomes its own fact."""
     entity, _ = checked_get(request, Entity, entity_id, write=True)

@@ -32,6 +32,10 @@ class IntegrityConfig(AppConfig):
         dashboard_panel(views.HOME_PANEL)
         notification_page("contradiction", views.contradiction_page)
         undo_action(views.RESOLUTION_UNDO)
-        audit_target("integrity.contradiction", views.describe_contradictions)
+        audit_target(
+            "integrity.contradiction",
+            views.describe_contradictions,
+            hidden=views.hidden_contradictions,
+        )
         for action, label in views.AUDIT_LABELS.items():
             audit_action(action, label)

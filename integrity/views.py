@@ -12,14 +12,23 @@ from django.http import HttpRequest
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.text import Truncator
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from entities import hooks
 from entities.scopes import page_scopes
+from kgsite.converters import parse_id
 from kgsite.errors import DomainError
 from kgsite.models import AuditEntry
-from kgsite.pages import Panel, UndoAction, checked_get, curator_required, render_page
+from kgsite.pages import (
+    Panel,
+    UndoAction,
+    checked_get,
+    curator_required,
+    is_curator,
+    render_page,
+)
 from notifications.models import Notification
 from notifications.views import EVENT
 
@@ -105,7 +114,9 @@ def _fact_side(fact) -> dict:
     return {"entities": entities, "evidence": evidence}
 
 
-def _card(contradiction: Contradiction, *, error: str = "", note: str = "") -> dict:
+def _card(
+    contradiction: Contradiction, *, error: str = "", note: str = "", can_write: bool = True
+) -> dict:
     runs_a, runs_b = differing_words(contradiction.fact_a.text, contradiction.fact_b.text)
     return {
         "c": contradiction,
@@ -117,6 +128,11 @@ def _card(contradiction: Contradiction, *, error: str = "", note: str = "") -> d
         "error": error,
         "note": note if error else contradiction.note,
         "resolutions": Contradiction.Resolution,
+        "can_write": can_write,  # readers see the pair, not the buttons they may not use
+        # The decision this card shows: its Undo undoes that one and no later one.
+        "decision": _latest_resolution(contradiction.pk)
+        if contradiction.status == Contradiction.Status.RESOLVED
+        else None,
     }
 
 
@@ -137,19 +153,23 @@ def inbox(request):
     return render_page(
         request,
         "integrity/inbox.html",
-        {"page": page, "cards": [_card(c) for c in page.object_list]},
+        {
+            "page": page,
+            "cards": [_card(c, can_write=is_curator(request.user)) for c in page.object_list],
+        },
     )
 
 
 @require_GET
 @curator_required
 def detail(request, contradiction_id: int):
-    contradiction, _w = checked_get(
+    contradiction, can_write = checked_get(
         request,
         _with_entities(selectors.contradiction_list(scopes=page_scopes(request.user))),
         contradiction_id,
     )
-    return render_page(request, "integrity/detail.html", {"card": _card(contradiction)})
+    card = _card(contradiction, can_write=can_write)
+    return render_page(request, "integrity/detail.html", {"card": card})
 
 
 @require_GET
@@ -201,6 +221,15 @@ def undo(request, contradiction_id: int):
     contradiction, _w = checked_get(
         request, selectors.contradiction_list(), contradiction_id, write=True
     )
+    shown = parse_id(request.POST.get("decision", ""))
+    if shown is not None and shown != _latest_resolution(contradiction.pk):
+        # A card drawn before another curator undid and decided again: its Undo would
+        # reopen a decision the curator never saw.
+        error = _(
+            "This contradiction was decided again since your page showed it; it is shown "
+            "as it is now. Undo that decision only if you mean to."
+        )
+        return _card_response(request, contradiction, error=error, status=409)
     try:
         services.contradiction_undo(contradiction=contradiction, actor=request.user)
     except DomainError as exc:
@@ -234,18 +263,25 @@ def contradiction_page(notification: Notification) -> str:
     return reverse("integrity:detail", args=[int(notification.payload["contradiction"])])
 
 
-def _resolution_undoable(entry: AuditEntry) -> bool:
-    """The latest resolution of a contradiction that is still resolved."""
-    latest = (
+def _latest_resolution(contradiction_id: int | str) -> int | None:
+    """The audit row of a contradiction's latest resolution."""
+    return (
         AuditEntry.objects.filter(
-            action=RESOLVE_ACTION, target_type=entry.target_type, target_id=entry.target_id
+            action=RESOLVE_ACTION,
+            target_type=Contradiction._meta.label_lower,
+            target_id=str(contradiction_id),
         )
         .order_by("-id")
         .values_list("pk", flat=True)
         .first()
     )
+
+
+def _resolution_undoable(entry: AuditEntry) -> bool:
+    """The latest resolution of a contradiction that is still resolved."""
     return (
-        latest == entry.pk
+        entry.target_type == Contradiction._meta.label_lower
+        and _latest_resolution(entry.target_id) == entry.pk
         and Contradiction.objects.filter(
             pk=entry.target_id, status=Contradiction.Status.RESOLVED
         ).exists()
@@ -273,6 +309,18 @@ def describe_contradictions(entries: list[AuditEntry]) -> dict[int, tuple[str, s
             name = f"{Truncator(c.fact_a.text).chars(50)} / {Truncator(c.fact_b.text).chars(50)}"
             out[entry.pk] = (name, reverse("integrity:detail", args=[c.pk]))
     return out
+
+
+def hidden_contradictions(entries: list[AuditEntry], reader) -> set[int]:
+    """Rows about a contradiction whose facts the reader does not see (a project's)."""
+    scopes = page_scopes(reader)
+    if scopes.all_scopes:
+        return set()
+    ids = [int(e.target_id) for e in entries if e.target_id.isdigit()]
+    seen = set(
+        selectors.contradiction_list(scopes=scopes).filter(pk__in=ids).values_list("pk", flat=True)
+    )
+    return {e.pk for e in entries if not (e.target_id.isdigit() and int(e.target_id) in seen)}
 
 
 RESOLUTION_UNDO = UndoAction(

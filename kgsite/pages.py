@@ -178,14 +178,21 @@ def undo_for(entry: AuditEntry) -> UndoAction | None:
 
 # (entries of one target type) -> {entry id: (name, url or "")}
 Describe = Callable[[list[AuditEntry]], dict[int, tuple[str, str]]]
+# (entries of one target type, the reader) -> ids of the entries the reader may not see
+Hidden = Callable[[list[AuditEntry], Any], set[int]]
 _describers: dict[str, Describe] = {}
+_hidden: dict[str, Hidden] = {}
 _action_labels: dict[str, Any] = {}
 
 
-def audit_target(target_type: str, describe: Describe) -> Describe:
+def audit_target(target_type: str, describe: Describe, *, hidden: Hidden | None = None) -> Describe:
     """Say how rows about ``target_type`` ("entities.entity") are named and linked; call
-    from ``ready()``. ``describe`` gets a page's rows of that type at once (one query)."""
+    from ``ready()``. ``describe`` gets a page's rows of that type at once (one query);
+    ``hidden`` says which of them name something the reader may not see (another
+    project's fact): those rows keep their action but neither name nor link."""
     _describers[target_type] = describe
+    if hidden is not None:
+        _hidden[target_type] = hidden
     return describe
 
 
@@ -205,10 +212,10 @@ def audit_action_labels() -> dict[str, str]:
 UNKNOWN_TARGET = gettext_lazy("something since deleted")
 
 
-def audit_rows(entries, *, can_write: bool) -> list[dict]:
+def audit_rows(entries, *, can_write: bool, reader=None) -> list[dict]:
     """Audit entries as the log shows them: the action in words, the target's name and
     link (from the owning app's describer), the summary undo repeats, and whether this
-    user can undo it."""
+    user can undo it. With ``reader``, what that user may not see is left unnamed."""
     entries = list(entries)
     by_type: dict[str, list[AuditEntry]] = {}
     for entry in entries:
@@ -218,6 +225,10 @@ def audit_rows(entries, *, can_write: bool) -> list[dict]:
         describe = _describers.get(target_type)
         if describe is not None:
             names.update(describe(group))
+        hidden = _hidden.get(target_type)
+        if reader is not None and hidden is not None:
+            for pk in hidden(group, reader):
+                names.pop(pk, None)
     rows = []
     for entry in entries:
         name, url = names.get(entry.pk, ("", ""))

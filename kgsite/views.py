@@ -52,7 +52,10 @@ def home(request):
     return render_page(
         request,
         "home.html",
-        {"panels": _panels(request), "recent": audit_rows(recent, can_write=False)},
+        {
+            "panels": _panels(request),
+            "recent": audit_rows(recent, can_write=False, reader=request.user),
+        },
     )
 
 
@@ -91,7 +94,9 @@ def audit_log(request):
         "audit/log.html",
         {
             "page": page,
-            "rows": audit_rows(page.object_list, can_write=is_curator(request.user)),
+            "rows": audit_rows(
+                page.object_list, can_write=is_curator(request.user), reader=request.user
+            ),
             "actions": [(a, audit_action_label(a)) for a in actions],
             "action": filters.get("action", ""),
             "target": filters.get("target", ""),

@@ -60,6 +60,16 @@ def test_upload_errors_are_shown_inline_and_queue_nothing(curator_client):
     assert not IngestJob.objects.exists()
 
 
+def test_a_reader_is_offered_no_upload_form(reader_client, curator_client):
+    """The books page offered a reader the upload form: the file was sent whole, then
+    refused with the 403 page."""
+    html = reader_client.get(reverse("books:list")).content.decode()
+    assert 'action="/books/upload"' not in html and 'type="file"' not in html
+    assert "Only curators upload books." in html
+    assert _upload(reader_client).status_code == 403 and not IngestJob.objects.exists()
+    assert 'action="/books/upload"' in curator_client.get(reverse("books:list")).content.decode()
+
+
 def test_a_failed_job_shows_its_error_and_can_be_retried(
     curator_client, django_capture_on_commit_callbacks
 ):

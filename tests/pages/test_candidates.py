@@ -133,3 +133,28 @@ def test_readers_see_the_queue_but_cannot_decide(reader_client, book):
     )
     assert response.status_code == 403
     assert Entity.objects.filter(pk__in=ids).count() == len(ids)
+
+
+def test_a_decision_on_a_later_page_stays_on_that_page(curator_client):
+    """Accepting candidates on page 2 of a filtered queue came back on page 1: the
+    curator lost their place after every decision."""
+    import re
+
+    for n in range(45):
+        entity_store(name=f"Quorvane {n:02d}", type="concept")
+    Entity.objects.update(candidate=True)
+    page = curator_client.get(reverse("books:candidates"), {"type": "concept", "page": 2})
+    html = page.content.decode()
+    assert "page 2 of 3" in html
+    action = re.search(r'hx-post="([^"]*candidates/decide[^"]*)"', html).group(1)
+    shown = re.findall(r'name="ids" value="([^"]+)"', html)
+    response = curator_client.post(
+        action.replace("&amp;", "&"),
+        {"action": "accept", "ids": shown[:2], "type_filter": "concept"},
+        **HTMX,
+    )
+    assert response.status_code == 200
+    after = response.content.decode()
+    assert "Accepted 2 candidates" in after and "page 2 of 3" in after
+    # the pager's links keep the filter and do not repeat the page
+    assert "?page=3&amp;type=concept" in after and "page=2&amp;page" not in after

@@ -107,3 +107,51 @@ def test_a_suggestion_field_that_is_no_id_still_merges_and_undoes(curator_client
     )
     assert response.status_code < 400
     assert Entity.objects.filter(pk=other.pk).exists()
+
+
+def test_a_stale_dismiss_says_what_became_of_the_pair(curator_client, pair):
+    """A second curator's queue still showed the pair another had dismissed or merged:
+    their Dismiss answered the 404 page, swapped into the card."""
+    keeper, other, suggestion = pair
+    url = reverse("entities:dismiss", args=[suggestion.pk])
+    assert curator_client.post(url, **HTMX).status_code == 200
+    again = curator_client.post(url, **HTMX)  # a double click, or a second curator
+    assert again.status_code == 200
+    assert f'id="suggestion-{suggestion.pk}"'.encode() in again.content
+    assert b"Dismissed" in again.content
+
+    curator_client.post(reverse("entities:undismiss", args=[suggestion.pk]), **HTMX)
+    curator_client.post(
+        reverse("entities:merge", args=[keeper.pk]),
+        {"duplicates": [other.pk], "suggestion": suggestion.pk},
+        **HTMX,
+    )
+    stale = curator_client.post(url, **HTMX)
+    assert stale.status_code == 409
+    assert f'id="suggestion-{suggestion.pk}"'.encode() in stale.content
+    assert b"already merged" in stale.content
+
+
+def test_a_refused_merge_from_the_queue_keeps_the_pairs_card(curator_client, curator, pair):
+    """The queue's Confirm swaps the pair's card: a refusal (here the duplicate another
+    curator merged meanwhile) replaced the whole card by a bare error line, its pair and
+    buttons gone until a reload."""
+    from entities.services import entity_merge
+
+    keeper, other, suggestion = pair
+    entity_merge(survivor=keeper, duplicates=[other], actor=curator)
+    response = curator_client.post(
+        reverse("entities:merge", args=[keeper.pk]),
+        {
+            "duplicates": [other.pk],
+            "target": f"preview-{suggestion.pk}",
+            "suggestion": suggestion.pk,
+        },
+        **HTMX,
+    )
+    assert response.status_code in (400, 409)
+    html = response.content.decode()
+    assert html.lstrip().startswith(
+        f'<article class="card suggestion" id="suggestion-{suggestion.pk}"'
+    )
+    assert 'role="alert"' in html and "no longer exists" in html

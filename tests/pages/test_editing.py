@@ -98,6 +98,22 @@ def test_an_edit_error_swaps_the_head_with_the_message(curator_client, holmes):
     assert holmes.canonical_name == "Sherlock Holmes"
 
 
+def test_an_edit_error_without_script_shows_the_whole_page(curator_client, holmes):
+    """The edit form also posts without script (method and action): a taken name came
+    back as the head fragment alone, with no page, menu or facts around it."""
+    entity_store(name="John Watson", type="person")
+    response = curator_client.post(
+        reverse("entities:edit", args=[holmes.pk]),
+        {"canonical_name": "John Watson", "type": "person", "description": "Doctor"},
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "<html" in html and 'id="facts"' in html and 'id="aliases"' in html
+    assert 'role="alert"' in html and 'value="John Watson"' in html and "Doctor" in html
+    holmes.refresh_from_db()
+    assert holmes.canonical_name == "Sherlock Holmes"
+
+
 def test_add_a_triple_fact_and_undo_it(curator_client, holmes):
     street, _ = entity_store(name="Baker Street", type="place")
     response = curator_client.post(
@@ -241,3 +257,26 @@ def test_the_entity_page_draws_its_neighbourhood_or_says_why_not(
     graph = curator_client.get(f"/graph/entity/{holmes.pk}/").content.decode()
     assert f'href="/entities/{holmes.pk}/"' in graph and "/admin/" not in graph
     assert "<script>" not in graph  # no inline script: the drawing is static/graph.js
+
+
+def test_a_refused_replacement_keeps_the_text_that_was_typed(curator_client, holmes):
+    """A corrected text the service refused (here one too long) sent the curator back to
+    the fact page with the old text in the box: what they had written was gone."""
+    old = fact_store(text="Holmes lives in London", entities=[holmes]).fact
+    typed = "Holmes keeps bees in Sussex. " + "He writes on bee culture. " * 400
+    response = curator_client.post(
+        reverse("entities:fact-supersede", args=[old.pk]), {"text": typed, "entity": holmes.pk}
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    box = html.split(f'action="/entities/facts/{old.pk}/supersede"')[1].split("</form>")[0]
+    assert typed.strip() in box and 'role="alert"' in box
+    old.refresh_from_db()
+    assert old.status == "active" and Fact.objects.count() == 1
+
+
+def test_a_reader_opening_the_new_entity_page_gets_no_form(reader_client):
+    """The list hides *New entity* from readers, but its address (a shared link, the
+    history) showed them the whole form; everything typed was refused with the 403 page."""
+    html = reader_client.get(reverse("entities:new"), {"name": "Irene Adler"}).content.decode()
+    assert 'name="canonical_name"' not in html and "Only curators create entities." in html

@@ -4,6 +4,8 @@ is the card with an inline error and nothing changed; never a fact lost by a cli
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -114,6 +116,23 @@ def test_a_reader_may_look_but_not_resolve(reader_client):
     assert pair.status == "open" and set(_statuses().values()) == {"active"}
 
 
+def test_a_reader_is_offered_no_resolution_buttons(reader_client, curator_client):
+    """Every other page hides what a reader may not do; the inbox showed a reader the
+    four resolutions and Undo, and a click answered the 403 page inside the card."""
+    pair = _pair(*_facts(40, 55))
+    for url in (reverse("integrity:inbox"), reverse("integrity:detail", args=[pair.pk])):
+        html = reader_client.get(url).content.decode()
+        assert f'id="contradiction-{pair.pk}"' in html
+        assert 'value="keep_first"' not in html and "/resolve" not in html
+        assert "Only curators resolve contradictions." in html
+    _resolve(curator_client, pair, "keep_first")
+    html = reader_client.get(reverse("integrity:detail", args=[pair.pk])).content.decode()
+    assert "Resolved:" in html and "/undo" not in html
+    other = _pair(*_facts(7, 9))
+    assert 'value="keep_first"' in curator_client.get(reverse("integrity:inbox")).content.decode()
+    assert other.status == "open"
+
+
 def test_the_count_follows_resolutions_and_undo(curator_client):
     first, second = _pair(*_facts(40, 55)), _pair(*_facts(7, 9))
     assert b"2 open" in curator_client.get(reverse("integrity:count")).content
@@ -161,3 +180,35 @@ def test_a_note_may_run_over_lines(curator_client):
     assert _resolve(curator_client, pair, "both_true", note=note).status_code == 200
     pair.refresh_from_db()
     assert pair.note == note
+
+
+def _undo_form(html: str) -> dict[str, str]:
+    """The hidden fields of a resolved card's Undo form, as the browser posts them."""
+    form = re.search(r"<form[^>]*integrity/contradictions/\d+/undo.*?</form>", html, re.S)
+    assert form, "the resolved card offers Undo"
+    return dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form.group(0)))
+
+
+def test_undo_on_a_stale_card_leaves_a_later_decision_alone(curator_client):
+    """A curator's card still showed their "keep first" with its Undo; meanwhile another
+    curator had undone it and kept the second. The stale Undo reopened the other's
+    decision (the second fact came back) without either of them knowing."""
+    a, b = _facts(40, 55)
+    pair = _pair(a, b)
+    stale = _undo_form(_resolve(curator_client, pair, "keep_first").content.decode())
+    assert curator_client.post(reverse("integrity:undo", args=[pair.pk]), **HTMX).status_code == 200
+    assert _resolve(curator_client, pair, "keep_second").status_code == 200
+    response = curator_client.post(reverse("integrity:undo", args=[pair.pk]), stale, **HTMX)
+    assert response.status_code == 409
+    assert "decided again" in response.content.decode()
+    pair.refresh_from_db()
+    assert (pair.status, pair.resolution) == ("resolved", "keep_second")
+    assert _statuses() == {a.pk: "superseded", b.pk: "active"}
+    # the card it answers is the current one: its Undo undoes the decision it shows
+    current = _undo_form(response.content.decode())
+    assert (
+        curator_client.post(reverse("integrity:undo", args=[pair.pk]), current, **HTMX).status_code
+        == 200
+    )
+    pair.refresh_from_db()
+    assert pair.status == "open"
