@@ -276,19 +276,43 @@ def fact_confirm(*, fact: Fact, confidence: float | None = None) -> Fact:
 def _link_all(
     fact: Fact, subject: Entity | None, object_entity: Entity | None, entities: Iterable[Entity]
 ) -> list[list[str]]:
-    """Link the named entities; returns the links this call added, as [entity id, role]."""
-    wanted = []
+    """Link the named entities to a fact that may have links already (a confirmation);
+    returns the links this call added, as [entity id, role]. An entity named twice keeps
+    its first role. One read of the fact's links and one insert of the missing ones;
+    should another writer link one of them meanwhile, each link is made apart."""
+    roles = _roles(subject, object_entity, entities)
+    linked = set(EntityFact.objects.filter(fact=fact).values_list("entity_id", flat=True))
+    missing = {pk: role for pk, role in roles.items() if pk not in linked}
+    if not missing:
+        return []
+    try:
+        with transaction.atomic():
+            EntityFact.objects.bulk_create(
+                [EntityFact(fact=fact, entity_id=pk, role=role) for pk, role in missing.items()]
+            )
+    except IntegrityError:
+        by_pk = {e.pk: e for e in (subject, object_entity, *entities) if e is not None}
+        created = [
+            [pk, role]
+            for pk, role in missing.items()
+            if fact_link(fact=fact, entity=by_pk[pk], role=role)[1]
+        ]
+        return created
+    return [[pk, role] for pk, role in missing.items()]
+
+
+def _roles(
+    subject: Entity | None, object_entity: Entity | None, entities: Iterable[Entity]
+) -> dict[str, str]:
+    """Entity id -> the role of its first mention: subject, object, then mentions."""
+    roles: dict[str, str] = {}
     if subject is not None:
-        wanted.append((subject, EntityFact.Role.SUBJECT))
+        roles.setdefault(subject.pk, EntityFact.Role.SUBJECT)
     if object_entity is not None:
-        wanted.append((object_entity, EntityFact.Role.OBJECT))
-    wanted += [(entity, EntityFact.Role.MENTION) for entity in entities]
-    added = []
-    for entity, role in wanted:
-        _link, created = fact_link(fact=fact, entity=entity, role=role)
-        if created:
-            added.append([entity.pk, role])
-    return added
+        roles.setdefault(object_entity.pk, EntityFact.Role.OBJECT)
+    for entity in entities:
+        roles.setdefault(entity.pk, EntityFact.Role.MENTION)
+    return roles
 
 
 def _link_new(
@@ -297,13 +321,7 @@ def _link_new(
     """Link a fact created in this transaction: no link can exist yet, so one INSERT for
     all (``_link_all`` spends a savepoint, a read and an insert per entity). An entity
     named twice keeps its first role, as there."""
-    roles: dict[str, str] = {}
-    if subject is not None:
-        roles.setdefault(subject.pk, EntityFact.Role.SUBJECT)
-    if object_entity is not None:
-        roles.setdefault(object_entity.pk, EntityFact.Role.OBJECT)
-    for entity in entities:
-        roles.setdefault(entity.pk, EntityFact.Role.MENTION)
+    roles = _roles(subject, object_entity, entities)
     EntityFact.objects.bulk_create(
         [EntityFact(fact=fact, entity_id=pk, role=role) for pk, role in roles.items()]
     )

@@ -431,3 +431,46 @@ def test_the_duplicate_check_uses_the_text_head_index():
         cursor.execute(explain + check)
         plan = " ".join(str(row) for row in cursor.fetchall())
     assert "fact_text_head_status_idx" in plan, plan
+
+
+def test_a_confirmation_reads_the_fact_links_once_and_adds_only_the_missing():
+    """Restating a fact about entities it already names costs one read of its links;
+    an entity it did not name yet is linked, the others keep their roles."""
+    kim = entity_store(name="Kim Abara", type="person")[0]
+    lab = entity_store(name="North Lab", type="place")[0]
+    port = entity_store(name="Harbour Road", type="place")[0]
+    first = fact_store(text="Kim Abara works at the North Lab.", subject=kim, entities=[lab]).fact
+    with CaptureQueriesContext(connection) as queries:
+        again = fact_store(text="Kim Abara works at the North Lab.", subject=kim, entities=[lab])
+    assert again.action == "confirmed"
+    links = [q["sql"] for q in queries if "entities_entityfact" in q["sql"]]
+    assert len(links) == 2  # does it name the same entities; which are linked
+    again = fact_store(text="Kim Abara works at the North Lab.", subject=kim, entities=[port, lab])
+    assert (again.action, again.fact.pk) == ("confirmed", first.pk)
+    assert dict(EntityFact.objects.filter(fact=first).values_list("entity_id", "role")) == {
+        kim.pk: "subject",
+        lab.pk: "mention",
+        port.pk: "mention",
+    }
+
+
+def test_a_link_another_writer_made_meanwhile_is_not_counted_as_this_confirmations(monkeypatch):
+    """Between the read of a fact's links and the insert, another writer links one of
+    the entities: nothing fails, and the confirmation does not claim that link (its undo
+    would remove the other writer's)."""
+    from entities.services import facts as facts_module
+
+    kim = entity_store(name="Kim Abara", type="person")[0]
+    lab = entity_store(name="North Lab", type="place")[0]
+    fact = fact_store(text="Kim Abara works at the North Lab.", subject=kim).fact
+    real_filter = EntityFact.objects.filter
+
+    def read_before_the_other_writer(*args, **kwargs):
+        monkeypatch.setattr(EntityFact.objects, "filter", real_filter)
+        EntityFact.objects.create(fact=fact, entity=lab, role="mention")
+        return real_filter(pk__in=[])  # what was read before that link existed
+
+    monkeypatch.setattr(EntityFact.objects, "filter", read_before_the_other_writer)
+    added = facts_module._link_all(fact, kim, None, [lab])
+    assert added == []
+    assert EntityFact.objects.filter(fact=fact).count() == 2
