@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from entities.api import SCOPE_PARAMETERS, scopes_from_params
 from kgsite.api import Reader, paginated_response
 
-from . import selectors, services
+from . import resolution, selectors
 from .models import Contradiction
 from .serializers import (
     ContradictionSerializer,
@@ -105,7 +105,7 @@ class ContradictionResolveView(GenericAPIView):
         serializer = ResolveSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        services.contradiction_resolve(
+        resolution.contradiction_resolve(
             contradiction=contradiction,
             resolution=data["resolution"],
             note=data["note"],
@@ -125,6 +125,6 @@ class ContradictionUndoView(GenericAPIView):
     )
     def post(self, request, contradiction_id: int):
         contradiction = selectors.contradiction_get(contradiction_id=contradiction_id)
-        services.contradiction_undo(contradiction=contradiction, actor=request.user)
+        resolution.contradiction_undo(contradiction=contradiction, actor=request.user)
         contradiction = selectors.contradiction_get(contradiction_id=contradiction_id)
         return Response(ContradictionSerializer(contradiction).data)

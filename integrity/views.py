@@ -32,7 +32,7 @@ from kgsite.pages import (
 from notifications.models import Notification
 from notifications.views import EVENT
 
-from . import selectors, services
+from . import resolution, selectors, services
 from .models import Contradiction
 
 INBOX_PAGE_SIZE = 20
@@ -203,7 +203,7 @@ def resolve(request, contradiction_id: int):
     )
     note = request.POST.get("note", "")
     try:
-        contradiction = services.contradiction_resolve(
+        contradiction = resolution.contradiction_resolve(
             contradiction=contradiction,
             resolution=request.POST.get("resolution", ""),
             note=note,
@@ -231,7 +231,7 @@ def undo(request, contradiction_id: int):
         )
         return _card_response(request, contradiction, error=error, status=409)
     try:
-        services.contradiction_undo(contradiction=contradiction, actor=request.user)
+        resolution.contradiction_undo(contradiction=contradiction, actor=request.user)
     except DomainError as exc:
         return _card_response(request, contradiction, error=exc.message, status=409)
     return _card_response(request, selectors.contradiction_get(contradiction_id=contradiction.pk))
@@ -290,7 +290,7 @@ def _resolution_undoable(entry: AuditEntry) -> bool:
 
 def _resolution_undo(entry: AuditEntry, actor) -> None:
     contradiction = selectors.contradiction_get(contradiction_id=int(entry.target_id))
-    services.contradiction_undo(contradiction=contradiction, actor=actor)
+    resolution.contradiction_undo(contradiction=contradiction, actor=actor)
 
 
 AUDIT_LABELS = {

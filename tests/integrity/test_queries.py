@@ -12,8 +12,9 @@ from entities.models import Fact
 from entities.services import entity_store, fact_store
 from integrity import services, tasks
 from integrity.models import Contradiction
+from integrity.resolution import contradiction_resolve
 from integrity.selectors import contradiction_get, contradiction_list
-from integrity.services import contradiction_resolve, fact_check
+from integrity.services import fact_check
 from integrity.views import differing_words
 from kgsite.converters import MAX_ID
 from kgsite.errors import InvalidInput, NotFound

@@ -11,9 +11,8 @@ from entities.services import entity_store, fact_store
 from integrity import services
 from integrity.detection.classifier import Verdict
 from integrity.models import Contradiction, PendingFactCheck
+from integrity.resolution import contradiction_resolve, contradiction_undo
 from integrity.services import (
-    contradiction_resolve,
-    contradiction_undo,
     contradiction_urgency,
     fact_check,
 )

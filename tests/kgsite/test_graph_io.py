@@ -16,7 +16,7 @@ from entities.models import Entity, Fact, NameToken
 from entities.selectors import entity_lookup
 from entities.services import alias_add, entity_store, fact_store
 from integrity.models import Contradiction
-from integrity.services import contradiction_resolve
+from integrity.resolution import contradiction_resolve
 from kgsite.graph_io import graph_models
 from notifications.services import notification_create, notification_mark_read
 
