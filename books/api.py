@@ -35,10 +35,10 @@ def _int_param(request, name: str, *, default: int | None = None) -> int | None:
     raw = request.query_params.get(name)
     if raw in (None, ""):
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise InvalidInput(f"{name} must be an integer", field=name) from None
+    # ASCII digits only: int() also reads "1_0", " 5" and full-width digits.
+    if not (raw.isascii() and raw.isdigit()):
+        raise InvalidInput(f"{name} must be an integer", field=name)
+    value = int(raw)
     if not 0 <= value <= MAX_ID:
         raise InvalidInput(f"{name} is out of range", field=name)
     return value

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet
 
 from entities.scopes import ScopeFilter
-from kgsite.converters import MAX_ID
+from kgsite.converters import MAX_ID, parse_id
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.text import has_control_chars
 
@@ -54,10 +54,10 @@ def contradiction_list(
     if kind:
         qs = qs.filter(kind=_choice(kind, Contradiction.Kind.values, "kind"))
     if fact not in (None, ""):
-        try:
-            fact_id = int(fact)
-        except (TypeError, ValueError):
-            raise InvalidInput("fact must be a fact id", field="fact") from None
+        # ASCII digits only: int() also reads "1_0", " 1" and full-width digits.
+        fact_id = parse_id(fact) if isinstance(fact, str) else fact
+        if not isinstance(fact_id, int) or isinstance(fact_id, bool):
+            raise InvalidInput("fact must be a fact id", field="fact")
         if not 0 <= fact_id <= MAX_ID:
             raise InvalidInput("fact is out of range", field="fact")
         qs = qs.filter(Q(fact_a_id=fact_id) | Q(fact_b_id=fact_id))

@@ -94,6 +94,15 @@ def test_mentions_defines_first_and_filters(api, two_books):
     assert api.get("/api/v1/entities/nope/mentions").status_code == 404
 
 
+@pytest.mark.parametrize("limit", ["1_0", "\uff15", " 5"])
+def test_a_limit_python_alone_would_read_as_a_number_is_a_400(api, db, limit):
+    """int() reads "1_0" as 10 and full-width digits as digits: the limit was taken and
+    the answer was a 404 about the chunk, not a 400 about the limit."""
+    response = api.get("/api/v1/chunks/999999/related", {"limit": limit})
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "limit"
+
+
 def test_entity_books_lists_defining_book_first(api, two_books):
     books = api.get(f"/api/v1/entities/{two_books.pk}/books").json()
     assert [b["book"]["source_name"] for b in books] == [CONDITIONS, SPELLS]

@@ -78,7 +78,16 @@ def test_list_and_detail(api, contradiction):
 
 
 @pytest.mark.parametrize(
-    ("query", "field"), [("status=closed", "status"), ("kind=mood", "kind"), ("fact=x", "fact")]
+    ("query", "field"),
+    [
+        ("status=closed", "status"),
+        ("kind=mood", "kind"),
+        ("fact=x", "fact"),
+        # Python's int() reads these as 10, 12 and 1: the list answered another fact's pairs.
+        ("fact=1_0", "fact"),
+        ("fact=\uff11\uff12", "fact"),
+        ("fact=%201", "fact"),
+    ],
 )
 def test_list_bad_filters_name_the_field(api, query, field):
     response = api.get(f"/api/v1/integrity/contradictions/?{query}")
