@@ -43,6 +43,19 @@ def test_typing_gets_only_the_results_partial(curator_client, holmes):
     assert b"<html" in full.content and b"Sherlock Holmes" in full.content
 
 
+def test_a_search_that_finds_nothing_offers_to_create_that_name(
+    curator_client, reader_client, holmes
+):
+    """*New entity* carried the search only from a full page load: after typing (the
+    results swap in place) it opened an empty form, the name typed in the search lost."""
+    html = curator_client.get(reverse("entities:list"), {"q": "Irene Adler"}, **HTMX)
+    assert 'href="/entities/new?name=Irene%20Adler"' in html.content.decode()
+    found = curator_client.get(reverse("entities:list"), {"q": "holmes"}, **HTMX)
+    assert "/entities/new" not in found.content.decode()
+    reader = reader_client.get(reverse("entities:list"), {"q": "Irene Adler"}, **HTMX)
+    assert "/entities/new" not in reader.content.decode()
+
+
 def test_the_entity_page_shows_aliases_facts_and_their_details(curator_client, holmes):
     fact_store(text="Sherlock Holmes lives at 221B Baker Street", entities=[holmes],
                source="a study in scarlet", confidence=0.9)  # fmt: skip
