@@ -309,13 +309,19 @@ def rows_decide(
 def rows_rejected(
     rows: Sequence[TermRow], decisions: Sequence[Decision], scorer: Scorer
 ) -> set[str]:
-    """Normalised names of the rows the scorer judged not to be entities."""
+    """Normalised names of the rows the scorer judged not to be entities.
+
+    A plain proper name is not among them: whether "Ada Lovelace" or "Lisbon" is a name
+    is spaCy's NER to say from its sentence (the scorer leaves such names to NER when it
+    keeps them, ``rows_decide``), and the scorer, which learned the terms of technical
+    documents, rates a person or a place named once or twice low."""
     kept = {normalize(d.display) for d in decisions}
     p_entity = scorer.entity.proba([r.features for r in rows]) if rows else []
     return {
         normalize(r.display)
         for r, p in zip(rows, p_entity, strict=True)
-        if normalize(r.display) not in kept and (p < scorer.entity.threshold or r.literal)
+        if normalize(r.display) not in kept
+        and (r.literal or (p < scorer.entity.threshold and not plain_name(r.display)))
     }
 
 
