@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import re
 
 from . import tables as tb
@@ -72,7 +73,37 @@ def _blockers(
         reasons += weak
     if a.negations % 2 != b.negations % 2 and not _negation_left_out(a, b):
         reasons.append("negation")
+    elif a.negations % 2 == b.negations % 2 and _opposite_word(a, b):
+        reasons.append("a word and its opposite")
     return reasons
+
+
+def _opposite_word(a: Reading, b: Reading) -> bool:
+    """A word only one side has is the other side's word with a negative prefix
+    ("activé" / "désactivé", "locked" / "unlocked") and neither side adds a negation:
+    the two say opposite things."""
+    wa, wb = set(a.words()[:60]), set(b.words()[:60])
+    return bool(affix_opposite(wa - wb, wb - wa))
+
+
+def affix_opposite(only_a: set[str], only_b: set[str]) -> float:
+    """Whether a word only one side has is the other side's word with a negative prefix
+    ("locked"/"unlocked"), comparing up to 30 words a side."""
+    small_a, small_b = sorted(only_a)[:30], sorted(only_b)[:30]
+    for x in small_a:
+        for y in small_b:
+            longer, shorter = (x, y) if len(x) > len(y) else (y, x)
+            for prefix in tb.NEGATIVE_PREFIXES:
+                stem = longer[len(prefix) :]
+                if longer.startswith(prefix) and len(stem) >= 4 and _same_stem(stem, shorter):
+                    return 1.0
+    return 0.0
+
+
+def _same_stem(x: str, y: str) -> bool:
+    """Equal but for an inflected ending ("attivato"/"attivata", "able"/"abled")."""
+    common = len(os.path.commonprefix([x, y]))
+    return common >= max(4, min(len(x), len(y)) - 2)
 
 
 def covered_flags(
@@ -163,7 +194,8 @@ def _covered(
     if v.kind == "weekday":
         return any(x.key == v.key for x in a.of("weekday"))
     if v.kind == "time":
-        return any(_same_time(v, x) for x in a.of("time"))
+        zone = _zone_words(b, v)
+        return any(_same_time(v, x) and _zone_words(a, x) == zone for x in a.of("time"))
     return False
 
 
@@ -243,6 +275,25 @@ def _date_within(v: Value, x: Value) -> bool:
             if all(n is None or n == o for n, o in zip(new, old, strict=True)):
                 return True
     return False
+
+
+# Words after a clock time that open the name of its zone ("16:00 heure de Lyon",
+# "8:15 Uhr Ortszeit"): a zone the reader may not know, compared as written.
+_ZONE_CUES = frozenset(("time", "ora", "hora", "heure", "uhr", "zeit", "horario"))
+_ZONE_WORDS = 4
+
+
+def _zone_words(r: Reading, v: Value) -> tuple[str, ...]:
+    """The words naming a clock time's zone right after it ("heure de Lyon" ->
+    ("heure", "de", "lyon")), empty when no zone word follows: two times written
+    alike are one time only when their zones are written alike too."""
+    words: list[str] = []
+    for token in r.tokens[v.last + 1 : v.last + 1 + _ZONE_WORDS]:
+        p = plain(token.text)
+        if not any(c.isalpha() for c in p) or (not words and p not in _ZONE_CUES):
+            break
+        words.append(p)
+    return tuple(words)
 
 
 def _same_time(v: Value, x: Value) -> bool:
