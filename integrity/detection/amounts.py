@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from . import tables as tb
 from .tokens import (
+    _FUNCTION_ZIPF,
     _GLUED_UNIT,
     _RANGE,
     Reading,
@@ -20,6 +21,7 @@ from .tokens import (
     parse_number,
     plain,
     take,
+    zipf,
 )
 
 # --- numbers -----------------------------------------------------------------------------
@@ -372,8 +374,9 @@ def _unit_word(r: Reading, i: int, money: bool) -> tuple[str, float, int]:
     if word in tb.SQUARE_BEFORE and (square := _square(next_norm(r, j))) is not None:
         return "area", square, j + 1  # "20 square metres", "215 sq ft"
     if word in tb.UNITS:
-        # one-letter symbols only glued or right after the number: "5 m", not "5 a"
-        if len(word) == 1 and r.tokens[j].start - r.tokens[i].end > 1:
+        # one-letter symbols only glued or right after the number: "5 m", not "5 a";
+        # never a label's letter: "Gate 4 B" is no amount of bytes
+        if len(word) == 1 and (r.tokens[j].start - r.tokens[i].end > 1 or label_letter(r, i, j)):
             return "", 1.0, i
         dimension, factor = tb.UNITS[word]
         if plain(next_norm(r, j)) in tb.SQUARE_AFTER and (square := _square(word)) is not None:
@@ -392,6 +395,8 @@ def _written_unit(r: Reading, i: int, j: int, word: str) -> tuple[str, float, in
     if (cased := tb.CASED_UNITS.get(r.tokens[j].text.rstrip("."))) is not None:
         if len(word) == 1 and r.tokens[j].start - r.tokens[i].end > 1:
             return "", 1.0, i  # "13 A", "230 V": only right after the number
+        if label_letter(r, i, j):
+            return "", 1.0, i  # "Flat 12 A": the letter is the label's, not amperes
         return cased[0], cased[1], j
     if word in tb.FLUID_BEFORE:
         k = j + 2 if j + 1 < len(r.tokens) and r.tokens[j + 1].norm == "." else j + 1
@@ -400,6 +405,21 @@ def _written_unit(r: Reading, i: int, j: int, word: str) -> tuple[str, float, in
     if (powered := _powered(word)) is not None and word not in tb.UNITS:
         return powered[0], powered[1], j
     return None
+
+
+def label_letter(r: Reading, i: int, j: int) -> bool:
+    """Whether token j, one capital letter written apart from the number at token i, is
+    part of a label: the number stands right after a capitalised word that is no
+    function word ("Flat 12 A", "Gate 4 B"; not "A 13 A fuse", "draws 13 A")."""
+    text = r.tokens[j].text
+    if len(text) != 1 or not text.isupper() or r.tokens[j].start == r.tokens[i].end:
+        return False
+    if i == 0 or r.tokens[i].start - r.tokens[i - 1].end != 1:
+        return False
+    before = r.tokens[i - 1]
+    return (
+        before.text[:1].isupper() and before.text.isalpha() and zipf(before.norm) < _FUNCTION_ZIPF
+    )
 
 
 _POWERS = {"²": 2, "2": 2, "³": 3, "3": 3}

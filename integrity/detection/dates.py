@@ -63,9 +63,21 @@ def dates(r: Reading) -> None:
 
 
 def _weekday_ok(r: Reading, i: int) -> bool:
-    """Short forms ("mon", "sat", "sun") only when written capitalised."""
+    """Short forms ("mon", "sat", "sun") only when written capitalised, not after an
+    article ("closest to the Sun") and not opening a name of several capitalised words
+    ("Sun Microsystems"; a list of weekdays or months, "Mon Tue", stays one)."""
     norm = r.tokens[i].norm
-    return len(norm) > 4 or r.tokens[i].text[:1].isupper()
+    if len(norm) > 4:
+        return True
+    if not r.tokens[i].text[:1].isupper():
+        return False
+    if i > 0 and r.tokens[i - 1].norm in tb.ARTICLES:
+        return False
+    if i + 1 < len(r.tokens) and r.tokens[i + 1].start - r.tokens[i].end == 1:
+        after = r.tokens[i + 1]
+        if after.text[:1].isupper() and after.text[:1].isalpha():
+            return after.norm.rstrip(".") in tb.WEEKDAYS or after.norm.rstrip(".") in tb.MONTHS
+    return True
 
 
 def _named_month(r: Reading, i: int, month: int) -> None:

@@ -22,7 +22,6 @@ No word list of any evaluation set: the weights come from ``train``.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
 
@@ -30,7 +29,7 @@ import numpy as np
 
 from . import tables as tb
 from .alignment import ALIGN_NAMES, NEUTRAL, TokenVectors, alignment_columns
-from .guard import covered_flags, same_amount
+from .guard import affix_opposite, covered_flags, same_amount
 from .structure import Reading, language, plain, read
 from .tokens import zipf
 
@@ -69,6 +68,7 @@ def _names() -> list[str]:
         "length_ratio",
         "same_language",
         "span_late",
+        "value_converted",
         "cosine",
         "cosine_sq",
         "cosine_x_jaccard",
@@ -133,6 +133,7 @@ def pair_features(
     row += _wording(a, b)
     row.append(float(language(a) == language(b)))
     row.append(span_late(a, b, same_values=not any(not ok for _v, ok in new_flags + lost_flags)))
+    row.append(value_converted(a, b, new_flags, lost_flags))
     jaccard = row[FEATURE_NAMES.index("jaccard")]
     if encode is not None:
         texts = embedding_texts(a, b)
@@ -245,7 +246,7 @@ def _wording(a: Reading, b: Reading) -> list[float]:
         return min(sum(max(0.0, 7 - zipf(w)) for w in words) / 20, 1.0)
 
     length_a, length_b = max(len(a.text), 1), max(len(b.text), 1)
-    opposite = _affix_opposite(only_a, only_b)
+    opposite = affix_opposite(only_a, only_b)
     booleans_a = {tb.BOOLEANS[w] for w in wa if w in tb.BOOLEANS}
     booleans_b = {tb.BOOLEANS[w] for w in wb if w in tb.BOOLEANS}
     boolean_swap = float(bool(booleans_a and booleans_b and booleans_a != booleans_b))
@@ -302,6 +303,24 @@ def span_late(a: Reading, b: Reading, *, same_values: bool = False) -> float:
     return (where(i1, i2, len(wa)) + where(j1, j2, len(wb))) / 2
 
 
+def value_converted(a: Reading, b: Reading, new_flags: list, lost_flags: list) -> float:
+    """1 when every value of each statement is found on the other and at least one
+    amount, date or time is written another way ("1.5 km" / "1,500 metres", "18:30" /
+    "6:30 pm", "eleven" / "11"): the reader had to convert it to see it is the same. A
+    restatement, not a pair that merely shares its values as written. 0 otherwise."""
+    if any(not ok for _v, ok in new_flags) or any(not ok for _v, ok in lost_flags):
+        return 0.0
+    written = {_written(a, v) for v in a.values}
+    return float(any(_written(b, v) not in written for v in b.values if v.kind in _CONVERTED_KINDS))
+
+
+_CONVERTED_KINDS = frozenset(("number", "time", "date"))
+
+
+def _written(r: Reading, v) -> str:
+    return plain(r.text[r.tokens[v.first].start : r.tokens[v.last].end])
+
+
 def _span_tokens(r: Reading) -> list[tuple[str, int]]:
     """The statement's tokens with a letter or digit, without case or accents, with
     their index (up to ``MAX_WORDS`` * 2)."""
@@ -310,33 +329,3 @@ def _span_tokens(r: Reading) -> list[tuple[str, int]]:
         for i, t in enumerate(r.tokens[: MAX_WORDS * 2])
         if any(c.isalnum() for c in t.text)
     ]
-
-
-def _affix_opposite(only_a: set[str], only_b: set[str]) -> float:
-    """Whether a word only one side has is the other side's word with a negative prefix
-    ("locked"/"unlocked"), comparing up to 30 words a side."""
-    small_a, small_b = sorted(only_a)[:30], sorted(only_b)[:30]
-    # The longer word of a pair carries the prefix (of two as long, the second side's).
-    for longer, others, tie in ((small_a, small_b, False), (small_b, small_a, True)):
-        for word in longer:
-            stems = _prefixed_stems(word)
-            shorter = [w for w in others if len(w) < len(word) or (tie and len(w) == len(word))]
-            if stems and any(_same_stem(s, w) for s in stems for w in shorter):
-                return 1.0
-    return 0.0
-
-
-def _prefixed_stems(word: str) -> list[str]:
-    """What is left of ``word`` after each negative prefix it starts with (4 letters or
-    more): the words it may be the negation of."""
-    return [
-        word[len(prefix) :]
-        for prefix in tb.NEGATIVE_PREFIXES
-        if word.startswith(prefix) and len(word) - len(prefix) >= 4
-    ]
-
-
-def _same_stem(x: str, y: str) -> bool:
-    """Equal but for an inflected ending ("attivato"/"attivata", "able"/"abled")."""
-    common = len(os.path.commonprefix([x, y]))
-    return common >= max(4, min(len(x), len(y)) - 2)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import re
 
 from . import tables as tb
@@ -72,7 +73,47 @@ def _blockers(
         reasons += weak
     if a.negations % 2 != b.negations % 2 and not _negation_left_out(a, b):
         reasons.append("negation")
+    elif a.negations % 2 == b.negations % 2 and _opposite_word(a, b):
+        reasons.append("a word and its opposite")
     return reasons
+
+
+def _opposite_word(a: Reading, b: Reading) -> bool:
+    """A word only one side has is the other side's word with a negative prefix
+    ("activé" / "désactivé", "locked" / "unlocked") and neither side adds a negation:
+    the two say opposite things."""
+    wa, wb = set(a.words()[:60]), set(b.words()[:60])
+    return bool(affix_opposite(wa - wb, wb - wa))
+
+
+def affix_opposite(only_a: set[str], only_b: set[str]) -> float:
+    """Whether a word only one side has is the other side's word with a negative prefix
+    ("locked"/"unlocked"), comparing up to 30 words a side."""
+    small_a, small_b = sorted(only_a)[:30], sorted(only_b)[:30]
+    # The longer word of a pair carries the prefix (of two as long, the second side's).
+    for longer, others, tie in ((small_a, small_b, False), (small_b, small_a, True)):
+        for word in longer:
+            stems = _prefixed_stems(word)
+            shorter = [w for w in others if len(w) < len(word) or (tie and len(w) == len(word))]
+            if stems and any(_same_stem(s, w) for s in stems for w in shorter):
+                return 1.0
+    return 0.0
+
+
+def _prefixed_stems(word: str) -> list[str]:
+    """What is left of ``word`` after each negative prefix it starts with (4 letters or
+    more): the words it may be the negation of."""
+    return [
+        word[len(prefix) :]
+        for prefix in tb.NEGATIVE_PREFIXES
+        if word.startswith(prefix) and len(word) - len(prefix) >= 4
+    ]
+
+
+def _same_stem(x: str, y: str) -> bool:
+    """Equal but for an inflected ending ("attivato"/"attivata", "able"/"abled")."""
+    common = len(os.path.commonprefix([x, y]))
+    return common >= max(4, min(len(x), len(y)) - 2)
 
 
 def covered_flags(
@@ -163,7 +204,8 @@ def _covered(
     if v.kind == "weekday":
         return any(x.key == v.key for x in a.of("weekday"))
     if v.kind == "time":
-        return any(_same_time(v, x) for x in a.of("time"))
+        zone = _zone_words(b, v)
+        return any(_same_time(v, x) and _zone_words(a, x) == zone for x in a.of("time"))
     return False
 
 
@@ -243,6 +285,25 @@ def _date_within(v: Value, x: Value) -> bool:
             if all(n is None or n == o for n, o in zip(new, old, strict=True)):
                 return True
     return False
+
+
+# Words after a clock time that open the name of its zone ("16:00 heure de Lyon",
+# "8:15 Uhr Ortszeit"): a zone the reader may not know, compared as written.
+_ZONE_CUES = frozenset(("time", "ora", "hora", "heure", "uhr", "zeit", "horario"))
+_ZONE_WORDS = 4
+
+
+def _zone_words(r: Reading, v: Value) -> tuple[str, ...]:
+    """The words naming a clock time's zone right after it ("heure de Lyon" ->
+    ("heure", "de", "lyon")), empty when no zone word follows: two times written
+    alike are one time only when their zones are written alike too."""
+    words: list[str] = []
+    for token in r.tokens[v.last + 1 : v.last + 1 + _ZONE_WORDS]:
+        p = plain(token.text)
+        if not any(c.isalpha() for c in p) or (not words and p not in _ZONE_CUES):
+            break
+        words.append(p)
+    return tuple(words)
 
 
 def _same_time(v: Value, x: Value) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from . import tables as tb
-from .amounts import numbers, sentence_period
+from .amounts import label_letter, numbers, sentence_period
 from .dates import dates, times
 from .tokens import (
     _COMMON_ZIPF,
@@ -28,6 +28,7 @@ from .tokens import (
     Token,
     Value,
     fold,
+    free,
     french_thousands,
     has_alpha,
     has_digit,
@@ -59,6 +60,7 @@ def read(text: str) -> Reading:
     dates(r)
     times(r)
     numbers(r)
+    _lettered_labels(r)
     sentence_period(r)
     _identifiers(r)
     _names(r)
@@ -83,6 +85,20 @@ def _identifiers(r: Reading) -> None:
             or (has_digit(text) and parse_number(token.norm) is None)
         ):
             take(r, Value("ident", (token.norm.strip(".:,"),), first=i, last=i))
+
+
+def _lettered_labels(r: Reading) -> None:
+    """ "Flat 12 A", "Gate 4 B": a plain number after a capitalised word and a capital
+    letter after it are one identifier ("12 a"), so "Flat 12 A" and "Flat 12 B" differ
+    and neither is an amount of current or data."""
+    for at, v in enumerate(r.values):
+        j = v.last + 1
+        if v.kind != "number" or v.dim or v.first != v.last or not free(r, j):
+            continue
+        if label_letter(r, v.last, j):
+            key = f"{r.tokens[v.first].norm} {r.tokens[j].norm}"
+            r.values[at] = Value("ident", (key,), first=v.first, last=j)
+            r.used.add(j)
 
 
 def _names(r: Reading) -> None:

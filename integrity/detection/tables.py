@@ -184,6 +184,10 @@ TIMES_WORDS: frozenset[str] = frozenset(_words("times time volte volta vezes vez
 ONCE_WORDS: dict[str, int] = {"once": 1, "twice": 2, "thrice": 3, "einmal": 1, "zweimal": 2}
 # Words before a duration that make it a period: "every 20 minutes", "ogni 20 minuti",
 # "a cada 20 minutos" ("toutes les 20 minutes": the article is skipped).
+# Articles of the six languages: a short weekday form after one is a noun ("the Sun").
+ARTICLES: frozenset[str] = frozenset(
+    _words("the a an il lo la le l el los las o os as un une uno una um uma der die das")
+)
 EVERY_WORDS: frozenset[str] = frozenset(_words("every each ogni cada toutes jede jeden"))
 # Words before a period noun that make it the period of a statement's one sum of money:
 # "across the whole year", "por ano", "per month", "ogni anno", "each year".

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from entities.services import entity_store, fact_store
 from integrity import services, signals
 from integrity.detection import tables as tb
-from integrity.detection.features import _affix_opposite, _same_stem
+from integrity.detection.guard import _same_stem
+from integrity.detection.guard import affix_opposite as _affix_opposite
 from integrity.detection.structure import read
 from integrity.services import fact_check
 
