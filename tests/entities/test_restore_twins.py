@@ -11,7 +11,8 @@ from entities.curation import fact_supersede, fact_supersede_undo, fact_supersed
 from entities.models import Fact
 from entities.services import fact_store
 from integrity.detection.classifier import Verdict
-from integrity.services import contradiction_resolve, contradiction_store, contradiction_undo
+from integrity.resolution import contradiction_resolve, contradiction_undo
+from integrity.services import contradiction_store
 from kgsite.errors import Conflict
 from kgsite.models import AuditEntry
 

@@ -10,7 +10,8 @@ import pytest
 
 from entities.services import alias_add, entity_store, fact_store
 from integrity.detection.classifier import Verdict
-from integrity.services import contradiction_resolve, contradiction_store
+from integrity.resolution import contradiction_resolve
+from integrity.services import contradiction_store
 from kgsite.models import AuditEntry
 
 pytestmark = pytest.mark.django_db

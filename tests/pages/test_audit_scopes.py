@@ -10,7 +10,8 @@ from django.urls import reverse
 from entities.services import fact_store
 from integrity.detection.classifier import Verdict
 from integrity.models import Contradiction
-from integrity.services import contradiction_resolve, contradiction_store
+from integrity.resolution import contradiction_resolve
+from integrity.services import contradiction_store
 
 pytestmark = pytest.mark.django_db
 
