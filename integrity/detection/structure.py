@@ -45,8 +45,9 @@ __all__ = ["Reading", "Token", "Value", "fold", "language", "parse_number", "pla
 
 # Texts whose reading is remembered: a background check reads the new statement once
 # per candidate pair and the guard reads both again; a worker meets the same stored
-# statements job after job.
-READ_CACHE_SIZE = 4096
+# statements job after job. A short statement's reading holds about 30 KB, so a few
+# hundred (a check needs a dozen).
+READ_CACHE_SIZE = 256
 
 
 @lru_cache(maxsize=READ_CACHE_SIZE)
