@@ -39,7 +39,7 @@ def test_a_value_written_another_way_is_a_converted_restatement(existing, new):
     ("existing", "new"),
     [
         ("The footbridge is 1.2 km long.", "The footbridge is 1.2 km long and 3 m wide."),
-        ("The footbridge is 1.2 km long.", "The footbridge is 1,500 metres long."),
+        ("The footbridge is 1.2 km long.", "The footbridge is 1,350 metres long."),
         ("The ferry leaves at 17:45.", "The ferry leaves at 17:45 from pier 4."),
         ("The ferry leaves at 17:45.", "The ferry always leaves at 17:45."),
         ("Noor has a parrot.", "Noor has a green parrot."),
