@@ -205,8 +205,8 @@ def mentions_remembered(mentions: Mentions | None) -> Mentions | None:
     """``mentions`` asking the entity table once per text, however often the guard and
     the features look: for one pair, or for one check of a statement against its
     candidates (the table may change later, so never for longer)."""
-    if mentions is None:
-        return None
+    if mentions is None or getattr(mentions, "remembers", False):
+        return mentions  # nothing to ask, or already remembering
     seen: dict[str, list] = {}
 
     def lookup(text: str) -> list:
@@ -214,6 +214,7 @@ def mentions_remembered(mentions: Mentions | None) -> Mentions | None:
             seen[text] = mentions(text)
         return seen[text]
 
+    lookup.remembers = True  # type: ignore[attr-defined]
     return lookup
 
 
