@@ -199,14 +199,24 @@ class AliasDetailView(GenericAPIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-def _entity_or_none(entity_id: str | None, field: str):
-    """An entity referenced from a request body: an unknown id is a 400 naming the field."""
+def _entity_or_none(entity_id: str | None, field: str, *, known: dict | None = None):
+    """An entity referenced from a request body: an unknown id is a 400 naming the field.
+    ``known``: entities already read by id (``_entities_known``), so a body naming
+    several costs one read."""
     if not entity_id:
         return None
+    if known and entity_id in known:
+        return known[entity_id]
     try:
         return selectors.entity_get(entity_id=entity_id)
     except NotFound as exc:
         raise InvalidInput(exc.message, field=field) from None
+
+
+def _entities_known(ids) -> dict:
+    """The entities of these ids, read at once; an id not among them (an imported
+    memory's id, an unknown one) is left to ``_entity_or_none``."""
+    return selectors.entities_by_pk(ids=[pk for pk in ids if pk])
 
 
 class FactListView(GenericAPIView):
@@ -249,12 +259,13 @@ class FactListView(GenericAPIView):
     )
     def post(self, request):
         data = validated(FactWriteSerializer, request.data)
-        entities = [_entity_or_none(eid, "entities") for eid in data["entities"]]
+        known = _entities_known([*data["entities"], data["subject"], data["object_entity"]])
+        entities = [_entity_or_none(eid, "entities", known=known) for eid in data["entities"]]
         result = services.fact_store(
             text=data["text"],
-            subject=_entity_or_none(data["subject"], "subject"),
+            subject=_entity_or_none(data["subject"], "subject", known=known),
             predicate=data["predicate"],
-            object_entity=_entity_or_none(data["object_entity"], "object_entity"),
+            object_entity=_entity_or_none(data["object_entity"], "object_entity", known=known),
             object_value=data["object_value"],
             entities=entities,
             confidence=data["confidence"],

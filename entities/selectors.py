@@ -97,6 +97,11 @@ def entity_get(*, entity_id: str) -> Entity:
         raise NotFound(f"no entity with id '{entity_id}'", field="id") from None
 
 
+def entities_by_pk(*, ids: list[str]) -> dict[str, Entity]:
+    """The entities of these primary keys, in one read (an unknown id is absent)."""
+    return Entity.objects.in_bulk(sorted(set(ids))) if ids else {}
+
+
 def entity_list(*, type: str | None = None, prefix: str | None = None) -> QuerySet[Entity]:  # noqa: A002
     qs = Entity.objects.all()
     if type:

@@ -178,7 +178,10 @@ def facts_name_alike(*, fact: Fact, named: NamedEntities | None) -> bool:
     another subject (or object) is never confirmed, however alike the texts (issue 27)."""
     if not named:
         return True
-    links = list(EntityFact.objects.filter(fact=fact).values_list("entity_id", "role"))
+    if "entity_facts" in getattr(fact, "_prefetched_objects_cache", {}):
+        links = [(link.entity_id, link.role) for link in fact.entity_facts.all()]
+    else:
+        links = list(EntityFact.objects.filter(fact=fact).values_list("entity_id", "role"))
     subjects = {e for e, role in links if role == EntityFact.Role.SUBJECT}
     objects = {e for e, role in links if role == EntityFact.Role.OBJECT}
     if fact.subject_id:
@@ -320,11 +323,17 @@ def _link_new(
 ) -> None:
     """Link a fact created in this transaction: no link can exist yet, so one INSERT for
     all (``_link_all`` spends a savepoint, a read and an insert per entity). An entity
-    named twice keeps its first role, as there."""
+    named twice keeps its first role, as there. The new links, with their entities, are
+    remembered on ``fact`` as if prefetched: whoever shows it reads none of them back."""
+    entities = list(entities)
     roles = _roles(subject, object_entity, entities)
-    EntityFact.objects.bulk_create(
-        [EntityFact(fact=fact, entity_id=pk, role=role) for pk, role in roles.items()]
+    by_pk = {e.pk: e for e in (subject, object_entity, *entities) if e is not None}
+    links = EntityFact.objects.bulk_create(
+        [EntityFact(fact=fact, entity=by_pk[pk], role=role) for pk, role in roles.items()]
     )
+    shown = fact.entity_facts.all()  # as prefetch_related leaves it: evaluated, no read
+    shown._result_cache, shown._prefetch_done = links, True
+    fact._prefetched_objects_cache = {"entity_facts": shown}
 
 
 def fact_store(

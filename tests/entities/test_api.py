@@ -4,7 +4,7 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from entities.models import Alias, Entity, Fact
+from entities.models import Alias, Entity, EntityFact, Fact
 from entities.services import alias_add, entity_store
 
 pytestmark = pytest.mark.django_db
@@ -299,6 +299,54 @@ def test_confirming_a_fact_keeps_the_new_links(curator_api):
     assert links == {(ada.id, "subject"), (engine.id, "mention")}
     listed = curator_api.get("/api/v1/facts/", {"entity": engine.id}).json()["results"]
     assert [f["id"] for f in listed] == [first["fact"]["id"]]
+
+
+def test_a_new_fact_naming_four_entities_reads_them_once(curator_api):
+    """Subject, object, a mention and an imported memory's id for a fourth: the answer
+    shows every link with its role and name, and the entities are read in one statement
+    (the imported id then on its own), the links not read back at all."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from entities.models import ExternalEntityId
+
+    ada, _ = entity_store(name="Ada Lovelace", type="person")
+    engine, _ = entity_store(name="Analytical Engine", type="machine")
+    babbage, _ = entity_store(name="Charles Babbage", type="person")
+    london, _ = entity_store(name="London", type="place")
+    ExternalEntityId.objects.create(store="old-memory", external_id="place-3", entity=london)
+    payload = {
+        "text": "Ada Lovelace described the Analytical Engine of Charles Babbage in London.",
+        "subject": ada.id,
+        "predicate": "described",
+        "object_entity": engine.id,
+        "entities": [babbage.id, "place-3"],
+    }
+    with CaptureQueriesContext(connection) as ctx:
+        response = curator_api.post("/api/v1/facts/", payload, format="json")
+    assert response.status_code == 201, response.json()
+    links = response.json()["fact"]["entities"]
+    shown = [(e["id"], e["role"], e["canonical_name"]) for e in links]
+    assert shown == [
+        (ada.id, "subject", "Ada Lovelace"),
+        (engine.id, "object", "Analytical Engine"),
+        (babbage.id, "mention", "Charles Babbage"),
+        (london.id, "mention", "London"),
+    ]
+    table = Entity._meta.db_table
+    entity_reads = [
+        q["sql"]
+        for q in ctx.captured_queries
+        if q["sql"].startswith("SELECT") and f'FROM "{table}"' in q["sql"]
+    ]
+    assert len(entity_reads) <= 2, entity_reads  # one for the ids, one for place-3
+    link_table = EntityFact._meta.db_table
+    reads_links = [
+        q["sql"]
+        for q in ctx.captured_queries
+        if q["sql"].startswith("SELECT") and f'FROM "{link_table}"' in q["sql"]
+    ]
+    assert reads_links == [], reads_links
 
 
 # --- PATCH /facts/<id>/ ------------------------------------------------------------------
