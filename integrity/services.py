@@ -120,6 +120,8 @@ def fact_find_near_duplicate(
     facts = Fact.objects.filter(
         pk__in=[fid for fid, _ in hits], status=Fact.Status.ACTIVE, scope=scope, kind=kind
     )
+    if named:  # facts_name_alike compares each hit's links: read them in one go
+        facts = facts.prefetch_related("entity_facts")
     by_id = {f.pk: f for f in facts}
     thresholds = classifier_thresholds()
     mentions = mentions_remembered(entity_mentions)  # the new text, read once for all hits
