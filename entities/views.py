@@ -32,6 +32,7 @@ from . import confirmations, curation, previews, selectors, services
 from .forms import ENTITY_SHOWN, EntityForm, FactForm, latest_entry, state_seen
 from .graph.selectors import entity_graph
 from .models import DuplicateSuggestion, Entity, EntityMerge, Fact
+from .names import normalize_type
 from .scopes import page_scopes
 
 MERGE_ACTION = "entity.merge"
@@ -65,6 +66,8 @@ def entity_list(request):
     error = ""
     try:
         found = selectors.entity_search(q=q, type=entity_type or None, candidates=with_candidates)
+        # The menu shows the filter as applied: ?type=PERSON filters on "person".
+        entity_type = normalize_type(entity_type)
     except DomainError as exc:  # a type no entity can have: said above the (empty) results
         found, error = [], exc.message
     return render_page(

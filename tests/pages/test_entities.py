@@ -34,6 +34,17 @@ def test_search_finds_names_words_and_aliases_normalised_like_lookup(curator_cli
     assert watson.pk not in html
 
 
+def test_the_type_menu_shows_the_filter_as_applied(curator_client):
+    """?type=PERSON filters on "person": the menu said "all types" beside the
+    filtered results, so the next search silently dropped the filter."""
+    entity_store(name="John Watson", type="person")
+    entity_store(name="Baker Street", type="place")
+    html = curator_client.get("/entities/", {"type": "PERSON"}).content.decode()
+    assert "John Watson" in html and "Baker Street" not in html
+    assert '<option value="person" selected>' in html
+    assert '<option value="place">' in html
+
+
 def test_typing_gets_only_the_results_partial(curator_client, holmes):
     partial = curator_client.get("/entities/", {"q": "sher"}, **HTMX)
     assert partial.templates[0].name == "entities/_results.html"
