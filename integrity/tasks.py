@@ -6,6 +6,7 @@ import logging
 
 from django_q import tasks as queue
 
+from kgsite.jobs import routine_job_options
 from notifications.services import notification_mark_read_by_key
 
 from .services import fact_check_defer, fact_check_run
@@ -29,7 +30,7 @@ def fact_check_enqueue(fact_id: int, action: str) -> None:
     if action not in ("created", "relinked"):
         return
     try:
-        queue.async_task(fact_check_task, fact_id, group=INTEGRITY_GROUP)
+        queue.async_task(fact_check_task, fact_id, group=INTEGRITY_GROUP, **routine_job_options())
     except Exception as exc:
         logger.exception("could not queue the background check of fact %s", fact_id)
         fact_check_defer(fact_id=fact_id, error=exc)

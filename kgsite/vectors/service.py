@@ -31,6 +31,7 @@ from django.conf import settings
 from django_q import tasks as queue
 
 from kgsite.errors import InvalidInput
+from kgsite.jobs import routine_job_options
 
 from . import index as index_module
 from .backend import VectorBackend, backend_name
@@ -203,7 +204,7 @@ def _enqueue(func: Callable, *args) -> None:
     """Queue a job; a broken queue must never undo or fail the save that triggered it
     (search re-checks rows, and ``rebuild_vectors`` restores the index)."""
     try:
-        queue.async_task(func, *args, group=VECTOR_GROUP)
+        queue.async_task(func, *args, group=VECTOR_GROUP, **routine_job_options())
     except Exception:
         logger.exception("could not enqueue %s%r", getattr(func, "__name__", func), args)
 
