@@ -96,13 +96,24 @@ def export(model_dir: Path, target: Path) -> Path:
     return target
 
 
+# The quantised model's name in vectors' signatures and in its file's: a new recipe gets
+# a new name, so vectors made with the old one are re-embedded.
+QUANTIZED = "onnx-int8pc"
+
+
 def quantize(source: Path, target: Path) -> Path:
     from onnxruntime.quantization import QuantType, quantize_dynamic  # deferred: optional
 
     handle, scratch = tempfile.mkstemp(dir=target.parent, suffix=".onnx.part")
     os.close(handle)
     try:
-        quantize_dynamic(source, scratch, weight_type=QuantType.QInt8)
+        # Per output channel, in 7 bits: one scale for a whole weight matrix, in 8 bits
+        # (the library's default), moved vectors to cosine 0.86 of the float ones; per
+        # channel with the reduced range, which x86 integer kernels need against
+        # saturation, keeps them at 0.99 on average (`python -m benchmarks encoder`).
+        quantize_dynamic(
+            source, scratch, weight_type=QuantType.QInt8, per_channel=True, reduce_range=True
+        )
         os.chmod(scratch, 0o644)
         os.replace(scratch, target)
     finally:
@@ -124,7 +135,7 @@ class OnnxEmbedder(SentenceTransformerEmbedder):
     @property
     def signature(self) -> str:
         base = super().signature
-        return f"{base}:onnx-int8" if self.quantized else base
+        return f"{base}:{QUANTIZED}" if self.quantized else base
 
     def model_file(self) -> Path:
         model_dir = Path(self.model_dir)
@@ -135,7 +146,7 @@ class OnnxEmbedder(SentenceTransformerEmbedder):
                 export(model_dir, plain)
             if not self.quantized:
                 return plain
-            small = onnx_dir() / f"{name}-int8.onnx"
+            small = onnx_dir() / f"{name}-{QUANTIZED}.onnx"
             if not small.exists():
                 quantize(plain, small)
             return small

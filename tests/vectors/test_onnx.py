@@ -46,9 +46,11 @@ def test_int8_is_close_but_signed_apart_so_the_index_re_embeds(onnx_dir):
     reference = SentenceTransformerEmbedder().encode(TEXTS)
     small = OnnxInt8Embedder()
     got = small.encode(TEXTS)
-    assert (reference * got).sum(axis=1).min() > 0.85
+    cosines = (reference * got).sum(axis=1)
+    # Per-channel weights in 7 bits: the default recipe (one scale per matrix) gave 0.86.
+    assert cosines.min() > 0.95 and cosines.mean() > 0.98, cosines
     assert small.signature != SentenceTransformerEmbedder().signature
-    assert small.signature.endswith(":onnx-int8")
+    assert small.signature.endswith(":onnx-int8pc")
 
 
 def test_the_export_name_follows_the_weights_so_a_stale_export_is_never_reused(tmp_path):
