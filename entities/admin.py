@@ -347,9 +347,21 @@ class FactAdmin(admin.ModelAdmin):
 
 @admin.register(AuditEntry)
 class AuditEntryAdmin(admin.ModelAdmin):
+    """The services write the log; here it is read only: a row typed in by hand or
+    deleted would make the history lie (and an undo lose what it restores)."""
+
     list_display = ["created_at", "actor", "action", "target_type", "target_id"]
     list_filter = ["action"]
     readonly_fields = [f.name for f in AuditEntry._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
 
 
 # --- Merges and duplicate suggestions -----------------------------------------------------
