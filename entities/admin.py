@@ -421,6 +421,9 @@ class DuplicateSuggestionAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         return False
 
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # a dismissal is a decision: deleted, the next scan would ask again
+
     @admin.action(description="Dismiss selected suggestions", permissions=["curate"])
     def dismiss_selected(self, request, queryset):
         for suggestion in queryset:
