@@ -241,6 +241,12 @@ class EntityAdmin(admin.ModelAdmin):
                 alias_formset.new_objects.append(alias)
         form.instance.curated = entity.curated
 
+    def get_deleted_objects(self, objs, request):
+        # entity_delete takes its aliases, links and other apps' rows about it (book
+        # mentions) with it, though none of those may be deleted on its own.
+        deleted, counts, _perms_needed, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), protected
+
     def delete_model(self, request, obj):
         services.entity_delete(entity=obj, actor=request.user)
 
