@@ -197,12 +197,13 @@ def fact_link(ctx: ToolContext, *, fact: int | str, entities: list[str], role: s
     if not isinstance(entities, list) or not entities:
         raise InvalidInput("entities must be a non-empty list", field="entities")
     named = [_entity_named(name, f"entities.{i}") for i, name in enumerate(entities)]
-    created = []  # every entity resolved before the first link: all of them or none
-    with transaction.atomic():
-        for entity in named:
-            _link, new = services.fact_link(fact=found["fact"], entity=entity, role=role)
-            created.append({"entity": entity.pk, "created": new})
-    return {"fact": fact_brief(found["fact"]), "links": created}
+    links = services.fact_entities_link(
+        fact=found["fact"], entities=named, role=role, actor=ctx.actor()
+    )
+    return {
+        "fact": fact_brief(found["fact"]),
+        "links": [{"entity": entity.pk, "created": new} for entity, new in links],
+    }
 
 
 def search_by_entities(
