@@ -189,7 +189,13 @@ def fact_store(
 def fact_link(ctx: ToolContext, *, fact: int | str, entities: list[str], role: str = "mention"):
     """Link a stored fact (ours by id, or an imported memory's fact id) to entities."""
     ctx.writable()
-    found = selectors.fact_refs_resolve(ids=[fact], scopes=ctx.scopes())[0]
+    try:
+        found = selectors.fact_refs_resolve(ids=[fact], scopes=ctx.scopes())[0]
+    except DomainError as exc:  # the selector names a list the tool does not take
+        if exc.field == "ids.0":
+            exc.field = "fact"
+            exc.message = exc.message.replace("each id", "fact").replace("an id", "fact")
+        raise
     if found["fact"] is None:
         raise InvalidInput(f"no fact '{fact}' in this server's scope", field="fact")
     if role not in EntityFact.Role.values:

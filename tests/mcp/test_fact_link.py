@@ -41,3 +41,10 @@ def test_a_link_is_audited_as_the_servers_user(server, stored):
     # Linking again changes nothing and records nothing.
     call(server, "fact_link", {"fact": stored["fact"].pk, "entities": ["Docker"]})
     assert AuditEntry.objects.filter(action="fact.link").count() == 1
+
+
+@pytest.mark.parametrize("fact", ["", "   ", "x" * 300])
+def test_a_bad_fact_id_is_an_error_naming_the_fact_argument(server, stored, fact):
+    error, text = call(server, "fact_link", {"fact": fact, "entities": ["Docker"]})
+    assert error and text.startswith("Error executing tool fact_link: fact: fact "), text
+    assert "ids" not in text
