@@ -310,6 +310,11 @@ class FactAdmin(admin.ModelAdmin):
     search_fields = ["text_norm"]
     raw_id_fields = ["subject", "object_entity"]
 
+    def get_search_results(self, request, queryset, search_term):
+        # The normalised column with the normalised term, as for entities: "KÖLN" or a
+        # decomposed "Köln" finds "Köln" (SQLite's LIKE folds ASCII letters only).
+        return super().get_search_results(request, queryset, normalize(search_term))
+
     def get_readonly_fields(self, request, obj=None):
         fixed = ["text_norm", "confirmations", "client", "created_by", "created_at", "updated_at"]
         # The triple's ends are set when a fact is stored; fact_update edits the rest.

@@ -317,3 +317,11 @@ def test_an_entity_a_book_mentions_can_be_deleted_in_the_admin(admin_client, tmp
     assert response.status_code == 302
     assert not Entity.objects.filter(pk=entity.pk).exists()
     assert AuditEntry.objects.filter(action="entity.delete", target_id=entity.pk).exists()
+
+
+@pytest.mark.parametrize("term", ["Köln", "KÖLN", "Ko\u0308ln", "kÖlN"])
+def test_fact_admin_search_finds_a_fact_however_its_words_are_cased_or_composed(admin_client, term):
+    fact_store(text="Der Bahnhof in Köln ist groß.")
+    fact_store(text="Redis keeps data in memory.")
+    page = admin_client.get("/admin/entities/fact/", {"q": term}).content.decode()
+    assert "Bahnhof" in page and "Redis" not in page
