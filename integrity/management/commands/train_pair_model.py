@@ -95,6 +95,10 @@ class Command(BaseCommand):
                 # (before, "--encoders none --keep use" wrote the file without it).
                 signatures[key] = cached_encoder(key).signature
         out = None if options["dry_run"] else Path(options["out"])
+        if out is not None and (out.is_dir() or not out.parent.is_dir()):
+            # Checked now: the write comes after the whole training run.
+            why = "is a directory" if out.is_dir() else "is in no existing folder"
+            raise CommandError(f"--out: {out} {why}")
         try:
             train(
                 paths,
