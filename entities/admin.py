@@ -241,6 +241,12 @@ class EntityAdmin(admin.ModelAdmin):
                 alias_formset.new_objects.append(alias)
         form.instance.curated = entity.curated
 
+    def get_deleted_objects(self, objs, request):
+        # entity_delete takes its aliases, links and other apps' rows about it (book
+        # mentions) with it, though none of those may be deleted on its own.
+        deleted, counts, _perms_needed, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), protected
+
     def delete_model(self, request, obj):
         services.entity_delete(entity=obj, actor=request.user)
 
@@ -304,6 +310,11 @@ class FactAdmin(admin.ModelAdmin):
     search_fields = ["text_norm"]
     raw_id_fields = ["subject", "object_entity"]
 
+    def get_search_results(self, request, queryset, search_term):
+        # The normalised column with the normalised term, as for entities: "KÖLN" or a
+        # decomposed "Köln" finds "Köln" (SQLite's LIKE folds ASCII letters only).
+        return super().get_search_results(request, queryset, normalize(search_term))
+
     def get_readonly_fields(self, request, obj=None):
         fixed = ["text_norm", "confirmations", "client", "created_by", "created_at", "updated_at"]
         # The triple's ends are set when a fact is stored; fact_update edits the rest.
@@ -347,9 +358,21 @@ class FactAdmin(admin.ModelAdmin):
 
 @admin.register(AuditEntry)
 class AuditEntryAdmin(admin.ModelAdmin):
+    """The services write the log; here it is read only: a row typed in by hand or
+    deleted would make the history lie (and an undo lose what it restores)."""
+
     list_display = ["created_at", "actor", "action", "target_type", "target_id"]
     list_filter = ["action"]
     readonly_fields = [f.name for f in AuditEntry._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
 
 
 # --- Merges and duplicate suggestions -----------------------------------------------------
@@ -408,6 +431,9 @@ class DuplicateSuggestionAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # a dismissal is a decision: deleted, the next scan would ask again
 
     @admin.action(description="Dismiss selected suggestions", permissions=["curate"])
     def dismiss_selected(self, request, queryset):

@@ -33,6 +33,9 @@ class ContradictionAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         return False  # contradictions are found by the check, not typed in
 
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # dismiss or resolve it (audited, undoable); a delete left no trace
+
 
 @admin.register(PendingFactCheck)
 class PendingFactCheckAdmin(admin.ModelAdmin):
@@ -44,3 +47,6 @@ class PendingFactCheckAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # deleted, its fact would never be checked: the command clears it

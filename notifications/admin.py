@@ -4,6 +4,7 @@ and marks them read through the service."""
 from __future__ import annotations
 
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
 
 from . import services
 from .models import Notification
@@ -23,6 +24,17 @@ class NotificationAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+    # Not deleted here: a personal notice would vanish before its recipient saw it, and
+    # an open contradiction lose its only alert; mark them read instead. The permission
+    # itself stays, so a user deleted in the admin still takes their notices along.
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+    def delete_view(self, request, object_id, extra_context=None):
+        raise PermissionDenied
 
     @admin.action(description="Mark the selected notifications read")
     def mark_read(self, request, queryset):

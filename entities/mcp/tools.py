@@ -189,7 +189,13 @@ def fact_store(
 def fact_link(ctx: ToolContext, *, fact: int | str, entities: list[str], role: str = "mention"):
     """Link a stored fact (ours by id, or an imported memory's fact id) to entities."""
     ctx.writable()
-    found = selectors.fact_refs_resolve(ids=[fact], scopes=ctx.scopes())[0]
+    try:
+        found = selectors.fact_refs_resolve(ids=[fact], scopes=ctx.scopes())[0]
+    except DomainError as exc:  # the selector names a list the tool does not take
+        if exc.field == "ids.0":
+            exc.field = "fact"
+            exc.message = exc.message.replace("each id", "fact").replace("an id", "fact")
+        raise
     if found["fact"] is None:
         raise InvalidInput(f"no fact '{fact}' in this server's scope", field="fact")
     if role not in EntityFact.Role.values:
@@ -197,12 +203,13 @@ def fact_link(ctx: ToolContext, *, fact: int | str, entities: list[str], role: s
     if not isinstance(entities, list) or not entities:
         raise InvalidInput("entities must be a non-empty list", field="entities")
     named = [_entity_named(name, f"entities.{i}") for i, name in enumerate(entities)]
-    created = []  # every entity resolved before the first link: all of them or none
-    with transaction.atomic():
-        for entity in named:
-            _link, new = services.fact_link(fact=found["fact"], entity=entity, role=role)
-            created.append({"entity": entity.pk, "created": new})
-    return {"fact": fact_brief(found["fact"]), "links": created}
+    links = services.fact_entities_link(
+        fact=found["fact"], entities=named, role=role, actor=ctx.actor()
+    )
+    return {
+        "fact": fact_brief(found["fact"]),
+        "links": [{"entity": entity.pk, "created": new} for entity, new in links],
+    }
 
 
 def search_by_entities(

@@ -28,6 +28,7 @@ from .fact_edits import (  # noqa: F401
     _kind_changes,
     fact_changes,
     fact_delete,
+    fact_entities_link,
     fact_status_set,
     fact_update,
 )

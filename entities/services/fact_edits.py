@@ -23,6 +23,7 @@ from .facts import (
     _validate_fact_text,
     _validate_period,
     fact_kind_check,
+    fact_link,
     triple_check,
 )
 
@@ -202,3 +203,21 @@ def fact_status_set(*, fact: Fact, status: str, valid_to: datetime | None) -> Fa
     fact.save(update_fields=["status", "valid_to", "updated_at"])
     hooks.fact_saved_fire(fact.pk, "updated")
     return fact
+
+
+@transaction.atomic
+def fact_entities_link(*, fact: Fact, entities: list, role: str, actor) -> list[tuple[Any, bool]]:
+    """Link a stored fact to more entities after the fact: all of them or none, each
+    once, and one audit row naming the links made (none when nothing changed)."""
+    if role not in EntityFact.Role.values:
+        raise InvalidInput(f"role must be one of {', '.join(EntityFact.Role.values)}", field="role")
+    links: dict[str, tuple[Any, bool]] = {}
+    for entity in entities:
+        if entity.pk not in links:
+            links[entity.pk] = (entity, fact_link(fact=fact, entity=entity, role=role)[1])
+    made = [pk for pk, (_entity, new) in links.items() if new]
+    if made:
+        audit(
+            actor=actor, action="fact.link", target=fact, payload={"entities": made, "role": role}
+        )
+    return list(links.values())

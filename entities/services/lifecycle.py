@@ -182,8 +182,9 @@ def entity_store(
                 )
         except IntegrityError:
             continue  # another writer won the race: re-select
-        if actor is not None:
-            audit(actor=actor, action="entity.create", target=entity, payload={"name": display})
+        # Also without an actor (a gazetteer, an agent, an import): the row says somebody
+        # stored it on purpose, so deleting a book that mentions it never collects it.
+        audit(actor=actor, action="entity.create", target=entity, payload={"name": display})
         _entity_saved(entity.id)
         return entity, True
     raise Conflict(f"could not store '{display}'", field="name")  # pragma: no cover

@@ -10,6 +10,7 @@ from django.core.management.base import CommandError
 
 from entities.models import Alias, Entity, Fact
 from entities.services import alias_add, entity_store
+from tests.commands import command_fails
 
 pytestmark = pytest.mark.django_db
 SAMPLE = Path(__file__).parent.parent.parent / "data" / "sample" / "tech_entity_kb.tsv"
@@ -157,6 +158,17 @@ def test_load_gazetteer_names_the_bad_line_and_writes_nothing(tmp_path, rows, me
     with pytest.raises(CommandError, match=message):
         run("load_gazetteer", str(bad))
     assert Entity.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    "content", ["", "\n\n", "surface_form\tcanonical_id\tentity_type\n", "# names\n"]
+)
+def test_load_gazetteer_of_a_file_without_rows_fails_saying_so(tmp_path, content):
+    """An empty export (or the wrong file) is a mistake to report, not "0 created"."""
+    empty = tmp_path / "names.tsv"
+    empty.write_text(content, encoding="utf-8")
+    message = command_fails("load_gazetteer", str(empty))
+    assert "names.tsv: no rows to load" in message
 
 
 def test_load_gazetteer_accepts_a_bom_and_quotes(tmp_path):

@@ -24,6 +24,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, path: str, **options):
         groups = read_gazetteer(Path(path))
+        if not groups:  # an empty export or the wrong file: never a silent "0 created"
+            raise CommandError(
+                f"{path}: no rows to load (surface_form<TAB>canonical_id<TAB>entity_type)"
+            )
         try:
             # One index job for the whole file instead of one per entity.
             with vector_batch():

@@ -13,6 +13,7 @@ from integrity.detection.model import MODEL_PATH
 from integrity.detection.train import train
 from integrity.signals import ENCODERS, cached_encoder
 
+MIN_FILES = 3
 DEFAULT_FILES = (
     "contradictions_dev.jsonl",
     "contradictions_dev_more.jsonl",
@@ -82,12 +83,22 @@ class Command(BaseCommand):
             signatures[key] = "none" if encoder is None else encoder.signature
             encoders[signatures[key]] = encoder
         keep = [k.strip() for k in options["keep"].split(",") if k.strip()]
+        if any(k not in keep for k in keys) and len(paths) < MIN_FILES:
+            # Nested leave-one-file-out: one held out, one of the rest for the cut-offs.
+            raise CommandError(
+                f"training needs at least {MIN_FILES} pair files (nested leave-one-file-out "
+                f"cross-validation); got {len(paths)}"
+            )
         for key in keep:
             if key in ENCODERS and key not in signatures:
                 # Kept, not trained: the file names its head by the encoder's signature
                 # (before, "--encoders none --keep use" wrote the file without it).
                 signatures[key] = cached_encoder(key).signature
         out = None if options["dry_run"] else Path(options["out"])
+        if out is not None and (out.is_dir() or not out.parent.is_dir()):
+            # Checked now: the write comes after the whole training run.
+            why = "is a directory" if out.is_dir() else "is in no existing folder"
+            raise CommandError(f"--out: {out} {why}")
         try:
             train(
                 paths,
