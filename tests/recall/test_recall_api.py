@@ -435,3 +435,18 @@ def test_recall_is_private_by_default(vector_dir):
     response = anonymous.post("/api/v1/recall", {"query": "billing"}, format="json")
     assert response.status_code == 401
     assert response.json()["error"]["code"]
+
+
+# --- ai_id: one agent's memory ----------------------------------------------------------
+
+
+def test_ai_id_keeps_another_agents_facts_out_of_session_start_and_free_recall(client):
+    library = services.entity_create(name="Quillpack", type="library", actor=None)
+    store("Ship the Quillpack billing export", kind="goal", goal_status="active", ai_id="ann")
+    own = store("Quillpack billing export uses the orders table", ai_id="ann", entities=[library])
+    store("Quillpack billing export writes CSV files", ai_id="bob", entities=[library])
+    start = post(client, "/session-start", ai_id="ann", relevance=0.0)
+    assert [f["text"] for g in start["goals"] for f in g["facts"]] == [own.text]
+    query = post(client, "", query="Quillpack billing export", ai_id="ann", relevance=0.0)
+    assert "Quillpack billing export writes CSV files" not in texts(query["items"])
+    assert own.text in texts(query["items"])
