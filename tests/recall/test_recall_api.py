@@ -450,3 +450,12 @@ def test_ai_id_keeps_another_agents_facts_out_of_session_start_and_free_recall(c
     query = post(client, "", query="Quillpack billing export", ai_id="ann", relevance=0.0)
     assert "Quillpack billing export writes CSV files" not in texts(query["items"])
     assert own.text in texts(query["items"])
+
+
+def test_session_start_with_recent_sessions_before_any_session_is_recorded(client):
+    store("Ship the billing export", kind="goal", goal_status="active")
+    store("The billing export writes CSV files nightly")
+    body = post(client, "/session-start", recent_sessions=3, relevance=0.0)
+    assert [g["goal"]["text"] for g in body["goals"]] == ["Ship the billing export"]
+    assert body["goals"][0]["episodes"] == []
+    assert "The billing export writes CSV files nightly" in texts(body["goals"][0]["facts"])
