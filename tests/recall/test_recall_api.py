@@ -459,3 +459,14 @@ def test_session_start_with_recent_sessions_before_any_session_is_recorded(clien
     assert [g["goal"]["text"] for g in body["goals"]] == ["Ship the billing export"]
     assert body["goals"][0]["episodes"] == []
     assert "The billing export writes CSV files nightly" in texts(body["goals"][0]["facts"])
+
+
+def test_an_episode_may_run_to_the_documented_narrative_length(client, curator):
+    client.force_authenticate(curator)
+    narrative = "Profiled the billing export. " * 500  # 14,500 characters
+    created = post(client, "/episodes", expect=201, narrative=narrative)
+    assert created["narrative"] == narrative.strip()
+    too_long = post(client, "/episodes", expect=400, narrative="x" * 20_001)
+    assert too_long["error"]["field"] == "narrative"
+    blank = post(client, "/episodes", expect=400, narrative="   ")
+    assert blank["error"]["field"] == "narrative"
