@@ -196,6 +196,10 @@ def _book_ingest_bytes(
         and existing.extractor == chosen.name  # another extractor finds other mentions
         and existing.status == Book.Status.READY
     ):
+        author_given = clean_display(author or "")[:512]
+        if author_given and author_given != existing.author:  # the text is the same; the
+            existing.author = author_given  # author given with it now is not thrown away
+            Book.objects.filter(pk=existing.pk).update(author=author_given)
         if embed and not existing.embedded:  # a run died while embedding: finish it
             _embed_missing(existing, report)
             return IngestResult(book=existing, action="resumed", chunks=existing.chunk_count)
