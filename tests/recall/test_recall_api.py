@@ -470,3 +470,20 @@ def test_an_episode_may_run_to_the_documented_narrative_length(client, curator):
     assert too_long["error"]["field"] == "narrative"
     blank = post(client, "/episodes", expect=400, narrative="   ")
     assert blank["error"]["field"] == "narrative"
+
+
+def test_a_resolved_unknown_finding_can_be_logged_with_its_resolution(client, curator):
+    client.force_authenticate(curator)
+    body = post(
+        client,
+        "/finding",
+        text="Why does the nightly export stall",
+        kind="resolved_unknown",
+        resolved_by="the export query lacked an index",
+        log=True,
+    )
+    assert body["logged"] == "created"
+    fact = Fact.objects.get(pk=body["fact"]["id"])
+    assert (fact.kind, fact.resolved_by) == ("resolved_unknown", "the export query lacked an index")
+    missing = post(client, "/finding", expect=400, text="Why", kind="resolved_unknown", log=True)
+    assert missing["error"]["field"] == "resolved_by"
