@@ -202,7 +202,16 @@ def _book_ingest_bytes(
             Book.objects.filter(pk=existing.pk).update(author=author_given)
         if embed and not existing.embedded:  # a run died while embedding: finish it
             _embed_missing(existing, report)
-            return IngestResult(book=existing, action="resumed", chunks=existing.chunk_count)
+            # The book as the run that died wrote it (the job page shows these counts).
+            mentions = Mention.objects.filter(book=existing)
+            return IngestResult(
+                book=existing,
+                action="resumed",
+                chunks=existing.chunk_count,
+                mentions=mentions.count(),
+                defines=mentions.filter(mention_type=Mention.Type.DEFINES).count(),
+                words=existing.word_count,
+            )
         return IngestResult(book=existing, action="unchanged", chunks=existing.chunk_count)
 
     if existing is not None:
