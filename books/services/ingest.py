@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,9 +64,15 @@ def _read_source(path: str | Path | None, data: bytes | None, filename: str) -> 
 def _parse_chunks(raw: bytes, fmt: str) -> tuple[ParsedDocument, list[ChunkDraft]]:
     document = parse_document(raw, fmt=fmt)
     chunks = chunk_sections(document.sections, max_chars=int(settings.KGSITE_CHUNK_MAX_CHARS))
-    if not chunks:
+    if not any(_visible(chunk.text) for chunk in chunks):  # none, or only invisible marks
         raise InvalidInput("The uploaded document is empty.", field="file")
     return document, chunks
+
+
+def _visible(text: str) -> bool:
+    """Whether ``text`` shows anything: a zero-width space or a byte-order mark is no
+    text (Unicode format characters, category Cf, print nothing)."""
+    return any(not c.isspace() and unicodedata.category(c) != "Cf" for c in text)
 
 
 @dataclass(frozen=True)
