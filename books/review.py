@@ -86,7 +86,9 @@ def _ids(entity_ids: Iterable[str]) -> list[str]:
 
 
 def candidates_accept(*, entity_ids: Iterable[str], actor) -> int:
-    return entities_candidates_confirm(entity_ids=_ids(entity_ids), source="curator", actor=actor)
+    return entities_candidates_confirm(
+        entity_ids=_ids(entity_ids), source="curator", actor=actor, curated=True
+    )
 
 
 @transaction.atomic

@@ -379,11 +379,16 @@ def entities_reject_undo(*, entry: AuditEntry, actor) -> dict[str, Any]:
             if row["fact_id"] in facts
         ],
     )
+    relinked: set[int] = set()
     for key, column in (("subjects", "subject_id"), ("objects", "object_entity_id")):
         for fact_id, entity_id in payload[key]:
-            Fact.objects.filter(pk=fact_id, **{f"{column}__isnull": True}).update(
+            if Fact.objects.filter(pk=fact_id, **{f"{column}__isnull": True}).update(
                 **{column: entity_id}
-            )
+            ):
+                relinked.add(fact_id)
+    # The edges these facts drew went with the rejected entities: they draw them again.
+    for fact_id in sorted(relinked):
+        hooks.fact_saved_fire(fact_id, "relinked")
     ids = [row["id"] for row in payload["entities"]]
     audit(
         actor=actor,

@@ -7,10 +7,12 @@ class NotificationsConfig(AppConfig):
     name = "notifications"
 
     def ready(self) -> None:
-        """Let recall (session start, the MCP digest tool) read pending notifications."""
+        """Let recall (session start, the MCP digest tool) read pending notifications, and
+        close the notices of a fact deleted for good."""
         from entities import hooks
 
-        from . import selectors
+        from . import selectors, services
 
         hooks.high_notices(selectors.notification_high_pending)
+        hooks.on_fact_saved(services.notifications_of_deleted_fact_close)
         hooks.notification_digest(selectors.notification_digest_dict)

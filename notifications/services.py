@@ -132,3 +132,13 @@ def notification_mark_read_by_key(*, key: str, prefix: bool = False) -> int:
 def notification_mark_unread_by_key(*, key: str) -> int:
     """Raise the notification about something again (an undone resolution reopens it)."""
     return Notification.objects.filter(key=key, read=True).update(read=False, read_at=None)
+
+
+def notifications_of_deleted_fact_close(fact_id: int, action: str) -> int:
+    """``on_fact_saved`` hook: a fact deleted for good takes the unread notices naming it
+    (a possible duplicate, a pair to check) with it; they led to a page that is gone.
+    Contradiction notices close with their contradiction row already."""
+    if action != "deleted":
+        return 0
+    about = Q(payload__fact_a__id=fact_id) | Q(payload__fact_b__id=fact_id)
+    return Notification.objects.filter(about, read=False).update(read=True, read_at=timezone.now())

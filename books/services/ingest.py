@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,9 +64,15 @@ def _read_source(path: str | Path | None, data: bytes | None, filename: str) -> 
 def _parse_chunks(raw: bytes, fmt: str) -> tuple[ParsedDocument, list[ChunkDraft]]:
     document = parse_document(raw, fmt=fmt)
     chunks = chunk_sections(document.sections, max_chars=int(settings.KGSITE_CHUNK_MAX_CHARS))
-    if not chunks:
+    if not any(_visible(chunk.text) for chunk in chunks):  # none, or only invisible marks
         raise InvalidInput("The uploaded document is empty.", field="file")
     return document, chunks
+
+
+def _visible(text: str) -> bool:
+    """Whether ``text`` shows anything: a zero-width space or a byte-order mark is no
+    text (Unicode format characters, category Cf, print nothing)."""
+    return any(not c.isspace() and unicodedata.category(c) != "Cf" for c in text)
 
 
 @dataclass(frozen=True)
@@ -196,9 +203,22 @@ def _book_ingest_bytes(
         and existing.extractor == chosen.name  # another extractor finds other mentions
         and existing.status == Book.Status.READY
     ):
+        author_given = clean_display(author or "")[:512]
+        if author_given and author_given != existing.author:  # the text is the same; the
+            existing.author = author_given  # author given with it now is not thrown away
+            Book.objects.filter(pk=existing.pk).update(author=author_given)
         if embed and not existing.embedded:  # a run died while embedding: finish it
             _embed_missing(existing, report)
-            return IngestResult(book=existing, action="resumed", chunks=existing.chunk_count)
+            # The book as the run that died wrote it (the job page shows these counts).
+            mentions = Mention.objects.filter(book=existing)
+            return IngestResult(
+                book=existing,
+                action="resumed",
+                chunks=existing.chunk_count,
+                mentions=mentions.count(),
+                defines=mentions.filter(mention_type=Mention.Type.DEFINES).count(),
+                words=existing.word_count,
+            )
         return IngestResult(book=existing, action="unchanged", chunks=existing.chunk_count)
 
     if existing is not None:

@@ -284,7 +284,13 @@ def recall_unknown(ctx: ToolContext, *, text: str, all_scopes: bool = False):
 
 
 def recall_finding(
-    ctx: ToolContext, *, text: str, kind: str = "fact", log: bool = False, confidence: float = 1.0
+    ctx: ToolContext,
+    *,
+    text: str,
+    kind: str = "fact",
+    log: bool = False,
+    confidence: float = 1.0,
+    resolved_by: str = "",
 ):
     selectors.fact_kind_valid(kind)  # as POST /recall/finding: never searched as another kind
     result = recall.recall_finding(text=text, scope=ctx.scope, kind=kind)
@@ -296,7 +302,7 @@ def recall_finding(
             text=text,
             scope=ctx.scope,
             kind=kind,
-            fields={"confidence": confidence, "source": "mcp"},
+            fields={"confidence": confidence, "source": "mcp", "resolved_by": resolved_by},
             actor=ctx.actor(),
         )
         result["logged"] = stored.action

@@ -101,6 +101,13 @@ class FindingRequestSerializer(StrictSerializer):
     source = serializers.CharField(required=False, allow_blank=True, default="", max_length=255)
     ai_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
     session_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
+    resolved_by = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=10_000,
+        help_text="With kind resolved_unknown and log: how the unknown was resolved (needed).",
+    )
 
 
 class DomainRequestSerializer(RecallRequestSerializer):
@@ -339,7 +346,10 @@ class FindingView(RecallView):
                 text=data["text"],
                 scope=scope,
                 kind=data["kind"],
-                fields={k: data[k] for k in ("confidence", "source", "ai_id", "session_id")},
+                fields={
+                    k: data[k]
+                    for k in ("confidence", "source", "ai_id", "session_id", "resolved_by")
+                },
                 actor=request.user,
             )
             fact = entity_selectors.fact_get(fact_id=stored.fact.pk)

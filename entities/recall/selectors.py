@@ -82,7 +82,7 @@ def _goal_recalls(
     if not goals:
         return []
     matrix = list(vectors.embed_texts([g.text for g in goals]))
-    facts_qs = _facts(scopes, MEMORY_KINDS).filter(confidence__gte=options.min_confidence)
+    facts_qs = _facts(scopes, MEMORY_KINDS, options).filter(confidence__gte=options.min_confidence)
     facts = _nearest_many(
         "facts", matrix, facts_qs, k=options.max_facts, min_score=options.relevance
     )
@@ -426,13 +426,16 @@ def _chunk_items(query: str, k: int, min_score: float) -> list[dict]:
     ]
 
 
-def _graph_items(query: str, scopes: ScopeFilter, k: int) -> list[dict]:
+def _graph_items(query: str, scopes: ScopeFilter, options: RecallOptions, k: int) -> list[dict]:
     """Facts from graph retrieval (personalised PageRank), once the graph room registers
     a retriever through ``hooks.graph_retriever``; none is registered until then."""
     pairs: list[tuple[int, float]] = []
     for retriever in hooks.graph_retrievers():
         pairs += retriever(query, scope=scopes.scope, all_scopes=scopes.all_scopes, k=k)
-    visible = {f.pk: f for f in Fact.objects.filter(scopes.q(), pk__in=[p for p, _s in pairs])}
+    facts = Fact.objects.filter(scopes.q(), pk__in=[p for p, _s in pairs])
+    if options.ai_id:
+        facts = facts.filter(ai_id=options.ai_id)
+    visible = {f.pk: f for f in facts}
     return [
         fact_item(visible[pk], s, f"reached through the entity graph (PageRank {s:.3f})")
         for pk, s in pairs
@@ -458,7 +461,10 @@ def recall_query(*, query: str, scopes: ScopeFilter, options: RecallOptions) -> 
             scopes=scopes,
             kinds=MEMORY_KINDS,
         )
-        facts = Fact.objects.in_bulk([r["memory_id"] for r in found["results"]])
+        # Only the facts this request may see: with ``ai_id``, that agent's alone.
+        facts = _facts(scopes, MEMORY_KINDS, options).in_bulk(
+            [r["memory_id"] for r in found["results"]]
+        )
         items += [
             fact_item(
                 facts[r["memory_id"]],
@@ -478,7 +484,7 @@ def recall_query(*, query: str, scopes: ScopeFilter, options: RecallOptions) -> 
         sources.append("chunks")
     items += chunks
     if hooks.graph_retrievers():
-        items += _graph_items(query, scopes, k)
+        items += _graph_items(query, scopes, options, k)
         sources.append("graph")
     budget = Budget(options.budget_chars)
     ranked = budget.fit(_merge(items))

@@ -43,7 +43,10 @@ def episode_store(
     actor=None,
 ) -> Episode:
     """Record what an agent did in a session; it is embedded after commit for recall."""
-    narrative = selectors.text_check(narrative, "narrative")
+    # Longer than a trigger's text (MAX_TEXT): a narrative may run to MAX_NARRATIVE.
+    if not isinstance(narrative, str) or not narrative.strip():
+        raise InvalidInput("narrative must not be empty", field="narrative")
+    narrative = narrative.strip()
     if len(narrative) > MAX_NARRATIVE:
         raise InvalidInput(
             f"narrative is longer than {MAX_NARRATIVE} characters", field="narrative"

@@ -24,6 +24,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import Exists, OuterRef, QuerySet
 from django.db.models.expressions import RawSQL
@@ -241,7 +242,10 @@ def scope_size(qs: QuerySet, cap: int, *, known_only: bool = False) -> int | Non
     """How many rows ``qs`` has, counted up to ``cap + 1`` (a LIMIT: a broad scope costs
     no more than a small one) and remembered for ``STATS_SECONDS``; with
     ``known_only``, None unless remembered."""
-    sql, params = qs.order_by().values("pk").query.sql_with_params()
+    try:
+        sql, params = qs.order_by().values("pk").query.sql_with_params()
+    except EmptyResultSet:  # a filter that can match nothing ("session in []")
+        return 0
     key = (qs.db, sql, tuple(map(str, params)), cap)
     size = _SIZES.get(key)
     if size is not None or known_only:
@@ -368,7 +372,10 @@ def fulltext_search(text: str, qs: QuerySet, *, limit: int) -> list[tuple[int, f
 
 
 def _scoped(cursor, terms: list[str], qs: QuerySet, limit: int) -> list[tuple[int, float]]:
-    inner, params = qs.order_by().values("pk").query.sql_with_params()
+    try:
+        inner, params = qs.order_by().values("pk").query.sql_with_params()
+    except EmptyResultSet:
+        return []
     if connection.vendor == "sqlite":
         sql = (
             f"SELECT rowid, -bm25({FTS_TABLE}) FROM {FTS_TABLE} "

@@ -229,15 +229,21 @@ def entities_candidates_mark(
 
 
 @transaction.atomic
-def entities_candidates_confirm(*, entity_ids: Iterable[str], source: str, actor=None) -> int:
-    """Candidates seen again elsewhere (or confirmed by a curator) become ordinary
-    entities, matched like curated ones; one audit row lists them."""
+def entities_candidates_confirm(
+    *, entity_ids: Iterable[str], source: str, actor=None, curated: bool = False
+) -> int:
+    """Candidates seen again elsewhere (or confirmed by a curator: ``curated``) become
+    ordinary entities, matched like curated ones; one audit row lists them."""
     ids = sorted(
         Entity.objects.filter(pk__in=list(entity_ids), candidate=True).values_list("pk", flat=True)
     )
     if not ids:
         return 0
-    Entity.objects.filter(pk__in=ids).update(candidate=False)
+    # A curator's acceptance is kept like a curated entity when the book that proposed
+    # it goes (garbage collection keeps curated entities); another book's does not.
+    Entity.objects.filter(pk__in=ids).update(
+        candidate=False, **({"curated": True} if curated else {})
+    )
     audit_many(
         actor=actor,
         action="entity.candidate_confirm",

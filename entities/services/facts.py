@@ -493,6 +493,9 @@ def _fact_write(
             links_added=added,
             created_by=actor if getattr(actor, "is_authenticated", False) else None,
         )
+        # Its confidence rose: the edge it supports weighs it anew (the text stays, so
+        # the vector and full-text hooks leave a confirmation alone).
+        hooks.fact_saved_fire(fact.id, "confirmed")
         return FactStoreResult("confirmed", fact)
     fact = Fact.objects.create(
         text=display,

@@ -48,11 +48,16 @@ def image_only_pdf() -> bytes:
     return bytes(pdf.output())
 
 
-@pytest.fixture(params=["markers-only.txt", "corrupt.pdf", "scanned.pdf"])
+@pytest.fixture(params=["markers-only.txt", "invisible.md", "corrupt.pdf", "scanned.pdf"])
 def unreadable_book(request, tmp_path) -> tuple[Path, str]:
     """(path, what the one error line says) for a file with nothing to ingest."""
     content, message = {
         "markers-only.txt": (GUTENBERG_MARKERS_ONLY, "The uploaded document is empty."),
+        # Zero-width spaces and a word joiner: nothing a reader could see.
+        "invisible.md": (
+            "\u200b\u200b\n\n\u2060\u200b\n".encode(),
+            "The uploaded document is empty.",
+        ),
         "corrupt.pdf": (CORRUPT_PDF, "The PDF could not be read"),
         "scanned.pdf": (image_only_pdf(), "The PDF has no text layer"),
     }[request.param]

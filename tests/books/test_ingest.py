@@ -72,6 +72,15 @@ def test_reingest_unchanged_file_is_skipped(ingest):
     assert (Chunk.objects.count(), Mention.objects.count(), Entity.objects.count()) == counts
 
 
+def test_the_same_file_again_with_an_author_keeps_the_author(ingest):
+    ingest(CONDITIONS)
+    again = ingest(CONDITIONS, author="Jane Roe")
+    assert again.action == "unchanged"
+    assert Book.objects.get(pk=again.book.pk).author == "Jane Roe"
+    ingest(CONDITIONS)  # no author given: the one stored stays
+    assert Book.objects.get(pk=again.book.pk).author == "Jane Roe"
+
+
 def test_reingest_changed_file_replaces_without_duplicates(ingest, book_path):
     first = ingest(CONDITIONS)
     counts = (Chunk.objects.count(), Mention.objects.count(), Entity.objects.count())

@@ -15,7 +15,7 @@ from django.db import connection
 from django.utils import timezone
 
 from books import services
-from books.models import Book, Chunk, IngestJob
+from books.models import Book, Chunk, IngestJob, Mention
 from books.services import ingest_job_run, ingest_jobs_recover
 from kgsite.vectors import service
 
@@ -74,6 +74,9 @@ def test_a_job_whose_worker_died_is_retried_and_embeds_what_is_missing(
     book.refresh_from_db()
     assert job.status == "done" and job.attempts == 2
     assert job.result["action"] == "resumed"  # not "unchanged" with vectors missing
+    # The job page's counts are the book's, not zeros.
+    assert job.result["mentions"] == Mention.objects.filter(book=book).count() > 0
+    assert job.result["words"] == book.word_count > 0
     assert any("died during embed" in w for w in job.warnings)
     assert book.embedded
     index = service.vector_index("chunks")

@@ -93,6 +93,18 @@ def test_accepted_candidates_leave_the_queue_and_cannot_be_rejected() -> None:
     assert snapshot() == before
 
 
+def test_an_accepted_candidate_outlives_the_book_that_proposed_it() -> None:
+    from books.models import Book
+    from books.services import book_delete
+
+    pending = shelf(2506)
+    accepted, rest = pending[:1], pending[1:]
+    candidates_accept(entity_ids=accepted, actor=None)
+    book_delete(book=Book.objects.get(), actor=None)
+    assert Entity.objects.filter(pk__in=accepted).count() == 1
+    assert not Entity.objects.filter(pk__in=rest).exists()
+
+
 def test_retyped_candidates_keep_their_mentions() -> None:
     pending = shelf(2505)
     chosen = pending[:2]

@@ -92,3 +92,17 @@ def test_a_dismissed_pair_is_taken_back_once(candidates, curator):
     with pytest.raises(Conflict):
         curation.duplicate_undismiss(suggestion=suggestion, actor=curator)
     assert DuplicateSuggestion.objects.get(pk=suggestion.pk).status == "pending"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_undoing_a_rejection_draws_the_restored_facts_edges_again(candidates, curator):
+    from entities.graph.models import Edge
+
+    river, town, _kept = candidates
+    assert Edge.objects.filter(head=town, tail=river).exists()
+    entry = curation.entities_reject(entity_ids=[town.pk, river.pk], actor=curator)
+    assert not Edge.objects.exists()
+    curation.entities_reject_undo(entry=entry, actor=curator)
+    [edge] = Edge.objects.select_related("relation")
+    assert (edge.head_id, edge.relation.name, edge.tail_id) == (town.pk, "located_in", river.pk)
+    assert edge.fact_count == 1

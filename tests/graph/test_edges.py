@@ -104,3 +104,12 @@ def test_a_merge_moves_edges_and_joins_duplicates_and_undo_splits_them_again(cur
         ("Ledgerly", "uses", "Quillpack", 1.0),
         ("Ledgerly", "uses", "Quill Pack", 1.0),
     }
+
+
+def test_a_confirmation_raises_the_weight_of_the_edge_its_fact_supports():
+    app, lib = make_entity("Ledgerly", "software"), make_entity("Quillpack", "library")
+    fact = state(app, "depends on", lib, confidence=0.5)
+    state(app, "depends on", lib, text=fact.text, confidence=1.0)
+    fact.refresh_from_db()
+    assert fact.confidence == 0.75
+    assert edges() == {("Ledgerly", "depends_on", "Quillpack", 0.75)}

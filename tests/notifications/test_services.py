@@ -203,3 +203,26 @@ def test_mark_read_by_key_prefix_closes_the_whole_series():
         notification_mark_read_by_key(key="", prefix=True)
     other.refresh_from_db()
     assert other.read is False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_deleting_a_fact_closes_the_notices_that_name_it(vector_dir):
+    from entities.services import fact_delete, fact_store
+
+    a = fact_store(text="The export runs nightly at two").fact
+    b = fact_store(text="The export job runs every night at 2").fact
+    other = fact_store(text="Backups are kept for a month").fact
+
+    def notice(key: str, first, second) -> Notification:
+        brief = {"fact_a": {"id": first.pk}, "fact_b": {"id": second.pk}}
+        return notification_create(
+            type="duplicate", urgency="low", title=key, payload=brief, key=key
+        )
+
+    about_b = notice("duplicate:b", a, b)
+    unrelated = notice("duplicate:other", a, other)
+    fact_delete(fact=b, actor=None)
+    about_b.refresh_from_db()
+    unrelated.refresh_from_db()
+    assert about_b.read is True
+    assert unrelated.read is False

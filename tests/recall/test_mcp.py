@@ -248,3 +248,18 @@ def test_graph_tools_are_listed_and_keep_to_the_servers_scope(
     assert "beta" not in json.dumps(ranked["facts"])
     error, text = call(alpha, "ppr_retrieve", {})
     assert error and "query" in text
+
+
+def test_recall_finding_logs_a_resolved_unknown_with_its_resolution(alpha):
+    error, body = call(
+        alpha,
+        "recall_finding",
+        {
+            "text": "Why do alpha deploys stall",
+            "kind": "resolved_unknown",
+            "resolved_by": "the registry rate-limits pulls",
+            "log": True,
+        },
+    )
+    assert not error and body["logged"] == "created"
+    assert Fact.objects.get(pk=body["fact"]["id"]).resolved_by == "the registry rate-limits pulls"

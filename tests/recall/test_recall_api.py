@@ -435,3 +435,55 @@ def test_recall_is_private_by_default(vector_dir):
     response = anonymous.post("/api/v1/recall", {"query": "billing"}, format="json")
     assert response.status_code == 401
     assert response.json()["error"]["code"]
+
+
+# --- ai_id: one agent's memory ----------------------------------------------------------
+
+
+def test_ai_id_keeps_another_agents_facts_out_of_session_start_and_free_recall(client):
+    library = services.entity_create(name="Quillpack", type="library", actor=None)
+    store("Ship the Quillpack billing export", kind="goal", goal_status="active", ai_id="ann")
+    own = store("Quillpack billing export uses the orders table", ai_id="ann", entities=[library])
+    store("Quillpack billing export writes CSV files", ai_id="bob", entities=[library])
+    start = post(client, "/session-start", ai_id="ann", relevance=0.0)
+    assert [f["text"] for g in start["goals"] for f in g["facts"]] == [own.text]
+    query = post(client, "", query="Quillpack billing export", ai_id="ann", relevance=0.0)
+    assert "Quillpack billing export writes CSV files" not in texts(query["items"])
+    assert own.text in texts(query["items"])
+
+
+def test_session_start_with_recent_sessions_before_any_session_is_recorded(client):
+    store("Ship the billing export", kind="goal", goal_status="active")
+    store("The billing export writes CSV files nightly")
+    body = post(client, "/session-start", recent_sessions=3, relevance=0.0)
+    assert [g["goal"]["text"] for g in body["goals"]] == ["Ship the billing export"]
+    assert body["goals"][0]["episodes"] == []
+    assert "The billing export writes CSV files nightly" in texts(body["goals"][0]["facts"])
+
+
+def test_an_episode_may_run_to_the_documented_narrative_length(client, curator):
+    client.force_authenticate(curator)
+    narrative = "Profiled the billing export. " * 500  # 14,500 characters
+    created = post(client, "/episodes", expect=201, narrative=narrative)
+    assert created["narrative"] == narrative.strip()
+    too_long = post(client, "/episodes", expect=400, narrative="x" * 20_001)
+    assert too_long["error"]["field"] == "narrative"
+    blank = post(client, "/episodes", expect=400, narrative="   ")
+    assert blank["error"]["field"] == "narrative"
+
+
+def test_a_resolved_unknown_finding_can_be_logged_with_its_resolution(client, curator):
+    client.force_authenticate(curator)
+    body = post(
+        client,
+        "/finding",
+        text="Why does the nightly export stall",
+        kind="resolved_unknown",
+        resolved_by="the export query lacked an index",
+        log=True,
+    )
+    assert body["logged"] == "created"
+    fact = Fact.objects.get(pk=body["fact"]["id"])
+    assert (fact.kind, fact.resolved_by) == ("resolved_unknown", "the export query lacked an index")
+    missing = post(client, "/finding", expect=400, text="Why", kind="resolved_unknown", log=True)
+    assert missing["error"]["field"] == "resolved_by"

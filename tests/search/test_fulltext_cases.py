@@ -107,3 +107,9 @@ def test_another_projects_fact_never_matches(vector_dir):
     services.fact_store(text="Runner QZ41 crashed twice", scope="beta")
     hits = fulltext_search("QZ41", Fact.objects.filter(scope__in=["", "alpha"]), limit=10)
     assert [pk for pk, _score in hits] == [mine.pk]
+
+
+def test_a_filter_that_can_match_nothing_finds_nothing_instead_of_failing(facts):
+    # Django refuses to write SQL for "in an empty list": the search must not crash on it.
+    assert found(facts, "RS256", Fact.objects.filter(session_id__in=[])) == set()
+    assert found(facts, "RS256", Fact.objects.filter(pk__in=facts.values())) == {"token"}
