@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from integrity.detection.evaluation import PairFileError
+from integrity.detection.evaluation import PairFileError, load_pairs
 from integrity.detection.model import MODEL_PATH
 from integrity.detection.train import train
 from integrity.signals import ENCODERS, cached_encoder
@@ -71,6 +71,11 @@ class Command(BaseCommand):
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise CommandError(f"no such file: {', '.join(missing)}")
+        for path in paths:  # a bad file is named before the count of files is judged
+            try:
+                load_pairs(path)
+            except PairFileError as exc:
+                raise CommandError(str(exc)) from exc
         keys = [k.strip() for k in options["encoders"].split(",") if k.strip()]
         unknown = [k for k in keys if k != "none" and k not in ENCODERS]
         if unknown:
