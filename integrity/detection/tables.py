@@ -45,9 +45,10 @@ MONTHS: dict[str, int] = _rows(
     """
 )
 # Month names that are also common words in some language: a month only next to a
-# number ("may", "mar" = sea, "set", "mai" = never, "out", "gen").
+# number ("may", "mar" = sea, "set", "mai" = never, "out", "gen", "marco": a first
+# name, and Portuguese "março" without its cedilla).
 AMBIGUOUS_MONTHS: frozenset[str] = frozenset(
-    {"may", "mar", "set", "mai", "out", "gen", "march", "august", "jan", "sep", "ago", "dic"}
+    _words("may mar set mai out gen march august jan sep ago dic marco")
 )
 
 WEEKDAYS: dict[str, int] = _rows(
@@ -307,7 +308,7 @@ def _more_unit_rows() -> dict[str, tuple[str, float]]:
 _PERIOD_WORDS, _PERIOD_UNITS = ut.period_units()
 PERIOD_DAYS.update(_PERIOD_WORDS)  # "a fortnight", "every semester", "per decade"
 UNITS: dict[str, tuple[str, float]] = (
-    _unit_rows() | _more_unit_rows() | ut.electrical_units() | _PERIOD_UNITS
+    _unit_rows() | _more_unit_rows() | ut.electrical_units() | _PERIOD_UNITS | ut.data_units()
 )
 CASED_UNITS = ut.CASED_UNITS
 FLUID_BEFORE = ut.FLUID_BEFORE
