@@ -449,6 +449,18 @@ ONE_WORDS: frozenset[str] = frozenset(_words("a an one un una uno uma um une ein
 HALF_WORDS: frozenset[str] = frozenset(
     _words("half mezzo mezza meio meia media medio demi demie halb")
 )
+# Time deixis, a closed class of each language: the adverbs and prepositions that
+# anchor a statement at a time relative to another ("now", "still", "since", "until",
+# "previously"). A statement anchored at another time may describe a later state.
+TIME_DEIXIS: frozenset[str] = frozenset(
+    _words(
+        """now today currently nowadays still since until anymore previously formerly
+    previous former ago yesterday ora adesso oggi attualmente ancora finora precedente ieri
+    agora hoje atualmente ainda desde até anterior ontem ahora hoy actualmente todavía
+    aún hasta ayer maintenant aujourd actuellement encore depuis jusqu précédent hier
+    jetzt heute derzeit aktuell noch seit bis früher gestern vorher"""
+    )
+)
 # Times of day said in words.
 CLOCK_WORDS: dict[str, int] = {
     "noon": 720,
