@@ -9,7 +9,10 @@ Two sources, both categories rather than lists of names:
 * the shapes of abbreviations, for names no one has curated yet: an initialism of the
   other statement's words or camel-case humps ("BH" / "Belo Horizonte", "TS" /
   "TypeScript", "GH Actions" / "GitHub Actions", "CI" / "continuous integration") and
-  a numeronym ("k8s" / "Kubernetes", "i18n" / "internationalisation").
+  a numeronym ("k8s" / "Kubernetes", "i18n" / "internationalisation"), and a name
+  shortened from one capitalised word of the other: clipped to its start ("Prom" /
+  "Prometheus", "St" / "Street") or contracted to some of its letters in order ("CH" /
+  "ClickHouse", "GH" / "Github").
 
 Pure Python: the Django side passes the entity table in as a function.
 """
@@ -140,3 +143,34 @@ def numeronym_in(word: str, other: str) -> str | None:
     """The word of ``other`` that ``word`` abbreviates as a numeronym ("k8s"), or None."""
     m = _NUMERONYM.fullmatch(word)
     return _numeronym_in(m, other) if m else None
+
+
+# A shortened name keeps at least this many letters; clipped, it drops at least
+# CLIPPED_MIN ("Petrov" / "Petrova", "Paul" / "Paula" are two names, not one shortened).
+SHORT_MIN = 2
+CLIPPED_MIN = 2
+
+
+def shortened_in(word: str, other: str) -> str | None:
+    """The capitalised word of ``other`` that ``word`` (a name of one word) shortens,
+    or None: ``word`` is its start ("Prom" of "Prometheus", "St" of "Street"), or, written
+    in capitals, its first letter and then further letters of it in order ("CH" of
+    "ClickHouse"). A shape, not a list: it holds for names nobody has curated."""
+    if len(word) < SHORT_MIN or not word[:1].isupper() or not word.isalpha():
+        return None
+    short = word.casefold()
+    capitals = word.isupper()
+    for match in _WORD.finditer(other):
+        w = match.group(0)
+        long = w.casefold()
+        if not w[:1].isupper() or len(long) <= len(short) or long[0] != short[0]:
+            continue
+        clipped = long.startswith(short) and len(long) - len(short) >= CLIPPED_MIN
+        if clipped or (capitals and _in_order(short[1:], long[1:])):
+            return w
+    return None
+
+
+def _in_order(letters: str, word: str) -> bool:
+    rest = iter(word)
+    return all(c in rest for c in letters)

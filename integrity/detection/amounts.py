@@ -7,6 +7,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from . import tables as tb
+from .shares import share_at
 from .tokens import (
     _FUNCTION_ZIPF,
     _GLUED_UNIT,
@@ -33,7 +34,8 @@ def numbers(r: Reading) -> None:
         if i in r.used:
             i += 1
             continue
-        i = _number_at(r, i) + 1
+        share = share_at(r, i, word_value)  # "half of", "due quarti d'ora"
+        i = (_number_at(r, i) if share is None else share) + 1
 
 
 def _number_at(r: Reading, i: int) -> int:
@@ -70,8 +72,9 @@ def _number_at(r: Reading, i: int) -> int:
 
 
 # Number words that are common words of another language: "once" is eleven in Spanish
-# only, "due" two in Italian only ("the rent is due").
-_FALSE_FRIENDS = {"once": "es", "due": "it"}
+# only, "due" two in Italian only ("the rent is due"), "dos" two in Spanish only
+# ("of the" in Portuguese: "50 % dos alunos").
+_FALSE_FRIENDS = {"once": "es", "due": "it", "dos": "es"}
 
 
 def _shaped_at(r: Reading, i: int, norm: str) -> int | None:

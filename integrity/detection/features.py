@@ -9,7 +9,9 @@ amount inside the other side's range or bound; negation on one side only. Wordin
 overlap of the plain words, each word's best match on the other side (rapidfuzz), how
 rare the words only one side has are (wordfreq), lengths; where a statement's one short
 changed span sits (``span_late``: late, the object of the same predicate of the same
-subject, an exclusive slot; early, another subject). Meaning, from a multilingual
+subject, an exclusive slot; early, another subject); a few words added early, where
+the subject is named (``span_early``); each side anchored at a time the other does not
+name, with another difference (``time_apart``: a change over time). Meaning, from a multilingual
 sentence encoder when one is passed (``encode``): the cosine of the two statements, the
 cosine with their values masked (do they say the same thing of possibly other values),
 the cosine of the words only each side has (a substitution of like for like, "high" for
@@ -69,6 +71,8 @@ def _names() -> list[str]:
         "same_language",
         "span_late",
         "value_converted",
+        "span_early",
+        "time_apart",
         "cosine",
         "cosine_sq",
         "cosine_x_jaccard",
@@ -134,6 +138,8 @@ def pair_features(
     row.append(float(language(a) == language(b)))
     row.append(span_late(a, b, same_values=not any(not ok for _v, ok in new_flags + lost_flags)))
     row.append(value_converted(a, b, new_flags, lost_flags))
+    row.append(span_early(a, b))
+    row.append(time_apart(a, b, new_flags, lost_flags))
     jaccard = row[FEATURE_NAMES.index("jaccard")]
     if encode is not None:
         texts = embedding_texts(a, b)
@@ -301,6 +307,58 @@ def span_late(a: Reading, b: Reading, *, same_values: bool = False) -> float:
         return (first + last - 1) / 2 / max(n - 1, 1)
 
     return (where(i1, i2, len(wa)) + where(j1, j2, len(wb))) / 2
+
+
+def span_early(a: Reading, b: Reading) -> float:
+    """How early the words one statement adds sit, when that is all that differs (at
+    most ``SPAN_TOKENS`` + 1 tokens put in on one side, every other token equal and in
+    order): 1 at the first token, falling to 0 at the last; 0 for any other pair. Early,
+    the added words narrow the subject ("X is left-handed" / "X's brother is
+    left-handed"): another subject, not a detail added to the same statement ("... with
+    a dog" comes late). A span put in place of another is ``span_late``'s."""
+    toks_a, toks_b = _span_tokens(a), _span_tokens(b)
+    wa, wb = [w for w, _i in toks_a], [w for w, _i in toks_b]
+    if not wa or not wb:
+        return 0.0
+    ops = [
+        op for op in SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes() if op[0] != "equal"
+    ]
+    if len(ops) != 1 or ops[0][0] not in ("insert", "delete"):
+        return 0.0
+    _tag, i1, i2, j1, j2 = ops[0]
+    if max(i2 - i1, j2 - j1) > SPAN_TOKENS + 1:
+        return 0.0
+    longer = max(len(wa), len(wb))
+    return max(0.0, 1.0 - min(i1, j1) / max(longer - 1, 1))
+
+
+def time_apart(a: Reading, b: Reading, new_flags: list, lost_flags: list) -> float:
+    """1 when each statement is anchored at a time the other does not name (a date, a
+    year written as a bare number, or a word of time deixis only that side uses: "now",
+    "since", "until", "still", ``tables.TIME_DEIXIS``) and they differ otherwise too (a
+    value on either side the other lacks, or a negation on one side only): two states at
+    two times ("12 members in 2019" / "30 members since 2022", "lived in Oslo in
+    2010" / "does not live in Oslo now"), a change over time rather than a conflict.
+    0 otherwise, and 0 when the point in time is all that differs ("born in 1984" /
+    "in 1986")."""
+
+    def missing(flags: list) -> tuple[bool, bool]:
+        lost = [v for v, ok in flags if not ok]
+        return any(_time_point(v) for v in lost), any(not _time_point(v) for v in lost)
+
+    (time_b, other_b), (time_a, other_a) = missing(new_flags), missing(lost_flags)
+    wa, wb = set(a.words()[:MAX_WORDS]), set(b.words()[:MAX_WORDS])
+    time_a = time_a or bool((wa - wb) & tb.TIME_DEIXIS)
+    time_b = time_b or bool((wb - wa) & tb.TIME_DEIXIS)
+    negation = a.negations % 2 != b.negations % 2
+    return float(time_a and time_b and (other_a or other_b or negation))
+
+
+def _time_point(v) -> bool:
+    if v.kind == "date":
+        return True
+    year = v.key[0] if v.kind == "number" and v.key else None
+    return not v.dim and isinstance(year, float) and year.is_integer() and 1800 <= year <= 2100
 
 
 def value_converted(a: Reading, b: Reading, new_flags: list, lost_flags: list) -> float:

@@ -22,7 +22,7 @@ import os
 import re
 
 from . import tables as tb
-from .aliases import Mentions, initialism_in, numeronym_in
+from .aliases import Mentions, initialism_in, numeronym_in, shortened_in
 from .structure import Reading, Value, language, plain, read
 from .tokens import _FUNCTION_ZIPF, zipf
 
@@ -225,7 +225,25 @@ def _name_covered(
         return True
     if raw.isupper() and 2 <= len(raw) <= 6 and initialism_in(raw, a.text):
         return True
-    return numeronym_in(raw, a.text) is not None
+    if numeronym_in(raw, a.text) is not None:
+        return True
+    return v.first == v.last and _shortened(raw, a, b)
+
+
+def _shortened(raw: str, a: Reading, b: Reading) -> bool:
+    """One side's name is the other's capitalised word shortened ("Prom" / "Prometheus",
+    "CH" / "ClickHouse", "St" / "Street"), and the longer form is not said by the side
+    with the short one: one name written two ways, not a second name. Both ways round,
+    like an acronym and its words (``_expansions``): the stored name found in the new
+    statement matters as much as the new one found in the stored."""
+    longer = shortened_in(raw, a.text)
+    if longer is not None and plain(longer) not in _known_words(b):
+        return True
+    return any(
+        shortened_in(token.text, raw) == raw and plain(token.text) not in _known_words(b)
+        for token in a.tokens[:400]
+        if token.text[:1].isupper()
+    )
 
 
 def _expansions(a: Reading, b: Reading) -> list[tuple[int, int]]:

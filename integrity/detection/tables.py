@@ -45,9 +45,10 @@ MONTHS: dict[str, int] = _rows(
     """
 )
 # Month names that are also common words in some language: a month only next to a
-# number ("may", "mar" = sea, "set", "mai" = never, "out", "gen").
+# number ("may", "mar" = sea, "set", "mai" = never, "out", "gen", "marco": a first
+# name, and Portuguese "março" without its cedilla).
 AMBIGUOUS_MONTHS: frozenset[str] = frozenset(
-    {"may", "mar", "set", "mai", "out", "gen", "march", "august", "jan", "sep", "ago", "dic"}
+    _words("may mar set mai out gen march august jan sep ago dic marco")
 )
 
 WEEKDAYS: dict[str, int] = _rows(
@@ -307,7 +308,7 @@ def _more_unit_rows() -> dict[str, tuple[str, float]]:
 _PERIOD_WORDS, _PERIOD_UNITS = ut.period_units()
 PERIOD_DAYS.update(_PERIOD_WORDS)  # "a fortnight", "every semester", "per decade"
 UNITS: dict[str, tuple[str, float]] = (
-    _unit_rows() | _more_unit_rows() | ut.electrical_units() | _PERIOD_UNITS
+    _unit_rows() | _more_unit_rows() | ut.electrical_units() | _PERIOD_UNITS | ut.data_units()
 )
 CASED_UNITS = ut.CASED_UNITS
 FLUID_BEFORE = ut.FLUID_BEFORE
@@ -447,6 +448,18 @@ SQUARE_AFTER: frozenset[str] = frozenset(
 ONE_WORDS: frozenset[str] = frozenset(_words("a an one un una uno uma um une ein eine einen"))
 HALF_WORDS: frozenset[str] = frozenset(
     _words("half mezzo mezza meio meia media medio demi demie halb")
+)
+# Time deixis, a closed class of each language: the adverbs and prepositions that
+# anchor a statement at a time relative to another ("now", "still", "since", "until",
+# "previously"). A statement anchored at another time may describe a later state.
+TIME_DEIXIS: frozenset[str] = frozenset(
+    _words(
+        """now today currently nowadays still since until anymore previously formerly
+    previous former ago yesterday ora adesso oggi attualmente ancora finora precedente ieri
+    agora hoje atualmente ainda desde até anterior ontem ahora hoy actualmente todavía
+    aún hasta ayer maintenant aujourd actuellement encore depuis jusqu précédent hier
+    jetzt heute derzeit aktuell noch seit bis früher gestern vorher"""
+    )
 )
 # Times of day said in words.
 CLOCK_WORDS: dict[str, int] = {

@@ -81,7 +81,46 @@ CASED_UNITS: dict[str, tuple[str, float]] = {
     "MWH": ("energy", 3.6e9),
     "mAh": ("charge", 3.6),
     "MVA": ("apparent power", 1e6),
+    # French data sizes in octets ("2 To" = 2 TB): capitalised only ("to", "go" are
+    # words); the lower-case symbols and the written-out words are in DATA_WORDS.
+    "Ko": ("data", 1e3),
+    "Mo": ("data", 1e6),
+    "Go": ("data", 1e9),
+    "To": ("data", 1e12),
+    "Kio": ("data", 1024.0),
+    "Mio": ("data", 1024.0**2),
+    "Gio": ("data", 1024.0**3),
+    "Tio": ("data", 1024.0**4),
 }
+
+# Data sizes written out (SI and binary prefixes; the French octet), to the byte.
+DATA_WORDS: dict[float, str] = {
+    1.0: "octet octets",
+    1e3: "kilobyte kilobytes kilooctet kilooctets",
+    1e6: "megabyte megabytes mégaoctet mégaoctets megaoctet megaoctets",
+    1e9: "gigabyte gigabytes gigaoctet gigaoctets",
+    1e12: "terabyte terabytes téraoctet téraoctets teraoctet teraoctets",
+    1024.0: "kibibyte kibibytes",
+    1024.0**2: "mebibyte mebibytes",
+    1024.0**3: "gibibyte gibibytes",
+    1024.0**4: "tebibyte tebibytes",
+}
+
+
+def data_units() -> dict[str, tuple[str, float]]:
+    return {w: ("data", f) for f, words in DATA_WORDS.items() for w in words.split()}
+
+
+# Fractions named by a noun, read as a share of a whole ("half of the users" = 50 %)
+# or of a unit ("three quarters of an hour", "due quarti d'ora", "meio gigabyte").
+FRACTION_NOUNS: dict[float, str] = {
+    0.5: "half halves metà metade mitad moitié moitie hälfte",
+    0.25: "quarter quarters quarto quarti cuarto cuartos viertel",
+}
+# ("quart", French, is a volume in English: left out; "meta" is "goal" in Spanish.)
+# Words for "of" (with an article folded in) between a fraction and what it divides.
+_PARTITIVE_WORDS = "of di del dello della dei degli delle d de do da dos das des du der"
+PARTITIVES = frozenset(_PARTITIVE_WORDS.split())
 
 # "4 fl oz", "8 fluid ounces": the word before a mass ounce that makes it a volume.
 FLUID_BEFORE: frozenset[str] = frozenset(("fl", "fl.", "fluid"))

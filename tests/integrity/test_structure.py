@@ -150,12 +150,14 @@ def test_the_same_value_written_otherwise_does_not_block(existing: str, new: str
 def test_names_known_to_the_entity_table_align() -> None:
     def mentions(text: str):
         found = []
-        for name in ("Postgres", "PostgreSQL"):
+        for name in ("HDFS", "Hadoop"):
             start = text.find(name)
             if start >= 0 and not any(s <= start < e for s, e, _k in found):
                 found.append((start, start + len(name), "db-1"))
         return found
 
-    existing, new = "Billing stores invoices in PostgreSQL.", "Billing stores invoices in Postgres."
+    # "HDFS" is no shortening of "Hadoop" (a name clipped or contracted to its own
+    # letters is aligned without the table, round 11): only the entity table joins them
+    existing, new = "Billing stores invoices in Hadoop.", "Billing stores invoices in HDFS."
     assert duplicate_blockers(existing, new)
     assert not duplicate_blockers(existing, new, mentions=mentions)
