@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from integrity.detection.evaluation import PairFileError
+from integrity.detection.evaluation import PairFileError, load_pairs
 from integrity.detection.model import MODEL_PATH
 from integrity.detection.train import train
 from integrity.signals import ENCODERS, cached_encoder
@@ -83,6 +83,11 @@ class Command(BaseCommand):
             signatures[key] = "none" if encoder is None else encoder.signature
             encoders[signatures[key]] = encoder
         keep = [k.strip() for k in options["keep"].split(",") if k.strip()]
+        try:  # a bad file says so first, whatever the count
+            for path in paths:
+                load_pairs(path)
+        except PairFileError as exc:
+            raise CommandError(str(exc)) from exc
         if any(k not in keep for k in keys) and len(paths) < MIN_FILES:
             # Nested leave-one-file-out: one held out, one of the rest for the cut-offs.
             raise CommandError(
