@@ -6,6 +6,8 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.db import transaction
 
+from kgsite.text import normalize
+
 from . import services
 from .models import Book, Chunk, IngestJob, Mention
 
@@ -28,6 +30,15 @@ class BookAdmin(ReadOnlyAdmin):
     list_display = ["title", "author", "format", "status", "chunk_count", "ingested_at"]
     list_filter = ["status", "format"]
     search_fields = ["title", "author", "source_name"]
+
+    def get_search_results(self, request, queryset, search_term):
+        # Titles also by their normalised column and term: "ÖLÇÜLER" or a decomposed
+        # "Ölçüler" finds "Ölçüler" (SQLite's LIKE folds ASCII letters only).
+        found, duplicates = super().get_search_results(request, queryset, search_term)
+        term = normalize(search_term)
+        if term:
+            found = found | queryset.filter(title_norm__contains=term)
+        return found, duplicates
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return request.user.has_perm("books.delete_book")

@@ -219,9 +219,13 @@ class EntityAdmin(admin.ModelAdmin):
             stored = alias_form.instance if alias_form.instance.pk else None
             deleted = alias_form in alias_formset.deleted_forms
             text = alias_form.cleaned_data.get("alias") or ""
-            if stored is not None and (deleted or normalize(text) != stored.alias_norm):
+            # The written form counts, not only the normalised one: a fixed letter case
+            # ("Postgresql" to "PostgreSQL") is an edit too (it was dropped unsaid).
+            # (``initial``: the form has already copied the new text onto the instance.)
+            was = alias_form.initial.get("alias") if stored is not None else None
+            if stored is not None and (deleted or text != was):
                 removals.append(stored)
-            if not deleted and text and (stored is None or normalize(text) != stored.alias_norm):
+            if not deleted and text and (stored is None or text != was):
                 additions.append(text)
         for alias in removals:
             services.alias_remove(entity=entity, alias=alias.alias_norm, actor=request.user)

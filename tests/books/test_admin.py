@@ -7,6 +7,7 @@ from django.contrib.auth.models import User
 
 from books.models import Book, Chunk
 from entities.models import Entity
+from kgsite.text import normalize
 
 pytestmark = pytest.mark.django_db
 
@@ -27,3 +28,11 @@ def test_a_book_deleted_in_the_admin_goes_through_the_service(admin_client, inge
     assert not Book.objects.exists() and not Chunk.objects.exists()
     # book_delete also removes the entities only this book held (a bare delete kept them).
     assert not Entity.objects.exists()
+
+
+@pytest.mark.parametrize("term", ["Ölçüler", "ÖLÇÜLER", "O\u0308lc\u0327u\u0308ler", "ölçüler"])
+def test_the_book_list_finds_a_title_however_it_is_cased_or_composed(admin_client, term):
+    for title in ("Ölçüler ve Birimler", "Redis in Action"):
+        Book.objects.create(title=title, title_norm=normalize(title))
+    page = admin_client.get("/admin/books/book/", {"q": term}).content.decode()
+    assert "Birimler" in page and "Redis in Action" not in page

@@ -325,3 +325,21 @@ def test_fact_admin_search_finds_a_fact_however_its_words_are_cased_or_composed(
     fact_store(text="Redis keeps data in memory.")
     page = admin_client.get("/admin/entities/fact/", {"q": term}).content.decode()
     assert "Bahnhof" in page and "Redis" not in page
+
+
+def test_admin_fixing_an_aliass_letter_case_saves_it(admin_client):
+    """ "Postgresql" to "PostgreSQL" names the same alias: the edit was dropped without a
+    word, the page saying it had saved."""
+    pg, _ = entity_store(name="Postgres database", type="database")
+    alias = alias_add(entity=pg, alias="Postgresql")[0]
+    data = change_form(pg, aliases=[(alias.pk, "PostgreSQL", False)])
+    assert post_change(admin_client, pg, data).status_code == 302
+    assert list(pg.aliases.values_list("alias", flat=True)) == ["PostgreSQL"]
+    assert entity_lookup(name="postgresql", type="database").entity.id == pg.id
+    actions = AuditEntry.objects.filter(action__startswith="alias.").values_list(
+        "action", "payload"
+    )
+    assert list(actions.order_by("pk")) == [
+        ("alias.remove", {"alias": "Postgresql"}),
+        ("alias.add", {"alias": "PostgreSQL"}),
+    ]

@@ -131,8 +131,8 @@ def test_resolve_keep_second_then_undo(curator_api, curator, contradiction):
         "status": "active",
         "valid_to": None,
     }
-    resolutions = AuditEntry.objects.filter(action__startswith="contradiction.")
-    actions = list(resolutions.order_by("id").values_list("action", "actor"))
+    rows = AuditEntry.objects.filter(action__startswith="contradiction.")  # not the setup's
+    actions = list(rows.order_by("id").values_list("action", "actor"))
     assert actions == [("contradiction.resolve", curator.pk), ("contradiction.undo", curator.pk)]
 
 

@@ -29,7 +29,7 @@ def rows(tmp_path, settings):
     alias_add(entity=entity, alias="Wegchen")
     lines = exported(tmp_path).read_text(encoding="utf-8").splitlines()
     Entity.objects.all().delete()
-    AuditEntry.objects.all().delete()  # an empty graph: no creation audited either
+    AuditEntry.objects.all().delete()  # entity_store's row: the graph must be empty
     return [json.loads(line) for line in lines]
 
 
@@ -92,6 +92,6 @@ def test_a_type_written_another_way_is_the_same_tag_after_the_import(tmp_path, r
     )
     rows.insert(2, other)
     Entity.objects.all().delete()
-    AuditEntry.objects.all().delete()  # an empty graph: no creation audited either
+    AuditEntry.objects.all().delete()  # entity_store's row: the graph must be empty
     message = command_fails("import_graph", _write(tmp_path, rows), "--skip-derived")
     assert message.startswith("line 3: ") and "STRASSE" in message

@@ -30,7 +30,7 @@ def one_entity_export(tmp_path, settings):
     entity_store(name="Ankara", type="place", description="capital city")
     path = exported(tmp_path)
     Entity.objects.all().delete()
-    AuditEntry.objects.all().delete()  # entity_store audits the creation: an empty graph has none
+    AuditEntry.objects.all().delete()  # entity_store's row: the graph must be empty
     return path
 
 
