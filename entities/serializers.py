@@ -264,6 +264,10 @@ class FactConfirmationUndoResponseSerializer(serializers.Serializer):
     restored = FactSerializer(help_text="The swallowed statement, now a fact of its own.")
 
 
+# A statement names a handful of entities; a list of thousands is a mistake, not a fact.
+MAX_FACT_ENTITIES = 100
+
+
 class FactWriteSerializer(StrictSerializer):
     text = serializers.CharField(trim_whitespace=False, allow_blank=True)
     subject = serializers.CharField(
@@ -280,10 +284,11 @@ class FactWriteSerializer(StrictSerializer):
         required=False, allow_blank=True, default="", max_length=_fact_limit("object_value")
     )
     entities = serializers.ListField(
-        child=serializers.CharField(),
+        child=serializers.CharField(max_length=255),
         required=False,
         default=list,
-        help_text="Entity ids the fact mentions.",
+        max_length=MAX_FACT_ENTITIES,
+        help_text=f"Entity ids the fact mentions (at most {MAX_FACT_ENTITIES}).",
     )
     confidence = serializers.FloatField(required=False, default=1.0, min_value=0, max_value=1)
     source = serializers.CharField(

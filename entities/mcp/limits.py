@@ -35,6 +35,7 @@ CAPS: dict[tuple[str, str], tuple[str, str]] = {
     ("fact_store", "session_id"): ("entities.serializers.FactWriteSerializer", "session_id"),
     ("fact_store", "ai_id"): ("entities.serializers.FactWriteSerializer", "ai_id"),
     ("fact_store", "entities"): ("entities.serializers.FactWriteSerializer", "entities"),
+    ("fact_link", "entities"): ("entities.serializers.FactWriteSerializer", "entities"),
     ("search_by_entities", "entities"): (
         "entities.search.serializers.EntitySearchRequestSerializer",
         "entities",

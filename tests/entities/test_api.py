@@ -349,6 +349,16 @@ def test_a_new_fact_naming_four_entities_reads_them_once(curator_api):
     assert reads_links == [], reads_links
 
 
+def test_a_fact_names_at_most_a_hundred_entities(curator_api):
+    """A statement names a handful of entities: thousands of ids are refused unread."""
+    ada, _ = entity_store(name="Ada Lovelace", type="person")
+    body = {"text": "Ada Lovelace wrote notes.", "entities": [ada.id] * 101}
+    response = curator_api.post("/api/v1/facts/", body, format="json")
+    assert response.status_code == 400
+    assert error(response)["field"] == "entities" and "100" in error(response)["message"]
+    assert Fact.objects.count() == 0
+
+
 # --- PATCH /facts/<id>/ ------------------------------------------------------------------
 
 

@@ -96,6 +96,18 @@ def test_an_argument_of_the_wrong_type_is_an_error_naming_it(server, tool, argum
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("fact_store", {"text": "Pods restart", "entities": ["Kubernetes"] * 101}),
+        ("fact_link", {"fact": 1, "entities": ["Kubernetes"] * 101}),
+    ],
+)
+def test_a_statement_names_at_most_a_hundred_entities_as_over_rest(server, tool, arguments):
+    error, text = call(server, tool, arguments)
+    assert error and "entities takes at most 100 items" in text, text
+
+
 def test_the_graph_types_error_names_the_types_argument(server):
     error, text = call(server, "get_entity_graph", {"entity": "a", "types": ["ok", "tech\x01"]})
     assert error and text.startswith("Error executing tool get_entity_graph: types: ")
