@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from .alignment import ALIGN_NAMES, alignment_columns
-from .evaluation import Pair, load_pairs
+from .evaluation import Pair, PairFileError, load_pairs
 from .features import (
     EMBEDDING_NAMES,
     FEATURE_NAMES,
@@ -138,6 +138,12 @@ def fit(rows: np.ndarray, labels: np.ndarray, c: float | tuple, encoder: str) ->
     strengths = c if isinstance(c, tuple) else (c,)
     coef = np.zeros((len(CLASSES) * len(strengths), rows.shape[1]))
     intercept = np.zeros(len(CLASSES) * len(strengths))
+    missing = [name for k, name in enumerate(CLASSES) if not (labels == k).any()]
+    if missing:  # a two-label regression has one row of weights: no head to build
+        raise PairFileError(
+            f"a training fold holds no {' or '.join(missing)} pairs: each of the three "
+            "labels must be in the pair files left once two are held out"
+        )
     for m, strength in enumerate(strengths):
         model = LogisticRegression(C=strength, max_iter=5000, class_weight="balanced")
         model.fit((rows - mean) / scale, labels)

@@ -41,3 +41,27 @@ def test_an_out_path_that_cannot_be_written_is_refused_before_training(tmp_path,
     out = str(tmp_path / where)
     message = command_fails("train_pair_model", *paths, "--encoders", "none", "--out", out)
     assert message.startswith("--out: ") and out.rstrip("/.") in message
+
+
+def test_files_without_one_of_the_three_labels_are_one_line(tmp_path):
+    """Three files of contradictions and compatible pairs only: a two-label regression
+    has one row of weights, and the head building died on an IndexError."""
+    rows = [
+        ("The bridge is 120 m long.", "The bridge is 95 m long.", "contradiction"),
+        ("The bridge is 120 m long.", "The bridge was painted red.", "compatible"),
+        ("The ferry leaves at 9:00.", "The ferry leaves at 11:30.", "contradiction"),
+        ("The ferry leaves at 9:00.", "The ferry carries forty cars.", "compatible"),
+    ]
+    paths = []
+    for i in range(3):
+        path = tmp_path / f"pairs{i}.jsonl"
+        lines = [
+            json.dumps({"id": f"{i}-{n}", "existing": a, "new": b, "label": label})
+            for n, (a, b, label) in enumerate(rows)
+        ]
+        path.write_text("\n".join(lines))
+        paths.append(str(path))
+    message = command_fails(
+        "train_pair_model", *paths, "--encoders", "none", "--dry-run", "--no-synthetic"
+    )
+    assert "no duplicate pairs" in message
