@@ -268,16 +268,19 @@ DEFINED_MARGIN = 0.5
 
 def _believed(row: TermRow, p: float, scorer: Scorer) -> bool:
     """The entity model keeps the term, or rates it above ``DEFINED_SHARE`` of its
-    threshold and the define model is sure a chunk of prose defines it."""
+    threshold and the define model is sure a chunk of prose describing it defines it."""
     threshold = scorer.entity.threshold
     if p >= threshold:
         return True
     if p < DEFINED_SHARE * threshold or not row.option_features:
         return False
-    prose = [f[-2] > 0 for f in row.option_features]
-    if not any(prose):
+    # A chunk of prose that describes the term after naming it ("term: a word...", an
+    # entry over its indented description), not a heading merely naming it (a novel's
+    # "Chapter XIX" over its chapter).
+    described = [f[-2] > 0 and f[-1] > 0 for f in row.option_features]
+    if not any(described):
         return False
-    p_define = scorer.define.proba(row.option_features)[np.asarray(prose)]
+    p_define = scorer.define.proba(row.option_features)[np.asarray(described)]
     return float(p_define.max()) >= scorer.define.threshold + DEFINED_MARGIN
 
 
