@@ -64,3 +64,26 @@ def test_a_term_no_chunk_surely_defines_stays_under_the_threshold():
     assert "spool ledger" not in kept(entity_threshold=0.8, define_threshold=0.3)
     # Far under the threshold: no definition lifts it.
     assert "spool ledger" not in kept(entity_threshold=1.2, define_threshold=0.0)
+
+
+# Invented text: a story's chapters, each heading only naming its chapter.
+STORY = """\
+CHAPTER XIX
+===========
+
+The rain had not stopped for three days, and the ferry waited at the pier while
+the town argued about the bridge.
+
+CHAPTER XX
+===========
+
+By morning the river had risen over the road, and nobody spoke of the bridge again.
+"""
+
+
+def test_a_heading_that_only_names_its_chapter_is_not_a_defined_term():
+    document = parse_document(STORY.encode(), fmt="text")
+    rows = book_term_rows(chunk_sections(document.sections, max_chars=2000))
+    assert "chapter xix" in {row.key for row in rows}
+    chosen = rows_decide(rows, scorer(rows, entity_threshold=0.8, define_threshold=0.0))
+    assert "chapter xix" not in {d.display.casefold() for d in chosen}
