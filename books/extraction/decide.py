@@ -257,6 +257,33 @@ def plain_name(display: str) -> bool:
     return bool(_PLAIN_NAME.fullmatch(display))
 
 
+# A term the define model is sure one of its chunks defines (a glossary's entry, an
+# option's description, the section its heading names) needs this share of the entity
+# threshold: being defined is evidence of a term the usage features do not see.
+DEFINED_SHARE = 0.5
+# How sure: the define threshold plus this margin (the threshold itself is tuned to mark
+# a chunk of a term already kept, not to vouch for a term).
+DEFINED_MARGIN = 0.5
+
+
+def _believed(row: TermRow, p: float, scorer: Scorer) -> bool:
+    """The entity model keeps the term, or rates it above ``DEFINED_SHARE`` of its
+    threshold and the define model is sure a chunk of prose describing it defines it."""
+    threshold = scorer.entity.threshold
+    if p >= threshold:
+        return True
+    if p < DEFINED_SHARE * threshold or not row.option_features:
+        return False
+    # A chunk of prose that describes the term after naming it ("term: a word...", an
+    # entry over its indented description), not a heading merely naming it (a novel's
+    # "Chapter XIX" over its chapter).
+    described = [f[-2] > 0 and f[-1] > 0 for f in row.option_features]
+    if not any(described):
+        return False
+    p_define = scorer.define.proba(row.option_features)[np.asarray(described)]
+    return float(p_define.max()) >= scorer.define.threshold + DEFINED_MARGIN
+
+
 def rows_decide(
     rows: Sequence[TermRow], scorer: Scorer, stored_type: Callable[[str], str | None] | None = None
 ) -> list[Decision]:
@@ -276,9 +303,7 @@ def rows_decide(
         r
         for r, p in zip(rows, p_entity, strict=True)
         if not r.literal
-        and (
-            r.rule_type is not None or (p >= scorer.entity.threshold and not plain_name(r.display))
-        )
+        and (r.rule_type is not None or (_believed(r, p, scorer) and not plain_name(r.display)))
     ]
     if not chosen:
         return []
