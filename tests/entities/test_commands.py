@@ -41,6 +41,16 @@ def test_entity_get_finds_an_entity_by_its_imported_id_in_words_too():
     assert said.startswith(f"Quarry Dell Mill [place] id={mill.pk} (via external_id)"), said
 
 
+def test_a_blank_type_is_no_filter_as_an_empty_one(api):
+    """``--type "   "`` (a script's empty variable, quoted) looked among untyped
+    entities only and said "no entity" for a stored one."""
+    pg = entity_store(name="PostgreSQL", type="software")[0]
+    printed = json.loads(run("entity_get", "PostgreSQL", "--type", "   ", "--json"))
+    assert printed["entity"]["id"] == pg.id
+    answer = api.get("/api/v1/entities/lookup", {"name": "PostgreSQL", "type": "  "}).json()
+    assert answer["entity"]["id"] == pg.id
+
+
 def test_entity_get_human_output_and_none():
     entity_store(name="PostgreSQL", type="database")
     assert "PostgreSQL [database]" in run("entity_get", "postgresql")
