@@ -6,23 +6,11 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.db import transaction
 
+from kgsite.admin import ReadOnlyAdmin
 from kgsite.text import normalize
 
 from . import services
 from .models import Book, Chunk, IngestJob, Mention
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Rows the pipeline derives: shown, never typed in or edited by hand."""
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(Book)

@@ -12,6 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
+from kgsite.admin import ReadOnlyAdmin
 from kgsite.errors import DomainError
 from kgsite.models import AuditEntry
 from kgsite.pages import form_error
@@ -361,22 +362,13 @@ class FactAdmin(admin.ModelAdmin):
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
+class AuditEntryAdmin(ReadOnlyAdmin):
     """The services write the log; here it is read only: a row typed in by hand or
     deleted would make the history lie (and an undo lose what it restores)."""
 
     list_display = ["created_at", "actor", "action", "target_type", "target_id"]
     list_filter = ["action"]
     readonly_fields = [f.name for f in AuditEntry._meta.fields]
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 # --- Merges and duplicate suggestions -----------------------------------------------------

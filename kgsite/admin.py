@@ -1,4 +1,5 @@
-"""Admin: django-axes' "Access attempts" list, with an action that unlocks at once."""
+"""Admin: django-axes' "Access attempts" list, with an action that unlocks at once, and
+the base of the apps' read-only lists."""
 
 from __future__ import annotations
 
@@ -6,6 +7,20 @@ from axes.admin import AccessAttemptAdmin
 from axes.models import AccessAttempt
 from axes.utils import reset
 from django.contrib import admin
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows the services or the pipeline write: shown, never typed in, edited or deleted
+    by hand (the history they keep would lie)."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
 
 
 class UnlockingAccessAttemptAdmin(AccessAttemptAdmin):
