@@ -272,6 +272,17 @@ def _wording(a: Reading, b: Reading) -> list[float]:
     ]
 
 
+def _span_ops(a: Reading, b: Reading) -> tuple[list, list, list | None]:
+    """Both statements' span tokens and the edits between their words (``equal`` runs
+    left out); no edits (``None``) when a side has no token."""
+    toks_a, toks_b = _span_tokens(a), _span_tokens(b)
+    wa, wb = [w for w, _i in toks_a], [w for w, _i in toks_b]
+    if not wa or not wb:
+        return toks_a, toks_b, None
+    matcher = SequenceMatcher(None, wa, wb, autojunk=False)
+    return toks_a, toks_b, [op for op in matcher.get_opcodes() if op[0] != "equal"]
+
+
 def span_late(a: Reading, b: Reading, *, same_values: bool = False) -> float:
     """Where the statements' one difference sits, when they differ in one short span
     only (at most ``SPAN_TOKENS`` tokens a side put in place of the other's, every other
@@ -284,13 +295,9 @@ def span_late(a: Reading, b: Reading, *, same_values: bool = False) -> float:
     Positions, not words: it holds for any language that puts the subject first.
     With ``same_values`` (each side's values found on the other) a span with a value on
     each side is the same value written another way ("30 m²" / "30 square metres"): 0."""
-    toks_a, toks_b = _span_tokens(a), _span_tokens(b)
-    wa, wb = [w for w, _i in toks_a], [w for w, _i in toks_b]
-    if not wa or not wb:
+    toks_a, toks_b, ops = _span_ops(a, b)
+    if ops is None:
         return 0.0
-    ops = [
-        op for op in SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes() if op[0] != "equal"
-    ]
     if len(ops) != 1 or ops[0][0] != "replace":
         return 0.0
     _tag, i1, i2, j1, j2 = ops[0]
@@ -306,7 +313,7 @@ def span_late(a: Reading, b: Reading, *, same_values: bool = False) -> float:
     def where(first: int, last: int, n: int) -> float:
         return (first + last - 1) / 2 / max(n - 1, 1)
 
-    return (where(i1, i2, len(wa)) + where(j1, j2, len(wb))) / 2
+    return (where(i1, i2, len(toks_a)) + where(j1, j2, len(toks_b))) / 2
 
 
 def span_early(a: Reading, b: Reading) -> float:
@@ -316,19 +323,15 @@ def span_early(a: Reading, b: Reading) -> float:
     the added words narrow the subject ("X is left-handed" / "X's brother is
     left-handed"): another subject, not a detail added to the same statement ("... with
     a dog" comes late). A span put in place of another is ``span_late``'s."""
-    toks_a, toks_b = _span_tokens(a), _span_tokens(b)
-    wa, wb = [w for w, _i in toks_a], [w for w, _i in toks_b]
-    if not wa or not wb:
+    toks_a, toks_b, ops = _span_ops(a, b)
+    if ops is None:
         return 0.0
-    ops = [
-        op for op in SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes() if op[0] != "equal"
-    ]
     if len(ops) != 1 or ops[0][0] not in ("insert", "delete"):
         return 0.0
     _tag, i1, i2, j1, j2 = ops[0]
     if max(i2 - i1, j2 - j1) > SPAN_TOKENS + 1:
         return 0.0
-    longer = max(len(wa), len(wb))
+    longer = max(len(toks_a), len(toks_b))
     return max(0.0, 1.0 - min(i1, j1) / max(longer - 1, 1))
 
 
