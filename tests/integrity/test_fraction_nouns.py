@@ -56,7 +56,7 @@ def test_portuguese_dos_is_no_number_two():
     ("existing", "new"),
     [
         ("Half of the members voted for the plan.", "50% of the members voted for the plan."),
-        ("Le disque du serveur fait 3 To.", "Le serveur a un disque de 3000 Go."),
+        ("La sauvegarde de la base occupe 3 To.", "La base sauvegardée occupe 3000 Go."),
         ("The walk takes three quarters of an hour.", "The walk takes 45 minutes."),
     ],
 )
