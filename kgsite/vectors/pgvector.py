@@ -62,6 +62,10 @@ STATE = "kgsite_vectorkind"
 MAX_EF_SEARCH = 1000
 # A filtered search over at most this many ids is exact (as with hnswlib).
 EXACT_FILTER = 5000
+# A kind of at most this many stored rows is searched exactly: the graph walk is
+# approximate, and over a small table whose rows were just updated (their old entries
+# still in the graph) it could miss the new ones; a scan of this many rows costs little.
+EXACT_ROWS = 1000
 
 TABLES_SQL = [
     f"""CREATE TABLE IF NOT EXISTS {TABLE} (
@@ -474,6 +478,10 @@ class PgVectorIndex(CalibratedEf):
         params.append(vector)
         select = f"SELECT key, 1 - ({self._expr} <=> %s::vector({self.dim})) FROM {TABLE} "
         with cursor:
+            if wanted is None and not self._more_rows_than(
+                cursor, where, [], EXACT_ROWS, EXACT_ROWS + 1
+            ):
+                order = "embedding <=> %s"  # a small kind: an exact scan
             self._set_ef(cursor, session, k)
             cursor.execute(f"{select} WHERE {where} ORDER BY {order} LIMIT {int(k)}", params)
             rows = cursor.fetchall()
