@@ -144,6 +144,9 @@ class PgVectorIndex(CalibratedEf):
         self._checked = False
         self._reconciled = False
         self._complete = True
+        # Set once the kind is seen to hold more than EXACT_ROWS rows: its searches then
+        # skip the count; cleared when rows are deleted or the kind is rebuilt.
+        self._large = False
         if not re.fullmatch(r"[a-z0-9_]{1,40}", kind.name):
             raise ValueError(f"vector kind {kind.name!r}: use a-z, 0-9 and _ for pgvector")
         self._index_name = f"kgsite_vector_hnsw_{kind.name}_{self.dim}"
@@ -294,6 +297,7 @@ class PgVectorIndex(CalibratedEf):
                     total,
                 )
                 cursor.execute(f"DELETE FROM {TABLE} WHERE kind = %s", [self.kind.name])
+                self._large = False
                 self._drop_other_dimensions(cursor)
                 self._ensure_index(cursor)
                 self._write_state(cursor, complete=False)
@@ -394,6 +398,8 @@ class PgVectorIndex(CalibratedEf):
                 f"DELETE FROM {TABLE} WHERE kind = %s AND key = ANY(%s)",
                 [self.kind.name, [str(self._key(k)) for k in keys]],
             )
+            if cursor.rowcount:
+                self._large = False  # count again at the next search
             return cursor.rowcount
 
     def rebuild(self, progress: Progress | None = None) -> int:
@@ -430,6 +436,7 @@ class PgVectorIndex(CalibratedEf):
         if progress is not None:
             progress(done, max(total or 0, done))
         self._checked = self._reconciled = True
+        self._large = False
         return done
 
     def _copy_rows(self, cursor, batch: list[tuple[Key, str]]) -> int:
@@ -478,10 +485,11 @@ class PgVectorIndex(CalibratedEf):
         params.append(vector)
         select = f"SELECT key, 1 - ({self._expr} <=> %s::vector({self.dim})) FROM {TABLE} "
         with cursor:
-            if wanted is None and not self._more_rows_than(
-                cursor, where, [], EXACT_ROWS, EXACT_ROWS + 1
-            ):
-                order = "embedding <=> %s"  # a small kind: an exact scan
+            if wanted is None and not self._large:
+                if self._more_rows_than(cursor, where, [], EXACT_ROWS, EXACT_ROWS + 1):
+                    self._large = True
+                else:
+                    order = "embedding <=> %s"  # a small kind: an exact scan
             self._set_ef(cursor, session, k)
             cursor.execute(f"{select} WHERE {where} ORDER BY {order} LIMIT {int(k)}", params)
             rows = cursor.fetchall()

@@ -10,10 +10,11 @@ import unicodedata
 import numpy as np
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kgsite.vectors import service
+from kgsite.vectors import pgvector, service
 from kgsite.vectors.index import KINDS, register_kind
 from tests.conftest import pgvector_backend, restart
 
@@ -161,9 +162,10 @@ def test_any_index_answers_at_most_k_distinct_items_best_first_with_their_cosine
 
 
 @pytest.mark.skipif(not pgvector_backend(), reason="pgvector's HNSW scan (CI's third run)")
-def test_a_graph_walk_cut_short_by_deleted_rows_still_answers_k_items(notes):
+def test_a_graph_walk_cut_short_by_deleted_rows_still_answers_k_items(notes, monkeypatch):
     """Rows deleted since the last vacuum keep their entries in the HNSW graph; a walk
     that meets them returns fewer rows than asked while more are stored."""
+    monkeypatch.setattr(pgvector, "EXACT_ROWS", 5)  # as on a large kind: walk the graph
     assert len(service.similar_items("notes", "note on topic 3", 10)) == 10  # all 40 stored
     gone = [key for key in NOTES if key <= 30]
     for key in gone:
@@ -182,3 +184,25 @@ def test_a_graph_walk_cut_short_by_deleted_rows_still_answers_k_items(notes):
             for name, (_value, default) in settings.items():
                 cursor.execute("SELECT set_config(%s, %s, false)", [name, default])
     assert sorted(keys(hits)) == sorted(NOTES)
+
+
+def _counts(hits_of) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        hits_of()
+    return sum("count(*) FROM (SELECT 1" in q["sql"] for q in queries.captured_queries)
+
+
+@pytest.mark.skipif(not pgvector_backend(), reason="pgvector's row count (CI's third run)")
+def test_a_large_kind_is_counted_once_and_again_after_a_deletion(notes, monkeypatch):
+    """A kind of more than EXACT_ROWS rows is walked, not scanned; knowing it is large
+    costs one bounded count, not one before every search."""
+    monkeypatch.setattr(pgvector, "EXACT_ROWS", 5)
+    search = lambda: service.similar_items("notes", "note on topic 3", 3)  # noqa: E731
+    assert _counts(search) == 1
+    assert _counts(search) == 0
+    gone = [key for key in NOTES if key > 3]
+    for key in gone:
+        del NOTES[key]
+    service.vector_delete("notes", gone)
+    assert _counts(search) == 1  # three rows left: scanned exactly
+    assert sorted(keys(service.similar_items("notes", "note", 10))) == [1, 2, 3]
