@@ -27,6 +27,7 @@ from kgsite.pages import (
     is_curator,
     render_page,
 )
+from kgsite.text import type_tag
 from notifications.models import Notification
 
 from . import review, selectors, services
@@ -298,7 +299,8 @@ CANDIDATE_ACTIONS = ("accept", "retype", "merge", "reject")
 def _candidate_filters(request) -> tuple[int | None, str]:
     raw = request.GET.get("book") or request.POST.get("book") or ""
     book_id = parse_id(raw)
-    return book_id, (request.GET.get("type") or request.POST.get("type_filter") or "").strip()
+    # Types are stored as case-free tags: "?type=Person" is the "person" of the menu.
+    return book_id, type_tag(request.GET.get("type") or request.POST.get("type_filter") or "")
 
 
 def _candidates_context(request, **extra) -> dict:

@@ -59,6 +59,17 @@ def test_the_queue_lists_candidates_with_their_mentions(curator_client, book):
     assert "No candidates waiting" in other_type
 
 
+def test_the_type_filter_takes_the_type_as_written(curator_client, book):
+    """A link or a hand-typed address says "Place" or "place"; both are the menu's place."""
+    places = [e for e in _candidates(book) if e.type == "place"]
+    assert places
+    for written in ("place", "Place", " PLACE "):
+        response = curator_client.get(reverse("books:candidates"), {"type": written}, **HTMX)
+        html = response.content.decode()
+        assert all(f'value="{e.pk}"' in html for e in places), written
+        assert "No candidates waiting" not in html
+
+
 def test_accept_confirms_them_and_they_leave_the_queue(curator_client, book):
     ids = [e.pk for e in _candidates(book)]
     response = curator_client.post(
