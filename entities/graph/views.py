@@ -27,7 +27,8 @@ def entity_graph_page(request: HttpRequest, entity_id: str) -> HttpResponse:
         return redirect("entity-graph", entity_id=target)
     try:
         depth = min(max(int(request.GET.get("depth", 1)), 1), selectors.GRAPH_DEPTH_MAX)
-        max_nodes = min(max(int(request.GET.get("max_nodes", 60)), 1), selectors.GRAPH_NODES_MAX)
+        # Two at least: the entity alone draws no edge, and the page would say it has none.
+        max_nodes = min(max(int(request.GET.get("max_nodes", 60)), 2), selectors.GRAPH_NODES_MAX)
     except ValueError:
         depth, max_nodes = 1, 60
     graph = selectors.entity_graph(

@@ -257,6 +257,10 @@ def test_the_entity_page_draws_its_neighbourhood_or_says_why_not(
     graph = curator_client.get(f"/graph/entity/{holmes.pk}/").content.decode()
     assert f'href="/entities/{holmes.pk}/"' in graph and "/admin/" not in graph
     assert "<script>" not in graph  # no inline script: the drawing is static/graph.js
+    # One node is the entity alone: it still draws its nearest neighbour, and never says
+    # the entity has no relations.
+    small = curator_client.get(f"/graph/entity/{holmes.pk}/", {"max_nodes": 1}).content.decode()
+    assert "No relations yet" not in small and "Baker Street" in small
 
 
 def test_a_refused_replacement_keeps_the_text_that_was_typed(curator_client, holmes):
