@@ -11,6 +11,7 @@ from django.db import transaction
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import ngettext
 
 from kgsite.admin import ReadOnlyAdmin
 from kgsite.errors import DomainError
@@ -433,11 +434,21 @@ class DuplicateSuggestionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Dismiss selected suggestions", permissions=["curate"])
     def dismiss_selected(self, request, queryset):
+        done = 0
         for suggestion in queryset:
             try:
                 services.duplicate_dismiss(suggestion=suggestion, actor=request.user)
             except DomainError as exc:
                 self.message_user(request, exc.message, messages.ERROR)
+            else:
+                done += 1
+        if done:
+            self.message_user(
+                request,
+                ngettext("Dismissed %(n)d suggestion.", "Dismissed %(n)d suggestions.", done)
+                % {"n": done},
+                messages.SUCCESS,
+            )
 
     def has_curate_permission(self, request) -> bool:
         return request.user.has_perm("entities.curate")

@@ -343,3 +343,16 @@ def test_admin_fixing_an_aliass_letter_case_saves_it(admin_client):
         ("alias.remove", {"alias": "Postgresql"}),
         ("alias.add", {"alias": "PostgreSQL"}),
     ]
+
+
+def test_dismissing_suggestions_in_the_admin_says_how_many(admin_client, graph):
+    """The action dismissed them and said nothing: the curator could not tell it worked."""
+    suggestion = graph["suggestion"]
+    response = admin_client.post(
+        "/admin/entities/duplicatesuggestion/",
+        {"action": "dismiss_selected", "_selected_action": [suggestion.pk]},
+        follow=True,
+    )
+    suggestion.refresh_from_db()
+    assert suggestion.status == "dismissed"
+    assert "Dismissed 1 suggestion." in response.content.decode()
