@@ -97,6 +97,9 @@ class AliasInline(admin.TabularInline):
     formset = AliasFormSet
     extra = 1
     fields = ["alias", "manual"]
+    # Provenance: whether a person or extraction added the alias. Aliases written here are
+    # a person's; a checkbox would offer a change the save does not make.
+    readonly_fields = ["manual"]
 
 
 class EntityFactInline(admin.TabularInline):

@@ -34,6 +34,8 @@ def test_entity_admin_shows_aliases_and_linked_facts(admin_client):
     page = admin_client.get(f"/admin/entities/entity/{entity.pk}/change/").content.decode()
     assert 'value="postgres"' in page
     assert "linked fact" in page.lower() and str(fact.pk) in page
+    # Who added an alias is shown, not offered as a checkbox the save would ignore.
+    assert 'name="aliases-0-manual"' not in page and "Manual" in page
 
 
 def test_fact_admin_filters_by_status_and_source(admin_client):
