@@ -69,6 +69,20 @@ def _parse_chunks(raw: bytes, fmt: str) -> tuple[ParsedDocument, list[ChunkDraft
     return document, chunks
 
 
+def _as_stored(book: Book, action: str) -> IngestResult:
+    """The book as stored, for a run that wrote nothing new (the job page and the command
+    show these counts)."""
+    mentions = Mention.objects.filter(book=book)
+    return IngestResult(
+        book=book,
+        action=action,
+        chunks=book.chunk_count,
+        mentions=mentions.count(),
+        defines=mentions.filter(mention_type=Mention.Type.DEFINES).count(),
+        words=book.word_count,
+    )
+
+
 def _visible(text: str) -> bool:
     """Whether ``text`` shows anything: a zero-width space or a byte-order mark is no
     text (Unicode format characters, category Cf, print nothing)."""
@@ -209,17 +223,8 @@ def _book_ingest_bytes(
             Book.objects.filter(pk=existing.pk).update(author=author_given)
         if embed and not existing.embedded:  # a run died while embedding: finish it
             _embed_missing(existing, report)
-            # The book as the run that died wrote it (the job page shows these counts).
-            mentions = Mention.objects.filter(book=existing)
-            return IngestResult(
-                book=existing,
-                action="resumed",
-                chunks=existing.chunk_count,
-                mentions=mentions.count(),
-                defines=mentions.filter(mention_type=Mention.Type.DEFINES).count(),
-                words=existing.word_count,
-            )
-        return IngestResult(book=existing, action="unchanged", chunks=existing.chunk_count)
+            return _as_stored(existing, "resumed")
+        return _as_stored(existing, "unchanged")
 
     if existing is not None:
         # Readers see a new version is on its way; its chunks stay until it commits.

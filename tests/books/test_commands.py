@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from io import StringIO
 
 import pytest
@@ -25,6 +26,10 @@ def test_ingest_sync_then_again_is_unchanged(db, book_path):
     again = run("ingest_book", str(book_path(CONDITIONS)), "--sync", "--title", "Conditions")
     assert again.startswith("unchanged: book")
     assert Book.objects.get().title == "Conditions"
+    # The counts of the book as stored, not of the nothing this run wrote.
+    counts = re.compile(r"\d+ chunks, \d+ mentions \(\d+ defines\)")
+    stored = counts.search(first).group()
+    assert stored != "0 chunks, 0 mentions (0 defines)" and counts.search(again).group() == stored
 
 
 def test_ingest_sync_parses_the_file_once(db, book_path, monkeypatch):
