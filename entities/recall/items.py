@@ -201,10 +201,15 @@ def _shown(
     *,
     floor_option: str,
     k: int,
+    cosines: dict[int, float] | None = None,
 ) -> tuple[list[tuple[Fact, float, str]], bool]:
     """The memories a trigger shows for ``text``: hybrid candidates judged by the
-    trigger's trained scorer, or the cosine threshold without one."""
+    trigger's trained scorer, or the cosine threshold without one. ``cosines``, when
+    given, receives each candidate's cosine with the text (the scores may be
+    probabilities)."""
     found = trigger_candidates(trigger, text, scopes, options)
+    if cosines is not None:
+        cosines.update((c.fact.pk, max(c.cosine, c.cosine_xl)) for c in found)
     floor = getattr(options, floor_option)
     result = scorer.ranked(
         trigger,

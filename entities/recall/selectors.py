@@ -260,6 +260,7 @@ def recall_unknown(*, text: str, scopes: ScopeFilter, options: RecallOptions) ->
     trigger_check("unknown")
     started = time.perf_counter()
     text = text_check(text, "text")
+    cosines: dict[int, float] = {}
     shown, learned = _shown(
         "unknown",
         text,
@@ -267,6 +268,7 @@ def recall_unknown(*, text: str, scopes: ScopeFilter, options: RecallOptions) ->
         options,
         floor_option="unknown_similarity",
         k=2 * options.max_facts,
+        cosines=cosines,
     )
     resolved = [x for x in shown if x[0].kind == Fk.RESOLVED_UNKNOWN][: options.max_facts]
     still_open = [x for x in shown if x[0].kind == Fk.UNKNOWN][: options.max_facts]
@@ -291,7 +293,8 @@ def recall_unknown(*, text: str, scopes: ScopeFilter, options: RecallOptions) ->
             "original_unknown": first["text"],
             "resolution": first["resolved_by"],
             "confidence": first["confidence"],
-            "similarity": first["score"],
+            # The cosine, as documented (the item's score is the scorer's probability).
+            "similarity": round(cosines.get(first["id"], 0.0), 4),
         }
     return {
         "text": text,

@@ -173,6 +173,22 @@ def test_an_unknown_asked_in_another_language_finds_its_resolution(memory):
     assert other["already_resolved"] is None
 
 
+def test_an_unknown_already_resolved_says_how_similar_the_texts_are(memory):
+    """``similarity`` is the texts' cosine, the measure ``unknown_similarity`` is written
+    in; it gave the trained scorer's probability instead."""
+    resolved = store(
+        "Which team owns the nightly billing reconciliation job?",
+        kind="resolved_unknown",
+        resolved_by="The payments team owns it since the spring reorganisation.",
+        scope="harbor",
+    )
+    text = "Who is the owner of the billing reconciliation that runs every night?"
+    answer = post(memory, "/unknown", text=text, scope="harbor")["already_resolved"]
+    assert answer is not None and answer["fact_id"] == resolved.pk
+    asked, stored = vector_service.embed_texts([text, resolved.text])
+    assert answer["similarity"] == pytest.approx(float(asked @ stored), abs=2e-3)
+
+
 def test_one_question_reads_the_memory_it_judges_once(memory):
     """The main and the multilingual index search the same small scope: its ids are
     listed once, and each candidate's row is read once for both and for the answer."""
