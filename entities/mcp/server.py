@@ -254,7 +254,7 @@ class StrictServer(MCPServer):
             try:
                 limits.arguments_check(name, arguments or {}, set(schemas), schemas)
             except DomainError as exc:  # names the argument as the client sent it
-                raise ToolError(_message(exc)) from None
+                raise ToolError(f"Error executing tool {name}: {_message(exc)}") from None
             try:
                 tool.fn_metadata.validate_arguments(arguments or {})
             except ValidationError as exc:

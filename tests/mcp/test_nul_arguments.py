@@ -47,7 +47,9 @@ def server(vector_dir):
 def test_a_nul_in_an_argument_is_a_tool_error_naming_it(server, tool, arguments, field):
     before = (list(Entity.objects.values_list("pk", "description")), Fact.objects.count())
     error, text = call(server, tool, arguments)
-    assert error and text == f"{field}: {field} contains a NUL character"
+    assert (
+        error and text == f"Error executing tool {tool}: {field}: {field} contains a NUL character"
+    )
     assert (list(Entity.objects.values_list("pk", "description")), Fact.objects.count()) == before
 
 

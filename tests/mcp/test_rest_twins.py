@@ -91,7 +91,7 @@ def test_true_or_false_is_no_whole_number_as_in_the_rest_api(
     """The REST API answers 400 to ``"topK": true``; the tool took it as 1."""
     error, text = call(server, tool, arguments)
     assert error, text
-    assert text == f"{field}: {field} must be a whole number, not true"
+    assert text == f"Error executing tool {tool}: {field}: {field} must be a whole number, not true"
 
 
 def test_the_rest_twin_refuses_true_for_a_whole_number(api):
