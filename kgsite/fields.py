@@ -1,4 +1,4 @@
-"""Two rules for every DRF serializer field of every app, set once at start-up.
+"""Three rules for every DRF serializer field of every app, set once at start-up.
 
 - A text field takes a string only. DRF's ``CharField`` turns numbers into text, so
   ``{"text": -1}`` was stored as "-1" and ``1e999`` as "inf": a client's type error
@@ -7,7 +7,11 @@
   echoed the value whole: a 1 MB invalid ``kind`` made a 1 MB error, and a lone surrogate
   made the answer unencodable (a 500).
 
-DRF has no setting for either, and the project's serializers declare
+- A number field takes a number, or a string of ASCII digits. Python's ``int`` and
+  ``float`` also read ``"1_0"`` as 10, Arabic-Indic digits, and ``true`` as 1: a typo or
+  a wrong type became a value.
+
+DRF has no setting for any of them, and the project's serializers declare
 ``serializers.CharField`` and ``serializers.ChoiceField`` in every app; patching the two
 methods here (``install``, from ``KgsiteConfig.ready``) covers all of them, present and
 future, and their subclasses (``EmailField``, ``RegexField``, ``MultipleChoiceField``...).
@@ -56,7 +60,30 @@ def _choice_to_internal_value(self, data):
     )
 
 
+_DRF_INTEGER = fields.IntegerField.to_internal_value
+_DRF_FLOAT = fields.FloatField.to_internal_value
+_DRF_DECIMAL = fields.DecimalField.to_internal_value
+
+
+def _numeric(original):
+    """A number field's check: booleans and strings other than plain ASCII numbers
+    ("1_0", "١٠") are invalid; the rest is DRF's."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or (
+            isinstance(data, str) and (not data.isascii() or "_" in data)
+        ):
+            self.fail("invalid")
+        return original(self, data)
+
+    to_internal_value.__doc__ = _numeric.__doc__
+    return to_internal_value
+
+
 def install() -> None:
-    """Apply both rules to DRF's field classes (idempotent)."""
+    """Apply the rules to DRF's field classes (idempotent)."""
     fields.CharField.to_internal_value = _char_to_internal_value
     fields.ChoiceField.to_internal_value = _choice_to_internal_value
+    fields.IntegerField.to_internal_value = _numeric(_DRF_INTEGER)
+    fields.FloatField.to_internal_value = _numeric(_DRF_FLOAT)
+    fields.DecimalField.to_internal_value = _numeric(_DRF_DECIMAL)

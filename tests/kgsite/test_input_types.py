@@ -152,6 +152,17 @@ def test_an_infinite_number_is_a_400_everywhere(curator_api, schema, objects):
     assert _failures(curator_api, _cases(schema, objects), lambda node: "1e999") == []
 
 
+@pytest.mark.parametrize("raw", ["true", '"1_0"', '"\u0661\u0660"'])
+def test_a_number_is_written_as_a_number_everywhere(curator_api, schema, objects, raw):
+    """Python's int and float read "1_0" as 10, Arabic-Indic digits as digits, and true
+    as 1: a typo or a wrong type became a value."""
+
+    def numeric(node: dict) -> str | None:
+        return raw if node.get("type") in ("integer", "number") else None
+
+    assert _failures(curator_api, _cases(schema, objects), numeric) == []
+
+
 def test_choice_errors_name_the_allowed_values_without_echoing(curator_api, schema, objects):
     checked = 0
     for method, url, name, node, filled in _cases(schema, objects):
