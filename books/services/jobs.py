@@ -16,9 +16,10 @@ from django_q import tasks as queue
 from kgsite import leases
 from kgsite.errors import Conflict, DomainError, InvalidInput
 from kgsite.models import audit
+from kgsite.text import normalize
 from notifications.services import notification_create, notification_mark_read_by_key
 
-from ..models import IngestJob
+from ..models import Book, IngestJob
 from .ingest import (
     _book_ingest_bytes,
     _ingest_check,
@@ -117,6 +118,15 @@ def _claim(job: IngestJob) -> bool:
     )
 
 
+def _previous_version_ready(job: IngestJob) -> None:
+    """A new version of a book whose worker was killed leaves the previous one intact:
+    the book is "ready" again (as after any other failure), not "ingesting" for ever."""
+    title = job.title or title_from_filename(job.source_name)
+    Book.objects.filter(title_norm=normalize(title), status=Book.Status.INGESTING).update(
+        status=Book.Status.READY
+    )
+
+
 def ingest_jobs_recover() -> list[int]:
     """Find running jobs whose worker died (no heartbeat for a lease) and queue them again,
     up to ``KGSITE_JOB_MAX_ATTEMPTS`` runs; then they fail with a notification."""
@@ -127,6 +137,7 @@ def ingest_jobs_recover() -> list[int]:
             if IngestJob.objects.filter(pk=job.pk, updated_at=job.updated_at).update(
                 status=IngestJob.Status.FAILED, error=died, finished_at=timezone.now()
             ):
+                _previous_version_ready(job)
                 _notify_failure(job, died)
             continue
         if IngestJob.objects.filter(

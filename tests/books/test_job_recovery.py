@@ -108,6 +108,22 @@ def test_a_job_that_keeps_killing_its_worker_fails_with_a_notification(settings)
 
 
 @pytest.mark.django_db
+def test_a_new_version_that_keeps_killing_its_worker_leaves_the_book_ready(settings):
+    """A SIGKILL runs no cleanup: the book stayed "ingesting" for ever, though its
+    previous version is intact and no run was left to finish the new one."""
+    book = services.book_ingest(path=DATA / BOOK, title="Conditions", embed=False).book
+    Book.objects.filter(pk=book.pk).update(status=Book.Status.INGESTING)  # as the run left it
+    job = queued_job()
+    IngestJob.objects.filter(pk=job.pk).update(
+        status="running", attempts=settings.KGSITE_JOB_MAX_ATTEMPTS, phase="write"
+    )
+    age(job, settings.KGSITE_JOB_LEASE_SECONDS + 1)
+    assert ingest_jobs_recover() == []
+    book.refresh_from_db()
+    assert book.status == "ready" and Chunk.objects.filter(book=book).exists()
+
+
+@pytest.mark.django_db
 def test_chunk_search_says_incomplete_while_a_book_lacks_vectors(api, monkeypatch, vector_dir):
     job = queued_job()
     with monkeypatch.context() as patch:
