@@ -279,7 +279,16 @@ def search_by_entities(
     result["index_complete"] = vectors.vector_index("facts").complete
     if not scored:
         return _finish(result, started)
-    rows, scored = _active_rows(vector, scored, _visible_facts(scopes or ScopeFilter(), kinds))
+    scopes = scopes or ScopeFilter()
+    visible = _visible_facts(scopes, kinds)
+    rows, scored = _active_rows(vector, scored, visible)
+    if len(rows) < top_k and (kinds or not scopes.all_scopes):
+        # The index's neighbours are the whole memory's: other projects' facts can fill
+        # them. Search again among the facts this reader sees.
+        more = {pk: s for pk, s in _among_visible(vector, visible, top_k) if pk not in scored}
+        more_rows, more = _active_rows(vector, more, visible)
+        rows.update(more_rows)
+        scored.update(more)
     candidates = [pk for pk in scored if pk in rows]
     result["total_candidates"] = len(candidates)
 
@@ -310,6 +319,20 @@ def search_by_entities(
     ranked.sort(key=lambda r: (-r["score"], -r["similarity"], r["memory_id"]))
     result["results"] = ranked[:top_k]
     return _finish(result, started)
+
+
+def _among_visible(vector, visible, top_k: int) -> list[tuple[int, float]]:
+    """The nearest active facts among those ``visible``; none when they are too many
+    to list (``FILTER_IDS``)."""
+    ids = list(
+        visible.filter(status=Fact.Status.ACTIVE)
+        .order_by()
+        .values_list("pk", flat=True)[: FILTER_IDS + 1]
+    )
+    if not ids or len(ids) > FILTER_IDS:
+        return []
+    fetch = max(top_k * OVERFETCH, MIN_CANDIDATES)
+    return vectors.search_vector("facts", vector, fetch, filter_ids=ids)
 
 
 def _distinct(query: list[QueryEntity]) -> list[QueryEntity]:

@@ -387,3 +387,29 @@ def test_fact_deleted_through_the_service_disappears_from_entity_search(client, 
     assert graph["both"] not in service.vector_index("facts")
     ids = {r["memory_id"] for r in search(client, entities=["Redis"], minScore=0)["results"]}
     assert graph["both"] not in ids and graph["exact"] in ids
+
+
+def test_a_project_reader_finds_its_facts_behind_other_projects_closer_ones(
+    vector_dir, monkeypatch
+):
+    """The index's nearest facts and an entity's latest links were the whole memory's:
+    where another project held many closer facts, a reader of global memory got none of
+    the facts it may see, though they name the entity asked for."""
+    from entities.scopes import ScopeFilter
+
+    monkeypatch.setattr(ranking, "MIN_CANDIDATES", 3)
+    monkeypatch.setattr(ranking, "OVERFETCH", 1)
+    monkeypatch.setattr(ranking, "MAX_LINKED", 3)
+    services.entity_store(name="Tarnwick", type="place")
+    mine = [
+        services.fact_store(text=text).fact.pk
+        for text in ("Tarnwick holds a market on Thursdays", "The old mill of Tarnwick burned")
+    ]
+    for n in range(8):  # newer, and closer to the query's words
+        services.fact_store(text=f"Tarnwick Tarnwick report number {n}", scope="elsewhere")
+    found = ranking.search_by_entities(entities=["Tarnwick"], top_k=5, min_score=0)
+    assert sorted(r["memory_id"] for r in found["results"]) == sorted(mine)
+    everything = ranking.search_by_entities(
+        entities=["Tarnwick"], top_k=20, min_score=0, scopes=ScopeFilter(all_scopes=True)
+    )
+    assert len(everything["results"]) == 10
