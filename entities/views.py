@@ -320,10 +320,18 @@ def _preview_response(request, entity_id: str, **context) -> HttpResponse:
     preview, or one row of the duplicate queue."""
     status = 400 if context.get("error") else 200
     target = request.POST.get("target", "")
+    # The queue's pair goes along in the preview and in its refusal ("preview anyway"
+    # across types), so Confirm answers in the pair's card instead of leaving the queue.
+    suggestion = parse_id(request.POST.get("suggestion", ""))
     return render_page(
         request,
         "entities/_merge_preview.html",
-        {"entity_id": entity_id, "target": target if _TARGET.fullmatch(target) else "", **context},
+        {
+            "entity_id": entity_id,
+            "target": target if _TARGET.fullmatch(target) else "",
+            "suggestion": "" if suggestion is None else suggestion,
+            **context,
+        },
         status=status,
     )
 
@@ -352,7 +360,6 @@ def merge_preview(request, entity_id: str):
         sides=previews.merge_sides(outcome.plan),
         duplicate_ids=[d.pk for d in duplicates],
         allow_cross_type=cross,
-        suggestion=request.POST.get("suggestion", ""),
     )
 
 
