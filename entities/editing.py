@@ -278,15 +278,29 @@ def fact_retract(request, fact_id: int):
     """Retract a fact from the entity page (it stays in history, struck through)."""
     fact, _w = checked_get(request, Fact, fact_id, write=True)
     entity = _fact_entity(request, fact)
-    error = ""
-    try:
-        services.fact_update(fact=fact, actor=request.user, status=Fact.Status.RETRACTED)
-    except DomainError as exc:
-        error = exc.message
+    error, status = "", 200
+    if fact.status != Fact.Status.ACTIVE:
+        # The page offered Retract while the fact was active; another curator (or a
+        # resolution) ended it since: a superseded fact stays superseded.
+        error, status = _ended_message(fact), 409
+    else:
+        try:
+            services.fact_update(fact=fact, actor=request.user, status=Fact.Status.RETRACTED)
+        except DomainError as exc:
+            error, status = exc.message, exc.status
     if entity is None:
         return redirect("entities:fact", fact_id=fact.pk)
     fact.refresh_from_db()
-    return facts_response(request, entity, retracted=fact, error=error)
+    if error:
+        return facts_response(request, entity, error=error, status=status)
+    return facts_response(request, entity, retracted=fact)
+
+
+def _ended_message(fact: Fact) -> str:
+    return _(
+        "This fact was changed since you opened this page (it is %(status)s now): "
+        "nothing was retracted."
+    ) % {"status": _(fact.get_status_display()).lower()}
 
 
 @require_POST
