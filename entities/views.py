@@ -26,6 +26,7 @@ from kgsite.pages import (
     curator_required,
     is_curator,
     render_page,
+    swap_target,
 )
 
 from . import confirmations, curation, previews, selectors, services
@@ -110,9 +111,8 @@ def merged_away_answered(view):
         if not request.htmx:
             messages.warning(request, message)
             return redirect("entities:detail", entity_id=survivor.pk)
-        swapped = request.headers.get("HX-Target", "")
         context = {
-            "target": swapped if _TARGET.fullmatch(swapped) else "",
+            "target": swap_target(request),
             "message": message,
             "survivor": survivor,
         }

@@ -21,6 +21,7 @@ Pages live with the app whose data they show (``<app>/views.py``, ``<app>/urls.p
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
@@ -120,6 +121,16 @@ def dashboard_panel(panel: Panel) -> Panel:
 
 def dashboard_panels() -> list[Panel]:
     return sorted(_panels.values(), key=lambda p: (p.order, p.name))
+
+
+_ELEMENT_ID = re.compile(r"[a-z0-9-]{1,40}")  # an element id a swap may name
+
+
+def swap_target(request: HttpRequest) -> str:
+    """The id of the element an HTMX request swaps (``HX-Target``), if it is one of
+    ours; a fragment answering it keeps that id so the next swap finds it."""
+    target = request.headers.get("HX-Target", "")
+    return target if _ELEMENT_ID.fullmatch(target) else ""
 
 
 def render_page(
