@@ -47,7 +47,7 @@ def test_retracting_a_fact_deleted_meanwhile(curator_client, curator, holmes):
 
 
 def test_a_target_that_is_no_element_id_is_left_out(curator_client):
-    response = _swap(curator_client, "/integrity/contradictions/999/resolve", {}, "x\" onclick")
+    response = _swap(curator_client, "/integrity/contradictions/999/resolve", {}, 'x" onclick')
     assert response.status_code == 404
     assert response.content.decode().startswith('<div class="card gone">')
 
