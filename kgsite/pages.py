@@ -56,12 +56,24 @@ def curator_required(view: View) -> View:
     @wraps(view)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not request.user.is_authenticated:
+            if getattr(request, "htmx", False):
+                return _login_for_swap(request)
             return redirect_to_login(request.get_full_path())
         if request.method not in SAFE_METHODS and not is_curator(request.user):
             raise PermissionDenied("writing needs the curator permission")
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+def _login_for_swap(request: HttpRequest) -> HttpResponse:
+    """A swap (the bell's poll, a card's button) after the session ended: followed, the
+    redirect would put the login page inside the swapped element. The whole page goes
+    to the login instead, and back to that page (ours only) after it."""
+    page = request.htmx.current_url_abs_path or "/"
+    response = HttpResponse(status=204)
+    response["HX-Redirect"] = redirect_to_login(page)["Location"]
+    return response
 
 
 def checked_get(

@@ -21,6 +21,31 @@ def test_anonymous_visitors_are_sent_to_the_login_page(client, url):
     assert response["Location"].startswith(f"{reverse('login')}?next=")
 
 
+@pytest.mark.parametrize(
+    ("method", "url"),
+    [
+        ("get", "/notifications/badge"),
+        ("get", "/dashboard/counts"),
+        ("post", "/notifications/read"),
+    ],
+)
+def test_a_swap_after_the_session_ended_sends_the_whole_page_to_log_in(client, method, url):
+    """The bell polls every 10 s: once the session had ended (logged out in another tab,
+    expired) each poll followed the redirect and swapped the login page into the bell
+    badge, and logging in from it landed on the bare badge. Now the page itself goes to
+    the login, and back to that page after it."""
+    response = getattr(client, method)(
+        url, HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL="http://testserver/integrity/?page=2"
+    )
+    assert response.status_code == 204 and not response.content
+    assert response["HX-Redirect"] == f"{reverse('login')}?next=/integrity/%3Fpage%3D2"
+    # a current page on another site is not where the login sends anyone back to
+    other = getattr(client, method)(
+        url, HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL="https://elsewhere.example/"
+    )
+    assert other["HX-Redirect"] == f"{reverse('login')}?next=/"
+
+
 def test_the_login_page_logs_a_curator_in_and_back_to_where_they_were(client, curator):
     page = client.get(reverse("login"))
     assert b'name="username"' in page.content
