@@ -82,6 +82,26 @@ def test_every_page_has_the_bell_and_the_csrf_header(curator_client, holmes):
         assert "django_htmx/htmx-2.min.js" in html  # served from our static files
 
 
+def test_a_page_drawn_before_logging_in_again_says_to_reload(csrf_client, holmes):
+    """Logging in again (in another tab) changes the CSRF token: the old tab's buttons
+    were answered by Django's bare "CSRF verification failed" page, swapped into the
+    card unstyled. Now the card says to reload; a plain form gets our styled page."""
+    stale = csrf_token(csrf_client, f"/entities/{holmes.pk}/")
+    csrf_client.cookies["csrftoken"] = "A" * 32  # the other tab's login rotated it
+    url = reverse("entities:alias-add", args=[holmes.pk])
+    swap = csrf_client.post(
+        url, {"alias": "The Detective"}, HTTP_X_CSRFTOKEN=stale, HTTP_HX_TARGET="aliases", **HTMX
+    )
+    assert swap.status_code == 403
+    html = swap.content.decode()
+    assert html.startswith('<div id="aliases"') and "<html" not in html
+    assert 'role="alert"' in html and "Reload the page" in html
+    page = csrf_client.post(url, {"alias": "The Detective", "csrfmiddlewaretoken": stale})
+    assert page.status_code == 403
+    assert b"reload the page" in page.content and b"kgsite.css" in page.content
+    assert not holmes.aliases.filter(alias="The Detective").exists()
+
+
 def test_readers_cannot_write(reader_client, holmes):
     posts = [
         reverse("entities:alias-add", args=[holmes.pk]),
