@@ -39,6 +39,7 @@ from .scopes import page_scopes
 MERGE_ACTION = "entity.merge"
 _TARGET = re.compile(r"[a-z0-9-]{1,40}")  # an element id a request may name
 CANDIDATE_LIMIT = 10
+LIST_LIMIT = selectors.SEARCH_LIMIT
 
 
 def home_panel_context(request: HttpRequest) -> dict:
@@ -66,7 +67,9 @@ def entity_list(request):
     with_candidates = bool(request.GET.get("candidates"))
     error = ""
     try:
-        found = selectors.entity_search(q=q, type=entity_type or None, candidates=with_candidates)
+        found = selectors.entity_search(
+            q=q, type=entity_type or None, candidates=with_candidates, limit=LIST_LIMIT + 1
+        )
         # The menu shows the filter as applied: ?type=PERSON filters on "person".
         entity_type = normalize_type(entity_type)
     except DomainError as exc:  # a type no entity can have: said above the (empty) results
@@ -80,7 +83,9 @@ def entity_list(request):
             "with_candidates": with_candidates,
             # The type filter is not part of the results partial: no query for it.
             "types": [] if request.htmx else selectors.entity_types(),
-            "results": found,
+            "results": found[:LIST_LIMIT],
+            # The list is cut, not paged: it says so, and that typing narrows it.
+            "cut_at": LIST_LIMIT if len(found) > LIST_LIMIT else 0,
             "error": error,
         },
         partial="entities/_results.html",

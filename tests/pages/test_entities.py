@@ -54,6 +54,20 @@ def test_typing_gets_only_the_results_partial(curator_client, holmes):
     assert b"<html" in full.content and b"Sherlock Holmes" in full.content
 
 
+def test_a_list_cut_at_its_limit_says_so(curator_client):
+    """Browsing without a search showed the first 50 names and nothing else: a curator
+    looking for the 51st saw no sign that the list went on."""
+    from entities.views import LIST_LIMIT
+
+    for n in range(LIST_LIMIT + 1):
+        entity_store(name=f"Lighthouse {n:03d}", type="place")
+    html = curator_client.get(reverse("entities:list"), **HTMX).content.decode()
+    assert html.count('<li><a href="/entities/') == LIST_LIMIT
+    assert f"Only the first {LIST_LIMIT} are shown" in html
+    narrowed = curator_client.get(reverse("entities:list"), {"q": "lighthouse 00"}, **HTMX)
+    assert "Only the first" not in narrowed.content.decode()
+
+
 def test_a_search_that_finds_nothing_offers_to_create_that_name(
     curator_client, reader_client, holmes
 ):
