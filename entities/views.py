@@ -155,6 +155,7 @@ def _entity_context(request, entity: Entity, **extra) -> dict:
         "can_write": is_curator(request.user),
         "aliases": data.aliases,
         "facts": data.facts,
+        "fact_count": data.fact_count,
         "books": data.books,
         "undoable_merge": data.undoable_merge,
         "undo_problems": undo_problems,

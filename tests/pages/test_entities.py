@@ -68,6 +68,22 @@ def test_a_list_cut_at_its_limit_says_so(curator_client):
     assert "Only the first" not in narrowed.content.decode()
 
 
+def test_an_entity_with_more_facts_than_its_page_shows_counts_them_all(
+    curator_client, holmes, monkeypatch
+):
+    """The facts card showed the newest 200 and headed them "200": an entity with more
+    facts was counted wrong, with no word that older ones were left out."""
+    from entities import selectors
+
+    monkeypatch.setattr(selectors, "ENTITY_PAGE_FACTS", 3)
+    for n in range(5):
+        fact_store(text=f"Holmes solved case number {n}", entities=[holmes])
+    html = curator_client.get(reverse("entities:detail", args=[holmes.pk])).content.decode()
+    assert html.count('<tr class="status-active" id="fact-') == 3
+    assert '<small class="muted">5</small>' in html
+    assert "The newest 3 of 5 facts are shown" in html
+
+
 def test_a_search_that_finds_nothing_offers_to_create_that_name(
     curator_client, reader_client, holmes
 ):
