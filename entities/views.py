@@ -527,7 +527,7 @@ MERGE_UNDO = UndoAction(action=MERGE_ACTION, undo=_merge_audit_undo, available=_
 @merged_away_answered
 def confirmation_undo(request, entity_id: str, confirmation_id: int):
     """Take back a wrong confirmation: the swallowed statement becomes its own fact."""
-    entity, _ = checked_get(request, Entity, entity_id, write=True)
+    entity, _w = checked_get(request, Entity, entity_id, write=True)
     try:
         restored = confirmations.fact_confirmation_undo(
             confirmation_id=confirmation_id, actor=request.user
@@ -535,5 +535,8 @@ def confirmation_undo(request, entity_id: str, confirmation_id: int):
     except DomainError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, f"Stored “{restored.text[:80]}” as a fact of its own.")
+        messages.success(
+            request,
+            _("Stored “%(text)s” as a fact of its own.") % {"text": restored.text[:80]},
+        )
     return redirect("entities:detail", entity_id=entity.pk)
