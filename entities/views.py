@@ -27,6 +27,7 @@ from kgsite.pages import (
     is_curator,
     render_page,
     swap_target,
+    wants_partial,
 )
 
 from . import confirmations, curation, previews, selectors, services
@@ -82,7 +83,7 @@ def entity_list(request):
             "type": entity_type,
             "with_candidates": with_candidates,
             # The type filter is not part of the results partial: no query for it.
-            "types": [] if request.htmx else selectors.entity_types(),
+            "types": [] if wants_partial(request) else selectors.entity_types(),
             "results": found[:LIST_LIMIT],
             # The list is cut, not paged: it says so, and that typing narrows it.
             "cut_at": LIST_LIMIT if len(found) > LIST_LIMIT else 0,

@@ -145,6 +145,13 @@ def swap_target(request: HttpRequest) -> str:
     return target if _ELEMENT_ID.fullmatch(target) else ""
 
 
+def wants_partial(request: HttpRequest) -> bool:
+    """An HTMX swap, not htmx restoring a pushed URL its history cache no longer holds:
+    that request also says HX-Request, and its answer replaces the whole <body>."""
+    htmx = getattr(request, "htmx", None)
+    return bool(htmx) and not htmx.history_restore_request
+
+
 def render_page(
     request: HttpRequest,
     template: str,
@@ -157,10 +164,10 @@ def render_page(
 
     Such a URL answers two shapes, so the answer varies on ``HX-Request`` (the back
     button must not show a cached fragment as the page)."""
-    chosen = partial if partial and getattr(request, "htmx", False) else template
+    chosen = partial if partial and wants_partial(request) else template
     response = render(request, chosen, context, status=status)
     if partial:
-        patch_vary_headers(response, ("HX-Request",))
+        patch_vary_headers(response, ("HX-Request", "HX-History-Restore-Request"))
     return response
 
 

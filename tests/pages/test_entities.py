@@ -54,6 +54,18 @@ def test_typing_gets_only_the_results_partial(curator_client, holmes):
     assert b"<html" in full.content and b"Sherlock Holmes" in full.content
 
 
+@pytest.mark.parametrize("url", ["/entities/?q=sher", "/audit/", "/books/candidates/"])
+def test_back_to_a_pushed_url_htmx_no_longer_holds_gets_the_whole_page(curator_client, holmes, url):
+    """Typing in a search pushes its URL. Going back to one that htmx's history cache no
+    longer holds, htmx asks for it with HX-Request set and swaps the answer into <body>:
+    the results alone replaced the page, its header, menu and search box gone."""
+    restored = curator_client.get(url, HTTP_HX_HISTORY_RESTORE_REQUEST="true", **HTMX)
+    html = restored.content.decode()
+    assert restored.status_code == 200 and "<html" in html and 'class="main-nav"' in html
+    if url.startswith("/entities/"):
+        assert '<option value="person"' in html  # the type menu is filled too
+
+
 def test_a_list_cut_at_its_limit_says_so(curator_client):
     """Browsing without a search showed the first 50 names and nothing else: a curator
     looking for the 51st saw no sign that the list went on."""
