@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from kgsite.errors import DomainError
 from kgsite.pages import checked_get, curator_required, form_error, render_page
 
-from . import curation, selectors, services
+from . import curation, hooks, selectors, services
 from .forms import (
     ENTITY_SHOWN,
     FACT_SHOWN,
@@ -256,6 +256,7 @@ def _fact_initial(fact: Fact) -> dict:
 def _fact_page(request, fact: Fact, entity, *, form, can_write: bool, status: int, **extra):
     context = {"fact": fact, "entity": entity, "form": form, "can_write": can_write}
     context["seen"] = state_seen(fact, FACT_SHOWN)
+    context["notes"] = hooks.fact_notes_read(fact.pk, scopes=page_scopes(request.user))
     return render_page(request, "entities/fact.html", {**context, **extra}, status=status)
 
 
