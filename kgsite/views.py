@@ -133,6 +133,8 @@ def audit_undo(request, entry_id: int):
 
 
 def permission_denied(request, exception=None):
+    if getattr(request, "htmx", False):  # a card's button: the refusal goes in the card
+        return render(request, "_denied.html", {"target": swap_target(request)}, status=403)
     return render(request, "403.html", status=403)
 
 

@@ -102,6 +102,25 @@ def test_a_page_drawn_before_logging_in_again_says_to_reload(csrf_client, holmes
     assert not holmes.aliases.filter(alias="The Detective").exists()
 
 
+def test_a_button_after_losing_the_curator_permission_says_so_in_its_card(
+    curator_client, curator, holmes
+):
+    """A curator taken out of the curators' group while their page was open: each button
+    swapped the whole 403 page, header and all, into its card."""
+    curator.groups.clear()
+    response = curator_client.post(
+        reverse("entities:alias-add", args=[holmes.pk]),
+        {"alias": "The Detective"},
+        HTTP_HX_TARGET="aliases",
+        **HTMX,
+    )
+    assert response.status_code == 403
+    html = response.content.decode()
+    assert html.startswith('<div id="aliases"') and "<html" not in html
+    assert 'role="alert"' in html and "curator permission" in html
+    assert not holmes.aliases.filter(alias="The Detective").exists()
+
+
 def test_readers_cannot_write(reader_client, holmes):
     posts = [
         reverse("entities:alias-add", args=[holmes.pk]),
