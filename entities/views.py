@@ -47,9 +47,8 @@ def home_panel_context(request: HttpRequest) -> dict:
     return {
         "entity_count": Entity.objects.count(),
         "fact_count": Fact.objects.filter(status=Fact.Status.ACTIVE).count(),
-        "suggestion_count": DuplicateSuggestion.objects.filter(
-            status=DuplicateSuggestion.Status.PENDING
-        ).count(),
+        # As the queue counts them: a pair whose side was merged away or deleted is gone.
+        "suggestion_count": selectors.duplicate_suggestions_pending().count(),
     }
 
 
