@@ -149,6 +149,12 @@ class EntityAdmin(admin.ModelAdmin):
         duplicates = [e for e in entities if e.pk != survivor.pk]
         cross = request.POST.get("allow_cross_type") == "on"
         confirm = "_confirm" in request.POST
+        # What the preview on the page was drawn for: Merge after changing the survivor
+        # or the cross-type box shows the new preview first instead of merging unseen.
+        shown = f"{survivor.pk}|{'cross' if cross else ''}"
+        changed = confirm and request.POST.get("previewed", shown) != shown
+        if changed:
+            confirm = False
         try:
             outcome = services.entity_merge(
                 survivor=survivor,
@@ -178,6 +184,8 @@ class EntityAdmin(admin.ModelAdmin):
             "allow_cross_type": cross,
             "preview": outcome.plan.as_dict() if outcome is not None else None,
             "error": error,
+            "changed": changed,
+            "previewed": shown,
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             "action": "merge_selected",
         }

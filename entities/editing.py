@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from kgsite.errors import DomainError
 from kgsite.pages import checked_get, curator_required, form_error, render_page
 
-from . import curation, selectors, services
+from . import curation, hooks, selectors, services
 from .forms import (
     ENTITY_SHOWN,
     FACT_SHOWN,
@@ -256,6 +256,7 @@ def _fact_initial(fact: Fact) -> dict:
 def _fact_page(request, fact: Fact, entity, *, form, can_write: bool, status: int, **extra):
     context = {"fact": fact, "entity": entity, "form": form, "can_write": can_write}
     context["seen"] = state_seen(fact, FACT_SHOWN)
+    context["notes"] = hooks.fact_notes_read(fact.pk, scopes=page_scopes(request.user))
     return render_page(request, "entities/fact.html", {**context, **extra}, status=status)
 
 
@@ -278,15 +279,29 @@ def fact_retract(request, fact_id: int):
     """Retract a fact from the entity page (it stays in history, struck through)."""
     fact, _w = checked_get(request, Fact, fact_id, write=True)
     entity = _fact_entity(request, fact)
-    error = ""
-    try:
-        services.fact_update(fact=fact, actor=request.user, status=Fact.Status.RETRACTED)
-    except DomainError as exc:
-        error = exc.message
+    error, status = "", 200
+    if fact.status != Fact.Status.ACTIVE:
+        # The page offered Retract while the fact was active; another curator (or a
+        # resolution) ended it since: a superseded fact stays superseded.
+        error, status = _ended_message(fact), 409
+    else:
+        try:
+            services.fact_update(fact=fact, actor=request.user, status=Fact.Status.RETRACTED)
+        except DomainError as exc:
+            error, status = exc.message, exc.status
     if entity is None:
         return redirect("entities:fact", fact_id=fact.pk)
     fact.refresh_from_db()
-    return facts_response(request, entity, retracted=fact, error=error)
+    if error:
+        return facts_response(request, entity, error=error, status=status)
+    return facts_response(request, entity, retracted=fact)
+
+
+def _ended_message(fact: Fact) -> str:
+    return _(
+        "This fact was changed since you opened this page (it is %(status)s now): "
+        "nothing was retracted."
+    ) % {"status": _(fact.get_status_display()).lower()}
 
 
 @require_POST

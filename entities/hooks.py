@@ -88,6 +88,10 @@ _graph_retrievers: list[GraphRetriever] = []
 _notices_providers: list[NoticesProvider] = []
 _digest_providers: list[DigestProvider] = []
 _passage_links: list[PassageLinks] = []
+# (fact id, *, scopes) -> what another app knows of a fact, for its page, as
+# [{"label", "url"}] (integrity: the contradictions it is part of and how each ended).
+FactNotes = Callable[..., list[dict[str, str]]]
+_fact_notes: list[FactNotes] = []
 
 
 def _register(registry: list, hook: Callable) -> Callable:
@@ -172,6 +176,19 @@ def notification_digest(hook: DigestProvider) -> DigestProvider:
 def passage_links(hook: PassageLinks) -> PassageLinks:
     """Offer passages (book chunks) that name entities to the graph's PageRank."""
     return _register(_passage_links, hook)
+
+
+def fact_notes(hook: FactNotes) -> FactNotes:
+    """Say on a fact's page what the registering app knows of it (why it ended)."""
+    return _register(_fact_notes, hook)
+
+
+def fact_notes_read(fact_id: int, *, scopes) -> list[dict[str, str]]:
+    """Every registered app's notes on this fact, for a reader's view (``ScopeFilter``)."""
+    notes: list[dict[str, str]] = []
+    for hook in list(_fact_notes):
+        notes += hook(fact_id, scopes=scopes)
+    return notes
 
 
 # --- calls made by entities.services ------------------------------------------------------

@@ -465,7 +465,8 @@ class FactRow:
 class EntityPageData:
     entity: Entity
     aliases: list[Alias]
-    facts: list[FactRow]
+    facts: list[FactRow]  # the newest ENTITY_PAGE_FACTS of ``fact_count``
+    fact_count: int
     # Mentions grouped by book, defining chunks first (``hooks.MentionReader``'s shape).
     books: list[dict]
     undoable_merge: EntityMerge | None
@@ -482,9 +483,9 @@ def entity_page_data(*, entity: Entity, scopes: ScopeFilter | None = None) -> En
     the duplicate suggestions that involve it. Facts of ``scopes`` only (default: every
     project, as curators see them)."""
     scopes = scopes or ScopeFilter(all_scopes=True)
+    linked = EntityFact.objects.filter(scopes.q("fact__"), entity=entity)
     links = (
-        EntityFact.objects.filter(scopes.q("fact__"), entity=entity)
-        .select_related("fact")
+        linked.select_related("fact")
         .prefetch_related(
             Prefetch(
                 "fact__entity_facts",
@@ -498,6 +499,7 @@ def entity_page_data(*, entity: Entity, scopes: ScopeFilter | None = None) -> En
         entity=entity,
         aliases=list(entity.aliases.order_by("alias_norm")),
         facts=[FactRow(fact=link.fact, role=link.role) for link in links],
+        fact_count=linked.count(),
         books=hooks.entity_mentions_read(entity.pk),
         undoable_merge=merge_undoable_for(entity=entity),
         suggestions=list(duplicate_suggestions_pending(entity=entity)[:20]),

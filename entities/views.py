@@ -26,6 +26,8 @@ from kgsite.pages import (
     curator_required,
     is_curator,
     render_page,
+    swap_target,
+    wants_partial,
 )
 
 from . import confirmations, curation, previews, selectors, services
@@ -38,15 +40,15 @@ from .scopes import page_scopes
 MERGE_ACTION = "entity.merge"
 _TARGET = re.compile(r"[a-z0-9-]{1,40}")  # an element id a request may name
 CANDIDATE_LIMIT = 10
+LIST_LIMIT = selectors.SEARCH_LIMIT
 
 
 def home_panel_context(request: HttpRequest) -> dict:
     return {
         "entity_count": Entity.objects.count(),
         "fact_count": Fact.objects.filter(status=Fact.Status.ACTIVE).count(),
-        "suggestion_count": DuplicateSuggestion.objects.filter(
-            status=DuplicateSuggestion.Status.PENDING
-        ).count(),
+        # As the queue counts them: a pair whose side was merged away or deleted is gone.
+        "suggestion_count": selectors.duplicate_suggestions_pending().count(),
     }
 
 
@@ -65,7 +67,9 @@ def entity_list(request):
     with_candidates = bool(request.GET.get("candidates"))
     error = ""
     try:
-        found = selectors.entity_search(q=q, type=entity_type or None, candidates=with_candidates)
+        found = selectors.entity_search(
+            q=q, type=entity_type or None, candidates=with_candidates, limit=LIST_LIMIT + 1
+        )
         # The menu shows the filter as applied: ?type=PERSON filters on "person".
         entity_type = normalize_type(entity_type)
     except DomainError as exc:  # a type no entity can have: said above the (empty) results
@@ -78,8 +82,10 @@ def entity_list(request):
             "type": entity_type,
             "with_candidates": with_candidates,
             # The type filter is not part of the results partial: no query for it.
-            "types": [] if request.htmx else selectors.entity_types(),
-            "results": found,
+            "types": [] if wants_partial(request) else selectors.entity_types(),
+            "results": found[:LIST_LIMIT],
+            # The list is cut, not paged: it says so, and that typing narrows it.
+            "cut_at": LIST_LIMIT if len(found) > LIST_LIMIT else 0,
             "error": error,
         },
         partial="entities/_results.html",
@@ -110,9 +116,8 @@ def merged_away_answered(view):
         if not request.htmx:
             messages.warning(request, message)
             return redirect("entities:detail", entity_id=survivor.pk)
-        swapped = request.headers.get("HX-Target", "")
         context = {
-            "target": swapped if _TARGET.fullmatch(swapped) else "",
+            "target": swap_target(request),
             "message": message,
             "survivor": survivor,
         }
@@ -150,6 +155,7 @@ def _entity_context(request, entity: Entity, **extra) -> dict:
         "can_write": is_curator(request.user),
         "aliases": data.aliases,
         "facts": data.facts,
+        "fact_count": data.fact_count,
         "books": data.books,
         "undoable_merge": data.undoable_merge,
         "undo_problems": undo_problems,
@@ -320,10 +326,18 @@ def _preview_response(request, entity_id: str, **context) -> HttpResponse:
     preview, or one row of the duplicate queue."""
     status = 400 if context.get("error") else 200
     target = request.POST.get("target", "")
+    # The queue's pair goes along in the preview and in its refusal ("preview anyway"
+    # across types), so Confirm answers in the pair's card instead of leaving the queue.
+    suggestion = parse_id(request.POST.get("suggestion", ""))
     return render_page(
         request,
         "entities/_merge_preview.html",
-        {"entity_id": entity_id, "target": target if _TARGET.fullmatch(target) else "", **context},
+        {
+            "entity_id": entity_id,
+            "target": target if _TARGET.fullmatch(target) else "",
+            "suggestion": "" if suggestion is None else suggestion,
+            **context,
+        },
         status=status,
     )
 
@@ -352,7 +366,6 @@ def merge_preview(request, entity_id: str):
         sides=previews.merge_sides(outcome.plan),
         duplicate_ids=[d.pk for d in duplicates],
         allow_cross_type=cross,
-        suggestion=request.POST.get("suggestion", ""),
     )
 
 
@@ -514,7 +527,7 @@ MERGE_UNDO = UndoAction(action=MERGE_ACTION, undo=_merge_audit_undo, available=_
 @merged_away_answered
 def confirmation_undo(request, entity_id: str, confirmation_id: int):
     """Take back a wrong confirmation: the swallowed statement becomes its own fact."""
-    entity, _ = checked_get(request, Entity, entity_id, write=True)
+    entity, _w = checked_get(request, Entity, entity_id, write=True)
     try:
         restored = confirmations.fact_confirmation_undo(
             confirmation_id=confirmation_id, actor=request.user
@@ -522,5 +535,8 @@ def confirmation_undo(request, entity_id: str, confirmation_id: int):
     except DomainError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, f"Stored “{restored.text[:80]}” as a fact of its own.")
+        messages.success(
+            request,
+            _("Stored “%(text)s” as a fact of its own.") % {"text": restored.text[:80]},
+        )
     return redirect("entities:detail", entity_id=entity.pk)

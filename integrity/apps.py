@@ -31,6 +31,7 @@ class IntegrityConfig(AppConfig):
         # Pages: the dashboard panel, the bell's link to the inbox, undo from the audit log.
         dashboard_panel(views.HOME_PANEL)
         notification_page("contradiction", views.contradiction_page)
+        hooks.fact_notes(views.fact_contradictions)
         undo_action(views.RESOLUTION_UNDO)
         audit_target(
             "integrity.contradiction",

@@ -258,6 +258,32 @@ HOME_PANEL = Panel(
 )
 
 
+RESOLUTION_LABELS = {
+    Contradiction.Resolution.KEEP_FIRST: gettext_lazy("Keep first"),
+    Contradiction.Resolution.KEEP_SECOND: gettext_lazy("Keep second"),
+    Contradiction.Resolution.BOTH_TRUE: gettext_lazy("Both true"),
+    Contradiction.Resolution.DROP_BOTH: gettext_lazy("Drop both"),
+}
+FACT_NOTES = 20
+
+
+def fact_contradictions(fact_id: int, *, scopes) -> list[dict[str, str]]:
+    """The contradictions a fact is part of, for its page: the other fact and how each
+    was decided, linked to its card (where it is undone). A fact a resolution
+    superseded says why; its own history holds only its edits."""
+    found = selectors.contradiction_list(fact=fact_id, scopes=scopes)[:FACT_NOTES]
+    notes = []
+    for c in found:
+        other = c.fact_b if c.fact_a_id == fact_id else c.fact_a
+        state = RESOLUTION_LABELS.get(c.resolution) or _("still open")
+        label = _("Contradicts “%(other)s”: %(state)s") % {
+            "other": Truncator(other.text).chars(90),
+            "state": state,
+        }
+        notes.append({"label": label, "url": reverse("integrity:detail", args=[c.pk])})
+    return notes
+
+
 def contradiction_page(notification: Notification) -> str:
     """Where the bell sends a curator for a contradiction notification."""
     return reverse("integrity:detail", args=[int(notification.payload["contradiction"])])

@@ -13,6 +13,7 @@ from django.http import (
     HttpResponsePermanentRedirect,
     JsonResponse,
 )
+from django.shortcuts import render
 from django.urls import Resolver404, resolve
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
@@ -21,7 +22,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
 from kgsite.errors import DomainError, InvalidInput, NotFound
-from kgsite.pages import is_curator
+from kgsite.pages import is_curator, swap_target
 
 
 def _authenticated(request) -> bool:
@@ -177,6 +178,10 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
     if _is_api(request):
         body = error_body("not_found", f"no API endpoint at {request.path}")
         return JsonResponse(body, status=404)
+    if getattr(request, "htmx", False):
+        # A card's button (resolve, retract) on something deleted since the page was
+        # drawn: a fragment for the swapped element, not the whole 404 page inside it.
+        return render(request, "_gone.html", {"target": swap_target(request)}, status=404)
     return defaults.page_not_found(request, exception)
 
 

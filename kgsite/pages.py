@@ -21,6 +21,7 @@ Pages live with the app whose data they show (``<app>/views.py``, ``<app>/urls.p
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
@@ -55,12 +56,24 @@ def curator_required(view: View) -> View:
     @wraps(view)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not request.user.is_authenticated:
+            if getattr(request, "htmx", False):
+                return _login_for_swap(request)
             return redirect_to_login(request.get_full_path())
         if request.method not in SAFE_METHODS and not is_curator(request.user):
             raise PermissionDenied("writing needs the curator permission")
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+def _login_for_swap(request: HttpRequest) -> HttpResponse:
+    """A swap (the bell's poll, a card's button) after the session ended: followed, the
+    redirect would put the login page inside the swapped element. The whole page goes
+    to the login instead, and back to that page (ours only) after it."""
+    page = request.htmx.current_url_abs_path or "/"
+    response = HttpResponse(status=204)
+    response["HX-Redirect"] = redirect_to_login(page)["Location"]
+    return response
 
 
 def checked_get(
@@ -122,6 +135,23 @@ def dashboard_panels() -> list[Panel]:
     return sorted(_panels.values(), key=lambda p: (p.order, p.name))
 
 
+_ELEMENT_ID = re.compile(r"[a-z0-9-]{1,40}")  # an element id a swap may name
+
+
+def swap_target(request: HttpRequest) -> str:
+    """The id of the element an HTMX request swaps (``HX-Target``), if it is one of
+    ours; a fragment answering it keeps that id so the next swap finds it."""
+    target = request.headers.get("HX-Target", "")
+    return target if _ELEMENT_ID.fullmatch(target) else ""
+
+
+def wants_partial(request: HttpRequest) -> bool:
+    """An HTMX swap, not htmx restoring a pushed URL its history cache no longer holds:
+    that request also says HX-Request, and its answer replaces the whole <body>."""
+    htmx = getattr(request, "htmx", None)
+    return bool(htmx) and not htmx.history_restore_request
+
+
 def render_page(
     request: HttpRequest,
     template: str,
@@ -134,10 +164,10 @@ def render_page(
 
     Such a URL answers two shapes, so the answer varies on ``HX-Request`` (the back
     button must not show a cached fragment as the page)."""
-    chosen = partial if partial and getattr(request, "htmx", False) else template
+    chosen = partial if partial and wants_partial(request) else template
     response = render(request, chosen, context, status=status)
     if partial:
-        patch_vary_headers(response, ("HX-Request",))
+        patch_vary_headers(response, ("HX-Request", "HX-History-Restore-Request"))
     return response
 
 

@@ -29,6 +29,7 @@ from .pages import (
     dashboard_panels,
     is_curator,
     render_page,
+    swap_target,
     undo_for,
 )
 
@@ -132,7 +133,18 @@ def audit_undo(request, entry_id: int):
 
 
 def permission_denied(request, exception=None):
+    if getattr(request, "htmx", False):  # a card's button: the refusal goes in the card
+        return render(request, "_denied.html", {"target": swap_target(request)}, status=403)
     return render(request, "403.html", status=403)
+
+
+def csrf_failure(request, reason: str = ""):
+    """A form or button of a page drawn before the user logged in again (the token
+    changed): say to reload, in the swapped element for HTMX; nothing was changed."""
+    if getattr(request, "htmx", False):
+        context = {"target": swap_target(request)}
+        return render(request, "_stale_token.html", context, status=403)
+    return render(request, "403_csrf.html", status=403)
 
 
 @require_GET

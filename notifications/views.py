@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from entities.models import Entity, EntityFact
 from kgsite.converters import parse_id
 from kgsite.errors import DomainError, InvalidInput, NotFound
-from kgsite.pages import back_url, curator_required
+from kgsite.pages import back_url, curator_required, is_curator
 
 from . import selectors, services
 from .models import Notification
@@ -102,6 +102,7 @@ def badge(request):
             "high": high,
             "high_link": page_link(high) if high else "",
             "high_about": about,
+            "can_write": is_curator(request.user),  # marking read is a curator's write
         },
     )
 
@@ -122,6 +123,7 @@ def _panel_context(request, error: str = "") -> dict:
         "groups": groups,
         "counts": selectors.notification_unread_count(user=request.user),
         "error": error,
+        "can_write": is_curator(request.user),  # readers see no button they may not use
     }
 
 

@@ -268,6 +268,8 @@ STATIC_ROOT = DATA_DIR / "staticfiles"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+# A page drawn before the user logged in again: "reload", in our page or the swapped card.
+CSRF_FAILURE_VIEW = "kgsite.views.csrf_failure"
 
 # --- API -----------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -79,3 +79,28 @@ def test_merge_history_page_summarises_and_undoes(staff_curator, graph, curator)
     )
     assert f"Undid merge {merge.pk}." in response.content.decode()
     assert Entity.objects.filter(pk=graph["dup"].pk).exists()
+
+
+def test_a_survivor_changed_after_the_preview_is_previewed_again_before_merging(
+    staff_curator, graph
+):
+    """The preview shows one survivor; choosing another and pressing Merge straight away
+    merged into the one never previewed (its aliases, facts and conflicts unseen)."""
+    import re
+
+    survivor, dup = graph["survivor"], graph["dup"]
+    preview = staff_curator.post(CHANGELIST, action(graph, survivor=dup.pk)).content.decode()
+    previewed = re.search(r'name="previewed" value="([^"]*)"', preview).group(1)
+    changed = staff_curator.post(
+        CHANGELIST,
+        action(graph, survivor=survivor.pk, previewed=previewed, _confirm="Merge"),
+    )
+    html = changed.content.decode()
+    assert changed.status_code == 200 and "changed since the preview" in html
+    assert f'value="{survivor.pk}" checked' in html
+    assert not EntityMerge.objects.exists()
+    again = re.search(r'name="previewed" value="([^"]*)"', html).group(1)
+    staff_curator.post(
+        CHANGELIST, action(graph, survivor=survivor.pk, previewed=again, _confirm="Merge")
+    )
+    assert EntityMerge.objects.get().survivor == survivor

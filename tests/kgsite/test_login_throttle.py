@@ -168,3 +168,15 @@ def test_a_forged_or_missing_address_never_breaks_a_login(curator, settings):
     response = client.post(LOGIN, {"username": "curator", "password": "wrong"})
     assert response.status_code == 200
     assert AccessAttempt.objects.get().ip_address == "10.0.0.2"
+
+
+def test_the_lockout_page_reads_in_the_browsers_language(curator, settings):
+    """The login page is Italian for an Italian browser; the lockout page after it was
+    English only."""
+    client = Client(REMOTE_ADDR="198.51.100.9", HTTP_ACCEPT_LANGUAGE="it")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        response = client.post(LOGIN, {"username": "curator", "password": "wrong"})
+    assert response.status_code == 429
+    html = response.content.decode()
+    assert '<html lang="it">' in html and "Troppi accessi non riusciti" in html
+    assert "Too many" not in html and "Try again" not in html

@@ -165,6 +165,18 @@ def test_a_reader_may_not_mark_read_even_their_own(reader_client, reader):
     assert mine.read is False
 
 
+def test_a_readers_bell_offers_no_mark_read_buttons(reader_client, reader):
+    """Marking read needs the curator permission on the site: the reader's panel
+    offered "Mark read" and "Mark all read", and each click swapped the 403 page into
+    the bell. The panel says instead that the notices stay until a curator acts."""
+    _notice(urgency="high", title="Your book failed", recipient=reader)
+    panel = reader_client.get("/notifications/panel", **HTMX).content.decode()
+    assert "Your book failed" in panel and "Only curators mark" in panel
+    assert reverse("notifications:read") not in panel and "Mark" not in panel
+    banner = reader_client.get("/notifications/badge", **HTMX).content.decode()
+    assert "Your book failed" in banner and reverse("notifications:read") not in banner
+
+
 def test_a_visitor_is_sent_to_log_in():
     client = Client()
     for path in ("/notifications/badge", "/notifications/panel"):

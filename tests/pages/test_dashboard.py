@@ -32,3 +32,23 @@ def test_the_audit_log_filters_by_action(curator_client, curator):
     assert "created" not in html
     full = curator_client.get("/audit/").content.decode()
     assert '<option value="alias.add"' in full
+
+
+def test_the_dashboard_counts_the_duplicate_pairs_the_queue_shows(curator_client, curator):
+    """A merge deletes the duplicate; its other pending pairs lose that side and leave the
+    queue, but the dashboard still counted them: "2 pending" over a queue of none."""
+    from entities.models import DuplicateSuggestion
+    from entities.services import entity_merge
+
+    keep, _ = entity_store(name="Quill Harbour", type="place")
+    twin, _ = entity_store(name="Quill Harbor", type="place")
+    third, _ = entity_store(name="Quil Harbour", type="place")
+    for a, b in [(keep, twin), (twin, third)]:
+        DuplicateSuggestion.objects.create(
+            pair_key="|".join(sorted([a.pk, b.pk])), entity_a=a, entity_b=b, score=0.9
+        )
+    entity_merge(survivor=keep, duplicates=[twin], actor=curator)
+    queue = curator_client.get("/entities/duplicates/").content.decode()
+    assert "No pending suggestions" in queue
+    html = curator_client.get("/").content.decode()
+    assert '<span class="n">0</span> <a href="/entities/duplicates/">' in html

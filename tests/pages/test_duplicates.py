@@ -155,3 +155,33 @@ def test_a_refused_merge_from_the_queue_keeps_the_pairs_card(curator_client, cur
         f'<article class="card suggestion" id="suggestion-{suggestion.pk}"'
     )
     assert 'role="alert"' in html and "no longer exists" in html
+
+
+def test_a_pair_of_two_types_merged_anyway_stays_in_the_queue(curator_client):
+    """One name under two types is suggested too. Its preview first asks whether they are
+    really the same; that "preview anyway" form dropped the pair, so Confirm left the
+    queue for the survivor's page instead of marking the pair merged with its Undo."""
+    entity_store(name="Tessaly Brook", type="place")
+    entity_store(name="Tessaly Brook", type="person")
+    _scan()
+    suggestion = DuplicateSuggestion.objects.get(status="pending")
+    keeper, other = suggestion.entity_a, suggestion.entity_b
+    asked = {
+        "duplicates": [other.pk],
+        "target": f"preview-{suggestion.pk}",
+        "suggestion": suggestion.pk,
+    }
+    preview_url = reverse("entities:merge-preview", args=[keeper.pk])
+    refused = curator_client.post(preview_url, asked, **HTMX)
+    assert refused.status_code == 400
+    assert f'name="suggestion" value="{suggestion.pk}"' in refused.content.decode()
+    anyway = curator_client.post(preview_url, {**asked, "allow_cross_type": "1"}, **HTMX)
+    html = anyway.content.decode()
+    assert f'hx-target="#suggestion-{suggestion.pk}"' in html
+    assert f'name="suggestion" value="{suggestion.pk}"' in html
+    confirmed = curator_client.post(
+        reverse("entities:merge", args=[keeper.pk]), {**asked, "allow_cross_type": "1"}, **HTMX
+    )
+    assert confirmed.status_code == 200 and "HX-Redirect" not in confirmed
+    assert f'id="suggestion-{suggestion.pk}"' in confirmed.content.decode()
+    assert not Entity.objects.filter(pk=other.pk).exists()

@@ -54,6 +54,48 @@ def test_typing_gets_only_the_results_partial(curator_client, holmes):
     assert b"<html" in full.content and b"Sherlock Holmes" in full.content
 
 
+@pytest.mark.parametrize("url", ["/entities/?q=sher", "/audit/", "/books/candidates/"])
+def test_back_to_a_pushed_url_htmx_no_longer_holds_gets_the_whole_page(curator_client, holmes, url):
+    """Typing in a search pushes its URL. Going back to one that htmx's history cache no
+    longer holds, htmx asks for it with HX-Request set and swaps the answer into <body>:
+    the results alone replaced the page, its header, menu and search box gone."""
+    restored = curator_client.get(url, HTTP_HX_HISTORY_RESTORE_REQUEST="true", **HTMX)
+    html = restored.content.decode()
+    assert restored.status_code == 200 and "<html" in html and 'class="main-nav"' in html
+    if url.startswith("/entities/"):
+        assert '<option value="person"' in html  # the type menu is filled too
+
+
+def test_a_list_cut_at_its_limit_says_so(curator_client):
+    """Browsing without a search showed the first 50 names and nothing else: a curator
+    looking for the 51st saw no sign that the list went on."""
+    from entities.views import LIST_LIMIT
+
+    for n in range(LIST_LIMIT + 1):
+        entity_store(name=f"Lighthouse {n:03d}", type="place")
+    html = curator_client.get(reverse("entities:list"), **HTMX).content.decode()
+    assert html.count('<li><a href="/entities/') == LIST_LIMIT
+    assert f"Only the first {LIST_LIMIT} are shown" in html
+    narrowed = curator_client.get(reverse("entities:list"), {"q": "lighthouse 00"}, **HTMX)
+    assert "Only the first" not in narrowed.content.decode()
+
+
+def test_an_entity_with_more_facts_than_its_page_shows_counts_them_all(
+    curator_client, holmes, monkeypatch
+):
+    """The facts card showed the newest 200 and headed them "200": an entity with more
+    facts was counted wrong, with no word that older ones were left out."""
+    from entities import selectors
+
+    monkeypatch.setattr(selectors, "ENTITY_PAGE_FACTS", 3)
+    for n in range(5):
+        fact_store(text=f"Holmes solved case number {n}", entities=[holmes])
+    html = curator_client.get(reverse("entities:detail", args=[holmes.pk])).content.decode()
+    assert html.count('<tr class="status-active" id="fact-') == 3
+    assert '<small class="muted">5</small>' in html
+    assert "The newest 3 of 5 facts are shown" in html
+
+
 def test_a_search_that_finds_nothing_offers_to_create_that_name(
     curator_client, reader_client, holmes
 ):

@@ -53,6 +53,21 @@ def test_messages_and_errors_of_the_pages_are_translated(curator_client, holmes)
     assert "Rimosso l’alias “Mr. Holmes”".encode() in response.content
 
 
+def test_a_confirmed_facts_evidence_and_its_undo_are_translated(curator_client, holmes):
+    """The facts card's "confirmed by" list, its button and the message after it were
+    English on the Italian pages."""
+    first = fact_store(text="Holmes plays the violin", entities=[holmes]).fact
+    fact_store(text="holmes plays the Violin", entities=[holmes], source="a letter")
+    _italian(curator_client)
+    page = curator_client.get(f"/entities/{holmes.pk}/").content.decode()
+    assert "confermato da" in page and "non è lo stesso: tienili separati" in page
+    assert "confirmed by" not in page and "keep apart" not in page
+    evidence = first.confirmation_rows.get()
+    url = reverse("entities:confirmation-undo", args=[holmes.pk, evidence.pk])
+    after = curator_client.post(url, follow=True).content.decode()
+    assert "come fatto a sé" in after and "as a fact of its own" not in after
+
+
 def test_dates_and_numbers_follow_the_locale(curator_client, holmes):
     fact_store(text="Holmes is certain", entities=[holmes], confidence=0.75)
     for n in range(2):

@@ -212,3 +212,21 @@ def test_undo_on_a_stale_card_leaves_a_later_decision_alone(curator_client):
     )
     pair.refresh_from_db()
     assert pair.status == "open"
+
+
+def test_a_fact_superseded_by_a_resolution_says_so_on_its_page(curator_client, reader_client):
+    """The fact page's "history" lists the fact's own audit rows; the resolution that
+    superseded it is the contradiction's, so a curator opening the superseded fact found
+    no word of why it ended, nor a way back to the decision (and its Undo)."""
+    a, b = _facts(120, 135)
+    pair = _pair(a, b)
+    assert _resolve(curator_client, pair, "keep_second").status_code == 200
+    page = curator_client.get(reverse("entities:fact", args=[a.pk])).content.decode()
+    card = reverse("integrity:detail", args=[pair.pk])
+    assert f'href="{card}"' in page
+    assert "The tower is 135 metres tall" in page and "Keep second" in page
+    # a fact of a project readers do not see is not quoted to them
+    hidden = fact_store(text="The tower is 150 metres tall", scope="harbour").fact
+    _pair(b, hidden)
+    shown = reader_client.get(reverse("entities:fact", args=[b.pk])).content.decode()
+    assert "150 metres" not in shown and f'href="{card}"' in shown

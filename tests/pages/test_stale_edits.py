@@ -159,3 +159,28 @@ def test_acting_on_an_entity_merged_away_meanwhile_says_where_it_went(
         reverse("entities:alias-add", args=["nope"]), {}, HTTP_HX_REQUEST="true"
     )
     assert never.status_code == 404 and b"was merged into" not in never.content
+
+
+@pytest.mark.parametrize("meanwhile", ["superseded", "retracted"])
+def test_retract_from_a_stale_entity_page_leaves_an_ended_fact_as_it_is(
+    curator_client, curator, other_curator, holmes, meanwhile
+):
+    """The entity page still offered Retract on a fact another curator had ended since
+    (superseded by a resolution, or retracted). The click turned a superseded fact into
+    a retracted one (its resolution could no longer be undone) and the card said
+    "Retracted" with an Undo of this curator's own older edit of it."""
+    fact = fact_store(text="Holmes plays the violin", entities=[holmes], source="a").fact
+    fact_update(fact=fact, actor=curator, source="the casebook")  # an older edit of mine
+    fact_update(fact=fact, actor=other_curator, status=meanwhile)
+
+    response = curator_client.post(
+        reverse("entities:fact-retract", args=[fact.pk]),
+        {"entity": holmes.pk},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert 'role="alert"' in html and f"is {meanwhile} now" in html
+    assert "Retracted “" not in html and "Undo" not in html
+    fact.refresh_from_db()
+    assert (fact.status, fact.source) == (meanwhile, "the casebook")
