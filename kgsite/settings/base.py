@@ -3,60 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import timedelta
 from pathlib import Path
 
-import dj_database_url
 from csp.constants import NONCE as CSP_NONCE
 from django.core.exceptions import ImproperlyConfigured
 
+from .environ import database_from_url, env, env_bool, env_float, env_int
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
-
-
-def env(name: str, default: str = "") -> str:
-    return os.environ.get(name, default)
-
-
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off", ""})
-
-
-def _misread(name: str, kind: str, value: str) -> ImproperlyConfigured:
-    """One line naming the variable: a typo in the environment must not start the site
-    with a value nobody chose, nor stop it with a bare ``ValueError``."""
-    return ImproperlyConfigured(f"{name} must be {kind}, not {value!r}")
-
-
-def env_bool(name: str, default: bool = False) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    word = value.strip().lower()
-    if word not in _TRUE | _FALSE:
-        raise _misread(name, "one of 1, true, yes, on, 0, false, no, off", value)
-    return word in _TRUE
-
-
-def env_float(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    try:
-        return float(value)
-    except ValueError:
-        raise _misread(name, "a number", value) from None
-
-
-def env_int(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise _misread(name, "a whole number", value) from None
-
 
 SECRET_KEY = env("DJANGO_SECRET_KEY", "dev-insecure-change-me")
 DEBUG = env_bool("DJANGO_DEBUG", False)
@@ -131,7 +86,7 @@ DATABASE_URL = env("DATABASE_URL", f"sqlite:///{DATA_DIR / 'kgsite.sqlite3'}")
 # Persistent connections: django-q2 closes "old" connections on every enqueue, and with
 # a zero max age that reopens (and checkpoints) the database on each saved fact.
 DATABASES = {
-    "default": dj_database_url.parse(
+    "default": database_from_url(
         DATABASE_URL, conn_max_age=env_int("KGSITE_CONN_MAX_AGE", 600), conn_health_checks=True
     )
 }

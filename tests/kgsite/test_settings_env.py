@@ -101,6 +101,41 @@ def test_pgvector_without_postgresql_is_one_line_saying_what_to_set(tmp_path):
     assert "DATABASE_URL=postgres://" in lines[0]
 
 
+@pytest.mark.parametrize("secret", [None, "", "   "])
+def test_production_without_a_secret_key_stops_with_one_line_saying_what_to_set(tmp_path, secret):
+    variables = {"KGSITE_DATA_DIR": str(tmp_path)}
+    if secret is not None:
+        variables["DJANGO_SECRET_KEY"] = secret
+    done = _run(
+        variables,
+        "manage.py",
+        "check",
+        settings_module="kgsite.settings.production",
+        drop=() if secret is not None else ("DJANGO_SECRET_KEY",),
+    )
+    lines = [text for text in done.stderr.splitlines() if text.strip()]
+    assert done.returncode != 0
+    assert lines == [
+        "ImproperlyConfigured: DJANGO_SECRET_KEY must be set: "
+        "a long random string that signs sessions"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("", "''"),
+        ("kgsite.sqlite3", "'kgsite.sqlite3'"),
+        ("postgres://kg:hunter2@db:fivefour/kg", "'postgres://kg:***@db:fivefour/kg'"),
+    ],
+)
+def test_a_database_url_that_is_no_url_is_one_line_without_its_password(url, shown):
+    lines = _check({"DATABASE_URL": url})
+    assert len(lines) == 1
+    assert lines[0].startswith("ImproperlyConfigured: DATABASE_URL must be a database URL")
+    assert lines[0].endswith(f"not {shown}") and "hunter2" not in lines[0]
+
+
 @pytest.mark.parametrize(
     ("model_dir", "expected"),
     [
