@@ -3,6 +3,7 @@ one line naming the variable (``manage.py`` prints it and exits 1)."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -39,9 +40,12 @@ def env_float(name: str, default: float) -> float:
     if value is None:
         return default
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         raise _misread(name, "a number", value) from None
+    if not math.isfinite(number):  # 'nan', 'inf': every comparison or duration fails later
+        raise _misread(name, "a finite number", value)
+    return number
 
 
 def env_int(name: str, default: int) -> int:

@@ -59,6 +59,9 @@ def test_an_unset_variable_is_the_default(monkeypatch, read, default):
         (env_int, "2 000", "a whole number"),
         (env_float, "fast", "a number"),
         (env_float, "0,5", "a number"),
+        (env_float, "nan", "a finite number"),
+        (env_float, "-inf", "a finite number"),
+        (env_float, "Infinity", "a finite number"),
         (env_bool, "ture", "one of 1, true"),
         (env_bool, "enabled", "one of 1, true"),
         (env_bool, "2", "one of 1, true"),
@@ -80,6 +83,11 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
             "KGSITE_CHUNK_MAX_CHARS",
             "lots",
             "ImproperlyConfigured: KGSITE_CHUNK_MAX_CHARS must be a whole number, not 'lots'",
+        ),
+        (
+            "KGSITE_LOGIN_COOLOFF_MINUTES",
+            "inf",
+            "ImproperlyConfigured: KGSITE_LOGIN_COOLOFF_MINUTES must be a finite number, not 'inf'",
         ),
         (
             "KGSITE_PUBLIC_READ",
