@@ -1,4 +1,4 @@
-"""Two rules for every DRF serializer field of every app, set once at start-up.
+"""Three rules for every DRF serializer field of every app, set once at start-up.
 
 - A text field takes a string only. DRF's ``CharField`` turns numbers into text, so
   ``{"text": -1}`` was stored as "-1" and ``1e999`` as "inf": a client's type error
@@ -6,11 +6,16 @@
 - A choice error names the allowed values and never repeats the input. DRF's message
   echoed the value whole: a 1 MB invalid ``kind`` made a 1 MB error, and a lone surrogate
   made the answer unencodable (a 500).
+- A number field takes no ``true`` or ``false``. DRF's ``FloatField`` read them as 1.0
+  and 0.0 (``float(True)``), so ``{"confidence": false}`` stored a fact at confidence 0
+  and ``{"minScore": true}`` found nothing, where the services and the MCP tools refuse
+  a boolean for a number. (``IntegerField`` already refuses them.)
 
-DRF has no setting for either, and the project's serializers declare
-``serializers.CharField`` and ``serializers.ChoiceField`` in every app; patching the two
-methods here (``install``, from ``KgsiteConfig.ready``) covers all of them, present and
-future, and their subclasses (``EmailField``, ``RegexField``, ``MultipleChoiceField``...).
+DRF has no setting for any of them, and the project's serializers declare
+``serializers.CharField``, ``serializers.ChoiceField`` and ``serializers.FloatField`` in
+every app; patching the methods here (``install``, from ``KgsiteConfig.ready``) covers
+all of them, present and future, and their subclasses (``EmailField``, ``RegexField``,
+``MultipleChoiceField``...).
 """
 
 from __future__ import annotations
@@ -56,7 +61,19 @@ def _choice_to_internal_value(self, data):
     )
 
 
+_float_to_internal_value_drf = fields.FloatField.to_internal_value
+
+
+def _float_to_internal_value(self, data):
+    """``FloatField``: a number or a numeric string, never a boolean (DRF took
+    ``true`` as 1.0)."""
+    if isinstance(data, bool):
+        self.fail("invalid")
+    return _float_to_internal_value_drf(self, data)
+
+
 def install() -> None:
-    """Apply both rules to DRF's field classes (idempotent)."""
+    """Apply the rules to DRF's field classes (idempotent)."""
     fields.CharField.to_internal_value = _char_to_internal_value
     fields.ChoiceField.to_internal_value = _choice_to_internal_value
+    fields.FloatField.to_internal_value = _float_to_internal_value
