@@ -129,7 +129,11 @@ class RelatedResponseSerializer(serializers.Serializer):
     known = serializers.BooleanField(help_text=KNOWN_HELP)
     reason = serializers.CharField(required=False)
     entity = BriefEntitySerializer(allow_null=True)
-    relation = serializers.CharField()
+    relation = serializers.CharField(help_text="The relation the asked one was folded onto.")
+    inverse = serializers.BooleanField(
+        help_text="The relation was asked by its inverse name (employs for works_at): "
+        "`direction` is as asked, so outgoing answers are the stored relation's heads."
+    )
     direction = serializers.CharField()
     model = serializers.IntegerField(required=False)
     results = RelatedEntitySerializer(many=True)
