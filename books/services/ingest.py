@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from entities.services import (
 from kgsite.converters import parse_id
 from kgsite.errors import InvalidInput, NotFound
 from kgsite.models import audit
-from kgsite.text import clean_display, has_control_chars, invisible_char, normalize
+from kgsite.text import clean_display, has_control_chars, invisible_char, normalize, shows_nothing
 
 from ..chunking import ChunkDraft, chunk_sections
 from ..extraction.base import (
@@ -72,7 +71,7 @@ def _parse_chunks(raw: bytes, fmt: str) -> tuple[ParsedDocument, list[ChunkDraft
 def _visible(text: str) -> bool:
     """Whether ``text`` shows anything: a zero-width space or a byte-order mark is no
     text (Unicode format characters, category Cf, print nothing)."""
-    return any(not c.isspace() and unicodedata.category(c) != "Cf" for c in text)
+    return not shows_nothing(text)
 
 
 @dataclass(frozen=True)
