@@ -35,7 +35,15 @@ def env_bool(name: str, default: bool = False) -> bool:
     return word in _TRUE
 
 
-def env_float(name: str, default: float) -> float:
+def _at_least(name: str, number, low, value: str):
+    """``number`` unless it is below ``low``: a size, a count or a duration of 0 or less
+    starts the site and fails later, in every job or request that uses it."""
+    if low is not None and number < low:
+        raise _misread(name, f"at least {low}", value)
+    return number
+
+
+def env_float(name: str, default: float, *, low: float | None = None) -> float:
     value = os.environ.get(name)
     if value is None:
         return default
@@ -45,17 +53,18 @@ def env_float(name: str, default: float) -> float:
         raise _misread(name, "a number", value) from None
     if not math.isfinite(number):  # 'nan', 'inf': every comparison or duration fails later
         raise _misread(name, "a finite number", value)
-    return number
+    return _at_least(name, number, low, value)
 
 
-def env_int(name: str, default: int) -> int:
+def env_int(name: str, default: int, *, low: int | None = None) -> int:
     value = os.environ.get(name)
     if value is None:
         return default
     try:
-        return int(value)
+        number = int(value)
     except ValueError:
         raise _misread(name, "a whole number", value) from None
+    return _at_least(name, number, low, value)
 
 
 def env_required(name: str, what: str) -> str:

@@ -90,6 +90,16 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
             "ImproperlyConfigured: KGSITE_LOGIN_COOLOFF_MINUTES must be a finite number, not 'inf'",
         ),
         (
+            "KGSITE_CHUNK_MAX_CHARS",
+            "0",
+            "ImproperlyConfigured: KGSITE_CHUNK_MAX_CHARS must be at least 1, not '0'",
+        ),
+        (
+            "KGSITE_JOB_LEASE_SECONDS",
+            "-30",
+            "ImproperlyConfigured: KGSITE_JOB_LEASE_SECONDS must be at least 1, not '-30'",
+        ),
+        (
             "KGSITE_PUBLIC_READ",
             "yess",
             "ImproperlyConfigured: KGSITE_PUBLIC_READ must be one of 1, true, yes, on, 0, "
