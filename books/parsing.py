@@ -20,7 +20,7 @@ from pathlib import PurePath
 from books.formats.archive import lost_text
 from books.formats.html import epub_to_markdown, html_to_markdown
 from books.formats.pdf import clean_pages, outline_headings, outline_items
-from books.formats.rst import is_roff, roff_to_markdown, rst_to_markdown
+from books.formats.rst import is_roff, roff_includes, roff_to_markdown, rst_to_markdown
 from books.formats.text import dehyphenate, technical_headings
 from kgsite.errors import InvalidInput
 
@@ -88,6 +88,11 @@ def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
     if fmt == "rst" or (fmt == "man" and is_roff(decode_text(data))):
         convert = rst_to_markdown if fmt == "rst" else roff_to_markdown
         text = convert(decode_text(data))
+        if fmt == "man" and not text.strip() and (included := roff_includes(decode_text(data))):
+            raise InvalidInput(
+                f"The manual page only includes {included[0]} (.so): ingest that page instead.",
+                field="file",
+            )
         _require_text(text)
         return ParsedDocument(text=text, sections=_markdown_sections(text))
     if fmt == "markdown":

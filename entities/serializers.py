@@ -166,7 +166,7 @@ class AliasSerializer(serializers.ModelSerializer):
         fields = ["id", "alias", "manual", "created_at"]
 
 
-class AliasWriteSerializer(serializers.Serializer):
+class AliasWriteSerializer(StrictSerializer):
     alias = serializers.CharField(trim_whitespace=False, allow_blank=True)
 
 

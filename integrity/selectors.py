@@ -7,7 +7,7 @@ from django.db.models import Q, QuerySet
 from entities.scopes import ScopeFilter
 from kgsite.converters import MAX_ID, parse_id
 from kgsite.errors import InvalidInput, NotFound
-from kgsite.text import has_control_chars
+from kgsite.text import has_control_chars, shows_nothing
 
 from .detection.classifier import Verdict
 from .detection.tokens import LANGS
@@ -65,7 +65,7 @@ def contradiction_list(
 
 
 def _pair_text(value: object, field: str) -> str:
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or shows_nothing(value):
         raise InvalidInput(f"{field} must not be empty", field=field)
     if has_control_chars(value):
         raise InvalidInput(f"{field} contains control characters", field=field)

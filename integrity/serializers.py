@@ -48,7 +48,12 @@ class FactBriefSerializer(serializers.Serializer):
 class ContradictionSerializer(serializers.ModelSerializer):
     fact_a = FactBriefSerializer(help_text="The older fact (“the first”).")
     fact_b = FactBriefSerializer(help_text="The newer fact (“the second”).")
-    resolved_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    resolved_by = serializers.SlugRelatedField(
+        slug_field="username",
+        read_only=True,
+        allow_null=True,
+        help_text="The curator who resolved it; null while it is open.",
+    )
 
     class Meta:
         model = Contradiction

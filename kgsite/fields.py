@@ -6,15 +6,16 @@
 - A choice error names the allowed values and never repeats the input. DRF's message
   echoed the value whole: a 1 MB invalid ``kind`` made a 1 MB error, and a lone surrogate
   made the answer unencodable (a 500).
-
 - A number field takes a number, or a string of ASCII digits. Python's ``int`` and
-  ``float`` also read ``"1_0"`` as 10, Arabic-Indic digits, and ``true`` as 1: a typo or
-  a wrong type became a value.
+  ``float`` also read ``"1_0"`` as 10 and Arabic-Indic digits as digits, and DRF's
+  ``FloatField`` read ``true`` and ``false`` as 1.0 and 0.0: ``{"confidence": false}``
+  stored a fact at confidence 0 and ``{"minScore": true}`` found nothing.
 
 DRF has no setting for any of them, and the project's serializers declare
-``serializers.CharField`` and ``serializers.ChoiceField`` in every app; patching the two
-methods here (``install``, from ``KgsiteConfig.ready``) covers all of them, present and
-future, and their subclasses (``EmailField``, ``RegexField``, ``MultipleChoiceField``...).
+``serializers.CharField``, ``serializers.ChoiceField`` and the number fields in every
+app; patching the methods here (``install``, from ``KgsiteConfig.ready``) covers all of
+them, present and future, and their subclasses (``EmailField``, ``RegexField``,
+``MultipleChoiceField``...).
 """
 
 from __future__ import annotations

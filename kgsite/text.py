@@ -83,6 +83,12 @@ def type_tag(value: str) -> str:
     return normalize(snake).replace(" ", "_").replace("-", "_")
 
 
+def shows_nothing(text: str) -> bool:
+    """Whether ``text`` would show nothing: only whitespace and Unicode format characters
+    (category Cf: zero-width spaces, word joiners, a byte-order mark, bidi marks)."""
+    return all(c.isspace() or unicodedata.category(c) == "Cf" for c in text)
+
+
 def has_control_chars(text: str) -> bool:
     return bool(_CONTROL.search(text))
 

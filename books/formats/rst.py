@@ -150,8 +150,15 @@ _FONT_REQUESTS = frozenset({"B", "I", "BR", "RB", "BI", "IB", "IR", "RI", "SM", 
 
 
 def is_roff(text: str) -> bool:
-    """A manual page's roff source (rather than a page already rendered to text)."""
-    return bool(re.search(r"^\.(?:TH|SH|Dd|Sh)\b", text, re.M))
+    """A manual page's roff source (rather than a page already rendered to text): a title
+    or section request, a roff comment, or a ``.so`` line (a page that only includes
+    another); a rendered page has none of them at a line's start."""
+    return bool(re.search(r"^(?:\.(?:TH|SH|Dd|Sh|so)\b|[.']\\\")", text, re.M))
+
+
+def roff_includes(text: str) -> list[str]:
+    """The pages a roff source includes (``.so man1/other.1``), in order."""
+    return re.findall(r"^\.so[ \t]+(\S+)", text, re.M)
 
 
 def _roff_args(args: str) -> list[str]:

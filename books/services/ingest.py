@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,9 +16,9 @@ from entities.services import (
     entity_gc,
 )
 from kgsite.converters import parse_id
-from kgsite.errors import InvalidInput, NotFound
+from kgsite.errors import Conflict, InvalidInput, NotFound
 from kgsite.models import audit
-from kgsite.text import clean_display, has_control_chars, invisible_char, normalize
+from kgsite.text import clean_display, has_control_chars, invisible_char, normalize, shows_nothing
 
 from ..chunking import ChunkDraft, chunk_sections
 from ..extraction.base import (
@@ -86,7 +85,7 @@ def _as_stored(book: Book, action: str) -> IngestResult:
 def _visible(text: str) -> bool:
     """Whether ``text`` shows anything: a zero-width space or a byte-order mark is no
     text (Unicode format characters, category Cf, print nothing)."""
-    return any(not c.isspace() and unicodedata.category(c) != "Cf" for c in text)
+    return not shows_nothing(text)
 
 
 @dataclass(frozen=True)
@@ -344,15 +343,28 @@ def book_delete(*, book: Book, actor=None) -> dict:
 
 
 def book_resolve(*, title_or_id: str) -> Book:
-    """The book with this id, else this (normalised) title."""
+    """The book with this id, or this (normalised) title.
+
+    Files named by number make titles that read as ids ("01", "2"): a value written
+    otherwise than an id ("02") is a title only, and a value that is one book's id and
+    another's title is a conflict naming both, not the first found (``delete_book 2``
+    deleted book 2 where the curator meant the book titled "2")."""
     value = (title_or_id or "").strip()
     if not value:
         raise InvalidInput("Give a book title or id.", field="book")
-    book = None
-    if (book_id := parse_id(value)) is not None:
-        book = Book.objects.filter(pk=book_id).first()
-    if book is None and "\x00" not in value:  # no title holds a NUL (PostgreSQL refuses it)
-        book = Book.objects.filter(title_norm=normalize(value)).first()
+    by_id = by_title = None
+    book_id = parse_id(value)
+    if book_id is not None and str(book_id) == value:
+        by_id = Book.objects.filter(pk=book_id).first()
+    if "\x00" not in value:  # no title holds a NUL (PostgreSQL refuses it)
+        by_title = Book.objects.filter(title_norm=normalize(value)).first()
+    if by_id is not None and by_title is not None and by_id != by_title:
+        raise Conflict(
+            f"{value!r} is the id of book {by_id.pk} {by_id.title!r} and the title of book "
+            f"{by_title.pk}: give the title {by_id.title!r} or the id {by_title.pk}.",
+            field="book",
+        )
+    book = by_id or by_title
     if book is None:
         raise NotFound(f"No book titled or numbered {value!r}.", field="book")
     return book

@@ -129,7 +129,11 @@ class RelatedResponseSerializer(serializers.Serializer):
     known = serializers.BooleanField(help_text=KNOWN_HELP)
     reason = serializers.CharField(required=False)
     entity = BriefEntitySerializer(allow_null=True)
-    relation = serializers.CharField()
+    relation = serializers.CharField(help_text="The relation the asked one was folded onto.")
+    inverse = serializers.BooleanField(
+        help_text="The relation was asked by its inverse name (employs for works_at): "
+        "`direction` is as asked, so outgoing answers are the stored relation's heads."
+    )
     direction = serializers.CharField()
     model = serializers.IntegerField(required=False)
     results = RelatedEntitySerializer(many=True)
@@ -343,6 +347,8 @@ class PathStepSerializer(serializers.Serializer):
 
 
 class RankedSerializer(serializers.Serializer):
+    """An entity reached by the walk: its id is the entity's (a string)."""
+
     id = serializers.CharField()
     label = serializers.CharField()
     score = serializers.FloatField()
@@ -350,6 +356,12 @@ class RankedSerializer(serializers.Serializer):
     path = serializers.ListField(
         child=serializers.DictField(), help_text="The start entity, then {via, to} steps."
     )
+
+
+class RankedRowSerializer(RankedSerializer):
+    """A fact or a book chunk reached by the walk: its id is a number."""
+
+    id = serializers.IntegerField()
 
 
 class NeighborsQuerySerializer(ScopeQuerySerializer):
@@ -405,8 +417,8 @@ class PPRResponseSerializer(serializers.Serializer):
         child=serializers.CharField(),
         help_text="Names of query_entities that resolve to no entity (no walk starts there).",
     )
-    facts = RankedSerializer(many=True)
-    chunks = RankedSerializer(many=True)
+    facts = RankedRowSerializer(many=True)
+    chunks = RankedRowSerializer(many=True)
     entities = RankedSerializer(many=True)
 
 

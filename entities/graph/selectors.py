@@ -315,7 +315,12 @@ def kge_related(
         raise InvalidInput(exc.message, field="entityType") from None
     ref = relation_resolve(relation, field="relation")
     e = entity_resolve(entity, field="entity")
-    base = {"entity": entity_brief(e) if e else None, "relation": ref.name, "direction": direction}
+    base = {
+        "entity": entity_brief(e) if e else None,
+        "relation": ref.name,
+        "inverse": ref.flipped,
+        "direction": direction,
+    }
     model = kge.model_current(scopes)
     if e is None:
         return _unknown("unknown entity", **base, results=[])

@@ -11,6 +11,7 @@ from typing import Any
 from django.db.models import Max
 
 from kgsite.errors import InvalidInput
+from kgsite.text import shows_nothing
 
 from ..models import Fact
 from ..scopes import ScopeFilter
@@ -32,7 +33,7 @@ MEMORY_KINDS = [k for k in Fk.values if k != Fk.GOAL]
 
 
 def text_check(value: object, field_name: str) -> str:
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or shows_nothing(value):
         raise InvalidInput(f"{field_name} must not be empty", field=field_name)
     if len(value) > MAX_TEXT:
         raise InvalidInput(f"{field_name} is longer than {MAX_TEXT} characters", field=field_name)

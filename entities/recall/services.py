@@ -9,7 +9,7 @@ from django.db import transaction
 
 from kgsite.errors import InvalidInput
 from kgsite.models import audit
-from kgsite.text import has_control_chars
+from kgsite.text import has_control_chars, shows_nothing
 from kgsite.vectors.service import vector_changed
 
 from .. import services as entity_services
@@ -44,7 +44,7 @@ def episode_store(
 ) -> Episode:
     """Record what an agent did in a session; it is embedded after commit for recall."""
     # Longer than a trigger's text (MAX_TEXT): a narrative may run to MAX_NARRATIVE.
-    if not isinstance(narrative, str) or not narrative.strip():
+    if not isinstance(narrative, str) or shows_nothing(narrative):
         raise InvalidInput("narrative must not be empty", field="narrative")
     narrative = narrative.strip()
     if len(narrative) > MAX_NARRATIVE:

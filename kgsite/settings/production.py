@@ -12,9 +12,10 @@ import os
 
 from .base import *  # noqa: F403
 from .base import DATABASES, MIDDLEWARE, REDIS_URL, env_bool, env_int
+from .environ import env_required
 
 DEBUG = False
-SECRET_KEY = os.environ["DJANGO_SECRET_KEY"]
+SECRET_KEY = env_required("DJANGO_SECRET_KEY", "a long random string that signs sessions")
 
 # --- HTTPS -------------------------------------------------------------------------------
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -199,6 +199,7 @@ def test_manual_page_sections(roff, expected):
         ("rst", b".. a comment only\n\n.. another\n"),
         ("text", b"\r\n\t\r\n"),
         ("man", b"   \n"),
+        ("man", b'.\\" written by hand, nothing else\n'),
     ],
 )
 def test_a_file_with_nothing_to_read_is_one_error_naming_the_file(fmt, content):
@@ -206,6 +207,24 @@ def test_a_file_with_nothing_to_read_is_one_error_naming_the_file(fmt, content):
         parse_document(content, fmt=fmt)
     assert caught.value.field == "file"
     assert "empty" in caught.value.message
+
+
+def test_a_manual_page_that_only_includes_another_names_it_instead_of_becoming_a_book():
+    """A ``.so`` stub (a page that stands for another) was read as rendered text: a book
+    of one chunk showing the raw request."""
+    with pytest.raises(InvalidInput) as caught:
+        parse_document(b".so man1/kiteflier.1\n", fmt="man")
+    assert caught.value.field == "file"
+    assert caught.value.message == (
+        "The manual page only includes man1/kiteflier.1 (.so): ingest that page instead."
+    )
+
+
+def test_roff_without_a_title_request_is_still_read_as_roff():
+    page = '.\\" a fragment kept beside the page\nKites \\fBfly\\fR high.\n.PP\nThey land.\n'
+    document = parse_document(page.encode(), fmt="man")
+    assert "Kites fly high." in document.text and "They land." in document.text
+    assert ".PP" not in document.text and "fragment" not in document.text
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "text", "rst", "man", "html"])

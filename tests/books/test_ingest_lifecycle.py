@@ -215,6 +215,23 @@ def test_a_book_is_found_by_id_or_by_its_title_in_any_case():
         book_resolve(title_or_id="   ")
 
 
+def test_a_title_that_reads_as_a_number_is_never_taken_for_another_books_id():
+    """Files named 01.md, 02.md make books titled "01" and "02": "02" named book 2,
+    which was "01", and deleting it removed the wrong book."""
+    intro = ingest("box", title="Kite Manual").book
+    first = ingest("delta", title="01").book
+    second = ingest("both", title="02").book
+    assert [intro.pk + 1, intro.pk + 2] == [first.pk, second.pk]
+    assert book_resolve(title_or_id="02") == second  # not book 2 (titled "01")
+    assert book_resolve(title_or_id=str(intro.pk)) == intro
+    number = ingest("crlf", title=str(first.pk)).book
+    with pytest.raises(Conflict) as caught:
+        book_resolve(title_or_id=str(first.pk))
+    assert caught.value.field == "book"
+    assert f"the id {number.pk}" in caught.value.message and "'01'" in caught.value.message
+    assert Book.objects.filter(pk__in=[intro.pk, first.pk, second.pk, number.pk]).count() == 4
+
+
 @pytest.mark.parametrize(
     ("title", "says"),
     [

@@ -1,5 +1,5 @@
-"""POST /facts/ and POST /entities/ refuse a field they do not know, by name, and store
-nothing: a client that writes "object" (the MCP tool's name) instead of
+"""POST /facts/, POST /entities/ and POST /entities/<id>/aliases/ refuse a field they do
+not know, by name, and store nothing: a client that writes "object" (the MCP tool's name) instead of
 "object_value", or "alias" for "aliases", would otherwise get a 201 and a fact or entity
 without what it sent."""
 
@@ -31,6 +31,20 @@ def test_an_entity_with_an_unknown_field_is_refused_and_not_stored(curator_api):
     assert response.status_code == 400
     assert response.json()["error"]["field"] == "alias"
     assert not Entity.objects.exists() and not Alias.objects.exists()
+
+
+def test_an_alias_with_an_unknown_field_is_refused_and_not_added(curator_api):
+    """{"alias": ..., "manual": false} was a 201 adding a manual alias, the flag dropped."""
+    city, _ = entity_store(name="Izmir", type="place")
+    body = {"alias": "Smyrna", "manual": False}
+    response = curator_api.post(f"/api/v1/entities/{city.pk}/aliases/", body, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "manual" and "alias" in error["message"]
+    assert not Alias.objects.exists()
+    body = {"alias": "Smyrna"}
+    response = curator_api.post(f"/api/v1/entities/{city.pk}/aliases/", body, format="json")
+    assert response.status_code == 201
 
 
 def test_known_fields_still_store(curator_api):

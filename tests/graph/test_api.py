@@ -115,6 +115,22 @@ def test_related_finds_the_unstated_employer_first(api, team_world):
     assert all(r["canonical_name"].startswith("Person 1-") for r in employees[:5])
 
 
+def test_related_by_an_inverse_name_says_so_beside_the_stored_relation(api, team_world):
+    """Asked "Corvanta employs whom", the answer read {"relation": "works_at",
+    "direction": "outgoing"}: Corvanta working at its own staff."""
+    body = api.post(
+        "/api/v1/kge/related",
+        {"entity": "Corvanta", "relation": "employs", "topK": 5},
+        format="json",
+    ).json()
+    assert (body["relation"], body["inverse"], body["direction"]) == ("works_at", True, "outgoing")
+    assert all(r["canonical_name"].startswith("Person 1-") for r in body["results"])
+    plain = api.post(
+        "/api/v1/kge/related", {"entity": "Corvanta", "relation": "works at"}, format="json"
+    ).json()
+    assert plain["inverse"] is False
+
+
 def test_infer_relation_ranks_the_linking_relation_first(api, team_world):
     person = team_world["people"][(0, 5)]
     body = api.post(

@@ -102,3 +102,27 @@ def test_neighbors_are_ranked_and_limited(api, chain):
     assert [n["label"] for n in one["neighbors"]] == ["Quillpack"]
     assert api.get(f"/api/v1/graph/neighbors/{chain['seed'].pk}", {"k": 0}).status_code == 400
     assert api.get("/api/v1/graph/neighbors/nope").status_code == 404
+
+
+def _documented_id_type(schema: dict, response: str, field: str) -> str:
+    components = schema["components"]["schemas"]
+    ref = components[response]["properties"][field]["items"]["$ref"]
+    return components[ref.rsplit("/", 1)[1]]["properties"]["id"]["type"]
+
+
+def test_the_walks_ids_have_the_types_the_schema_documents(api, chain):
+    """A fact's and a chunk's id is a number, an entity's a string: the schema said
+    string for all three, so a client generated from it refused the facts' ids."""
+    body = api.post(
+        "/api/v1/graph/ppr", {"query_entities": ["Ledgerly"], "hops": 2}, format="json"
+    ).json()
+    assert body["facts"] and body["entities"]
+    schema = api.get("/api/schema/", {"format": "json"}).json()
+    python_type = {"integer": int, "string": str}
+    for field in ("facts", "chunks", "entities"):
+        documented = python_type[_documented_id_type(schema, "PPRResponse", field)]
+        assert all(type(row["id"]) is documented for row in body[field]), field
+    assert _documented_id_type(schema, "PPRResponse", "chunks") == "integer"
+    neighbours = api.get(f"/api/v1/graph/neighbors/{chain['seed'].pk}").json()["neighbors"]
+    assert _documented_id_type(schema, "NeighborsResponse", "neighbors") == "string"
+    assert neighbours and all(isinstance(row["id"], str) for row in neighbours)

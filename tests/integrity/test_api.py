@@ -7,6 +7,7 @@ from integrity import services
 from integrity.models import Contradiction
 from kgsite.models import AuditEntry
 from notifications.models import Notification
+from tests.schema_shapes import documented_errors
 
 pytestmark = pytest.mark.django_db
 
@@ -75,6 +76,17 @@ def test_list_and_detail(api, contradiction):
     assert by_fact.json()["count"] == 1
     detail = api.get(url(contradiction)).json()
     assert detail["id"] == contradiction.pk and "1985" in detail["explanation"]
+
+
+def test_an_open_contradiction_has_the_shape_the_schema_documents(api, contradiction):
+    """resolved_by is null while it is open: the schema said a string, so a client
+    generated from it failed on every open contradiction."""
+    detail = api.get(url(contradiction))
+    assert detail.json()["resolved_by"] is None
+    path = "/api/v1/integrity/contradictions/{contradiction_id}/"
+    assert documented_errors(api, "get", path, detail) == []
+    listed = api.get("/api/v1/integrity/contradictions/")
+    assert documented_errors(api, "get", "/api/v1/integrity/contradictions/", listed) == []
 
 
 @pytest.mark.parametrize(

@@ -148,6 +148,15 @@ def test_a_number_is_not_text_anywhere(curator_api, schema, objects):
     assert _failures(curator_api, _cases(schema, objects), number) == []
 
 
+def test_a_boolean_is_not_a_number_anywhere(curator_api, schema, objects):
+    """``{"confidence": false}`` stored a fact at confidence 0: DRF read the boolean as
+    0.0, where the services and the MCP tools refuse it."""
+    numbers = [case for case in _cases(schema, objects) if case[3].get("type") == "number"]
+    assert len(numbers) >= 5  # confidence, minScore, damping, boostExactMatch ...
+    for raw in ("true", "false"):
+        assert _failures(curator_api, numbers, lambda node, raw=raw: raw) == []
+
+
 def test_an_infinite_number_is_a_400_everywhere(curator_api, schema, objects):
     assert _failures(curator_api, _cases(schema, objects), lambda node: "1e999") == []
 

@@ -59,6 +59,9 @@ def test_an_unset_variable_is_the_default(monkeypatch, read, default):
         (env_int, "2 000", "a whole number"),
         (env_float, "fast", "a number"),
         (env_float, "0,5", "a number"),
+        (env_float, "nan", "a finite number"),
+        (env_float, "-inf", "a finite number"),
+        (env_float, "Infinity", "a finite number"),
         (env_bool, "ture", "one of 1, true"),
         (env_bool, "enabled", "one of 1, true"),
         (env_bool, "2", "one of 1, true"),
@@ -82,6 +85,21 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
             "ImproperlyConfigured: KGSITE_CHUNK_MAX_CHARS must be a whole number, not 'lots'",
         ),
         (
+            "KGSITE_LOGIN_COOLOFF_MINUTES",
+            "inf",
+            "ImproperlyConfigured: KGSITE_LOGIN_COOLOFF_MINUTES must be a finite number, not 'inf'",
+        ),
+        (
+            "KGSITE_CHUNK_MAX_CHARS",
+            "0",
+            "ImproperlyConfigured: KGSITE_CHUNK_MAX_CHARS must be at least 1, not '0'",
+        ),
+        (
+            "KGSITE_JOB_LEASE_SECONDS",
+            "-30",
+            "ImproperlyConfigured: KGSITE_JOB_LEASE_SECONDS must be at least 1, not '-30'",
+        ),
+        (
             "KGSITE_PUBLIC_READ",
             "yess",
             "ImproperlyConfigured: KGSITE_PUBLIC_READ must be one of 1, true, yes, on, 0, "
@@ -99,6 +117,41 @@ def test_pgvector_without_postgresql_is_one_line_saying_what_to_set(tmp_path):
     )
     assert len(lines) == 1 and lines[0].startswith("ImproperlyConfigured: KGSITE_VECTOR_BACKEND")
     assert "DATABASE_URL=postgres://" in lines[0]
+
+
+@pytest.mark.parametrize("secret", [None, "", "   "])
+def test_production_without_a_secret_key_stops_with_one_line_saying_what_to_set(tmp_path, secret):
+    variables = {"KGSITE_DATA_DIR": str(tmp_path)}
+    if secret is not None:
+        variables["DJANGO_SECRET_KEY"] = secret
+    done = _run(
+        variables,
+        "manage.py",
+        "check",
+        settings_module="kgsite.settings.production",
+        drop=() if secret is not None else ("DJANGO_SECRET_KEY",),
+    )
+    lines = [text for text in done.stderr.splitlines() if text.strip()]
+    assert done.returncode != 0
+    assert lines == [
+        "ImproperlyConfigured: DJANGO_SECRET_KEY must be set: "
+        "a long random string that signs sessions"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("", "''"),
+        ("kgsite.sqlite3", "'kgsite.sqlite3'"),
+        ("postgres://kg:hunter2@db:fivefour/kg", "'postgres://kg:***@db:fivefour/kg'"),
+    ],
+)
+def test_a_database_url_that_is_no_url_is_one_line_without_its_password(url, shown):
+    lines = _check({"DATABASE_URL": url})
+    assert len(lines) == 1
+    assert lines[0].startswith("ImproperlyConfigured: DATABASE_URL must be a database URL")
+    assert lines[0].endswith(f"not {shown}") and "hunter2" not in lines[0]
 
 
 @pytest.mark.parametrize(

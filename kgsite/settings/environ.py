@@ -1,0 +1,89 @@
+"""Reading settings from the environment: a value that cannot be used stops the site with
+one line naming the variable (``manage.py`` prints it and exits 1)."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+
+def env(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off", ""})
+
+
+def _misread(name: str, kind: str, value: str) -> ImproperlyConfigured:
+    """One line naming the variable: a typo in the environment must not start the site
+    with a value nobody chose, nor stop it with a bare ``ValueError``."""
+    return ImproperlyConfigured(f"{name} must be {kind}, not {value!r}")
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    word = value.strip().lower()
+    if word not in _TRUE | _FALSE:
+        raise _misread(name, "one of 1, true, yes, on, 0, false, no, off", value)
+    return word in _TRUE
+
+
+def _at_least(name: str, number, low, value: str):
+    """``number`` unless it is below ``low``: a size, a count or a duration of 0 or less
+    starts the site and fails later, in every job or request that uses it."""
+    if low is not None and number < low:
+        raise _misread(name, f"at least {low}", value)
+    return number
+
+
+def env_float(name: str, default: float, *, low: float | None = None) -> float:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise _misread(name, "a number", value) from None
+    if not math.isfinite(number):  # 'nan', 'inf': every comparison or duration fails later
+        raise _misread(name, "a finite number", value)
+    return _at_least(name, number, low, value)
+
+
+def env_int(name: str, default: int, *, low: int | None = None) -> int:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise _misread(name, "a whole number", value) from None
+    return _at_least(name, number, low, value)
+
+
+def env_required(name: str, what: str) -> str:
+    """A variable the profile cannot run without: unset or blank is one line saying
+    what to set (a bare ``KeyError`` traceback named no remedy)."""
+    value = os.environ.get(name, "")
+    if not value.strip():
+        raise ImproperlyConfigured(f"{name} must be set: {what}")
+    return value
+
+
+def database_from_url(url: str, **options) -> dict:
+    """``DATABASE_URL`` read by dj-database-url; an unknown scheme or a malformed URL is
+    one line naming the variable (it was dj-database-url's traceback)."""
+    try:
+        return dj_database_url.parse(url, **options)
+    except Exception:  # UnknownSchemeError, ValueError (a port that is no number, ...)
+        shown = re.sub(r"(//[^/:@]*:)[^/@]*@", r"\1***@", url)  # no password shown
+        raise ImproperlyConfigured(
+            "DATABASE_URL must be a database URL such as postgres://user:password@host/name "
+            f"or sqlite:////path/to/kgsite.sqlite3, not {shown!r}"
+        ) from None
