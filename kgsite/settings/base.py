@@ -9,7 +9,7 @@ from pathlib import Path
 from csp.constants import NONCE as CSP_NONCE
 from django.core.exceptions import ImproperlyConfigured
 
-from .environ import database_from_url, env, env_bool, env_float, env_int
+from kgsite.settings.environ import database_from_url, env, env_bool, env_float, env_int
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
