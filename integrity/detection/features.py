@@ -11,7 +11,9 @@ rare the words only one side has are (wordfreq), lengths; where a statement's on
 changed span sits (``span_late``: late, the object of the same predicate of the same
 subject, an exclusive slot; early, another subject); a few words added early, where
 the subject is named (``span_early``); each side anchored at a time the other does not
-name, with another difference (``time_apart``: a change over time). Meaning, from a multilingual
+name, with another difference (``time_apart``: a change over time); the word overlap
+squared, and the overlap of a pair with a negation on one side only
+(``overlap_shape``). Meaning, from a multilingual
 sentence encoder when one is passed (``encode``): the cosine of the two statements, the
 cosine with their values masked (do they say the same thing of possibly other values),
 the cosine of the words only each side has (a substitution of like for like, "high" for
@@ -73,6 +75,8 @@ def _names() -> list[str]:
         "value_converted",
         "span_early",
         "time_apart",
+        "jaccard_sq",
+        "negation_x_jaccard",
         "cosine",
         "cosine_sq",
         "cosine_x_jaccard",
@@ -141,6 +145,7 @@ def pair_features(
     row.append(span_early(a, b))
     row.append(time_apart(a, b, new_flags, lost_flags))
     jaccard = row[FEATURE_NAMES.index("jaccard")]
+    row += overlap_shape(jaccard, negation=a.negations % 2 != b.negations % 2)
     if encode is not None:
         texts = embedding_texts(a, b)
         wanted = [t for t in dict.fromkeys(texts) if t]
@@ -158,6 +163,16 @@ def pair_features(
         row += NEUTRAL
     row.append(1.0)
     return np.asarray(row, dtype=np.float64)
+
+
+def overlap_shape(jaccard: float, *, negation: bool) -> list[float]:
+    """The word overlap squared, and the overlap when a negation stands on one side only
+    (0 otherwise). A linear model reads the overlap in a straight line; the square lets
+    it bend (a duplicate shares nearly every word, a conflict most, a statement beside
+    another few), and a negation put into an otherwise equal statement ("the gate is
+    locked" / "is not locked") is another thing than one in a statement about something
+    else. Round 12: nested, reach 0.65 -> 0.75 with both."""
+    return [jaccard * jaccard, jaccard if negation else 0.0]
 
 
 def neutral_columns(cosine: float | None, jaccard: float) -> list[float]:

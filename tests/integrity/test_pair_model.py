@@ -428,3 +428,15 @@ def test_rewrites_are_labelled_by_what_the_reader_finds_again() -> None:
         "The server isn't reachable.", "en"
     )
     assert rewrites("", "") == [] and rewrites("Route 66 runs west.", "en") == []
+
+
+def test_the_cut_offs_pay_for_any_folded_fact() -> None:
+    """Round 12: one non-duplicate in 200 answered duplicate (under the 1 % goal) costs the
+    cut-offs more than a contradiction missed: a folded fact is lost for good."""
+    from integrity.detection.scores import Scores
+    from integrity.detection.train import utility
+
+    clean = Scores(0.6, 0.6, 0.7, 0.0, 0.2, 0.1, 220)
+    folding = replace(clean, wrong_duplicates=1 / 200)
+    missing = replace(clean, reach=0.7 - 1 / 85)
+    assert utility(folding) < utility(missing)
