@@ -246,18 +246,11 @@ def _quantity(
             lo, hi, dim = lo * _YEAR_SECONDS / seconds, hi * _YEAR_SECONDS / seconds, "times/year"
     approx = _approximate_before(r, first)
     upper, lower = _bound_before(r, first)
-    j = last + 1  # "between 5 and 10": the second number closes the range
-    if (
-        j + 1 < len(r.tokens)
-        and r.tokens[j].norm in tb.RANGE_JOINERS
-        and first > 0
-        and r.tokens[first - 1].norm in tb.RANGE_OPENERS
-        and (other := parse_number(r.tokens[j + 1].norm)) is not None
-    ):
-        hi, last = max(hi, other * factor), j + 1
-        closing, closing_factor, last = _unit_after(r, last, False)
-        if closing and not dim:  # "between 5 and 10 euros", "between 2 and 3 km"
-            lo, hi, dim = _temperature(lo * closing_factor, hi * closing_factor, closing)
+    if _range_opened(r, first):
+        lo, hi, dim, last = _range_end(r, last, lo, hi, dim, factor)
+    tail = {t.norm for t in r.tokens[last + 2 : last + 5]}
+    if last + 1 < len(r.tokens) and r.tokens[last + 1].norm in tb.BOUND_JOINERS:
+        upper, lower = upper or bool(tail & tb.UPPER_AFTER), lower or bool(tail & tb.LOWER_AFTER)
     if upper:
         lo = float("-inf")
     if lower:
@@ -265,6 +258,31 @@ def _quantity(
     unit = " ".join(t.norm for t in r.tokens[first : last + 1] if not has_digit(t.norm))
     take(r, Value("number", (raw,), dim, lo, hi, approx, unit, first, last))
     return last
+
+
+def _range_end(r: Reading, last: int, lo: float, hi: float, dim: str, factor: float):
+    """ "between 5 and 10": the second number after ``last`` closes the range."""
+    word = r.tokens[last + 2].norm if last + 3 < len(r.tokens) else "0"  # "and $10", "e i 10"
+    skip = parse_number(word) is None and (word in tb.RANGE_SKIPPED or word in tb.CURRENCIES)
+    j, k = last + 1, last + 2 + skip
+    other = parse_number(r.tokens[k].norm) if k < len(r.tokens) else None
+    if other is None or r.tokens[j].norm not in tb.RANGE_JOINERS:
+        return lo, hi, dim, last
+    hi, last = max(hi, other * factor), k
+    closing, closing_factor, last = _unit_after(r, last, False)
+    if closing and not dim:  # "between 5 and 10 euros", "between 2 and 3 km"
+        lo, hi, dim = _temperature(lo * closing_factor, hi * closing_factor, closing)
+    if dim and dim not in ("temperature", "duration") and "/" not in dim:
+        per, last = _period_after(r, last)  # "between $70 and $80 a year"
+        if per:
+            lo, hi, dim = lo * 365.25 / per, hi * 365.25 / per, f"{dim}/year"
+    return lo, hi, dim, last
+
+
+def _range_opened(r: Reading, i: int) -> bool:
+    """A range word before token i, through an article ("tra i 30")."""
+    k = i - 2 if i > 1 and r.tokens[i - 1].norm in tb.RANGE_SKIPPED else i - 1
+    return k >= 0 and r.tokens[k].norm in tb.RANGE_OPENERS
 
 
 def _approximate_before(r: Reading, i: int) -> bool:

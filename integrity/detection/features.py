@@ -136,6 +136,10 @@ def pair_features(
         row += [has_a, has_b, min(new_count, 3) / 3, min(lost_count, 3) / 3]
         row.append(float(new_count > 0 and lost_count > 0))
     row += _amounts(a, b)
+    if row[FEATURE_NAMES.index("amount_within")]:
+        # A number inside the other side's range, bound or approximation narrows it
+        # ("between 30 and 35" / "32"; "18 or later" / "20"): not one put in place of it.
+        row[FEATURE_NAMES.index("number_swap")] = 0.0
     row += [float(a.negations % 2 != b.negations % 2), float(a.negations + b.negations > 0)]
     row.append(float(any(not ok for _v, ok in new_flags) or a.negations % 2 != b.negations % 2))
     row += _wording(a, b)

@@ -128,7 +128,7 @@ APPROXIMATE: frozenset[str] = frozenset(
     _words(
         """about around roughly approximately approx nearly almost circa cerca quasi
     approssimativamente aproximadamente quase cerca aprox environ presque ungefähr etwa
-    fast rund ~ ca"""
+    fast rund ~ ca unos unas"""
     )
 )
 # Words joining the two ends of a range: "between 5 and 10", "5 to 10", "da 5 a 10".
@@ -145,6 +145,24 @@ UPPER_BOUND: frozenset[str] = frozenset(
     maximal höchstens bis"""
     )
 )
+# A bound after the amount, through "or" / "and" and at most two words: "8 or later",
+# "2.4 or newer", "5 o più", "9 ou plus", "6 et supérieures", "10 ou menos".
+BOUND_JOINERS: frozenset[str] = frozenset(_words("or o ou oder and e y et und"))
+LOWER_AFTER: frozenset[str] = frozenset(
+    _words(
+        """more higher above later newer greater superior superiore superiori successive
+    successivi successiva più oltre mais superiores posterior posteriores más plus
+    ultérieure ultérieures supérieure supérieures mehr höher neuer"""
+    )
+)
+UPPER_AFTER: frozenset[str] = frozenset(
+    _words(
+        """less fewer lower below earlier older inferior inferiore inferiori meno menos
+    inferiores anterior anteriores moins inférieure inférieures antérieures weniger"""
+    )
+)
+# Between a range word and its number: "tra i 30 e i 35", "between $5 and $10".
+RANGE_SKIPPED: frozenset[str] = frozenset(_words("i gli les los las os as the le la"))
 LOWER_BOUND: frozenset[str] = frozenset(
     _words(
         """least min minimum over above more almeno minimo pelo menos mínimo al menos moins
