@@ -230,3 +230,17 @@ def test_a_fact_superseded_by_a_resolution_says_so_on_its_page(curator_client, r
     _pair(b, hidden)
     shown = reader_client.get(reverse("entities:fact", args=[b.pk])).content.decode()
     assert "150 metres" not in shown and f'href="{card}"' in shown
+
+
+def test_the_inbox_count_follows_a_decision_at_once(curator_client):
+    """Resolving a card left the heading's "2 open" until its 15-second poll: the count
+    now also reloads on the event every decision and undo sends."""
+    a, b, c = _facts(10, 20, 30)
+    pair = _pair(a, b)
+    _pair(b, c)
+    inbox = curator_client.get(reverse("integrity:inbox")).content.decode()
+    count = re.search(r'<small[^>]*id="open-count"[^>]*>', inbox).group(0)
+    resolved = _resolve(curator_client, pair, "keep_second")
+    assert resolved["HX-Trigger"] in count  # the count listens to the event it sends
+    assert "2 open" in inbox
+    assert "1 open" in curator_client.get(reverse("integrity:count"), **HTMX).content.decode()
