@@ -11,7 +11,12 @@
   function requestError(shown) {
     var note = document.getElementById("request-error");
     if (!note) { return; }
-    if (shown) { note.textContent = document.body.getAttribute("data-request-error") || ""; }
+    if (shown) {
+      note.textContent = document.body.getAttribute("data-request-error") || "";
+      note.setAttribute("role", "alert");  // only while it says something
+    } else {
+      note.removeAttribute("role");
+    }
     note.hidden = !shown;
   }
   document.addEventListener("htmx:responseError", function () { requestError(true); });

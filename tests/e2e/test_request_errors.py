@@ -34,6 +34,7 @@ def test_a_failed_request_is_said_on_the_page(page, live_server, e2e_curator, fa
     page.get_by_role("button", name="Add alias").click()
     expect(alert).to_be_visible()
     expect(alert).to_contain_text("did not go through")
+    expect(page.get_by_role("alert")).to_contain_text("did not go through")
     page.unroute(re.compile(r".*/aliases/add$"))
     page.get_by_role("button", name="Add alias").click()  # works again: the note goes
     expect(page.locator("#aliases")).to_contain_text("The Orrery")
