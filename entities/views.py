@@ -9,6 +9,7 @@ from functools import wraps
 
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -447,13 +448,32 @@ QUEUE_PAGE_SIZE = 25
 def duplicate_queue(request):
     """Likely duplicate pairs with their evidence, best first: merge (after a preview)
     or dismiss, each in place with its undo; a dismissed pair never comes back."""
-    page = Paginator(selectors.duplicate_suggestions_pending(), QUEUE_PAGE_SIZE).get_page(
-        request.GET.get("page")
+    pending = selectors.duplicate_suggestions_pending()
+    # "next" continues after the last pair shown, not at page n + 1: pairs are decided in
+    # place, so the queue moves up under the page and a page number skips.
+    after = parse_id(request.GET.get("after", ""))
+    anchor = (
+        DuplicateSuggestion.objects.filter(pk=after).values("score", "id").first()
+        if after is not None
+        else None
     )
+    rest = (
+        pending.filter(Q(score__lt=anchor["score"]) | Q(score=anchor["score"], id__gt=anchor["id"]))
+        if anchor
+        else pending
+    )
+    page = Paginator(rest, QUEUE_PAGE_SIZE).get_page(1 if anchor else request.GET.get("page"))
+    shown = list(page.object_list)
     return render_page(
         request,
         "entities/duplicates.html",
-        {"page": page, "can_write": is_curator(request.user)},
+        {
+            "page": page,
+            "can_write": is_curator(request.user),
+            "pending_count": pending.count() if anchor else page.paginator.count,
+            "continued": anchor is not None or page.number > 1,
+            "next_after": shown[-1].pk if page.has_next() else None,
+        },
     )
 
 

@@ -8,6 +8,7 @@ import difflib
 import re
 
 from django.core.paginator import Paginator
+from django.db.models import Q
 from django.http import HttpRequest
 from django.shortcuts import render
 from django.urls import reverse
@@ -149,14 +150,37 @@ def inbox(request):
             status=Contradiction.Status.OPEN, scopes=page_scopes(request.user)
         ).order_by("-confidence", "created_at", "id")
     )
-    page = Paginator(open_ones, INBOX_PAGE_SIZE).get_page(request.GET.get("page"))
+    # "next" continues after the last card shown, not at page n + 1: cards are resolved
+    # in place, so the open list moves up under the page and a page number skips.
+    after = parse_id(request.GET.get("after", ""))
+    anchor = (
+        Contradiction.objects.filter(pk=after).values("confidence", "created_at", "id").first()
+        if after is not None
+        else None
+    )
+    rest = open_ones.filter(_after(anchor)) if anchor else open_ones
+    page = Paginator(rest, INBOX_PAGE_SIZE).get_page(1 if anchor else request.GET.get("page"))
+    cards = [_card(c, can_write=is_curator(request.user)) for c in page.object_list]
     return render_page(
         request,
         "integrity/inbox.html",
         {
             "page": page,
-            "cards": [_card(c, can_write=is_curator(request.user)) for c in page.object_list],
+            "cards": cards,
+            "open_count": open_ones.count() if anchor else page.paginator.count,
+            "continued": anchor is not None or page.number > 1,
+            "next_after": page.object_list[len(cards) - 1].pk if page.has_next() else None,
         },
+    )
+
+
+def _after(anchor: dict) -> Q:
+    """What comes after ``anchor`` in the inbox's order (most confident, then oldest)."""
+    same = {"confidence": anchor["confidence"]}
+    return (
+        Q(confidence__lt=anchor["confidence"])
+        | Q(**same, created_at__gt=anchor["created_at"])
+        | Q(**same, created_at=anchor["created_at"], id__gt=anchor["id"])
     )
 
 

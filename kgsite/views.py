@@ -90,6 +90,13 @@ def audit_log(request):
         entries = entries.filter(target_type=filters["type"])
     page = Paginator(entries, AUDIT_PAGE_SIZE).get_page(request.GET.get("page"))
     actions = AuditEntry.objects.order_by("action").values_list("action", flat=True).distinct()
+    narrowed = ""
+    if "target" in filters:  # one thing's history: the page says whose, and how to leave it
+        probe = AuditEntry(
+            pk=0, action="", target_type=filters.get("type", ""), target_id=filters["target"]
+        )
+        described = audit_rows([probe], can_write=False, reader=request.user)[0]["name"]
+        narrowed = described or filters["target"]
     return render_page(
         request,
         "audit/log.html",
@@ -103,6 +110,7 @@ def audit_log(request):
             "target": filters.get("target", ""),
             "target_type": filters.get("type", ""),
             "query": urlencode(filters),
+            "narrowed": narrowed,
             "labels": audit_action_labels(),
         },
         partial="audit/_rows.html",

@@ -3,9 +3,32 @@
 // - keyboard shortcuts for the contradiction inbox (1-4 resolve the current card, u undoes,
 //   j/k move between cards); the card acted on stays current after its swap;
 // - the bell panel reloads when the polled unread count changes;
-// - "check all" boxes of the candidate review queue.
+// - "check all" boxes of the candidate review queue;
+// - a request that failed (a server error, no connection) is said on the page: htmx swaps
+//   nothing then, and the click looked ignored.
 (function () {
   "use strict";
+  function requestError(shown) {
+    var note = document.getElementById("request-error");
+    if (!note) { return; }
+    if (shown) {
+      note.textContent = document.body.getAttribute("data-request-error") || "";
+      note.setAttribute("role", "alert");  // only while it says something
+    } else {
+      note.removeAttribute("role");
+    }
+    note.hidden = !shown;
+  }
+  document.addEventListener("htmx:responseError", function () { requestError(true); });
+  document.addEventListener("htmx:sendError", function () { requestError(true); });
+  // A later request the curator made (not a poll, which has no triggering event) that
+  // went through takes the note away.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var detail = event.detail || {};
+    if (detail.successful && detail.requestConfig && detail.requestConfig.triggeringEvent) {
+      requestError(false);
+    }
+  });
   var lastCard = null;  // the id of the card the last shortcut acted on
   function cards() { return Array.from(document.querySelectorAll("[data-shortcuts] .contradiction")); }
   function current() {

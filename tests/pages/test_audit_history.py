@@ -65,4 +65,20 @@ def test_a_type_no_row_has_shows_an_empty_log(curator_client, shared_id):
     html = curator_client.get(
         "/audit/", {"target": shared_id.pk, "type": "books.book"}
     ).content.decode()
-    assert "No curator actions yet." in html
+    assert "No curator action matches these filters." in html
+
+
+def test_a_narrowed_log_says_so_and_offers_everything(curator_client, curator):
+    """The "history" link narrows the log to one thing without a word on the page: the
+    action menu kept the hidden narrowing, nothing undid it but the menu bar, and an
+    empty result read "No curator actions yet." on a log full of them."""
+    entity, _ = entity_store(name="Ada Lovelace", type="person", actor=curator)
+    alias_add(entity=entity, alias="Countess", actor=curator)
+    page = curator_client.get(f"/entities/{entity.pk}/").content.decode()
+    link = _history_link(page).replace("&amp;", "&")
+    html = curator_client.get(link).content.decode()
+    assert "Only what was done to “Ada Lovelace” is shown." in html
+    assert '<a href="/audit/">Show every action</a>' in html
+    empty = curator_client.get(link + "&action=entity.merge").content.decode()
+    assert "No curator action matches" in empty and "No curator actions yet." not in empty
+    assert "Only what was done to" not in curator_client.get("/audit/").content.decode()

@@ -185,3 +185,30 @@ def test_a_pair_of_two_types_merged_anyway_stays_in_the_queue(curator_client):
     assert confirmed.status_code == 200 and "HX-Redirect" not in confirmed
     assert f'id="suggestion-{suggestion.pk}"' in confirmed.content.decode()
     assert not Entity.objects.filter(pk=other.pk).exists()
+
+
+def test_next_after_deciding_a_whole_page_skips_nothing(curator_client, monkeypatch):
+    """Pairs are merged or dismissed in place: "next" from a page whose pairs were all
+    decided opened page 2 of the shorter queue and skipped the pairs that moved up."""
+    import re
+
+    from entities import views
+
+    monkeypatch.setattr(views, "QUEUE_PAGE_SIZE", 2)
+    pairs = []
+    for i in range(5):
+        a, _ = entity_store(name=f"Vessel {i} North", type="ship")
+        b, _ = entity_store(name=f"Vessel {i} Nord", type="ship")
+        pairs.append(
+            DuplicateSuggestion.objects.create(
+                pair_key=f"{a.pk}|{b.pk}", entity_a=a, entity_b=b, score=0.9 - i / 100
+            )
+        )
+    first = curator_client.get(reverse("entities:duplicates")).content.decode()
+    assert [p for p in pairs if f'id="suggestion-{p.pk}"' in first] == pairs[:2]
+    for pair in pairs[:2]:
+        curator_client.post(reverse("entities:dismiss", args=[pair.pk]), **HTMX)
+    link = re.search(r'<a href="(\?[^"]*)">next', first).group(1).replace("&amp;", "&")
+    after = curator_client.get(reverse("entities:duplicates") + link).content.decode()
+    assert [p for p in pairs if f'id="suggestion-{p.pk}"' in after] == pairs[2:4]
+    assert "3 pending" in after

@@ -230,3 +230,36 @@ def test_a_fact_superseded_by_a_resolution_says_so_on_its_page(curator_client, r
     _pair(b, hidden)
     shown = reader_client.get(reverse("entities:fact", args=[b.pk])).content.decode()
     assert "150 metres" not in shown and f'href="{card}"' in shown
+
+
+def test_the_inbox_count_follows_a_decision_at_once(curator_client):
+    """Resolving a card left the heading's "2 open" until its 15-second poll: the count
+    now also reloads on the event every decision and undo sends."""
+    a, b, c = _facts(10, 20, 30)
+    pair = _pair(a, b)
+    _pair(b, c)
+    inbox = curator_client.get(reverse("integrity:inbox")).content.decode()
+    count = re.search(r'<small[^>]*id="open-count"[^>]*>', inbox).group(0)
+    resolved = _resolve(curator_client, pair, "keep_second")
+    assert resolved["HX-Trigger"] in count  # the count listens to the event it sends
+    assert "2 open" in inbox
+    assert "1 open" in curator_client.get(reverse("integrity:count"), **HTMX).content.decode()
+
+
+def test_next_after_resolving_a_whole_page_skips_nothing(curator_client, monkeypatch):
+    """Cards are resolved in place, so the open list moves up under the page: "next" from
+    a page whose cards were all resolved opened page 2 of the shorter list, and the
+    contradictions that had moved onto page 1 were skipped."""
+    from integrity import views
+
+    monkeypatch.setattr(views, "INBOX_PAGE_SIZE", 2)
+    pairs = [_pair(*_facts(200 + i, 300 + i), confidence=0.9 - i / 100) for i in range(5)]
+    first = curator_client.get(reverse("integrity:inbox")).content.decode()
+    shown = [p for p in pairs if f'id="contradiction-{p.pk}"' in first]
+    assert shown == pairs[:2] and "5 open" in first
+    for pair in shown:
+        assert _resolve(curator_client, pair, "both_true", note="two towers").status_code == 200
+    link = re.search(r'<a href="(\?[^"]*)">next', first).group(1).replace("&amp;", "&")
+    after = curator_client.get(reverse("integrity:inbox") + link).content.decode()
+    assert [p for p in pairs if f'id="contradiction-{p.pk}"' in after] == pairs[2:4]
+    assert "3 open" in after
