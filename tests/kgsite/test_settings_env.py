@@ -174,6 +174,19 @@ def test_the_bundled_model_runs_on_onnx_by_default_and_another_on_sentence_trans
     assert done.stdout.strip() == expected
 
 
+def test_allowed_hosts_written_with_spaces_after_the_commas_are_the_hosts():
+    """ "kg.example.org, localhost" kept " localhost", which no Host header matches: every
+    request to localhost answered 400 Bad Request."""
+    done = _run(
+        {"DJANGO_ALLOWED_HOSTS": " kg.example.org, localhost ,,"},
+        "-c",
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.ALLOWED_HOSTS)",
+        settings_module="kgsite.settings.dev",
+    )
+    assert done.stdout.strip() == "['kg.example.org', 'localhost']", done.stderr
+
+
 def _check(variables: dict[str, str]) -> list[str]:
     """``manage.py check`` with these variables: its exit must fail; its non-blank
     lines on standard error."""
