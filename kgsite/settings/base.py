@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 from pathlib import Path
 
 from csp.constants import NONCE as CSP_NONCE
 from django.core.exceptions import ImproperlyConfigured
 
-from .environ import database_from_url, env, env_bool, env_float, env_int
+from .environ import (
+    database_from_url,
+    env,
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_word_lists,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -351,7 +358,7 @@ KGSITE_EMBED_BF16: bool | None = (
 KGSITE_ONNX_DIR = Path(env("KGSITE_ONNX_DIR", str(DATA_DIR / "onnx")))
 KGSITE_VECTOR_DIR = Path(env("KGSITE_VECTOR_DIR", str(DATA_DIR / "vectors")))
 # hnswlib: files under KGSITE_VECTOR_DIR (one host); pgvector: tables in PostgreSQL.
-KGSITE_VECTOR_BACKEND = env("KGSITE_VECTOR_BACKEND", "hnswlib").strip().lower()
+KGSITE_VECTOR_BACKEND = env_choice("KGSITE_VECTOR_BACKEND", "hnswlib", ("hnswlib", "pgvector"))
 if KGSITE_VECTOR_BACKEND == "pgvector" and "postgresql" not in DATABASES["default"]["ENGINE"]:
     raise ImproperlyConfigured(
         "KGSITE_VECTOR_BACKEND=pgvector needs PostgreSQL with the pgvector extension, and "
@@ -377,7 +384,7 @@ KGSITE_GAZETTEER_RECHECK_SECONDS = env_float("KGSITE_GAZETTEER_RECHECK_SECONDS",
 # whole lease had its worker die, and is queued again (at most KGSITE_JOB_MAX_ATTEMPTS runs).
 KGSITE_JOB_LEASE_SECONDS = env_float("KGSITE_JOB_LEASE_SECONDS", 120.0, low=1)
 KGSITE_JOB_MAX_ATTEMPTS = env_int("KGSITE_JOB_MAX_ATTEMPTS", 3, low=1)
-KGSITE_EXTRACTOR = env("KGSITE_EXTRACTOR", "offline")  # offline | llm
+KGSITE_EXTRACTOR = env_choice("KGSITE_EXTRACTOR", "offline", ("offline", "llm"))
 # The types extraction assigns, each with the one line that says what it covers (the
 # descriptions also serve to type a name by embedding similarity when nothing else does).
 KGSITE_ENTITY_TYPES: dict[str, str] = {
@@ -474,10 +481,9 @@ KGSITE_RECALL_DISABLED = [
 ]
 # Domain detection for the domain trigger: words in a tool's name or arguments. A JSON
 # object in the environment replaces the whole table.
-KGSITE_RECALL_DOMAINS: dict[str, list[str]] = (
-    json.loads(env("KGSITE_RECALL_DOMAINS"))
-    if env("KGSITE_RECALL_DOMAINS")
-    else {
+KGSITE_RECALL_DOMAINS: dict[str, list[str]] = env_word_lists(
+    "KGSITE_RECALL_DOMAINS",
+    {
         "auth": [
             "auth",
             "login",
@@ -545,7 +551,7 @@ KGSITE_RECALL_DOMAINS: dict[str, list[str]] = (
             "csrf",
             "xss",
         ],
-    }
+    },
 )
 
 LOGGING = {

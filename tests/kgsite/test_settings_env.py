@@ -100,6 +100,29 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
             "ImproperlyConfigured: KGSITE_JOB_LEASE_SECONDS must be at least 1, not '-30'",
         ),
         (
+            "KGSITE_EXTRACTOR",
+            "spacy",
+            "ImproperlyConfigured: KGSITE_EXTRACTOR must be one of offline, llm, not 'spacy'",
+        ),
+        (
+            "KGSITE_VECTOR_BACKEND",
+            "faiss",
+            "ImproperlyConfigured: KGSITE_VECTOR_BACKEND must be one of hnswlib, pgvector, "
+            "not 'faiss'",
+        ),
+        (
+            "KGSITE_RECALL_DOMAINS",
+            '["auth", "api"]',
+            "ImproperlyConfigured: KGSITE_RECALL_DOMAINS must be a JSON object of word lists "
+            '({"auth": ["login"]}), not \'["auth", "api"]\'',
+        ),
+        (
+            "KGSITE_RECALL_DOMAINS",
+            "{auth: [login]}",
+            "ImproperlyConfigured: KGSITE_RECALL_DOMAINS must be a JSON object of word lists "
+            '({"auth": ["login"]}), not \'{auth: [login]}\'',
+        ),
+        (
             "KGSITE_PUBLIC_READ",
             "yess",
             "ImproperlyConfigured: KGSITE_PUBLIC_READ must be one of 1, true, yes, on, 0, "
