@@ -8,7 +8,8 @@ from pathlib import Path
 from csp.constants import NONCE as CSP_NONCE
 from django.core.exceptions import ImproperlyConfigured
 
-from .environ import (
+# Absolute: a test runs this file on its own (runpy), outside the package.
+from kgsite.settings.environ import (
     database_from_url,
     env,
     env_bool,
