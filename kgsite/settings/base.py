@@ -145,7 +145,7 @@ AXES_CLIENT_IP_CALLABLE = "kgsite.auth.client_ip"
 AXES_VERBOSE = False
 # Proxies in front of the server that append to X-Forwarded-For (a TLS proxy: 1). With 0
 # the address is REMOTE_ADDR; behind a proxy that would be the proxy's, for everyone.
-KGSITE_PROXY_COUNT = env_int("KGSITE_PROXY_COUNT", 0)
+KGSITE_PROXY_COUNT = env_int("KGSITE_PROXY_COUNT", 0, low=0)
 # Bad API tokens (Authorization: Token ...) from one address within the window: the
 # address then gets 429 with Retry-After on every token for the lockout's length.
 KGSITE_TOKEN_FAILURE_LIMIT = env_int("KGSITE_TOKEN_FAILURE_LIMIT", 20)
@@ -257,7 +257,7 @@ REST_FRAMEWORK = {
         # Only on views that name a throttle_scope: extract, search, suggest.
         "rest_framework.throttling.ScopedRateThrottle",
     ],
-    "NUM_PROXIES": env_int("KGSITE_PROXY_COUNT", 0) or None,
+    "NUM_PROXIES": KGSITE_PROXY_COUNT or None,
     "DEFAULT_THROTTLE_RATES": {
         "anon": env("KGSITE_THROTTLE_ANON", "600/min"),
         "user": env("KGSITE_THROTTLE_USER", "6000/min"),

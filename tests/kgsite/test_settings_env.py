@@ -100,6 +100,11 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
             "ImproperlyConfigured: KGSITE_JOB_LEASE_SECONDS must be at least 1, not '-30'",
         ),
         (
+            "KGSITE_PROXY_COUNT",
+            "-1",
+            "ImproperlyConfigured: KGSITE_PROXY_COUNT must be at least 0, not '-1'",
+        ),
+        (
             "KGSITE_EXTRACTOR",
             "spacy",
             "ImproperlyConfigured: KGSITE_EXTRACTOR must be one of offline, llm, not 'spacy'",
