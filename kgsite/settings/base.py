@@ -257,7 +257,9 @@ REST_FRAMEWORK = {
         # Only on views that name a throttle_scope: extract, search, suggest.
         "rest_framework.throttling.ScopedRateThrottle",
     ],
-    "NUM_PROXIES": KGSITE_PROXY_COUNT or None,
+    # 0, not None: DRF reads None as "trust X-Forwarded-For whole", so a client without a
+    # proxy in front named its own throttle bucket with a header of its choosing.
+    "NUM_PROXIES": KGSITE_PROXY_COUNT,
     "DEFAULT_THROTTLE_RATES": {
         "anon": env("KGSITE_THROTTLE_ANON", "600/min"),
         "user": env("KGSITE_THROTTLE_USER", "6000/min"),
