@@ -91,10 +91,10 @@ def database_from_url(url: str, **options) -> dict:
 
 
 def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
-    """One of ``choices`` (any case, spaces around ignored): another word started the site,
-    which then failed on each upload or search that used it."""
+    """One of ``choices`` (any case, spaces around ignored; blank is the default): another
+    word started the site, which then failed on each upload or search that used it."""
     value = os.environ.get(name)
-    if value is None:
+    if value is None or not value.strip():
         return default
     word = value.strip().lower()
     if word not in choices:

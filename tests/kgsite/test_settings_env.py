@@ -13,6 +13,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from kgsite.settings.base import env_bool, env_float, env_int
+from kgsite.settings.environ import env_choice
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -200,6 +201,12 @@ def test_the_bundled_model_runs_on_onnx_by_default_and_another_on_sentence_trans
         drop=("KGSITE_EMBEDDER",),
     )
     assert done.stdout.strip() == expected
+
+
+@pytest.mark.parametrize(("value", "expected"), [(" PGVector ", "pgvector"), ("", "hnswlib")])
+def test_a_choice_is_read_in_any_case_and_blank_is_the_default(monkeypatch, value, expected):
+    monkeypatch.setenv("KGSITE_PROBE", value)
+    assert env_choice("KGSITE_PROBE", "hnswlib", ("hnswlib", "pgvector")) == expected
 
 
 def test_allowed_hosts_written_with_spaces_after_the_commas_are_the_hosts():
