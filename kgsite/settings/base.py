@@ -16,6 +16,7 @@ from kgsite.settings.environ import (
     env_choice,
     env_float,
     env_int,
+    env_log_level,
     env_word_lists,
 )
 
@@ -561,5 +562,5 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env("KGSITE_LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env_log_level("KGSITE_LOG_LEVEL", "INFO")},
 }

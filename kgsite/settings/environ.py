@@ -118,3 +118,18 @@ def env_word_lists(name: str, default: dict[str, list[str]]) -> dict[str, list[s
     ):
         raise _misread(name, 'a JSON object of word lists ({"auth": ["login"]})', value)
     return table
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def env_log_level(name: str, default: str) -> str:
+    """A logging level in any case ("debug" is DEBUG); Python's logging takes upper case
+    only, and any other word stopped the site with "Unable to configure root logger"."""
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    level = value.strip().upper()
+    if level not in LOG_LEVELS:
+        raise _misread(name, f"one of {', '.join(LOG_LEVELS)}", value)
+    return level

@@ -106,6 +106,12 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
             "ImproperlyConfigured: KGSITE_PROXY_COUNT must be at least 0, not '-1'",
         ),
         (
+            "KGSITE_LOG_LEVEL",
+            "verbose",
+            "ImproperlyConfigured: KGSITE_LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, "
+            "CRITICAL, not 'verbose'",
+        ),
+        (
             "KGSITE_EXTRACTOR",
             "spacy",
             "ImproperlyConfigured: KGSITE_EXTRACTOR must be one of offline, llm, not 'spacy'",
@@ -207,6 +213,18 @@ def test_the_bundled_model_runs_on_onnx_by_default_and_another_on_sentence_trans
 def test_a_choice_is_read_in_any_case_and_blank_is_the_default(monkeypatch, value, expected):
     monkeypatch.setenv("KGSITE_PROBE", value)
     assert env_choice("KGSITE_PROBE", "hnswlib", ("hnswlib", "pgvector")) == expected
+
+
+def test_a_log_level_in_lower_case_is_taken():
+    """ "debug" stopped the site with "ValueError: Unable to configure root logger"."""
+    done = _run(
+        {"KGSITE_LOG_LEVEL": " debug "},
+        "-c",
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.LOGGING['root']['level'])",
+        settings_module="kgsite.settings.dev",
+    )
+    assert done.stdout.strip() == "DEBUG", done.stderr
 
 
 def test_allowed_hosts_written_with_spaces_after_the_commas_are_the_hosts():
