@@ -17,6 +17,7 @@ from kgsite.settings.environ import (
     env_float,
     env_int,
     env_log_level,
+    env_rate,
     env_word_lists,
 )
 
@@ -262,12 +263,12 @@ REST_FRAMEWORK = {
     # proxy in front named its own throttle bucket with a header of its choosing.
     "NUM_PROXIES": KGSITE_PROXY_COUNT,
     "DEFAULT_THROTTLE_RATES": {
-        "anon": env("KGSITE_THROTTLE_ANON", "600/min"),
-        "user": env("KGSITE_THROTTLE_USER", "6000/min"),
+        "anon": env_rate("KGSITE_THROTTLE_ANON", "600/min"),
+        "user": env_rate("KGSITE_THROTTLE_USER", "6000/min"),
         # Per user (per address when anonymous) on the expensive endpoints.
-        "extract": env("KGSITE_THROTTLE_EXTRACT", "60/min"),
-        "search": env("KGSITE_THROTTLE_SEARCH", "300/min"),
-        "suggest": env("KGSITE_THROTTLE_SUGGEST", "600/min"),
+        "extract": env_rate("KGSITE_THROTTLE_EXTRACT", "60/min"),
+        "search": env_rate("KGSITE_THROTTLE_SEARCH", "300/min"),
+        "suggest": env_rate("KGSITE_THROTTLE_SUGGEST", "600/min"),
     },
 }
 

@@ -133,3 +133,18 @@ def env_log_level(name: str, default: str) -> str:
     if level not in LOG_LEVELS:
         raise _misread(name, f"one of {', '.join(LOG_LEVELS)}", value)
     return level
+
+
+_RATE = re.compile(r"\s*(\d+)\s*/\s*([smhd][a-z]*)\s*", re.IGNORECASE)
+
+
+def env_rate(name: str, default: str) -> str:
+    """A throttle rate, ``<number>/<second|minute|hour|day>`` (DRF reads the period's first
+    letter); anything else made every request that reached the throttle a 500."""
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    found = _RATE.fullmatch(value)
+    if found is None:
+        raise _misread(name, "a rate such as 60/min (per s, min, hour or day)", value)
+    return f"{found.group(1)}/{found.group(2).lower()}"

@@ -13,7 +13,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from kgsite.settings.base import env_bool, env_float, env_int
-from kgsite.settings.environ import env_choice
+from kgsite.settings.environ import env_choice, env_rate
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,6 +110,18 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
             "verbose",
             "ImproperlyConfigured: KGSITE_LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, "
             "CRITICAL, not 'verbose'",
+        ),
+        (
+            "KGSITE_THROTTLE_ANON",
+            "60/fortnight",
+            "ImproperlyConfigured: KGSITE_THROTTLE_ANON must be a rate such as 60/min (per s, "
+            "min, hour or day), not '60/fortnight'",
+        ),
+        (
+            "KGSITE_THROTTLE_SEARCH",
+            "lots",
+            "ImproperlyConfigured: KGSITE_THROTTLE_SEARCH must be a rate such as 60/min (per s, "
+            "min, hour or day), not 'lots'",
         ),
         (
             "KGSITE_EXTRACTOR",
@@ -213,6 +225,15 @@ def test_the_bundled_model_runs_on_onnx_by_default_and_another_on_sentence_trans
 def test_a_choice_is_read_in_any_case_and_blank_is_the_default(monkeypatch, value, expected):
     monkeypatch.setenv("KGSITE_PROBE", value)
     assert env_choice("KGSITE_PROBE", "hnswlib", ("hnswlib", "pgvector")) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [(" 60 / Min ", "60/min"), ("5/s", "5/s"), ("100/day", "100/day")]
+)
+def test_a_throttle_rate_is_read_with_spaces_and_any_case(monkeypatch, value, expected):
+    """ "60 / min" made every throttled request a 500 (DRF read the period " min")."""
+    monkeypatch.setenv("KGSITE_PROBE", value)
+    assert env_rate("KGSITE_PROBE", "1/s") == expected
 
 
 def test_a_log_level_in_lower_case_is_taken():
