@@ -117,22 +117,36 @@ class EntityListView(GenericAPIView):
     def post(self, request):
         data = validated(EntityWriteSerializer, request.data)
         with transaction.atomic():
-            entity, created = services.entity_store(
-                name=data["canonical_name"],
-                type=data["type"],
-                description=data["description"],
-                actor=request.user,
-            )
-            for alias in data["aliases"]:
+            try:
+                entity, created = services.entity_store(
+                    name=data["canonical_name"],
+                    type=data["type"],
+                    description=data["description"],
+                    actor=request.user,
+                )
+            except DomainError as exc:
+                _rename_field(exc, "name", "canonical_name")  # the body's field
+                raise
+            for i, alias in enumerate(data["aliases"]):
                 try:
                     services.alias_add(entity=entity, alias=alias, actor=request.user)
                 except DomainError as exc:
-                    exc.field = "aliases"  # the body's field (it has no "alias")
+                    exc.field = f"aliases.{i}"  # the body's list item (it has no "alias")
                     raise
         return Response(
             EntitySerializer(entity).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
+
+
+def _rename_field(exc: DomainError, service_field: str, body_field: str) -> None:
+    """A service's error about ``service_field`` named as the body calls it, in its
+    field and in its message ("name must not be empty" for ``canonical_name``)."""
+    if exc.field != service_field:
+        return
+    exc.field = body_field
+    if exc.message.startswith(f"{service_field} "):
+        exc.message = body_field + exc.message[len(service_field) :]
 
 
 class EntityDetailView(GenericAPIView):

@@ -24,6 +24,7 @@ from .facts import (
     _validate_period,
     fact_kind_check,
     fact_link,
+    predicate_words_check,
     triple_check,
 )
 
@@ -87,6 +88,8 @@ def fact_changes(*, fact: Fact, **fields: Any) -> dict[str, Any]:
     edited = [
         f for f in ("predicate", "object_value") if new.get(f, "") not in ("", getattr(fact, f))
     ]
+    if "predicate" in edited:
+        predicate_words_check(new["predicate"])
     if edited:
         triple_check(
             subject=fact.subject_id,

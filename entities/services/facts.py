@@ -104,13 +104,23 @@ def fact_check(
     display = _validate_fact_text(text)
     _validate_confidence(confidence)
     _validate_period(valid_from, valid_to)
+    predicate = _fact_column(predicate, "predicate")
+    predicate_words_check(predicate)
     triple_check(
         subject=subject,
-        predicate=_fact_column(predicate, "predicate"),
+        predicate=predicate,
         object_entity=object_entity,
         object_value=object_value,
     )
     return display
+
+
+def predicate_words_check(predicate: str) -> None:
+    """A predicate names its relation in words: one of punctuation only ("->", "!!!")
+    would state a triple no relation reads, so the graph would never show it (the
+    TransE endpoints refuse it the same way)."""
+    if predicate and not any(c.isalnum() for c in predicate):
+        raise InvalidInput("predicate has no words", field="predicate")
 
 
 def triple_check(

@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 from pathlib import Path
 
 from csp.constants import NONCE as CSP_NONCE
 from django.core.exceptions import ImproperlyConfigured
 
-from kgsite.settings.environ import database_from_url, env, env_bool, env_float, env_int
+# Absolute: a test runs this file on its own (runpy), outside the package.
+from kgsite.settings.environ import (
+    database_from_url,
+    env,
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_log_level,
+    env_rate,
+    env_word_lists,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 SECRET_KEY = env("DJANGO_SECRET_KEY", "dev-insecure-change-me")
 DEBUG = env_bool("DJANGO_DEBUG", False)
-ALLOWED_HOSTS = [h for h in env("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
+# "a.example, localhost" is two hosts: a space kept in " localhost" matched no request.
+ALLOWED_HOSTS = [
+    h.strip() for h in env("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()
+]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -134,7 +147,7 @@ AXES_CLIENT_IP_CALLABLE = "kgsite.auth.client_ip"
 AXES_VERBOSE = False
 # Proxies in front of the server that append to X-Forwarded-For (a TLS proxy: 1). With 0
 # the address is REMOTE_ADDR; behind a proxy that would be the proxy's, for everyone.
-KGSITE_PROXY_COUNT = env_int("KGSITE_PROXY_COUNT", 0)
+KGSITE_PROXY_COUNT = env_int("KGSITE_PROXY_COUNT", 0, low=0)
 # Bad API tokens (Authorization: Token ...) from one address within the window: the
 # address then gets 429 with Retry-After on every token for the lockout's length.
 KGSITE_TOKEN_FAILURE_LIMIT = env_int("KGSITE_TOKEN_FAILURE_LIMIT", 20)
@@ -248,14 +261,16 @@ REST_FRAMEWORK = {
         # Only on views that name a throttle_scope: extract, search, suggest.
         "rest_framework.throttling.ScopedRateThrottle",
     ],
-    "NUM_PROXIES": env_int("KGSITE_PROXY_COUNT", 0) or None,
+    # 0, not None: DRF reads None as "trust X-Forwarded-For whole", so a client without a
+    # proxy in front named its own throttle bucket with a header of its choosing.
+    "NUM_PROXIES": KGSITE_PROXY_COUNT,
     "DEFAULT_THROTTLE_RATES": {
-        "anon": env("KGSITE_THROTTLE_ANON", "600/min"),
-        "user": env("KGSITE_THROTTLE_USER", "6000/min"),
+        "anon": env_rate("KGSITE_THROTTLE_ANON", "600/min"),
+        "user": env_rate("KGSITE_THROTTLE_USER", "6000/min"),
         # Per user (per address when anonymous) on the expensive endpoints.
-        "extract": env("KGSITE_THROTTLE_EXTRACT", "60/min"),
-        "search": env("KGSITE_THROTTLE_SEARCH", "300/min"),
-        "suggest": env("KGSITE_THROTTLE_SUGGEST", "600/min"),
+        "extract": env_rate("KGSITE_THROTTLE_EXTRACT", "60/min"),
+        "search": env_rate("KGSITE_THROTTLE_SEARCH", "300/min"),
+        "suggest": env_rate("KGSITE_THROTTLE_SUGGEST", "600/min"),
     },
 }
 
@@ -350,7 +365,7 @@ KGSITE_EMBED_BF16: bool | None = (
 KGSITE_ONNX_DIR = Path(env("KGSITE_ONNX_DIR", str(DATA_DIR / "onnx")))
 KGSITE_VECTOR_DIR = Path(env("KGSITE_VECTOR_DIR", str(DATA_DIR / "vectors")))
 # hnswlib: files under KGSITE_VECTOR_DIR (one host); pgvector: tables in PostgreSQL.
-KGSITE_VECTOR_BACKEND = env("KGSITE_VECTOR_BACKEND", "hnswlib").strip().lower()
+KGSITE_VECTOR_BACKEND = env_choice("KGSITE_VECTOR_BACKEND", "hnswlib", ("hnswlib", "pgvector"))
 if KGSITE_VECTOR_BACKEND == "pgvector" and "postgresql" not in DATABASES["default"]["ENGINE"]:
     raise ImproperlyConfigured(
         "KGSITE_VECTOR_BACKEND=pgvector needs PostgreSQL with the pgvector extension, and "
@@ -376,7 +391,7 @@ KGSITE_GAZETTEER_RECHECK_SECONDS = env_float("KGSITE_GAZETTEER_RECHECK_SECONDS",
 # whole lease had its worker die, and is queued again (at most KGSITE_JOB_MAX_ATTEMPTS runs).
 KGSITE_JOB_LEASE_SECONDS = env_float("KGSITE_JOB_LEASE_SECONDS", 120.0, low=1)
 KGSITE_JOB_MAX_ATTEMPTS = env_int("KGSITE_JOB_MAX_ATTEMPTS", 3, low=1)
-KGSITE_EXTRACTOR = env("KGSITE_EXTRACTOR", "offline")  # offline | llm
+KGSITE_EXTRACTOR = env_choice("KGSITE_EXTRACTOR", "offline", ("offline", "llm"))
 # The types extraction assigns, each with the one line that says what it covers (the
 # descriptions also serve to type a name by embedding similarity when nothing else does).
 KGSITE_ENTITY_TYPES: dict[str, str] = {
@@ -473,10 +488,9 @@ KGSITE_RECALL_DISABLED = [
 ]
 # Domain detection for the domain trigger: words in a tool's name or arguments. A JSON
 # object in the environment replaces the whole table.
-KGSITE_RECALL_DOMAINS: dict[str, list[str]] = (
-    json.loads(env("KGSITE_RECALL_DOMAINS"))
-    if env("KGSITE_RECALL_DOMAINS")
-    else {
+KGSITE_RECALL_DOMAINS: dict[str, list[str]] = env_word_lists(
+    "KGSITE_RECALL_DOMAINS",
+    {
         "auth": [
             "auth",
             "login",
@@ -544,12 +558,12 @@ KGSITE_RECALL_DOMAINS: dict[str, list[str]] = (
             "csrf",
             "xss",
         ],
-    }
+    },
 )
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env("KGSITE_LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env_log_level("KGSITE_LOG_LEVEL", "INFO")},
 }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .base import *  # noqa: F403
 from .base import ALLOWED_HOSTS, Q_CLUSTER, REST_FRAMEWORK, env
+from .environ import env_log_level
 
 # DEBUG off: Django would otherwise keep every SQL query in memory and skew timings.
 DEBUG = False
@@ -29,5 +30,5 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env("KGSITE_LOG_LEVEL", "WARNING")},
+    "root": {"handlers": ["console"], "level": env_log_level("KGSITE_LOG_LEVEL", "WARNING")},
 }

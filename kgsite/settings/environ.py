@@ -3,6 +3,7 @@ one line naming the variable (``manage.py`` prints it and exits 1)."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -87,3 +88,63 @@ def database_from_url(url: str, **options) -> dict:
             "DATABASE_URL must be a database URL such as postgres://user:password@host/name "
             f"or sqlite:////path/to/kgsite.sqlite3, not {shown!r}"
         ) from None
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """One of ``choices`` (any case, spaces around ignored; blank is the default): another
+    word started the site, which then failed on each upload or search that used it."""
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    word = value.strip().lower()
+    if word not in choices:
+        raise _misread(name, f"one of {', '.join(choices)}", value)
+    return word
+
+
+def env_word_lists(name: str, default: dict[str, list[str]]) -> dict[str, list[str]]:
+    """A JSON object of word lists (``{"auth": ["login", "token"]}``); anything else is one
+    line naming the variable (it was a JSON traceback, or a 500 on the first request)."""
+    value = os.environ.get(name, "")
+    if not value.strip():
+        return default
+    try:
+        table = json.loads(value)
+    except ValueError:
+        raise _misread(name, 'a JSON object of word lists ({"auth": ["login"]})', value) from None
+    if not isinstance(table, dict) or not all(
+        isinstance(words, list) and all(isinstance(w, str) for w in words)
+        for words in table.values()
+    ):
+        raise _misread(name, 'a JSON object of word lists ({"auth": ["login"]})', value)
+    return table
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def env_log_level(name: str, default: str) -> str:
+    """A logging level in any case ("debug" is DEBUG); Python's logging takes upper case
+    only, and any other word stopped the site with "Unable to configure root logger"."""
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    level = value.strip().upper()
+    if level not in LOG_LEVELS:
+        raise _misread(name, f"one of {', '.join(LOG_LEVELS)}", value)
+    return level
+
+
+_RATE = re.compile(r"\s*(\d+)\s*/\s*([smhd][a-z]*)\s*", re.IGNORECASE)
+
+
+def env_rate(name: str, default: str) -> str:
+    """A throttle rate, ``<number>/<second|minute|hour|day>`` (DRF reads the period's first
+    letter); anything else made every request that reached the throttle a 500."""
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    found = _RATE.fullmatch(value)
+    if found is None:
+        raise _misread(name, "a rate such as 60/min (per s, min, hour or day)", value)
+    return f"{found.group(1)}/{found.group(2).lower()}"

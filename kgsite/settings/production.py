@@ -12,7 +12,7 @@ import os
 
 from .base import *  # noqa: F403
 from .base import DATABASES, MIDDLEWARE, REDIS_URL, env_bool, env_int
-from .environ import env_required
+from .environ import env_log_level, env_required
 
 DEBUG = False
 SECRET_KEY = env_required("DJANGO_SECRET_KEY", "a long random string that signs sessions")
@@ -66,5 +66,5 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("KGSITE_LOG_LEVEL", "WARNING")},
+    "root": {"handlers": ["console"], "level": env_log_level("KGSITE_LOG_LEVEL", "WARNING")},
 }

@@ -83,10 +83,14 @@ def test_create_is_idempotent(curator_api):
     assert first.json()["id"] == second.json()["id"]
 
 
-def test_create_empty_name_is_400_and_writes_nothing(curator_api):
-    response = curator_api.post("/api/v1/entities/", {"canonical_name": "  "}, format="json")
+@pytest.mark.parametrize("name", ["  ", "Ada\u200bLovelace", "Ada\x01", "x" * 513])
+def test_create_bad_name_is_400_naming_the_bodys_field_and_writes_nothing(curator_api, name):
+    """The body's field is canonical_name (as PATCH names it): the error said "name", a
+    field POST /entities/ does not take."""
+    response = curator_api.post("/api/v1/entities/", {"canonical_name": name}, format="json")
     assert response.status_code == 400
-    assert error(response)["field"] == "name"
+    assert error(response)["field"] == "canonical_name"
+    assert error(response)["message"].startswith("canonical_name ")
     assert Entity.objects.count() == 0
 
 

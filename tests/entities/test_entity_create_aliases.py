@@ -39,7 +39,7 @@ def test_the_api_names_the_aliases_field_and_stores_nothing(curator_api, aliases
     )
     assert response.status_code in (400, 409)
     error = response.json()["error"]
-    assert error["field"] == "aliases" and says in error["message"]
+    assert error["field"] == "aliases.1" and says in error["message"]  # the second item
     assert _rows() == before
 
 

@@ -98,3 +98,29 @@ def test_a_fact_stored_before_the_rule_can_still_be_edited_with_its_triple_uncha
         )
         fact.refresh_from_db()
         assert fact.confidence == 0.5
+
+
+@pytest.mark.parametrize("predicate", ["->", "!!!", "___", "\u200b"])
+def test_a_predicate_without_words_is_refused(curator_api, pair, predicate):
+    """A triple "Ankara -> Turkey" was stored and never drawn: no relation reads "->",
+    so the graph, neighbours and PageRank left it out (kge/validate refused it)."""
+    city, country = pair
+    body = {"text": "Ankara, then Turkey.", "subject": city.pk, "predicate": predicate,
+            "object_entity": country.pk}  # fmt: skip
+    response = curator_api.post("/api/v1/facts/", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"] == {
+        "code": "invalid", "message": "predicate has no words", "field": "predicate"
+    }  # fmt: skip
+    assert not Fact.objects.exists()
+
+
+def test_a_predicate_cannot_be_edited_into_one_without_words(curator_api, pair):
+    city, country = pair
+    fact = fact_store(
+        text="Ankara lies in Turkey.", subject=city, predicate="in", object_entity=country
+    ).fact
+    response = curator_api.patch(f"/api/v1/facts/{fact.pk}/", {"predicate": "=>"}, format="json")
+    assert response.status_code == 400 and response.json()["error"]["field"] == "predicate"
+    fact.refresh_from_db()
+    assert fact.predicate == "in"

@@ -121,6 +121,28 @@ def test_extraction_is_throttled_per_user_in_the_json_shape(api, monkeypatch):
     assert int(response["Retry-After"]) > 0
 
 
+def test_a_forged_forwarded_for_header_does_not_escape_the_throttle(
+    anon_api, settings, monkeypatch
+):
+    """Without a proxy in front (KGSITE_PROXY_COUNT 0), DRF counted a client by the
+    X-Forwarded-For header it sent: a new made-up address per request was never
+    throttled."""
+    settings.KGSITE_PUBLIC_READ = True
+    monkeypatch.setattr(ExtractEntitiesView, "throttle_classes", [ScopedRateThrottle])
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"extract": "2/min"})
+    from django.core.cache import cache
+
+    cache.clear()
+    body = {"text": "Ada Lovelace wrote notes."}
+    codes = [
+        anon_api.post(
+            "/api/v1/extract/entities", body, format="json", HTTP_X_FORWARDED_FOR=f"203.0.113.{i}"
+        ).status_code
+        for i in range(3)
+    ]
+    assert codes == [200, 200, 429]
+
+
 def test_stored_token_prefixes_are_cleared_by_the_migration(curator):
     import importlib
 

@@ -13,6 +13,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from kgsite.settings.base import env_bool, env_float, env_int
+from kgsite.settings.environ import env_choice, env_rate
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -100,6 +101,52 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
             "ImproperlyConfigured: KGSITE_JOB_LEASE_SECONDS must be at least 1, not '-30'",
         ),
         (
+            "KGSITE_PROXY_COUNT",
+            "-1",
+            "ImproperlyConfigured: KGSITE_PROXY_COUNT must be at least 0, not '-1'",
+        ),
+        (
+            "KGSITE_LOG_LEVEL",
+            "verbose",
+            "ImproperlyConfigured: KGSITE_LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, "
+            "CRITICAL, not 'verbose'",
+        ),
+        (
+            "KGSITE_THROTTLE_ANON",
+            "60/fortnight",
+            "ImproperlyConfigured: KGSITE_THROTTLE_ANON must be a rate such as 60/min (per s, "
+            "min, hour or day), not '60/fortnight'",
+        ),
+        (
+            "KGSITE_THROTTLE_SEARCH",
+            "lots",
+            "ImproperlyConfigured: KGSITE_THROTTLE_SEARCH must be a rate such as 60/min (per s, "
+            "min, hour or day), not 'lots'",
+        ),
+        (
+            "KGSITE_EXTRACTOR",
+            "spacy",
+            "ImproperlyConfigured: KGSITE_EXTRACTOR must be one of offline, llm, not 'spacy'",
+        ),
+        (
+            "KGSITE_VECTOR_BACKEND",
+            "faiss",
+            "ImproperlyConfigured: KGSITE_VECTOR_BACKEND must be one of hnswlib, pgvector, "
+            "not 'faiss'",
+        ),
+        (
+            "KGSITE_RECALL_DOMAINS",
+            '["auth", "api"]',
+            "ImproperlyConfigured: KGSITE_RECALL_DOMAINS must be a JSON object of word lists "
+            '({"auth": ["login"]}), not \'["auth", "api"]\'',
+        ),
+        (
+            "KGSITE_RECALL_DOMAINS",
+            "{auth: [login]}",
+            "ImproperlyConfigured: KGSITE_RECALL_DOMAINS must be a JSON object of word lists "
+            '({"auth": ["login"]}), not \'{auth: [login]}\'',
+        ),
+        (
             "KGSITE_PUBLIC_READ",
             "yess",
             "ImproperlyConfigured: KGSITE_PUBLIC_READ must be one of 1, true, yes, on, 0, "
@@ -172,6 +219,46 @@ def test_the_bundled_model_runs_on_onnx_by_default_and_another_on_sentence_trans
         drop=("KGSITE_EMBEDDER",),
     )
     assert done.stdout.strip() == expected
+
+
+@pytest.mark.parametrize(("value", "expected"), [(" PGVector ", "pgvector"), ("", "hnswlib")])
+def test_a_choice_is_read_in_any_case_and_blank_is_the_default(monkeypatch, value, expected):
+    monkeypatch.setenv("KGSITE_PROBE", value)
+    assert env_choice("KGSITE_PROBE", "hnswlib", ("hnswlib", "pgvector")) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [(" 60 / Min ", "60/min"), ("5/s", "5/s"), ("100/day", "100/day")]
+)
+def test_a_throttle_rate_is_read_with_spaces_and_any_case(monkeypatch, value, expected):
+    """ "60 / min" made every throttled request a 500 (DRF read the period " min")."""
+    monkeypatch.setenv("KGSITE_PROBE", value)
+    assert env_rate("KGSITE_PROBE", "1/s") == expected
+
+
+def test_a_log_level_in_lower_case_is_taken():
+    """ "debug" stopped the site with "ValueError: Unable to configure root logger"."""
+    done = _run(
+        {"KGSITE_LOG_LEVEL": " debug "},
+        "-c",
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.LOGGING['root']['level'])",
+        settings_module="kgsite.settings.dev",
+    )
+    assert done.stdout.strip() == "DEBUG", done.stderr
+
+
+def test_allowed_hosts_written_with_spaces_after_the_commas_are_the_hosts():
+    """ "kg.example.org, localhost" kept " localhost", which no Host header matches: every
+    request to localhost answered 400 Bad Request."""
+    done = _run(
+        {"DJANGO_ALLOWED_HOSTS": " kg.example.org, localhost ,,"},
+        "-c",
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.ALLOWED_HOSTS)",
+        settings_module="kgsite.settings.dev",
+    )
+    assert done.stdout.strip() == "['kg.example.org', 'localhost']", done.stderr
 
 
 def _check(variables: dict[str, str]) -> list[str]:
