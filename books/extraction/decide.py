@@ -30,6 +30,7 @@ from books.extraction.termhood import (
     gather,
     zipf,
 )
+from books.extraction.types import type_written
 from books.extraction.writing import canonical_display
 from kgsite.text import normalize
 
@@ -325,6 +326,8 @@ def rows_decide(
                 define = row.options[best]
         if row.rule_type is not None:
             type_, define = row.rule_type, row.rule_define or define
+        elif written := type_written(row.display):
+            type_ = written  # "f()" is a function, whatever else the evidence says
         elif stored_type is not None and (stored := stored_type(row.display)):
             type_ = stored
         decisions.append(Decision(row.display, type_, row.evidence, row.aliases, define))
