@@ -30,6 +30,7 @@ from books.extraction.termhood import (
     gather,
     zipf,
 )
+from books.extraction.types import type_written
 from books.extraction.writing import canonical_display
 from kgsite.text import normalize
 
@@ -155,11 +156,15 @@ def term_rows(
         if display != term.display:
             term.aliases[term.display] = None
             term.display = display
+        # A function is named as one ("deflate(strm, flush)": deflate()); the chunks are
+        # still searched for the name as written (``measure`` reads ``term.display``).
+        shown = display + "()" if _written_as_call(display, key, stats) else display
+        names = [*term.aliases, display]
         rows.append(
             TermRow(
                 key=key,
-                display=term.display,
-                aliases=tuple(a for a in term.aliases if normalize(a) != normalize(term.display)),
+                display=shown,
+                aliases=tuple(dict.fromkeys(a for a in names if normalize(a) != normalize(shown))),
                 features=row_features,
                 evidence=_support(term),
                 rule_type=term.rule_type if term.rule_kept else None,
@@ -171,6 +176,7 @@ def term_rows(
     return rows
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 # A common English word: at least twice per million words (wordfreq's Zipf scale).
 COMMON_ZIPF = 3.3
 # Letters a word in capitals needs before it counts as a shouted word, not an acronym
@@ -195,6 +201,17 @@ def _literal(display: str, key: str, stats: DocStats) -> bool:
         display.isupper()
         and all(w.isalpha() and zipf(w) >= COMMON_ZIPF for w in words)
         and sum(len(w) for w in words) >= SHOUTED_LETTERS
+    )
+
+
+def _written_as_call(display: str, key: str, stats: DocStats) -> bool:
+    """An identifier the text writes as a call ("name(" with no space) at least twice and
+    in at least half of its occurrences: the name of a function."""
+    calls = stats.calls.get(key, 0)
+    return (
+        _IDENTIFIER.fullmatch(display) is not None
+        and calls >= 2
+        and 2 * calls >= stats.counts.get(key, 0)
     )
 
 
@@ -325,6 +342,8 @@ def rows_decide(
                 define = row.options[best]
         if row.rule_type is not None:
             type_, define = row.rule_type, row.rule_define or define
+        elif written := type_written(row.display):
+            type_ = written  # "f()" is a function, whatever else the evidence says
         elif stored_type is not None and (stored := stored_type(row.display)):
             type_ = stored
         decisions.append(Decision(row.display, type_, row.evidence, row.aliases, define))

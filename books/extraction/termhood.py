@@ -77,6 +77,7 @@ _LINE_TERM = re.compile(
     re.M,
 )
 _MAN_REF = re.compile(r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]*)\((?P<section>\d)\w?\)")
+_MAN_SECTION = re.compile(r"\(\d\w?\)")
 _HEADING_NUMBER = re.compile(r"^(?:(?:\d{1,2}|[A-Za-z])(?:\.\d{1,2})*\.?[ \t]+(?:[-–—:][ \t]+)?)")
 _CODE = re.compile(r"`([^`\n]{1,120})`")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
@@ -311,6 +312,7 @@ class DocStats:
     after_number: Counter = field(default_factory=Counter)  # occurrences after a number
     sorted_counts: list[int] = field(default_factory=list)  # every term's count, ascending
     sorted_spreads: list[int] = field(default_factory=list)  # every term's chunk count
+    calls: Counter = field(default_factory=Counter)  # written "name(" or "name()": a call
 
     def rank(self, key: str, fallback: int = 1) -> tuple[float, float]:
         """Where the term's count and its number of chunks stand among this document's
@@ -349,6 +351,7 @@ def doc_stats(
     shouted: Counter = Counter()
     written: dict[str, Counter] = {}
     after_number: Counter = Counter()
+    calls: Counter = Counter()
     sizes = {len(k.split()) for k in wanted} or {1}
     longest = min(max(sizes), 4)
     for index, (chunk, text) in enumerate(zip(chunks, texts, strict=True)):
@@ -384,6 +387,10 @@ def doc_stats(
                     or text[end : end + 2].lstrip(" ")[:1] == "("
                 ):
                     called[key] += 1
+                    last = tokens[i + n - 1][0]
+                    # "name(" opens a call, "name(5)" a manual reference.
+                    opened = text[end : end + 1] == "(" and not _MAN_SECTION.match(text, end)
+                    calls[key] += n == 1 and (last.endswith("()") or opened)
         if chunk.heading_path and chunk.part == 0:
             heading = [
                 normalize(m.group().removesuffix("()"))
@@ -413,6 +420,7 @@ def doc_stats(
         after_number,
         sorted(counts.values()),
         sorted(len(c) for c in chunk_sets.values()),
+        calls,
     )
 
 

@@ -201,6 +201,19 @@ def type_from_syntax(name: str) -> str | None:
     return None
 
 
+def type_written(name: str) -> str | None:
+    """The type a name's writing leaves no doubt about: ``f()`` a function, ``--x`` an
+    option, ``name(N)`` what the manual's section N documents (None otherwise: a dotted
+    or capitalised identifier may be one of several kinds)."""
+    if _OPTION.match(name):
+        return "option"
+    if _MAN_PAGE.match(name):
+        return man_section_type(name[name.rindex("(") + 1 :])
+    if _CALL.match(name):
+        return "function"
+    return None
+
+
 def is_code_name(name: str) -> bool:
     """Written the way code is: dots, underscores, parentheses, inner capitals, dashes."""
     return bool(
