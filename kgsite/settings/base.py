@@ -296,7 +296,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Background jobs (django-q2) -----------------------------------------------------
-REDIS_URL = env("REDIS_URL", "")
+REDIS_URL = env("REDIS_URL", "").strip()  # set but blank: no Redis, as unset
 Q_CLUSTER = {
     # Several deployments sharing one Redis need their own queue name.
     "name": env("KGSITE_Q_NAME", "kgsite"),

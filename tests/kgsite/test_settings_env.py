@@ -280,3 +280,14 @@ def _run(
     return subprocess.run(
         [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
     )
+
+
+def test_a_blank_redis_url_means_no_redis():
+    """A REDIS_URL of spaces was taken as the broker's address: every job failed."""
+    done = _run(
+        {"REDIS_URL": "  "},
+        "-c",
+        "from django.conf import settings; print('redis' in settings.Q_CLUSTER)",
+        settings_module="kgsite.settings.dev",
+    )
+    assert done.stdout.strip() == "False"
