@@ -18,7 +18,7 @@ from ..models import (
     EntityFact,
 )
 from ..name_index import name_index_refresh
-from ..names import normalize_type, validate_name
+from ..names import normalize_type, validate_description, validate_name
 
 
 def _candidates_payload(entities: Iterable[Entity]) -> list[dict]:
@@ -153,6 +153,7 @@ def entity_store(
     display = validate_name(name)
     norm = normalize(display)
     entity_type = normalize_type(type) if type is not None else ""
+    description = validate_description(description)
 
     def select() -> Entity | None:
         qs = Entity.objects.filter(name_norm=norm)
@@ -202,6 +203,7 @@ def entity_create(
     """A curator creates an entity by hand (the admin, the pages): an existing one is a
     conflict, never silently reused. ``aliases`` are added with it, all or nothing."""
     plan = entity_check(name=name, type=type)
+    description = validate_description(description)
     try:
         with transaction.atomic():
             entity = Entity.objects.create(
@@ -245,6 +247,8 @@ def entity_update(
         "description": entity.description,
     }
     plan = entity_check(entity=entity, name=canonical_name, type=type)
+    if description is not None:
+        description = validate_description(description)
     type_changed = plan.type != entity.type
     entity.canonical_name, entity.name_norm, entity.type = plan.display, plan.norm, plan.type
     if description is not None:

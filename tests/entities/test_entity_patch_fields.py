@@ -28,3 +28,26 @@ def test_editable_fields_still_save(curator_api):
         f"/api/v1/entities/{city.pk}/", {"description": "the capital"}, format="json"
     )
     assert response.status_code == 200 and response.json()["description"] == "the capital"
+
+
+@pytest.mark.parametrize("description", ["a bell\x07 tower", "x" * 10_001])
+def test_a_description_with_control_characters_or_too_long_is_a_400(curator_api, description):
+    """A control character was refused on create but stored by PATCH, the pages and the MCP
+    tools; the length is checked on every path too."""
+    city, _ = entity_store(name="Ankara", type="place")
+    response = curator_api.patch(
+        f"/api/v1/entities/{city.pk}/", {"description": description}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "description"
+    city.refresh_from_db()
+    assert city.description == ""
+
+
+@pytest.mark.parametrize("type_", ["_", "!!!", " - "])
+def test_a_type_without_a_letter_or_digit_is_a_400(curator_api, type_):
+    response = curator_api.post(
+        "/api/v1/entities/", {"canonical_name": "Ankara", "type": type_}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "type"
