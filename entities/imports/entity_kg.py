@@ -44,7 +44,7 @@ from kgsite.vectors.service import vector_batch
 
 from .. import services
 from ..models import Entity, EntityFact, ExternalEntityId, ExternalFactLink, Fact
-from ..names import normalize_type
+from ..names import normalize_type, validate_description
 from ..scopes import scope_clean
 
 SUPPORTED = (3, 4)
@@ -276,9 +276,16 @@ def _id_key(value: str) -> tuple[int, str]:
 
 def _import_group(group: list[SourceEntity], report: ImportReport) -> Entity | None:
     oldest = group[0]
+    description = oldest.description
+    try:
+        validate_description(description)
+    except DomainError as exc:  # the entity is kept; only what no description may hold goes
+        report.skip(f"entity '{oldest.name}': {exc.message}; imported without it")
+        report.counts["descriptions_skipped"] += 1
+        description = ""
     try:
         entity, created = services.entity_store(
-            name=oldest.name, type=_type_of(oldest.type), description=oldest.description
+            name=oldest.name, type=_type_of(oldest.type), description=description
         )
     except DomainError as exc:
         report.skip(f"entity '{oldest.name}': {exc.message}")

@@ -312,3 +312,23 @@ def test_digits_that_are_no_fact_id_are_not_found_rather_than_an_error(api, vect
     body = api.get("/api/v1/facts/refs", {"ids": f"²,①,{'9' * 25},{ours.pk}"}).json()
     assert [row["found"] for row in body] == [False, False, False, True]
     assert [row["id"] for row in body] == ["²", "①", "9" * 25, str(ours.pk)]
+
+
+def test_a_description_no_entity_may_hold_is_left_out_not_the_entity(tmp_path, vector_dir):
+    """Descriptions refuse control characters; the import keeps the entity, says what it
+    left out, and stores no control character."""
+    path = build(
+        tmp_path / "memory.sqlite",
+        version=4,
+        marker="pragma",
+        entities=[("qW3e5RtY7uIo", "Quillon Works", "organization", "2021-05-01T00:00:00")],
+    )
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE entities ADD COLUMN description TEXT")
+    db.execute("UPDATE entities SET description = ?", ("a foundry\x07 by the river",))
+    db.commit()
+    db.close()
+    out = run(path)
+    entity = Entity.objects.get(canonical_name="Quillon Works")
+    assert entity.description == ""
+    assert "descriptions_skipped: 1" in out
