@@ -484,10 +484,19 @@ def _suggestion_response(request, suggestion, *, error="", status=None, **extra)
             messages.error(request, error)
         return redirect("entities:duplicates")
     suggestion = selectors.duplicate_suggestion_get(suggestion_id=suggestion.pk)
+    # The heading's count follows the decision (swapped out of band beside the card).
+    pending_count = selectors.duplicate_suggestions_pending().count()
     return render_page(
         request,
         "entities/duplicates.html",
-        {"s": suggestion, "error": error, "can_write": True, **extra},
+        {
+            "s": suggestion,
+            "error": error,
+            "can_write": True,
+            "count_oob": True,
+            "pending_count": pending_count,
+            **extra,
+        },
         partial="entities/_suggestion.html",
         status=status or (409 if error else 200),
     )

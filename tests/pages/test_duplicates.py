@@ -65,6 +65,12 @@ def test_a_dismissed_pair_stays_dismissed(curator_client, reader_client, pair):
     assert reader_client.post(url, **HTMX).status_code == 403
     response = curator_client.post(url, **HTMX)
     assert response.status_code == 200 and b"Dismissed" in response.content
+    # The heading's count follows at once ("1 pending" stayed over an empty queue).
+    html = response.content.decode()
+    assert 'id="duplicate-count" hx-swap-oob="true">0 pending<' in html
+    undo = curator_client.post(reverse("entities:undismiss", args=[suggestion.pk]), **HTMX)
+    assert 'id="duplicate-count" hx-swap-oob="true">1 pending<' in undo.content.decode()
+    curator_client.post(url, **HTMX)
     _scan()
     assert not DuplicateSuggestion.objects.filter(status="pending").exists()
     assert (
