@@ -193,13 +193,25 @@ def entity_detail(request, entity_id: str):
 
 
 def aliases_response(
-    request, entity: Entity, *, error: str = "", value: str = "", removed: str = "", status=200
+    request,
+    entity: Entity,
+    *,
+    error: str = "",
+    value: str = "",
+    removed: str = "",
+    known: str = "",
+    status=200,
 ):
     return render_page(
         request,
         "entities/detail.html",
         _entity_context(
-            request, entity, alias_error=error, alias_value=value, removed_alias=removed
+            request,
+            entity,
+            alias_error=error,
+            alias_value=value,
+            removed_alias=removed,
+            known_alias=known,
         ),
         partial="entities/_aliases.html",
         status=status,
@@ -235,10 +247,11 @@ def alias_add(request, entity_id: str):
     entity, _w = checked_get(request, Entity, entity_id, write=True)
     alias = request.POST.get("alias", "")
     try:
-        services.alias_add(entity=entity, alias=alias, actor=request.user)
+        row, created = services.alias_add(entity=entity, alias=alias, actor=request.user)
     except DomainError as exc:
         return aliases_response(request, entity, error=exc.message, value=alias, status=400)
-    return aliases_response(request, entity)
+    # Nothing to add: say so, or the curator wonders whether the click was taken.
+    return aliases_response(request, entity, known="" if created else row.alias)
 
 
 @require_POST

@@ -121,6 +121,16 @@ def test_a_button_after_losing_the_curator_permission_says_so_in_its_card(
     assert not holmes.aliases.filter(alias="The Detective").exists()
 
 
+def test_adding_an_alias_the_entity_has_says_so(curator_client, holmes):
+    """Answered with the card unchanged, the click looked as if it had not been taken."""
+    url = reverse("entities:alias-add", args=[holmes.pk])
+    html = curator_client.post(url, {"alias": "MR. HOLMES"}, **HTMX).content.decode()
+    assert "“Mr. Holmes” is already an alias of this entity." in html
+    assert holmes.aliases.count() == 1
+    fresh = curator_client.post(url, {"alias": "The Detective"}, **HTMX).content.decode()
+    assert "already an alias" not in fresh and holmes.aliases.count() == 2
+
+
 def test_readers_cannot_write(reader_client, holmes):
     posts = [
         reverse("entities:alias-add", args=[holmes.pk]),

@@ -51,6 +51,17 @@ def test_messages_and_errors_of_the_pages_are_translated(curator_client, holmes)
         HTTP_HX_REQUEST="true",
     )
     assert "Rimosso l’alias “Mr. Holmes”".encode() in response.content
+    response = curator_client.post(
+        reverse("entities:alias-add", args=[holmes.pk]),
+        {"alias": "Sherlock"},
+        HTTP_HX_REQUEST="true",
+    )
+    response = curator_client.post(
+        reverse("entities:alias-add", args=[holmes.pk]),
+        {"alias": "sherlock"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert "“Sherlock” è già un alias di questa entità.".encode() in response.content
 
 
 def test_a_confirmed_facts_evidence_and_its_undo_are_translated(curator_client, holmes):
