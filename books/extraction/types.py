@@ -175,12 +175,8 @@ def type_from_noun(noun: str) -> str | None:
 
 def type_from_syntax(name: str) -> str | None:
     """The type a code name's own syntax gives away, or None for a plain word."""
-    if _OPTION.match(name):
-        return "option"
-    if _MAN_PAGE.match(name):
-        return man_section_type(name[name.rindex("(") + 1 :])
-    if _CALL.match(name):
-        return "function"
+    if _OPTION.match(name) or _MAN_PAGE.match(name) or _CALL.match(name):
+        return type_written(name)  # an unknown manual section included: None
     if _STANDARD.match(name):
         return "standard"
     if _FILE.match(name):
