@@ -69,6 +69,8 @@ class SourceStore:
     version: int
     entities: list[SourceEntity]
     facts: dict[str, tuple[str, float]] | None  # id -> (text, confidence); None: no table
+    # Rows no entity can take: aliases and links of an id the entities table lacks.
+    orphans: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -215,14 +217,18 @@ def entity_store_read(path: Path) -> SourceStore:
             )
         _check_layout(db, path)
         version = _version(db, tables, path)
-        return SourceStore(version, _entities(db), _facts_table(db, tables))
+        entities, orphans = _entities(db)
+        return SourceStore(version, entities, _facts_table(db, tables), orphans)
     finally:
         db.close()
 
 
-def _entities(db: sqlite3.Connection) -> list[SourceEntity]:
+def _entities(db: sqlite3.Connection) -> tuple[list[SourceEntity], dict[str, int]]:
+    """The entities with their aliases and fact links, and how many alias and link rows
+    name an id no entity has."""
     description = "description" if "description" in _columns(db, "entities") else "''"
     by_id: dict[str, SourceEntity] = {}
+    orphans: dict[str, int] = defaultdict(int)
     for pk, name, entity_type, created, desc in db.execute(
         f"SELECT id, canonical_name, type, created_at, {description} FROM entities ORDER BY id"
     ):
@@ -238,13 +244,17 @@ def _entities(db: sqlite3.Connection) -> list[SourceEntity]:
     ):
         if str(entity_id) in by_id and isinstance(alias, str):
             by_id[str(entity_id)].aliases.append(alias)
+        elif str(entity_id) not in by_id:
+            orphans["aliases_orphaned"] += 1
     role = "role" if "role" in _columns(db, "entity_facts") else "'mention'"
     for entity_id, fact_id, fact_role in db.execute(
         f"SELECT entity_id, fact_id, {role} FROM entity_facts ORDER BY rowid"
     ):
         if str(entity_id) in by_id and fact_id is not None:
             by_id[str(entity_id)].facts.append((str(fact_id), fact_role or "mention"))
-    return list(by_id.values())
+        elif str(entity_id) not in by_id:
+            orphans["links_orphaned"] += 1
+    return list(by_id.values()), dict(orphans)
 
 
 # --- Folding and writing -----------------------------------------------------------------
@@ -387,6 +397,11 @@ def entity_kg_import(*, path: Path, store: str | None = None, scope: str = "", a
         raise InvalidInput("store must not be empty", field="store")
     scope = scope_clean(scope)
     report = ImportReport(version=source.version)
+    # Rows nothing can be made of are counted, not dropped unsaid.
+    report.counts.update(source.orphans)
+    unnamed = sum(1 for e in source.entities if not normalize(e.name))
+    if unnamed:
+        report.counts["entities_unnamed"] = unnamed
     with vector_batch():
         for group in entities_fold(source.entities):
             entity = _import_group(group, report)

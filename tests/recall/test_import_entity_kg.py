@@ -332,3 +332,23 @@ def test_a_description_no_entity_may_hold_is_left_out_not_the_entity(tmp_path, v
     entity = Entity.objects.get(canonical_name="Quillon Works")
     assert entity.description == ""
     assert "descriptions_skipped: 1" in out
+
+
+def test_rows_nothing_can_be_made_of_are_counted(tmp_path, vector_dir):
+    """A row without a name, and aliases and links of an id no entity has, were dropped
+    without a word: the report read as if everything had come in."""
+    path = build(
+        tmp_path / "memory.sqlite",
+        version=4,
+        marker="pragma",
+        entities=[
+            ("rT5y7UiO9pAs", "Harrow Mill", "place", "2021-05-01T00:00:00"),
+            ("zX1c3VbN5mQw", "   ", "place", "2021-05-02T00:00:00"),
+        ],
+        aliases=[("rT5y7UiO9pAs", "the mill"), ("gone00000001", "old name")],
+        links=[("gone00000001", "fact_0009zzzz")],
+    )
+    out = run(path)
+    assert "entities_unnamed: 1" in out
+    assert "aliases_orphaned: 1" in out and "links_orphaned: 1" in out
+    assert Entity.objects.filter(canonical_name="Harrow Mill").exists()
