@@ -202,17 +202,13 @@ def _shown(
     *,
     floor_option: str,
     k: int,
-    cosines: dict[int, float] | None = None,
-) -> tuple[list[tuple[Fact, float, str]], bool]:
+) -> scorer.Ranked:
     """The memories a trigger shows for ``text``: hybrid candidates judged by the
-    trigger's trained scorer, or the cosine threshold without one. ``cosines``, when
-    given, receives each candidate's cosine with the text (the scores may be
-    probabilities)."""
+    trigger's trained scorer, or the cosine threshold without one (with the candidates
+    shown, which carry their cosines: the scores may be probabilities)."""
     found = trigger_candidates(trigger, text, scopes, options)
-    if cosines is not None:
-        cosines.update((c.fact.pk, max(c.cosine, c.cosine_xl)) for c in found)
     floor = getattr(options, floor_option)
-    result = scorer.ranked(
+    return scorer.ranked(
         trigger,
         found,
         k=k,
@@ -221,4 +217,3 @@ def _shown(
         at_least=AT_LEAST.get(trigger, 0),
         keep=primary_first if trigger in PRIMARY_FIRST else None,
     )
-    return result.facts, result.scorer

@@ -207,9 +207,10 @@ def recall_pre_check(*, action: str, scopes: ScopeFilter, options: RecallOptions
     trigger_check("pre_check")
     started = time.perf_counter()
     action = text_check(action, "action")
-    shown, learned = _shown(
+    result = _shown(
         "pre_check", action, scopes, options, floor_option="similarity", k=PRE_CHECK_SHOWN
     )
+    shown, learned = result.facts, result.scorer
 
     def of(wanted: Sequence[str], k: int, min_confidence: float = 0.0):
         return [
@@ -260,16 +261,11 @@ def recall_unknown(*, text: str, scopes: ScopeFilter, options: RecallOptions) ->
     trigger_check("unknown")
     started = time.perf_counter()
     text = text_check(text, "text")
-    cosines: dict[int, float] = {}
-    shown, learned = _shown(
-        "unknown",
-        text,
-        scopes,
-        options,
-        floor_option="unknown_similarity",
-        k=2 * options.max_facts,
-        cosines=cosines,
+    result = _shown(
+        "unknown", text, scopes, options, floor_option="unknown_similarity", k=2 * options.max_facts
     )
+    shown, learned = result.facts, result.scorer
+    cosines = {c.fact.pk: max(c.cosine, c.cosine_xl) for c in result.candidates}
     resolved = [x for x in shown if x[0].kind == Fk.RESOLVED_UNKNOWN][: options.max_facts]
     still_open = [x for x in shown if x[0].kind == Fk.UNKNOWN][: options.max_facts]
     budget = Budget(options.budget_chars)
@@ -479,7 +475,8 @@ def recall_query(*, query: str, scopes: ScopeFilter, options: RecallOptions) -> 
             if r["memory_id"] in facts
         ]
         sources.append("search_by_entities")
-    shown, learned = _shown("query", query, scopes, options, floor_option="relevance", k=k)
+    result = _shown("query", query, scopes, options, floor_option="relevance", k=k)
+    shown, learned = result.facts, result.scorer
     items += [fact_item(f, s, f"a memory for this query ({why})") for f, s, why in shown]
     sources += ["facts", "fulltext"]
     chunks = _chunk_items(query, k, options.relevance)
