@@ -324,12 +324,8 @@ def search_by_entities(
 def _among_visible(vector, visible, top_k: int) -> list[tuple[int, float]]:
     """The nearest active facts among those ``visible``; none when they are too many
     to list (``FILTER_IDS``)."""
-    ids = list(
-        visible.filter(status=Fact.Status.ACTIVE)
-        .order_by()
-        .values_list("pk", flat=True)[: FILTER_IDS + 1]
-    )
-    if not ids or len(ids) > FILTER_IDS:
+    ids = _listed_ids(visible.filter(status=Fact.Status.ACTIVE))
+    if not ids:  # none, or too many to list
         return []
     fetch = max(top_k * OVERFETCH, MIN_CANDIDATES)
     return vectors.search_vector("facts", vector, fetch, filter_ids=ids)
@@ -389,6 +385,13 @@ def _fact_filter(
     return qs, filtered
 
 
+def _listed_ids(qs) -> list[int] | None:
+    """The ids of the facts ``qs`` keeps, for a search among them only; None when they
+    are more than ``FILTER_IDS``."""
+    ids = list(qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
+    return ids if len(ids) <= FILTER_IDS else None
+
+
 class _FactHits:
     """Nearest facts to one query vector that pass the filter ``qs``."""
 
@@ -421,8 +424,8 @@ class _FactHits:
     def among_filtered(self) -> list[tuple[int, float]] | None:
         """Search only among the matching facts, their ids taken from the database
         (bounded), exactly or through hnswlib's filter; None if they are too many."""
-        ids = list(self.qs.order_by().values_list("pk", flat=True)[: FILTER_IDS + 1])
-        if len(ids) > FILTER_IDS:
+        ids = _listed_ids(self.qs)
+        if ids is None:
             return None
         return self.ranked(vectors.search_vector("facts", self.vector, self.k * 2, filter_ids=ids))
 
