@@ -12,18 +12,12 @@ class BooksConfig(AppConfig):
         a merge (and its undo), and show on the entity's page."""
         from entities import hooks
         from kgsite.pages import audit_action, audit_target, dashboard_panel, undo_action
-        from kgsite.vectors.index import register_kind
+        from kgsite.vectors.index import register_model_kind
         from notifications.views import notification_page
 
-        from . import selectors, services, views
+        from . import models, selectors, services, views
 
-        register_kind(
-            "chunks",
-            selectors.chunk_rows,
-            keys=selectors.chunk_keys,
-            count=selectors.chunk_count,
-            key_type=int,
-        )
+        register_model_kind("chunks", models.Chunk)
         hooks.entity_referrers(selectors.entities_mentioned)
         hooks.merge_mover(
             hooks.MergeMover(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import Case, Count, IntegerField, Min, QuerySet, Value, When
@@ -51,25 +51,6 @@ def chunk_links(entity_ids: list[str], per_entity: int) -> list[tuple[int, str, 
         weight = (2.0 if mention_type == Mention.Type.DEFINES else 1.0) * math.log1p(count)
         rows.append((chunk_id, entity_id, weight, f"{title} #{ordinal}"))
     return rows
-
-
-# --- vector index source ---------------------------------------------------------------
-
-
-def chunk_rows(ids: Sequence[int] | None) -> Iterable[tuple[int, str]]:
-    """(id, text) pairs the semantic index embeds."""
-    qs = Chunk.objects.order_by("pk")
-    if ids is not None:
-        qs = qs.filter(pk__in=list(ids))
-    return qs.values_list("pk", "text").iterator(chunk_size=2000)
-
-
-def chunk_keys() -> Iterable[int]:
-    return Chunk.objects.order_by().values_list("pk", flat=True).iterator(chunk_size=10_000)
-
-
-def chunk_count() -> int:
-    return Chunk.objects.count()
 
 
 # --- books and jobs --------------------------------------------------------------------

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from kgsite.vectors.index import KINDS, Key, register_kind
+from kgsite.vectors.index import KINDS, Key, register_model_kind
 from kgsite.vectors.service import vector_changed
 
 from .. import hooks
@@ -16,23 +16,8 @@ from ..models import Fact
 from .models import Episode
 
 
-def _episode_rows(ids: Sequence[Key] | None) -> Iterable[tuple[Key, str]]:
-    qs = Episode.objects.order_by("pk")
-    if ids is not None:
-        qs = qs.filter(pk__in=list(ids))
-    return qs.values_list("pk", "narrative").iterator(chunk_size=2000)
-
-
-def _episode_keys() -> Iterable[Key]:
-    return Episode.objects.order_by().values_list("pk", flat=True).iterator(chunk_size=10_000)
-
-
-def _episode_count() -> int:
-    return Episode.objects.count()
-
-
 def episodes_kind_register() -> None:
-    register_kind("episodes", _episode_rows, keys=_episode_keys, count=_episode_count, key_type=int)
+    register_model_kind("episodes", Episode, "narrative")
 
 
 # --- Facts in a multilingual space ("facts_xl") ------------------------------------------
@@ -60,18 +45,6 @@ def crosslingual_encoder():
     return encoder
 
 
-def _fact_texts(ids: Sequence[Key] | None) -> Iterable[tuple[Key, str]]:
-    # The text is its own version: the index re-asks for a vector when it changes.
-    qs = Fact.objects.order_by("pk")
-    if ids is not None:
-        qs = qs.filter(pk__in=list(ids))
-    return qs.values_list("pk", "text").iterator(chunk_size=2000)
-
-
-def _fact_keys() -> Iterable[Key]:
-    return Fact.objects.order_by().values_list("pk", flat=True).iterator(chunk_size=10_000)
-
-
 def _xl_vectors(pairs: Sequence[tuple[Key, str]]) -> np.ndarray:
     return crosslingual_encoder().encode([text for _key, text in pairs])
 
@@ -96,12 +69,10 @@ def crosslingual_kind_register() -> None:
     if not crosslingual_path():
         return
     encoder_class = import_string(crosslingual_path())
-    register_kind(
+    # The text is its own version: the index re-asks for a vector when it changes.
+    register_model_kind(
         CROSSLINGUAL_KIND,
-        _fact_texts,
-        keys=_fact_keys,
-        count=Fact.objects.count,
-        key_type=int,
+        Fact,
         vectors=_xl_vectors,
         dim=encoder_class.dim,
         signature=encoder_class.signature,

@@ -5,26 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from kgsite.vectors.index import Key, register_kind
+from kgsite.vectors.index import Key, register_kind, register_model_kind
 from kgsite.vectors.service import similar_items, vector_changed
 
 from .. import hooks
 from ..models import Alias, Entity, Fact
-
-
-def _fact_rows(ids: Sequence[Key] | None) -> Iterable[tuple[Key, str]]:
-    qs = Fact.objects.order_by("pk")
-    if ids is not None:
-        qs = qs.filter(pk__in=list(ids))
-    return qs.values_list("pk", "text").iterator(chunk_size=2000)
-
-
-def _fact_keys() -> Iterable[Key]:
-    return Fact.objects.order_by().values_list("pk", flat=True).iterator(chunk_size=10_000)
-
-
-def _fact_count() -> int:
-    return Fact.objects.count()
 
 
 def entity_text(name: str, entity_type: str, aliases: Iterable[str], description: str) -> str:
@@ -75,7 +60,7 @@ def entity_saved_index(entity_ids: list[str]) -> None:
 
 
 def kinds_register() -> None:
-    register_kind("facts", _fact_rows, keys=_fact_keys, count=_fact_count, key_type=int)
+    register_model_kind("facts", Fact)
     register_kind("entities", _entity_rows, keys=_entity_keys, count=_entity_count, key_type=str)
     hooks.on_fact_saved(fact_saved_index)
     hooks.on_entity_saved(entity_saved_index)

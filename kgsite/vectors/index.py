@@ -65,6 +65,7 @@ from .kinds import (  # noqa: F401 (the names callers import from here)
     _write_atomic,
     hnsw_settings,
     register_kind,
+    register_model_kind,
     text_hash,
     vector_source,
 )

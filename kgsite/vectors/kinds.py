@@ -110,6 +110,23 @@ def register_kind(
     return kind
 
 
+def register_model_kind(name: str, model: type, text_field: str = "text", **options) -> VectorKind:
+    """Add a kind whose rows are one model's (primary key, ``text_field``), the common
+    case (facts, chunks, episodes): rows read in primary-key order, keys without texts,
+    the table's count. ``options`` are :func:`register_kind`'s."""
+
+    def rows(ids: Sequence[Key] | None) -> Iterable[tuple[Key, str]]:
+        qs = model.objects.order_by("pk")
+        if ids is not None:
+            qs = qs.filter(pk__in=list(ids))
+        return qs.values_list("pk", text_field).iterator(chunk_size=2000)
+
+    def keys() -> Iterable[Key]:
+        return model.objects.order_by().values_list("pk", flat=True).iterator(chunk_size=10_000)
+
+    return register_kind(name, rows, keys=keys, count=model.objects.count, **options)
+
+
 def _takes_argument(func: Callable) -> bool:
     try:
         return bool(inspect.signature(func).parameters)
