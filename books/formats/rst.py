@@ -15,6 +15,7 @@ plain docutils rejects (``:func:``, ``.. autoclass::``); the structure we need i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _ADORNMENT = re.compile(r"^([=\-~^\"'`#*+:.<>_!$%&,;?@\\/|])\1{2,}[ \t]*$")
 _ROLE = re.compile(r":(?P<role>[\w.+-]+(?::[\w.+-]+)?):`(?P<text>[^`\n]+)`")
@@ -147,6 +148,9 @@ _ROFF_CHARS = {
 }
 _ROFF_REQUEST = re.compile(r"^[.'][ \t]*(?P<name>[A-Za-z]{1,3})\b[ \t]*(?P<args>.*)$")
 _FONT_REQUESTS = frozenset({"B", "I", "BR", "RB", "BI", "IB", "IR", "RI", "SM", "SB"})
+# A macro definition (``.de``, ``.am``) or an ignored block (``.ig``): lines up to ``..``
+# are the macro's body, never the page's text.
+_ROFF_DEFINITION = re.compile(r"^[.'][ \t]*(?:de|de1|am|am1|ig)(?:[ \t]|$)")
 
 
 def is_roff(text: str) -> bool:
@@ -171,13 +175,27 @@ def _roff_text(line: str) -> str:
     return _ROFF_ESCAPE.sub("", line)
 
 
+def _roff_lines(text: str) -> Iterator[str]:
+    """The source lines that say something: text and requests. Comments, macro
+    definitions (``.de`` up to ``..``) and other control lines (``..``, ``.\\}``) are
+    no text of the page."""
+    defining = False
+    for raw in text.split("\n"):
+        if defining:
+            defining = raw.rstrip() != ".."
+        elif _ROFF_DEFINITION.match(raw):
+            defining = True
+        elif raw.startswith(('.\\"', "'\\\"", ".\\#")) or raw.strip() == ".":
+            continue
+        elif _ROFF_REQUEST.match(raw) or not raw.startswith((".", "'")):
+            yield raw
+
+
 def roff_to_markdown(text: str) -> str:
     """Markdown with the page's sections (``.SH``, ``.Sh``) and subsections (``.SS``)."""
     out: list[str] = []
     fenced = False  # inside .nf/.EX: a heading closes it (no heading is preformatted)
-    for raw in text.split("\n"):
-        if raw.startswith(('.\\"', "'\\\"", ".\\#")) or raw.strip() == ".":
-            continue
+    for raw in _roff_lines(text):
         request = _ROFF_REQUEST.match(raw)
         if request is None:
             out.append(_roff_text(raw))
