@@ -134,17 +134,55 @@ def rst_to_markdown(text: str) -> str:
 # --- roff ------------------------------------------------------------------------------
 
 _ROFF_ESCAPE = re.compile(r"\\f(?:\[[^\]]*\]|\(..|.)|\\s[+-]?\d|\\&|\\c|\\:|\\%|\\\"")
-_ROFF_CHARS = {
-    r"\-": "-",
-    r"\(em": "—",
-    r"\(en": "–",
-    r"\(bu": "•",
-    r"\e": "\\",
-    r"\ ": " ",
-    r"\(aq": "'",
-    r"\(dq": '"',
-    r"\(lq": "“",
-    r"\(rq": "”",
+_ROFF_CHARS = {r"\-": "-", r"\e": "\\", r"\ ": " "}
+# Named characters (``\(co``, ``\[em]``, ``\[u00E9]``); a name not listed prints nothing.
+_ROFF_GLYPH = re.compile(r"\\(?:\((?P<two>..)|\[(?P<long>[^\]\s]+)\])")
+_ROFF_GLYPHS = {
+    "em": "—",
+    "en": "–",
+    "bu": "•",
+    "aq": "'",
+    "dq": '"',
+    "lq": "“",
+    "rq": "”",
+    "oq": "‘",
+    "cq": "’",
+    "hy": "-",
+    "co": "©",
+    "rg": "®",
+    "tm": "™",
+    "de": "°",
+    "mu": "×",
+    "+-": "±",
+    "<=": "≤",
+    ">=": "≥",
+    "!=": "≠",
+    "->": "→",
+    "<-": "←",
+    "ga": "`",
+    "ti": "~",
+    "ha": "^",
+    "rs": "\\",
+    "sl": "/",
+    "Fo": "«",
+    "Fc": "»",
+}
+# Interpolated strings (``\*(L"``, ``\*[Aq]``): those the man macros and Pod::Man
+# define (its ``C``` and ``C'`` mark code); the definitions themselves are requests.
+_ROFF_STRING = re.compile(r"\\\*(?:\[(?P<long>[^\]\n]*)\]|\((?P<two>..)|(?P<one>[^(\[\n]))")
+_ROFF_STRINGS = {
+    'L"': "“",
+    'R"': "”",
+    "lq": "“",
+    "rq": "”",
+    "C`": "`",
+    "C'": "`",
+    "Aq": "'",
+    "--": "—",
+    "PI": "π",
+    "C+": "C++",
+    "R": "®",
+    "Tm": "™",
 }
 _ROFF_REQUEST = re.compile(r"^[.'][ \t]*(?P<name>[A-Za-z]{1,3})\b[ \t]*(?P<args>.*)$")
 _FONT_REQUESTS = frozenset({"B", "I", "BR", "RB", "BI", "IB", "IR", "RI", "SM", "SB"})
@@ -169,7 +207,20 @@ def _roff_args(args: str) -> list[str]:
     return [a.strip('"') for a in re.findall(r'"[^"]*"|\S+', args)]
 
 
+def _glyph(match: re.Match) -> str:
+    name = match.group("two") or match.group("long")
+    if re.fullmatch(r"u[0-9A-Fa-f]{4,6}(?:_[0-9A-Fa-f]{4,6})*", name):  # \[u00E9], \[u0065_0301]
+        codes = [int(code.lstrip("u"), 16) for code in name.split("_")]
+        return "".join(chr(c) for c in codes if c <= 0x10FFFF and not 0xD800 <= c <= 0xDFFF)
+    return _ROFF_GLYPHS.get(name, "")
+
+
+def _string(match: re.Match) -> str:
+    return _ROFF_STRINGS.get(match.group("two") or match.group("long") or match.group("one"), "")
+
+
 def _roff_text(line: str) -> str:
+    line = _ROFF_STRING.sub(_string, _ROFF_GLYPH.sub(_glyph, line))
     for escape, char in _ROFF_CHARS.items():
         line = line.replace(escape, char)
     return _ROFF_ESCAPE.sub("", line)

@@ -371,3 +371,17 @@ def test_a_pod_man_page_shows_its_text_not_its_macro_preamble():
     document = parse_document(roff.encode(), fmt="man")
     assert paths(document) == [("KITE(1)",), ("KITE(1)", "NAME")]
     assert document.text == "# KITE(1)\n\n## NAME\n\nkite - fly a kite\n"
+
+
+def test_a_manual_pages_strings_and_named_characters_read_as_what_they_print():
+    """``\\*(L"``, ``\\*(C``` (Pod::Man's quotes and code marks), ``\\(co`` and
+    ``\\[u00E9]`` stayed in the text as written, in every option a Pod::Man page lists."""
+    roff = (
+        ".TH KITE 1\n.SH OPTIONS\n"
+        'Give \\*(C`\\-s\\*(C\' a size such as \\*(L"small\\*(R" or \\*(Aqlarge\\*(Aq.\n'
+        ".SH COPYRIGHT\n\\(co 2024 Ren\\[u00E9]e \\[em] \\*(lqkites\\*(rq \\*(XYfly.\n"
+    )
+    text = parse_document(roff.encode(), fmt="man").text
+    assert "Give `-s` a size such as “small” or 'large'." in text
+    assert "© 2024 Renée — “kites” fly." in text
+    assert "\\" not in text
