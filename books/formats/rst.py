@@ -133,10 +133,23 @@ def rst_to_markdown(text: str) -> str:
 
 # --- roff ------------------------------------------------------------------------------
 
-_ROFF_ESCAPE = re.compile(r"\\f(?:\[[^\]]*\]|\(..|.)|\\s[+-]?\d|\\&|\\c|\\:|\\%|\\\"")
-_ROFF_CHARS = {r"\-": "-", r"\e": "\\", r"\ ": " "}
-# Named characters (``\(co``, ``\[em]``, ``\[u00E9]``); a name not listed prints nothing.
-_ROFF_GLYPH = re.compile(r"\\(?:\((?P<two>..)|\[(?P<long>[^\]\s]+)\])")
+# One pass over a line's escapes, left to right (so ``\en`` stays the text "\n"):
+# named characters (``\(co``, ``\[em]``, ``\[u00E9]``), interpolated strings
+# (``\*(L"``), characters written as escapes (``\-``, ``\e``), and what prints nothing:
+# fonts, sizes, colours, motions (``\h'..'``, ``\u``), number registers, italic
+# corrections and thin spaces (help2man's ``\,`` and ``\/``, DocBook's ``\m[blue]``,
+# Pod::Man's ``\|``), and a comment to the line's end.
+_ROFF_ESCAPE = re.compile(
+    r"\\(?:\((?P<glyph>..)|\[(?P<glyph_long>[^\]\s]+)\]"
+    r"|\*(?:\[(?P<string_long>[^\]\n]*)\]|\((?P<string>..)|(?P<string_one>[^(\[\n]))"
+    r"|(?P<char>[-e ~0\\])"
+    r"|[fFmMn](?:\[[^\]\n]*\]|\(..|[^\[(\n])"
+    r"|s(?:\[[^\]\n]*\]|[+-]?\(\d\d|[+-]?\d)"
+    r"|[hvwxlLDNSHR](?P<q>['\"|]).*?(?P=q)"
+    r"|k.|\".*|[&c:%,/|^)duz])"
+)
+_ROFF_CHARS = {"-": "-", "e": "\\", " ": " ", "~": " ", "0": " ", "\\": "\\"}
+# Named characters; a name not listed prints nothing.
 _ROFF_GLYPHS = {
     "em": "—",
     "en": "–",
@@ -167,9 +180,8 @@ _ROFF_GLYPHS = {
     "Fo": "«",
     "Fc": "»",
 }
-# Interpolated strings (``\*(L"``, ``\*[Aq]``): those the man macros and Pod::Man
-# define (its ``C``` and ``C'`` mark code); the definitions themselves are requests.
-_ROFF_STRING = re.compile(r"\\\*(?:\[(?P<long>[^\]\n]*)\]|\((?P<two>..)|(?P<one>[^(\[\n]))")
+# Strings the man macros and Pod::Man define (its ``C``` and ``C'`` mark code); the
+# definitions themselves are requests, never read. Another prints nothing.
 _ROFF_STRINGS = {
     'L"': "“",
     'R"': "”",
@@ -207,23 +219,24 @@ def _roff_args(args: str) -> list[str]:
     return [a.strip('"') for a in re.findall(r'"[^"]*"|\S+', args)]
 
 
-def _glyph(match: re.Match) -> str:
-    name = match.group("two") or match.group("long")
+def _glyph(name: str) -> str:
     if re.fullmatch(r"u[0-9A-Fa-f]{4,6}(?:_[0-9A-Fa-f]{4,6})*", name):  # \[u00E9], \[u0065_0301]
         codes = [int(code.lstrip("u"), 16) for code in name.split("_")]
         return "".join(chr(c) for c in codes if c <= 0x10FFFF and not 0xD800 <= c <= 0xDFFF)
     return _ROFF_GLYPHS.get(name, "")
 
 
-def _string(match: re.Match) -> str:
-    return _ROFF_STRINGS.get(match.group("two") or match.group("long") or match.group("one"), "")
+def _escape(match: re.Match) -> str:
+    found = match.groupdict()
+    if glyph := found["glyph"] or found["glyph_long"]:
+        return _glyph(glyph)
+    if string := found["string"] or found["string_long"] or found["string_one"]:
+        return _ROFF_STRINGS.get(string, "")
+    return _ROFF_CHARS.get(found["char"] or "", "")
 
 
 def _roff_text(line: str) -> str:
-    line = _ROFF_STRING.sub(_string, _ROFF_GLYPH.sub(_glyph, line))
-    for escape, char in _ROFF_CHARS.items():
-        line = line.replace(escape, char)
-    return _ROFF_ESCAPE.sub("", line)
+    return _ROFF_ESCAPE.sub(_escape, line)
 
 
 def _roff_lines(text: str) -> Iterator[str]:
@@ -231,7 +244,7 @@ def _roff_lines(text: str) -> Iterator[str]:
     definitions (``.de`` up to ``..``) and other control lines (``..``, ``.\\}``) are
     no text of the page."""
     defining = False
-    for raw in text.split("\n"):
+    for raw in re.sub(r"(?<!\\)\\\n", "", text).split("\n"):  # "\" ends a continued line
         if defining:
             defining = raw.rstrip() != ".."
         elif _ROFF_DEFINITION.match(raw):

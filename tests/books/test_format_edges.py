@@ -385,3 +385,29 @@ def test_a_manual_pages_strings_and_named_characters_read_as_what_they_print():
     assert "Give `-s` a size such as “small” or 'large'." in text
     assert "© 2024 Renée — “kites” fly." in text
     assert "\\" not in text
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # help2man (GNU tools): italic corrections around every placeholder
+        ("kite [\\fI\\,OPTION\\/\\fR]... [\\fI\\,FILE\\/\\fR]...", "kite [OPTION]... [FILE]..."),
+        # DocBook: colours, a smaller raised note mark, motions around a bullet
+        (
+            "The \\m[blue]\\fBKite Guide\\fR\\m[]\\&\\s-2\\u[1]\\d\\s+2 says more\\&.",
+            "The Kite Guide[1] says more.",
+        ),
+        ("\\h'-04'\\(bu\\h'+03'\\c", "•"),
+        # Pod::Man: a thin space before a section number
+        ("See \\fBkite\\-string\\fR\\|(1).", "See kite-string(1)."),
+    ],
+    ids=["help2man", "docbook", "docbook-bullet", "pod-man"],
+)
+def test_a_manual_pages_spacing_colour_and_motion_escapes_print_nothing(line, expected):
+    roff = f".TH KITE 1\n.SH DESCRIPTION\n{line}\n"
+    assert parse_document(roff.encode(), fmt="man").text.endswith(f"\n{expected}\n")
+
+
+def test_a_request_continued_on_the_next_line_is_no_text():
+    roff = ".TH KITE 1\n.SH NAME\n.if \\n(.H>23 .if \\n(.V>19 \\\n\\{\\\n.    ds : e\n.\\}\nkite\n"
+    assert parse_document(roff.encode(), fmt="man").text == "# KITE(1)\n\n## NAME\n\nkite\n"
