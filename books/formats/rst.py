@@ -22,6 +22,10 @@ _ROLE = re.compile(r":(?P<role>[\w.+-]+(?::[\w.+-]+)?):`(?P<text>[^`\n]+)`")
 _LITERAL = re.compile(r"``(?P<code>[^`\n]+?)``")
 _DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w:.+-]+)::[ \t]*(?P<arg>.*)$")
 _COMMENT = re.compile(r"^(?P<indent>[ \t]*)\.\.(?:[ \t]+(?:_[^:]*:.*|\[[^\]]*\].*|[^:]*))?$")
+# A substitution definition (``.. |name| replace:: text``, ``.. |logo| image:: x.png``).
+_SUBSTITUTION = re.compile(
+    r"^[ \t]*\.\.[ \t]+\|(?P<name>[^|\n]+)\|[ \t]+(?P<kind>[\w:.+-]+)::[ \t]*(?P<arg>.*)$"
+)
 _CODE_DIRECTIVES = frozenset({"code", "code-block", "sourcecode", "literalinclude", "doctest"})
 # Roles whose text is a standard's number.
 _NUMBERED_ROLES = {"pep": "PEP", "rfc": "RFC"}
@@ -117,7 +121,7 @@ def rst_to_markdown(text: str) -> str:
             out += block
             literal_after = False
             continue
-        if _COMMENT.match(line) and line.strip():
+        if (_COMMENT.match(line) or _SUBSTITUTION.match(line)) and line.strip():
             i += 1
             while i < len(lines) and lines[i].strip() and _indent(lines[i]) > _indent(line):
                 i += 1
@@ -128,7 +132,30 @@ def rst_to_markdown(text: str) -> str:
             line = line.rstrip()[:-1] if literal_after else line
         out.append(_inline(line))
         i += 1
-    return "\n".join(out)
+    return "\n".join(_substituted(out, lines))
+
+
+def _substituted(markdown: list[str], source: list[str]) -> list[str]:
+    """The Markdown lines with each defined ``|name|`` (or ``|name|_``) replaced by its
+    text (``replace::``; nothing for an image or another directive), outside code."""
+    texts = {
+        found.group("name").strip(): (
+            _inline(found.group("arg").strip()) if found.group("kind") == "replace" else ""
+        )
+        for found in map(_SUBSTITUTION.match, source)
+        if found
+    }
+    if not texts:
+        return markdown
+    reference = re.compile(
+        r"\|(?P<name>" + "|".join(re.escape(name) for name in texts) + r")\|(?:__?)?"
+    )
+    fenced = False
+    out = []
+    for line in markdown:
+        fenced ^= line.startswith("```")
+        out.append(line if fenced else reference.sub(lambda m: texts[m.group("name")], line))
+    return out
 
 
 # --- roff ------------------------------------------------------------------------------

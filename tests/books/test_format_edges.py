@@ -411,3 +411,17 @@ def test_a_manual_pages_spacing_colour_and_motion_escapes_print_nothing(line, ex
 def test_a_request_continued_on_the_next_line_is_no_text():
     roff = ".TH KITE 1\n.SH NAME\n.if \\n(.H>23 .if \\n(.V>19 \\\n\\{\\\n.    ds : e\n.\\}\nkite\n"
     assert parse_document(roff.encode(), fmt="man").text == "# KITE(1)\n\n## NAME\n\nkite\n"
+
+
+def test_restructuredtext_substitutions_read_as_their_text():
+    """``|name|`` stayed in the text as written, and the definition at the foot of the
+    page (``.. |name| replace:: ...``) was a paragraph of its own."""
+    rst = (
+        "Kites\n=====\n\n|project| flies |version| kites |logo| high.\n\n"
+        ".. |project| replace:: Kitewright\n"
+        ".. |version| replace:: *7.2*\n"
+        ".. |logo| image:: kite.png\n   :alt: a kite\n"
+    )
+    text = parse_document(rst.encode(), fmt="rst").text
+    assert text.rstrip().endswith("Kitewright flies *7.2* kites  high.")
+    assert "|" not in text and "replace::" not in text and "kite.png" not in text
