@@ -27,6 +27,13 @@ _SUBSTITUTION = re.compile(
     r"^[ \t]*\.\.[ \t]+\|(?P<name>[^|\n]+)\|[ \t]+(?P<kind>[\w:.+-]+)::[ \t]*(?P<arg>.*)$"
 )
 _CODE_DIRECTIVES = frozenset({"code", "code-block", "sourcecode", "literalinclude", "doctest"})
+# Directives whose argument is a path, a format or a setting, not prose; and those whose
+# body is not prose either (a table of contents' entries, raw HTML, index entries).
+_ARGUMENT_NOT_TEXT = frozenset(
+    {"image", "figure", "include", "raw", "only", "index", "toctree", "highlight"}
+    | {"contents", "sectnum", "currentmodule", "default-role", "tabularcolumns"}
+)
+_BODY_NOT_TEXT = frozenset({"toctree", "raw", "index", "meta", "tabularcolumns", "graphviz"})
 # Roles whose text is a standard's number.
 _NUMBERED_ROLES = {"pep": "PEP", "rfc": "RFC"}
 _TARGET = re.compile(r"^(?P<text>.*?)\s*<[^<>]+>$")
@@ -95,9 +102,11 @@ def _block(
     if name in _CODE_DIRECTIVES or name == "::":
         return ["```", *(b[depth:] for b in body), "```", ""], j
     out: list[str] = []
-    if directive and directive.group("arg").strip() and ":" not in name:
-        out.append(_inline(directive.group("arg").strip()))
-    out += [_inline(b[depth:]) for b in body if not re.match(r"^\s*:\w[\w-]*:", b)]
+    argument = directive.group("arg").strip() if directive else ""
+    if argument and ":" not in name and name not in _ARGUMENT_NOT_TEXT:
+        out.append(_inline(argument))
+    if name not in _BODY_NOT_TEXT:
+        out += [_inline(b[depth:]) for b in body if not re.match(r"^\s*:\w[\w-]*:", b)]
     return [*out, ""], j
 
 

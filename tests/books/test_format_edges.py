@@ -425,3 +425,20 @@ def test_restructuredtext_substitutions_read_as_their_text():
     text = parse_document(rst.encode(), fmt="rst").text
     assert text.rstrip().endswith("Kitewright flies *7.2* kites  high.")
     assert "|" not in text and "replace::" not in text and "kite.png" not in text
+
+
+def test_restructuredtext_directives_that_hold_no_prose_leave_no_text():
+    """An image's or an include's path, a table of contents' entries, raw HTML and index
+    entries were paragraphs of the book (and file names there became entities)."""
+    rst = (
+        "Kites\n=====\n\n.. image:: img/kite.png\n   :alt: a red kite\n\n"
+        ".. figure:: img/spool.png\n\n   A spool holds the line.\n\n"
+        ".. toctree::\n   :maxdepth: 2\n\n   install\n   usage\n\n"
+        '.. raw:: html\n\n   <div class="banner">Hi</div>\n\n'
+        ".. include:: ../shared/footer.rst\n\n.. index:: single: kite; flying\n\n"
+        ".. only:: html\n\n   Kites fly in the browser.\n\n"
+        ".. note:: Kites need wind.\n\nText.\n"
+    )
+    text = parse_document(rst.encode(), fmt="rst").text
+    expected = "# Kites A spool holds the line. Kites fly in the browser. Kites need wind. Text."
+    assert " ".join(text.split()) == expected
