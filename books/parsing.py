@@ -277,12 +277,21 @@ _MD_LINE = re.compile(
 _EMPHASIS = re.compile(r"(\*{1,3})(\S(?:.*?\S)?)\1|(?<!\w)(_{1,3})(\S(?:.*?\S)?)\3(?!\w)")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|])")
 _SPACES = re.compile(r"\s+")
+# A code span: its text is literal (``__init__``, ``**kwargs``), no emphasis or escape.
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+_HOLE = "\ue000"  # a private-use mark holding a code span's place meanwhile
 
 
 def clean_heading(raw: str) -> str:
-    """Heading text without Markdown emphasis or escapes, whitespace collapsed."""
-    text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4) or "", raw)
+    """Heading text without Markdown emphasis or escapes, whitespace collapsed; code
+    spans as written."""
+    raw = raw.replace(_HOLE, "")
+    spans = [m.group(0) for m in _CODE_SPAN.finditer(raw)]
+    text = _CODE_SPAN.sub(_HOLE, raw)
+    text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4) or "", text)
     text = _ESCAPE.sub(r"\1", text)
+    for span in spans:
+        text = text.replace(_HOLE, span, 1)
     return _SPACES.sub(" ", text).strip()
 
 

@@ -442,3 +442,28 @@ def test_restructuredtext_directives_that_hold_no_prose_leave_no_text():
     text = parse_document(rst.encode(), fmt="rst").text
     expected = "# Kites A spool holds the line. Kites fly in the browser. Kites need wind. Text."
     assert " ".join(text.split()) == expected
+
+
+@pytest.mark.parametrize(
+    ("fmt", "source"),
+    [
+        (
+            "markdown",
+            "# Kiteflow\n\n## `__enter__`\n\nx\n\n"
+            "## The `**spool_opts` and `*args` *keywords*\n\ny\n",
+        ),
+        (
+            "html",
+            "<h1>Kiteflow</h1><h2><code>__enter__</code></h2><p>x</p><h2>The <code>**spool_opts"
+            "</code> and <code>*args</code> <em>keywords</em></h2><p>y</p>",
+        ),
+    ],
+)
+def test_a_code_name_in_a_heading_keeps_its_underscores_and_stars(fmt, source):
+    """Emphasis was read inside code: the heading `__enter__` became `enter` (and defined
+    an entity "enter"), `**spool_opts` lost a star."""
+    assert paths(parse_document(source.encode(), fmt=fmt)) == [
+        ("Kiteflow",),
+        ("Kiteflow", "`__enter__`"),
+        ("Kiteflow", "The `**spool_opts` and `*args` keywords"),
+    ]
