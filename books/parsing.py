@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from books.formats.archive import lost_text
-from books.formats.html import epub_to_markdown, html_to_markdown
+from books.formats.html import PERMALINK_MARKS, epub_to_markdown, html_to_markdown
 from books.formats.pdf import clean_pages, outline_headings, outline_items
 from books.formats.rst import is_roff, roff_includes, roff_to_markdown, rst_to_markdown
 from books.formats.text import dehyphenate, technical_headings
@@ -280,14 +280,21 @@ _SPACES = re.compile(r"\s+")
 # A code span: its text is literal (``__init__``, ``**kwargs``), no emphasis or escape.
 _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 _HOLE = "\ue000"  # a private-use mark holding a code span's place meanwhile
+# A link reads as its text; an image (a badge) and a permalink's mark ("¶") as nothing.
+_LINK = re.compile(r"(!?)\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+(?:\"[^\"]*\"|'[^']*'))?\)")
+
+
+def _link_text(match: re.Match) -> str:
+    text = match.group(2)
+    return "" if match.group(1) or text.strip() in PERMALINK_MARKS else text
 
 
 def clean_heading(raw: str) -> str:
-    """Heading text without Markdown emphasis or escapes, whitespace collapsed; code
-    spans as written."""
+    """Heading text without Markdown emphasis, escapes or link targets, whitespace
+    collapsed; code spans as written."""
     raw = raw.replace(_HOLE, "")
     spans = [m.group(0) for m in _CODE_SPAN.finditer(raw)]
-    text = _CODE_SPAN.sub(_HOLE, raw)
+    text = _LINK.sub(_link_text, _CODE_SPAN.sub(_HOLE, raw))
     text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4) or "", text)
     text = _ESCAPE.sub(r"\1", text)
     for span in spans:

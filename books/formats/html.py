@@ -17,6 +17,9 @@ from kgsite.errors import InvalidInput
 
 _DROP = ("script", "style", "noscript", "template", "nav", "svg", "head")
 _BLANKS = re.compile(r"\n{3,}")
+# What a heading's permalink shows (Sphinx and MkDocs end every heading with "¶", GitHub
+# opens it with an empty anchor): a mark, never a word of the heading.
+PERMALINK_MARKS = frozenset({"", "¶", "§", "#", "🔗"})
 
 
 def _soup(markup: bytes | str):
@@ -37,6 +40,10 @@ def html_to_markdown(markup: bytes | str) -> str:
     soup = _soup(markup)
     for tag in soup.find_all(_DROP):
         tag.decompose()
+    for heading in soup.find_all(["h1", "h2", "h3", "h4", "h5", "h6"]):
+        for link in heading.find_all("a"):
+            if link.get_text().strip() in PERMALINK_MARKS:
+                link.decompose()
     body = soup.body or soup
     text = MarkdownConverter(heading_style="ATX", bullets="-", escape_misc=False).convert_soup(body)
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]

@@ -467,3 +467,34 @@ def test_a_code_name_in_a_heading_keeps_its_underscores_and_stars(fmt, source):
         ("Kiteflow", "`__enter__`"),
         ("Kiteflow", "The `**spool_opts` and `*args` keywords"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "source"),
+    [
+        # Sphinx and MkDocs end every heading with a permalink mark
+        (
+            "html",
+            '<h1>Kites<a class="headerlink" href="#kites" title="Link to this heading">¶</a>'
+            '</h1><p>x</p><h2>Lines<a class="headerlink" href="#lines">&para;</a></h2><p>y</p>',
+        ),
+        # GitHub's empty anchor before the text; a heading that is a link
+        (
+            "html",
+            '<h1><a class="anchor" href="#kites"></a>Kites</h1><p>x</p>'
+            '<h2><a href="https://example.org/lines">Lines</a></h2><p>y</p>',
+        ),
+        (
+            "markdown",
+            "# [Kites](https://example.org) ![build](badge.svg)\n\nx\n\n"
+            "## Lines [¶](#lines)\n\ny\n",
+        ),
+    ],
+    ids=["sphinx-mkdocs", "github-anchor-and-link", "markdown"],
+)
+def test_a_link_in_a_heading_reads_as_its_text_and_a_permalink_as_nothing(fmt, source):
+    """Headings read 'Kites[¶](#kites "Link to this heading")' on the book's page and in
+    every chunk's heading path; an HTML page's permalink marks are no text either."""
+    document = parse_document(source.encode(), fmt=fmt)
+    assert paths(document) == [("Kites",), ("Kites", "Lines")]
+    assert fmt != "html" or "¶" not in document.text
