@@ -8,6 +8,7 @@ already read. Scripts, styles and navigation are dropped first.
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import warnings
@@ -33,10 +34,29 @@ def _soup(markup: bytes | str):
         return BeautifulSoup(markup, "lxml")
 
 
-def html_to_markdown(markup: bytes | str) -> str:
-    """The document's body as Markdown (empty when it holds no text)."""
+@functools.cache
+def _converter():
     from markdownify import MarkdownConverter  # deferred: only HTML and EPUB books need it
 
+    class Converter(MarkdownConverter):
+        """markdownify's, with HTML5's sectioning and grouping elements as blocks (it
+        runs them into the next block's text: "Kite ClubKites fly")."""
+
+        convert_header = convert_footer = convert_main = convert_aside = (
+            MarkdownConverter.convert_div
+        )
+        convert_figure = convert_address = convert_details = convert_summary = (
+            MarkdownConverter.convert_div
+        )
+        convert_fieldset = convert_dialog = convert_hgroup = convert_center = (
+            MarkdownConverter.convert_div
+        )
+
+    return Converter(heading_style="ATX", bullets="-", escape_misc=False)
+
+
+def html_to_markdown(markup: bytes | str) -> str:
+    """The document's body as Markdown (empty when it holds no text)."""
     soup = _soup(markup)
     for tag in soup.find_all(_DROP):
         tag.decompose()
@@ -45,7 +65,7 @@ def html_to_markdown(markup: bytes | str) -> str:
             if link.get_text().strip() in PERMALINK_MARKS:
                 link.decompose()
     body = soup.body or soup
-    text = MarkdownConverter(heading_style="ATX", bullets="-", escape_misc=False).convert_soup(body)
+    text = _converter().convert_soup(body)
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
     return _BLANKS.sub("\n\n", "\n".join(lines)).strip() + "\n"
 

@@ -498,3 +498,19 @@ def test_a_link_in_a_heading_reads_as_its_text_and_a_permalink_as_nothing(fmt, s
     document = parse_document(source.encode(), fmt=fmt)
     assert paths(document) == [("Kites",), ("Kites", "Lines")]
     assert fmt != "html" or "¶" not in document.text
+
+
+def test_html5_blocks_keep_their_words_apart():
+    """A header, an aside, a footer or a summary ran into the next block's text:
+    'Kite ClubKites fly.', 'spoolsKite Club 2024'."""
+    html = (
+        "<header>Kite Club</header><main>Kites fly.</main><aside>See also spools</aside>"
+        "<footer>Kite Club 2024</footer><details><summary>More</summary>Lines hold kites."
+        "</details><figure>A red kite</figure><address>1 Kite Lane</address>"
+    )
+    text = parse_document(html.encode(), fmt="html").text
+    expected = (
+        "Kite Club Kites fly. See also spools Kite Club 2024 More Lines hold kites. "
+        "A red kite 1 Kite Lane"
+    )
+    assert " ".join(text.split()) == expected
