@@ -17,7 +17,11 @@ from kgsite import leases
 from kgsite.errors import Conflict, DomainError, InvalidInput
 from kgsite.models import audit
 from kgsite.text import normalize
-from notifications.services import notification_create, notification_mark_read_by_key
+from notifications.services import (
+    notification_create,
+    notification_mark_read_by_key,
+    notification_mark_unread_by_key,
+)
 
 from ..models import Book, IngestJob
 from .ingest import (
@@ -199,15 +203,20 @@ def _ingest_job_execute(job: IngestJob, progress: PhaseProgress | None) -> Inges
 
 
 def _notify_failure(job: IngestJob, message: str) -> None:
+    """One notice per job: a retried job that fails again raises its notice again (the
+    retry closed it), with the new error."""
+    key = f"ingest-job-failed:{job.pk}"
+    payload = {"job_id": job.pk, "error": message[:1000]}
     try:
         notification_create(
             type="job_failed",
             urgency="high",
             title=f"Ingesting {job.title or job.source_name} failed",
-            payload={"job_id": job.pk, "error": message[:1000]},
+            payload=payload,
             link=f"/api/v1/jobs/{job.pk}/",
-            key=f"ingest-job-failed:{job.pk}",
+            key=key,
         )
+        notification_mark_unread_by_key(key=key, payload=payload)
     except Exception:
         logger.exception("could not record the job_failed notification")
 
@@ -215,8 +224,8 @@ def _notify_failure(job: IngestJob, message: str) -> None:
 @transaction.atomic
 def ingest_job_retry(*, job: IngestJob, actor=None) -> IngestJob:
     """Queue a failed job again from the file it kept (uploads stay under uploads/) and
-    close its failure notice. The notice's key is per job, so a second failure shows on
-    the job's page and the dashboard, not as a new notice."""
+    close its failure notice. The notice's key is per job, so a second failure raises
+    that notice again (with its error), not a new one."""
     job = IngestJob.objects.select_for_update().get(pk=job.pk)
     if job.status != IngestJob.Status.FAILED:
         raise Conflict(

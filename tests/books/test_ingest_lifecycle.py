@@ -201,6 +201,32 @@ def test_a_failed_job_whose_file_is_gone_cannot_be_retried(tmp_path):
     assert job.status == IngestJob.Status.FAILED and job.error == "disk"
 
 
+def test_a_retried_job_that_fails_again_rings_the_bell_again(monkeypatch):
+    """Retrying closes the failure notice; a second failure found it closed and said
+    nothing, so a curator who retried and walked away never heard of it."""
+    from books.extraction import offline
+    from notifications.models import Notification
+
+    crashes = iter(["first crash", "second crash"])
+
+    def crash(self, chunks, *, lexicon, progress=None):
+        raise RuntimeError(next(crashes))
+
+    monkeypatch.setattr(offline.OfflineExtractor, "extract", crash)
+    job = ingest_job_create(filename="kites.md", data=VERSIONS["box"], extractor="offline")
+    with pytest.raises(RuntimeError):
+        ingest_job_run(job_id=job.pk)
+    notice = Notification.objects.get(type="job_failed")
+    assert notice.read is False
+    ingest_job_retry(job=IngestJob.objects.get(pk=job.pk))
+    notice.refresh_from_db()
+    assert notice.read is True
+    with pytest.raises(RuntimeError):
+        ingest_job_run(job_id=job.pk)
+    notice = Notification.objects.get(type="job_failed")
+    assert notice.read is False and "second crash" in notice.payload["error"]
+
+
 # --- finding a book --------------------------------------------------------------------------
 
 
