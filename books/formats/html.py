@@ -12,6 +12,7 @@ import functools
 import io
 import re
 import warnings
+from pathlib import PurePosixPath
 
 from books.formats.archive import lost_text, zip_check
 from kgsite.errors import InvalidInput
@@ -88,6 +89,7 @@ def epub_to_markdown(data: bytes, problems: list[str] | None = None) -> str:
         raise InvalidInput(f"The EPUB could not be read: {message}", field="file") from exc
     parts: list[str] = []
     seen: set[str] = set()
+    titles = _toc_titles(book.toc)
     order = [book.get_item_with_id(item_id) for item_id, _linear in book.spine]
     order += [i for i in book.get_items_of_type(ITEM_DOCUMENT) if i not in order]
     for item in order:
@@ -102,6 +104,31 @@ def epub_to_markdown(data: bytes, problems: list[str] | None = None) -> str:
         lost = lost_text(item.content, markdown, name=item.file_name)
         if lost and problems is not None:
             problems.append(lost)
+        title = titles.get(item.file_name) or titles.get(PurePosixPath(item.file_name).name)
+        if markdown and title and not _TOP_HEADING.search(markdown):
+            # A chapter titled in a styled paragraph, not a heading: its own chapter,
+            # under the title the table of contents gives it.
+            markdown = f"# {title}\n\n{markdown}"
         if markdown:
             parts.append(markdown)
     return "\n\n".join(parts) + "\n" if parts else ""
+
+
+_TOP_HEADING = re.compile(r"^# ", re.MULTILINE)
+
+
+def _toc_titles(entries) -> dict[str, str]:
+    """The title the table of contents gives each document (its first entry), by its
+    path and by its file name alone (a nav in another folder links "c1.xhtml")."""
+    titles: dict[str, str] = {}
+    for entry in entries:
+        if isinstance(entry, tuple | list):  # (a section, [its entries])
+            for href, title in _toc_titles(entry).items():
+                titles.setdefault(href, title)
+            continue
+        href = (getattr(entry, "href", "") or "").split("#", 1)[0]
+        title = " ".join((getattr(entry, "title", "") or "").split())
+        if href and title:
+            titles.setdefault(href, title)
+            titles.setdefault(PurePosixPath(href).name, title)
+    return titles
