@@ -97,6 +97,8 @@ def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
         return ParsedDocument(text=text, sections=_markdown_sections(text))
     if fmt == "markdown":
         text = decode_text(data)
+        if front := _FRONT_MATTER.match(text):  # settings, not text
+            text = text[front.end() :].lstrip("\n")
         _require_text(text)
         return ParsedDocument(text=text, sections=_markdown_sections(text))
     if fmt in ("text", "man"):  # a manual page already rendered is text
@@ -265,6 +267,13 @@ def _pdf_document(data: bytes) -> ParsedDocument:
 
 
 # --- Markdown ------------------------------------------------------------------------
+
+# A page's settings for a site generator (Jekyll, Hugo, MkDocs): YAML between "---" lines
+# (or ending "..."), or TOML between "+++" lines, opening the file with a "key:" line.
+_FRONT_MATTER = re.compile(
+    r"\A(?:---\n[\w-]+[ \t]*:.*?\n(?:---|\.\.\.)|\+\+\+\n[\w-]+[ \t]*=.*?\n\+\+\+)[ \t]*(?:\n|\Z)",
+    re.DOTALL,
+)
 
 # An ATX heading (optional closing hashes) or a code fence, whichever a line is.
 _MD_LINE = re.compile(

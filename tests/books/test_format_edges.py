@@ -514,3 +514,25 @@ def test_html5_blocks_keep_their_words_apart():
         "A red kite 1 Kite Lane"
     )
     assert " ".join(text.split()) == expected
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        "---\ntitle: Kites\nlayout: page\ntags: [wind, line]\n---\n",
+        '+++\ntitle = "Kites"\ndraft = false\n+++\n',
+        "---\ntitle: Kites\n...\n",
+    ],
+    ids=["yaml", "toml", "yaml-dots"],
+)
+def test_markdown_front_matter_is_no_text_of_the_book(front):
+    """A Jekyll, Hugo or MkDocs page opened its book with a chapter "(no heading)"
+    holding its YAML settings."""
+    document = parse_document(f"{front}\n# Kites\n\nKites fly.\n".encode(), fmt="markdown")
+    assert document.text == "# Kites\n\nKites fly.\n"
+    assert [s.heading_path for s in document.sections] == [("Kites",)]
+
+
+def test_a_markdown_page_opening_on_a_rule_keeps_its_text():
+    source = "---\n\nKites fly.\n\n---\n\n# Lines\n\nA line.\n"
+    assert parse_document(source.encode(), fmt="markdown").text == source
