@@ -19,7 +19,7 @@ from pathlib import PurePath
 
 from books.formats.archive import lost_text
 from books.formats.html import PERMALINK_MARKS, epub_to_markdown, html_to_markdown
-from books.formats.pdf import clean_pages, outline_headings, outline_items
+from books.formats.pdf import MIN_REPEATS, clean_pages, outline_headings, outline_items
 from books.formats.rst import is_roff, roff_includes, roff_to_markdown, rst_to_markdown
 from books.formats.text import dehyphenate, technical_headings
 from kgsite.errors import InvalidInput
@@ -102,7 +102,7 @@ def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
         _require_text(text)
         return ParsedDocument(text=text, sections=_markdown_sections(text))
     if fmt in ("text", "man"):  # a manual page already rendered is text
-        text = dehyphenate(decode_text(data))
+        text = dehyphenate(_unpaginated(decode_text(data)))
         _require_text(text)
         start, end = gutenberg_body(text)
         _require_text(text[start:end])
@@ -186,6 +186,21 @@ def pdf_check(data: bytes) -> None:
 
 
 # --- decoding ------------------------------------------------------------------------
+
+
+def _unpaginated(text: str) -> str:
+    """A text paginated with form feeds (an RFC, a printed manual) without its running
+    headers, footers and page numbers, as a PDF's pages are read. A form feed also
+    separates the sections of a GNU NEWS file, each opening on a heading of one shape
+    ("Version 4.3 (19 Jan 2020)"): only a line repeated as it is runs, or one numbered
+    as the pages are."""
+    pages = text.split("\f")
+    if len(pages) < MIN_REPEATS:
+        return text
+    kept = clean_pages(pages, exact=True)
+    if kept == [page.strip("\n") for page in pages]:  # nothing runs: the text as it is
+        return text
+    return "\n\n".join(page for page in kept if page.strip()) + "\n"
 
 
 def decode_text(data: bytes) -> str:

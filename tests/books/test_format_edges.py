@@ -536,3 +536,20 @@ def test_markdown_front_matter_is_no_text_of_the_book(front):
 def test_a_markdown_page_opening_on_a_rule_keeps_its_text():
     source = "---\n\nKites fly.\n\n---\n\n# Lines\n\nA line.\n"
     assert parse_document(source.encode(), fmt="markdown").text == source
+
+
+def test_a_paginated_text_loses_its_running_headers_and_footers():
+    """A text paginated with form feeds (an RFC, an old manual) kept every page's
+    header and footer ("Flyer  Informational  [Page 2]") inside its chunks, as a PDF's
+    are not."""
+    pages = [f"{n}.  Part {n}\n\n   Kites of kind {n} fly in wind {n * 3}.\n" for n in range(1, 5)]
+    header = "RFC 9999                          KLTP                        April 2024\n\n"
+    footer = "Flyer                  Informational              [Page {}]\n"
+    text = "\f\n".join(
+        f"{header if n else ''}{page}\n{footer.format(n + 1)}" for n, page in enumerate(pages)
+    )
+    document = parse_document(text.encode(), fmt="text")
+    assert "[Page" not in document.text and "April 2024" not in document.text
+    assert "\f" not in document.text
+    for n in range(1, 5):
+        assert f"Kites of kind {n} fly in wind {n * 3}." in document.text
