@@ -191,7 +191,7 @@ def _ingest_job_execute(job: IngestJob, progress: PhaseProgress | None) -> Inges
         raise
     IngestJob.objects.filter(pk=job.pk).update(
         status=IngestJob.Status.DONE,
-        book=result.book,
+        book_id=_still_stored(result.book),
         result=result.as_dict(),
         warnings=[*job.warnings, *result.warnings][:500],  # a retry's note stays
         done=max(job.total, result.chunks),
@@ -200,6 +200,12 @@ def _ingest_job_execute(job: IngestJob, progress: PhaseProgress | None) -> Inges
     )
     job.refresh_from_db()
     return job
+
+
+def _still_stored(book: Book) -> int | None:
+    """The book's id, or None when a curator deleted it while the job was finishing
+    (embedding its chunks): the job ends done without it, and never brings it back."""
+    return book.pk if Book.objects.filter(pk=book.pk).exists() else None
 
 
 def _notify_failure(job: IngestJob, message: str) -> None:
@@ -309,7 +315,7 @@ def book_ingest_now(
         raise
     IngestJob.objects.filter(pk=job.pk).update(
         status=IngestJob.Status.DONE,
-        book=result.book,
+        book_id=_still_stored(result.book),
         title=result.book.title,
         extractor=result.book.extractor,
         result=result.as_dict(),

@@ -172,6 +172,27 @@ def test_a_book_deleted_while_its_new_version_is_queued_comes_back_whole():
     assert_consistent()
 
 
+@pytest.mark.django_db(transaction=True)  # the foreign key is checked as a worker commits
+def test_a_book_deleted_while_its_job_embeds_it_stays_deleted_and_the_job_ends(
+    monkeypatch, settings, tmp_path
+):
+    """The job's last write named the deleted book: a foreign-key error left the job
+    "running", and the recovery queued it again, which brought the book back."""
+    from books.services import jobs
+
+    settings.DATA_DIR = tmp_path
+    monkeypatch.setattr(jobs, "_enqueue", lambda job_id: None)  # run here, not queued
+    job = ingest_job_create(filename="kites.md", data=VERSIONS["both"], title="Kites")
+
+    def delete_while_embedding(phase: str, done: int, total: int) -> None:
+        if phase == "embed" and Book.objects.exists():
+            book_delete(book=Book.objects.get())
+
+    job = ingest_job_run(job_id=job.pk, progress=delete_while_embedding)
+    assert job.status == IngestJob.Status.DONE and job.book is None
+    assert not Book.objects.exists() and not Chunk.objects.exists() and names() == set()
+
+
 def test_a_job_runs_once_even_when_delivered_twice():
     job = ingest_job_create(filename="kites.md", data=VERSIONS["both"], title="Kites")
     ingest_job_run(job_id=job.pk)
