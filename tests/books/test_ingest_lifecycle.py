@@ -193,6 +193,37 @@ def test_a_book_deleted_while_its_job_embeds_it_stays_deleted_and_the_job_ends(
     assert not Book.objects.exists() and not Chunk.objects.exists() and names() == set()
 
 
+@pytest.mark.django_db(transaction=True)  # the foreign keys are checked as a worker commits
+def test_entities_merged_or_deleted_while_a_book_is_read_leave_it_whole(
+    monkeypatch, settings, tmp_path, curator
+):
+    """Extraction found stored entities; a curator merged one and deleted another before
+    the book was written: the write failed on its foreign keys ("IntegrityError") and
+    the book was not stored. Its mentions now follow the merge; the deleted one's go."""
+    from books.services import jobs
+    from entities.services import entity_delete, entity_merge, entity_store
+
+    settings.DATA_DIR = tmp_path
+    monkeypatch.setattr(jobs, "_enqueue", lambda job_id: None)  # run here, not queued
+    old = entity_store(name="Box kite", type="kite")[0]
+    survivor = entity_store(name="Box kites", type="kite")[0]
+    gone = entity_store(name="Delta kite", type="kite")[0]
+    job = ingest_job_create(filename="kites.md", data=VERSIONS["both"], title="Kites")
+
+    def curate_meanwhile(phase: str, done: int, total: int) -> None:
+        if phase == "write" and Entity.objects.filter(pk=gone.pk).exists():
+            entity_merge(
+                survivor=survivor, duplicates=[Entity.objects.get(pk=old.pk)], actor=curator
+            )
+            entity_delete(entity=Entity.objects.get(pk=gone.pk), actor=curator)
+
+    job = ingest_job_run(job_id=job.pk, progress=curate_meanwhile)
+    assert job.status == IngestJob.Status.DONE, job.error
+    named = set(Mention.objects.values_list("entity_id", flat=True))
+    assert survivor.pk in named and old.pk not in named and gone.pk not in named
+    assert_consistent()
+
+
 def test_a_job_runs_once_even_when_delivered_twice():
     job = ingest_job_create(filename="kites.md", data=VERSIONS["both"], title="Kites")
     ingest_job_run(job_id=job.pk)
