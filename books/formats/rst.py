@@ -34,6 +34,8 @@ _ARGUMENT_NOT_TEXT = frozenset(
     | {"contents", "sectnum", "currentmodule", "default-role", "tabularcolumns"}
 )
 _BODY_NOT_TEXT = frozenset({"toctree", "raw", "index", "meta", "tabularcolumns", "graphviz"})
+# A directive's option (``:caption: Flying``), a field of its own line.
+_FIELD = re.compile(r"^\s*:\w[\w-]*:")
 # Roles whose text is a standard's number.
 _NUMBERED_ROLES = {"pep": "PEP", "rfc": "RFC"}
 _TARGET = re.compile(r"^(?P<text>.*?)\s*<[^<>]+>$")
@@ -100,14 +102,25 @@ def _block(
         level = max(len(styles) + 1, 2)  # below the deepest title so far, taking no style
         return [f"{'#' * min(level, 6)} {_inline(directive.group('arg').strip())}", ""], j
     if name in _CODE_DIRECTIVES or name == "::":
-        return ["```", *(b[depth:] for b in body), "```", ""], j
+        code = body if name == "::" else _without_options(body)
+        depth = min((_indent(b) for b in code if b.strip()), default=0)
+        return (["```", *(b[depth:] for b in code), "```", ""] if code else []), j
     out: list[str] = []
     argument = directive.group("arg").strip() if directive else ""
     if argument and ":" not in name and name not in _ARGUMENT_NOT_TEXT:
         out.append(_inline(argument))
     if name not in _BODY_NOT_TEXT:
-        out += [_inline(b[depth:]) for b in body if not re.match(r"^\s*:\w[\w-]*:", b)]
+        out += [_inline(b[depth:]) for b in body if not _FIELD.match(b)]
     return [*out, ""], j
+
+
+def _without_options(body: list[str]) -> list[str]:
+    """A directive's content without the options that open it (``:linenos:``,
+    ``:caption: ...``) and the blank lines before it."""
+    start = 0
+    while start < len(body) and (_FIELD.match(body[start]) or not body[start].strip()):
+        start += 1
+    return body[start:]
 
 
 def rst_to_markdown(text: str) -> str:
