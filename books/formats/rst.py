@@ -34,6 +34,8 @@ _ARGUMENT_NOT_TEXT = frozenset(
     | {"contents", "sectnum", "currentmodule", "default-role", "tabularcolumns"}
 )
 _BODY_NOT_TEXT = frozenset({"toctree", "raw", "index", "meta", "tabularcolumns", "graphviz"})
+# A footnote's or a citation's text (``.. [#] text``, ``.. [CIT2002] text``).
+_NOTE = re.compile(r"^[ \t]*\.\.[ \t]+\[(?P<label>[^\]\n]+)\](?:[ \t]+(?P<text>.*))?$")
 # A directive's option (``:caption: Flying``), a field of its own line.
 _FIELD = re.compile(r"^\s*:\w[\w-]*:")
 # Roles whose text is a standard's number.
@@ -58,7 +60,10 @@ def _role(match: re.Match) -> str:
 def _inline(line: str) -> str:
     line = _ROLE.sub(_role, line)
     line = _LITERAL.sub(lambda m: f"`{m.group('code')}`", line)
-    return re.sub(r"`([^`\n<]+?)\s*<[^<>\n]+>`_{1,2}", r"\1", line)  # `text <url>`_
+    line = re.sub(r"`([^`\n<]+?)\s*<[^<>\n]+>`_{1,2}", r"\1", line)  # `text <url>`_
+    line = re.sub(r"(?<![`\w])`([^`\n]+)`_{1,2}(?![\w`])", r"\1", line)  # `the rules`_
+    line = re.sub(r"[ \t]*\[(?:#[\w-]*|\*|\d+)\]_(?!\w)", "", line)  # footnote marks: [#]_
+    return re.sub(r"\[([A-Za-z][\w.-]*)\]_(?!\w)", r"[\1]", line)  # citations: [CIT2002]_
 
 
 def _indent(line: str) -> int:
@@ -114,6 +119,22 @@ def _block(
     return [*out, ""], j
 
 
+def _note(lines: list[str], i: int) -> tuple[list[str], int] | None:
+    """A footnote or citation (``.. [#] text``, ``.. [CIT2002] text``) as its text, a
+    citation after its label, and where it ends; None for another line."""
+    note = _NOTE.match(lines[i])
+    if note is None:
+        return None
+    label = note.group("label")
+    prefix = "" if re.fullmatch(r"#[\w-]*|\*|\d+", label) else f"[{label}] "
+    out = [_inline(prefix + (note.group("text") or "").strip())]
+    j = i + 1
+    while j < len(lines) and lines[j].strip() and _indent(lines[j]) > _indent(lines[i]):
+        out.append(_inline(lines[j].strip()))
+        j += 1
+    return [*out, ""], j
+
+
 def _without_options(body: list[str]) -> list[str]:
     """A directive's content without the options that open it (``:linenos:``,
     ``:caption: ...``) and the blank lines before it."""
@@ -142,6 +163,10 @@ def rst_to_markdown(text: str) -> str:
             block, i = _block(lines, i, directive, styles, base)
             out += block
             literal_after = False
+            continue
+        if note := _note(lines, i):
+            out += note[0]
+            i = note[1]
             continue
         if (_COMMENT.match(line) or _SUBSTITUTION.match(line)) and line.strip():
             i += 1

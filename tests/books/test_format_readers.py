@@ -17,3 +17,21 @@ def test_a_code_directives_options_are_not_code():
     assert "```\nkite.fly()\nkite.land()\n```" in text
     assert "linenos" not in text and "caption" not in text and ":lines:" not in text
     assert text.count("```") == 2  # an include's path is no code block of its own
+
+
+def test_restructuredtext_references_read_as_their_text_and_footnotes_keep_theirs():
+    """Footnote marks ("[#]_"), citations ("[CIT2002]_") and named references
+    ("`target`_") stayed as written, and a footnote's own text was dropped as a
+    comment."""
+    rst = (
+        "Kites\n=====\n\nKites fly [#]_ as the guild says [GUILD1999]_; see `the rules`_ "
+        "and `Lines <https://example.org/lines>`__.\n\n"
+        ".. [#] Mostly in spring,\n   when the wind is steady.\n"
+        ".. [GUILD1999] The Kite Guild, Rules.\n"
+        ".. _the rules: https://example.org/rules\n"
+    )
+    text = " ".join(parse_document(rst.encode(), fmt="rst").text.split())
+    assert "Kites fly as the guild says [GUILD1999]; see the rules and Lines." in text
+    assert "Mostly in spring, when the wind is steady." in text
+    assert "[GUILD1999] The Kite Guild, Rules." in text
+    assert "_" not in text and "example.org" not in text
