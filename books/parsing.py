@@ -99,6 +99,7 @@ def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
         text = decode_text(data)
         if front := _FRONT_MATTER.match(text):  # settings, not text
             text = text[front.end() :].lstrip("\n")
+        text = _without_comments(text)
         _require_text(text)
         return ParsedDocument(text=text, sections=_markdown_sections(text))
     if fmt in ("text", "man"):  # a manual page already rendered is text
@@ -311,6 +312,37 @@ _LINK = re.compile(r"(!?)\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+(?:\"[^\
 def _link_text(match: re.Match) -> str:
     text = match.group(2)
     return "" if match.group(1) or text.strip() in PERMALINK_MARKS else text
+
+
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+def _without_comments(text: str) -> str:
+    """Markdown without its HTML comments (a page's history, notes to its editors),
+    which a reader never sees; a comment inside fenced code is code and stays."""
+    if "<!--" not in text:
+        return text
+    parts: list[str] = []
+    prose: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        match = _MD_LINE.match(line)
+        marker = match.group("fence") if match else None
+        opens = marker is not None and fence is None
+        if opens or fence is not None:
+            if opens and prose:
+                parts.append(_COMMENT.sub("", "\n".join(prose)))
+                prose = []
+            if opens:
+                fence = marker
+            elif marker and marker[0] == fence[0] and len(marker) >= len(fence):
+                fence = None
+            parts.append(line)
+            continue
+        prose.append(line)
+    if prose:
+        parts.append(_COMMENT.sub("", "\n".join(prose)))
+    return "\n".join(parts)
 
 
 def clean_heading(raw: str) -> str:

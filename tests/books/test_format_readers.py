@@ -35,3 +35,18 @@ def test_restructuredtext_references_read_as_their_text_and_footnotes_keep_their
     assert "Mostly in spring, when the wind is steady." in text
     assert "[GUILD1999] The Kite Guild, Rules." in text
     assert "_" not in text and "example.org" not in text
+
+
+def test_html_comments_in_markdown_are_no_text_but_code_keeps_them():
+    """Node.js's API pages carry their history in comments ("<!-- YAML added: v0.1.27
+    -->"): it was a paragraph of every section, read for names."""
+    markdown = (
+        "# Kites\n\n<!-- YAML\nadded: v0.1.27\n-->\n\n## Lines <!-- a note -->\n\n"
+        "A line holds the kite.<!-- hidden -->\n\n```html\n<!-- kept in code -->\n```\n"
+    )
+    document = parse_document(markdown.encode(), fmt="markdown")
+    assert "YAML" not in document.text and "hidden" not in document.text
+    assert "a note" not in document.text
+    assert "A line holds the kite." in document.text
+    assert "<!-- kept in code -->" in document.text
+    assert [s.heading_path for s in document.sections] == [("Kites",), ("Kites", "Lines")]
