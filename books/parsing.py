@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from books.formats.archive import lost_text
-from books.formats.html import epub_to_markdown, html_to_markdown
-from books.formats.pdf import clean_pages, outline_headings, outline_items
+from books.formats.html import PERMALINK_MARKS, epub_to_markdown, html_to_markdown
+from books.formats.pdf import MIN_REPEATS, clean_pages, outline_headings, outline_items
 from books.formats.rst import is_roff, roff_includes, roff_to_markdown, rst_to_markdown
 from books.formats.text import dehyphenate, technical_headings
 from kgsite.errors import InvalidInput
@@ -97,10 +97,13 @@ def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
         return ParsedDocument(text=text, sections=_markdown_sections(text))
     if fmt == "markdown":
         text = decode_text(data)
+        if front := _FRONT_MATTER.match(text):  # settings, not text
+            text = text[front.end() :].lstrip("\n")
+        text = _without_comments(text)
         _require_text(text)
         return ParsedDocument(text=text, sections=_markdown_sections(text))
     if fmt in ("text", "man"):  # a manual page already rendered is text
-        text = dehyphenate(decode_text(data))
+        text = dehyphenate(_unpaginated(decode_text(data)))
         _require_text(text)
         start, end = gutenberg_body(text)
         _require_text(text[start:end])
@@ -186,6 +189,21 @@ def pdf_check(data: bytes) -> None:
 # --- decoding ------------------------------------------------------------------------
 
 
+def _unpaginated(text: str) -> str:
+    """A text paginated with form feeds (an RFC, a printed manual) without its running
+    headers, footers and page numbers, as a PDF's pages are read. A form feed also
+    separates the sections of a GNU NEWS file, each opening on a heading of one shape
+    ("Version 4.3 (19 Jan 2020)"): only a line repeated as it is runs, or one numbered
+    as the pages are."""
+    pages = text.split("\f")
+    if len(pages) < MIN_REPEATS:
+        return text
+    kept = clean_pages(pages, exact=True)
+    if kept == [page.strip("\n") for page in pages]:  # nothing runs: the text as it is
+        return text
+    return "\n\n".join(page for page in kept if page.strip()) + "\n"
+
+
 def decode_text(data: bytes) -> str:
     """UTF-8 (BOM stripped), UTF-32 or UTF-16 when a BOM says so, else Windows-1252
     (Word's "smart" quotes and dashes), else latin-1, which never fails.
@@ -266,6 +284,13 @@ def _pdf_document(data: bytes) -> ParsedDocument:
 
 # --- Markdown ------------------------------------------------------------------------
 
+# A page's settings for a site generator (Jekyll, Hugo, MkDocs): YAML between "---" lines
+# (or ending "..."), or TOML between "+++" lines, opening the file with a "key:" line.
+_FRONT_MATTER = re.compile(
+    r"\A(?:---\n[\w-]+[ \t]*:.*?\n(?:---|\.\.\.)|\+\+\+\n[\w-]+[ \t]*=.*?\n\+\+\+)[ \t]*(?:\n|\Z)",
+    re.DOTALL,
+)
+
 # An ATX heading (optional closing hashes) or a code fence, whichever a line is.
 _MD_LINE = re.compile(
     r"^ {0,3}(?:(?P<hashes>#{1,6})(?:[ \t]+(?P<title>.*?))?(?:[ \t]+#+)?[ \t]*"
@@ -277,12 +302,59 @@ _MD_LINE = re.compile(
 _EMPHASIS = re.compile(r"(\*{1,3})(\S(?:.*?\S)?)\1|(?<!\w)(_{1,3})(\S(?:.*?\S)?)\3(?!\w)")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|])")
 _SPACES = re.compile(r"\s+")
+# A code span: its text is literal (``__init__``, ``**kwargs``), no emphasis or escape.
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+_HOLE = "\ue000"  # a private-use mark holding a code span's place meanwhile
+# A link reads as its text; an image (a badge) and a permalink's mark ("¶") as nothing.
+_LINK = re.compile(r"(!?)\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+(?:\"[^\"]*\"|'[^']*'))?\)")
+
+
+def _link_text(match: re.Match) -> str:
+    text = match.group(2)
+    return "" if match.group(1) or text.strip() in PERMALINK_MARKS else text
+
+
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+def _without_comments(text: str) -> str:
+    """Markdown without its HTML comments (a page's history, notes to its editors),
+    which a reader never sees; a comment inside fenced code is code and stays."""
+    if "<!--" not in text:
+        return text
+    parts: list[str] = []
+    prose: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        match = _MD_LINE.match(line)
+        marker = match.group("fence") if match else None
+        opens = marker is not None and fence is None
+        if opens or fence is not None:
+            if opens and prose:
+                parts.append(_COMMENT.sub("", "\n".join(prose)))
+                prose = []
+            if opens:
+                fence = marker
+            elif marker and marker[0] == fence[0] and len(marker) >= len(fence):
+                fence = None
+            parts.append(line)
+            continue
+        prose.append(line)
+    if prose:
+        parts.append(_COMMENT.sub("", "\n".join(prose)))
+    return "\n".join(parts)
 
 
 def clean_heading(raw: str) -> str:
-    """Heading text without Markdown emphasis or escapes, whitespace collapsed."""
-    text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4) or "", raw)
+    """Heading text without Markdown emphasis, escapes or link targets, whitespace
+    collapsed; code spans as written."""
+    raw = raw.replace(_HOLE, "")
+    spans = [m.group(0) for m in _CODE_SPAN.finditer(raw)]
+    text = _LINK.sub(_link_text, _CODE_SPAN.sub(_HOLE, raw))
+    text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4) or "", text)
     text = _ESCAPE.sub(r"\1", text)
+    for span in spans:
+        text = text.replace(_HOLE, span, 1)
     return _SPACES.sub(" ", text).strip()
 
 

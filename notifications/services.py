@@ -129,9 +129,15 @@ def notification_mark_read_by_key(*, key: str, prefix: bool = False) -> int:
 
 
 @transaction.atomic
-def notification_mark_unread_by_key(*, key: str) -> int:
-    """Raise the notification about something again (an undone resolution reopens it)."""
-    return Notification.objects.filter(key=key, read=True).update(read=False, read_at=None)
+def notification_mark_unread_by_key(*, key: str, payload: dict | None = None) -> int:
+    """Raise the notification about something again (an undone resolution reopens it, a
+    retried job that fails again), with what it is about now when ``payload`` is given."""
+    fields = {"read": False, "read_at": None}
+    if payload is not None:
+        if not isinstance(payload, dict):
+            raise InvalidInput("payload must be an object", field="payload")
+        fields["payload"] = payload
+    return Notification.objects.filter(key=key, read=True).update(**fields)
 
 
 def notifications_of_deleted_fact_close(fact_id: int, action: str) -> int:

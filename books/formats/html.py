@@ -8,15 +8,20 @@ already read. Scripts, styles and navigation are dropped first.
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import warnings
+from pathlib import PurePosixPath
 
 from books.formats.archive import lost_text, zip_check
 from kgsite.errors import InvalidInput
 
 _DROP = ("script", "style", "noscript", "template", "nav", "svg", "head")
 _BLANKS = re.compile(r"\n{3,}")
+# What a heading's permalink shows (Sphinx and MkDocs end every heading with "¶", GitHub
+# opens it with an empty anchor): a mark, never a word of the heading.
+PERMALINK_MARKS = frozenset({"", "¶", "§", "#", "🔗"})
 
 
 def _soup(markup: bytes | str):
@@ -30,15 +35,38 @@ def _soup(markup: bytes | str):
         return BeautifulSoup(markup, "lxml")
 
 
-def html_to_markdown(markup: bytes | str) -> str:
-    """The document's body as Markdown (empty when it holds no text)."""
+@functools.cache
+def _converter():
     from markdownify import MarkdownConverter  # deferred: only HTML and EPUB books need it
 
+    class Converter(MarkdownConverter):
+        """markdownify's, with HTML5's sectioning and grouping elements as blocks (it
+        runs them into the next block's text: "Kite ClubKites fly")."""
+
+        convert_header = convert_footer = convert_main = convert_aside = (
+            MarkdownConverter.convert_div
+        )
+        convert_figure = convert_address = convert_details = convert_summary = (
+            MarkdownConverter.convert_div
+        )
+        convert_fieldset = convert_dialog = convert_hgroup = convert_center = (
+            MarkdownConverter.convert_div
+        )
+
+    return Converter(heading_style="ATX", bullets="-", escape_misc=False)
+
+
+def html_to_markdown(markup: bytes | str) -> str:
+    """The document's body as Markdown (empty when it holds no text)."""
     soup = _soup(markup)
     for tag in soup.find_all(_DROP):
         tag.decompose()
+    for heading in soup.find_all(["h1", "h2", "h3", "h4", "h5", "h6"]):
+        for link in heading.find_all("a"):
+            if link.get_text().strip() in PERMALINK_MARKS:
+                link.decompose()
     body = soup.body or soup
-    text = MarkdownConverter(heading_style="ATX", bullets="-", escape_misc=False).convert_soup(body)
+    text = _converter().convert_soup(body)
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
     return _BLANKS.sub("\n\n", "\n".join(lines)).strip() + "\n"
 
@@ -61,6 +89,7 @@ def epub_to_markdown(data: bytes, problems: list[str] | None = None) -> str:
         raise InvalidInput(f"The EPUB could not be read: {message}", field="file") from exc
     parts: list[str] = []
     seen: set[str] = set()
+    titles = _toc_titles(book.toc)
     order = [book.get_item_with_id(item_id) for item_id, _linear in book.spine]
     order += [i for i in book.get_items_of_type(ITEM_DOCUMENT) if i not in order]
     for item in order:
@@ -75,6 +104,31 @@ def epub_to_markdown(data: bytes, problems: list[str] | None = None) -> str:
         lost = lost_text(item.content, markdown, name=item.file_name)
         if lost and problems is not None:
             problems.append(lost)
+        title = titles.get(item.file_name) or titles.get(PurePosixPath(item.file_name).name)
+        if markdown and title and not _TOP_HEADING.search(markdown):
+            # A chapter titled in a styled paragraph, not a heading: its own chapter,
+            # under the title the table of contents gives it.
+            markdown = f"# {title}\n\n{markdown}"
         if markdown:
             parts.append(markdown)
     return "\n\n".join(parts) + "\n" if parts else ""
+
+
+_TOP_HEADING = re.compile(r"^# ", re.MULTILINE)
+
+
+def _toc_titles(entries) -> dict[str, str]:
+    """The title the table of contents gives each document (its first entry), by its
+    path and by its file name alone (a nav in another folder links "c1.xhtml")."""
+    titles: dict[str, str] = {}
+    for entry in entries:
+        if isinstance(entry, tuple | list):  # (a section, [its entries])
+            for href, title in _toc_titles(entry).items():
+                titles.setdefault(href, title)
+            continue
+        href = (getattr(entry, "href", "") or "").split("#", 1)[0]
+        title = " ".join((getattr(entry, "title", "") or "").split())
+        if href and title:
+            titles.setdefault(href, title)
+            titles.setdefault(PurePosixPath(href).name, title)
+    return titles

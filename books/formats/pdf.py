@@ -16,7 +16,7 @@ from dataclasses import dataclass
 Heading = tuple[int, int, str]
 
 _DIGITS = re.compile(r"\d+")
-_EDGE_NUMBER = re.compile(r"^\s*(\d{1,4})\b|\b(\d{1,4})\s*$")
+_EDGE_NUMBER = re.compile(r"^\s*(\d{1,4})\b|\b(\d{1,4})[\])]?\s*$")  # "17", "[Page 17]"
 # Front matter is numbered in small roman numerals (i to xxxix), the body in digits.
 _ROMAN_PAGE = r"(?-i:(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3}))"
 _PAGE_NUMBER = re.compile(
@@ -73,17 +73,22 @@ def _edge_indexes(lines: list[str]) -> set[int]:
     return {*idx[:1], *idx[-1:]}
 
 
-def _running_lines(pages: list[list[str]]) -> set[tuple[int, int]]:
+def _running_lines(pages: list[list[str]], exact: bool = False) -> set[tuple[int, int]]:
     """(page, line index) of running headers, footers and page numbers.
 
-    A first or last line is running when, digits aside, it repeats on several pages,
-    or when its number follows the page count (the printed page number) on several.
+    A first or last line is running when, digits aside (or not, ``exact``), it repeats
+    on several pages, or when its number follows the page count (the printed page
+    number) on several.
     """
     edges: list[tuple[int, int, str]] = []
     for p, lines in enumerate(pages):
         for i in _edge_indexes(lines):
             edges.append((p, i, lines[i].strip()))
-    shapes = Counter(_DIGITS.sub("#", text) for _p, _i, text in edges)
+
+    def shape(text: str) -> str:
+        return text if exact else _DIGITS.sub("#", text)
+
+    shapes = Counter(shape(text) for _p, _i, text in edges)
     offsets = Counter(p - n for p, _i, text in edges if (n := _edge_number(text)) is not None)
     offset, count = offsets.most_common(1)[0] if offsets else (None, 0)
     running: set[tuple[int, int]] = set()
@@ -91,18 +96,19 @@ def _running_lines(pages: list[list[str]]) -> set[tuple[int, int]]:
         number = _edge_number(text)
         if (
             _PAGE_NUMBER.fullmatch(text)
-            or (shapes[_DIGITS.sub("#", text)] >= MIN_REPEATS and len(text) < 100)
+            or (shapes[shape(text)] >= MIN_REPEATS and len(text) < 100)
             or (count >= MIN_REPEATS and number is not None and p - number == offset)
         ):
             running.add((p, i))
     return running
 
 
-def clean_pages(pages: list[str]) -> list[str]:
-    """Page texts without running headers, footers and page numbers."""
+def clean_pages(pages: list[str], *, exact: bool = False) -> list[str]:
+    """Page texts without running headers, footers and page numbers (with ``exact``,
+    only lines repeated as they are, or numbered as the pages are, run)."""
     split = [page.replace("\r\n", "\n").replace("\r", "\n").split("\n") for page in pages]
     if len(split) >= MIN_REPEATS:
-        running = _running_lines(split)
+        running = _running_lines(split, exact)
     else:  # too few pages to see what repeats: only a page's own number goes
         running = {
             (p, i)

@@ -15,13 +15,29 @@ plain docutils rejects (``:func:``, ``.. autoclass::``); the structure we need i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _ADORNMENT = re.compile(r"^([=\-~^\"'`#*+:.<>_!$%&,;?@\\/|])\1{2,}[ \t]*$")
 _ROLE = re.compile(r":(?P<role>[\w.+-]+(?::[\w.+-]+)?):`(?P<text>[^`\n]+)`")
 _LITERAL = re.compile(r"``(?P<code>[^`\n]+?)``")
 _DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w:.+-]+)::[ \t]*(?P<arg>.*)$")
 _COMMENT = re.compile(r"^(?P<indent>[ \t]*)\.\.(?:[ \t]+(?:_[^:]*:.*|\[[^\]]*\].*|[^:]*))?$")
+# A substitution definition (``.. |name| replace:: text``, ``.. |logo| image:: x.png``).
+_SUBSTITUTION = re.compile(
+    r"^[ \t]*\.\.[ \t]+\|(?P<name>[^|\n]+)\|[ \t]+(?P<kind>[\w:.+-]+)::[ \t]*(?P<arg>.*)$"
+)
 _CODE_DIRECTIVES = frozenset({"code", "code-block", "sourcecode", "literalinclude", "doctest"})
+# Directives whose argument is a path, a format or a setting, not prose; and those whose
+# body is not prose either (a table of contents' entries, raw HTML, index entries).
+_ARGUMENT_NOT_TEXT = frozenset(
+    {"image", "figure", "include", "raw", "only", "index", "toctree", "highlight"}
+    | {"contents", "sectnum", "currentmodule", "default-role", "tabularcolumns"}
+)
+_BODY_NOT_TEXT = frozenset({"toctree", "raw", "index", "meta", "tabularcolumns", "graphviz"})
+# A footnote's or a citation's text (``.. [#] text``, ``.. [CIT2002] text``).
+_NOTE = re.compile(r"^[ \t]*\.\.[ \t]+\[(?P<label>[^\]\n]+)\](?:[ \t]+(?P<text>.*))?$")
+# A directive's option (``:caption: Flying``), a field of its own line.
+_FIELD = re.compile(r"^\s*:\w[\w-]*:")
 # Roles whose text is a standard's number.
 _NUMBERED_ROLES = {"pep": "PEP", "rfc": "RFC"}
 _TARGET = re.compile(r"^(?P<text>.*?)\s*<[^<>]+>$")
@@ -44,7 +60,10 @@ def _role(match: re.Match) -> str:
 def _inline(line: str) -> str:
     line = _ROLE.sub(_role, line)
     line = _LITERAL.sub(lambda m: f"`{m.group('code')}`", line)
-    return re.sub(r"`([^`\n<]+?)\s*<[^<>\n]+>`_{1,2}", r"\1", line)  # `text <url>`_
+    line = re.sub(r"`([^`\n<]+?)\s*<[^<>\n]+>`_{1,2}", r"\1", line)  # `text <url>`_
+    line = re.sub(r"(?<![`\w])`([^`\n]+)`_{1,2}(?![\w`])", r"\1", line)  # `the rules`_
+    line = re.sub(r"[ \t]*\[(?:#[\w-]*|\*|\d+)\]_(?!\w)", "", line)  # footnote marks: [#]_
+    return re.sub(r"\[([A-Za-z][\w.-]*)\]_(?!\w)", r"[\1]", line)  # citations: [CIT2002]_
 
 
 def _indent(line: str) -> int:
@@ -88,12 +107,41 @@ def _block(
         level = max(len(styles) + 1, 2)  # below the deepest title so far, taking no style
         return [f"{'#' * min(level, 6)} {_inline(directive.group('arg').strip())}", ""], j
     if name in _CODE_DIRECTIVES or name == "::":
-        return ["```", *(b[depth:] for b in body), "```", ""], j
+        code = body if name == "::" else _without_options(body)
+        depth = min((_indent(b) for b in code if b.strip()), default=0)
+        return (["```", *(b[depth:] for b in code), "```", ""] if code else []), j
     out: list[str] = []
-    if directive and directive.group("arg").strip() and ":" not in name:
-        out.append(_inline(directive.group("arg").strip()))
-    out += [_inline(b[depth:]) for b in body if not re.match(r"^\s*:\w[\w-]*:", b)]
+    argument = directive.group("arg").strip() if directive else ""
+    if argument and ":" not in name and name not in _ARGUMENT_NOT_TEXT:
+        out.append(_inline(argument))
+    if name not in _BODY_NOT_TEXT:
+        out += [_inline(b[depth:]) for b in body if not _FIELD.match(b)]
     return [*out, ""], j
+
+
+def _note(lines: list[str], i: int) -> tuple[list[str], int] | None:
+    """A footnote or citation (``.. [#] text``, ``.. [CIT2002] text``) as its text, a
+    citation after its label, and where it ends; None for another line."""
+    note = _NOTE.match(lines[i])
+    if note is None:
+        return None
+    label = note.group("label")
+    prefix = "" if re.fullmatch(r"#[\w-]*|\*|\d+", label) else f"[{label}] "
+    out = [_inline(prefix + (note.group("text") or "").strip())]
+    j = i + 1
+    while j < len(lines) and lines[j].strip() and _indent(lines[j]) > _indent(lines[i]):
+        out.append(_inline(lines[j].strip()))
+        j += 1
+    return [*out, ""], j
+
+
+def _without_options(body: list[str]) -> list[str]:
+    """A directive's content without the options that open it (``:linenos:``,
+    ``:caption: ...``) and the blank lines before it."""
+    start = 0
+    while start < len(body) and (_FIELD.match(body[start]) or not body[start].strip()):
+        start += 1
+    return body[start:]
 
 
 def rst_to_markdown(text: str) -> str:
@@ -116,7 +164,11 @@ def rst_to_markdown(text: str) -> str:
             out += block
             literal_after = False
             continue
-        if _COMMENT.match(line) and line.strip():
+        if note := _note(lines, i):
+            out += note[0]
+            i = note[1]
+            continue
+        if (_COMMENT.match(line) or _SUBSTITUTION.match(line)) and line.strip():
             i += 1
             while i < len(lines) and lines[i].strip() and _indent(lines[i]) > _indent(line):
                 i += 1
@@ -127,26 +179,102 @@ def rst_to_markdown(text: str) -> str:
             line = line.rstrip()[:-1] if literal_after else line
         out.append(_inline(line))
         i += 1
-    return "\n".join(out)
+    return "\n".join(_substituted(out, lines))
+
+
+def _substituted(markdown: list[str], source: list[str]) -> list[str]:
+    """The Markdown lines with each defined ``|name|`` (or ``|name|_``) replaced by its
+    text (``replace::``; nothing for an image or another directive), outside code."""
+    texts = {
+        found.group("name").strip(): (
+            _inline(found.group("arg").strip()) if found.group("kind") == "replace" else ""
+        )
+        for found in map(_SUBSTITUTION.match, source)
+        if found
+    }
+    if not texts:
+        return markdown
+    reference = re.compile(
+        r"\|(?P<name>" + "|".join(re.escape(name) for name in texts) + r")\|(?:__?)?"
+    )
+    fenced = False
+    out = []
+    for line in markdown:
+        fenced ^= line.startswith("```")
+        out.append(line if fenced else reference.sub(lambda m: texts[m.group("name")], line))
+    return out
 
 
 # --- roff ------------------------------------------------------------------------------
 
-_ROFF_ESCAPE = re.compile(r"\\f(?:\[[^\]]*\]|\(..|.)|\\s[+-]?\d|\\&|\\c|\\:|\\%|\\\"")
-_ROFF_CHARS = {
-    r"\-": "-",
-    r"\(em": "—",
-    r"\(en": "–",
-    r"\(bu": "•",
-    r"\e": "\\",
-    r"\ ": " ",
-    r"\(aq": "'",
-    r"\(dq": '"',
-    r"\(lq": "“",
-    r"\(rq": "”",
+# One pass over a line's escapes, left to right (so ``\en`` stays the text "\n"):
+# named characters (``\(co``, ``\[em]``, ``\[u00E9]``), interpolated strings
+# (``\*(L"``), characters written as escapes (``\-``, ``\e``), and what prints nothing:
+# fonts, sizes, colours, motions (``\h'..'``, ``\u``), number registers, italic
+# corrections and thin spaces (help2man's ``\,`` and ``\/``, DocBook's ``\m[blue]``,
+# Pod::Man's ``\|``), and a comment to the line's end.
+_ROFF_ESCAPE = re.compile(
+    r"\\(?:\((?P<glyph>..)|\[(?P<glyph_long>[^\]\s]+)\]"
+    r"|\*(?:\[(?P<string_long>[^\]\n]*)\]|\((?P<string>..)|(?P<string_one>[^(\[\n]))"
+    r"|(?P<char>[-e ~0\\])"
+    r"|[fFmMn](?:\[[^\]\n]*\]|\(..|[^\[(\n])"
+    r"|s(?:\[[^\]\n]*\]|[+-]?\(\d\d|[+-]?\d)"
+    r"|[hvwxlLDNSHR](?P<q>['\"|]).*?(?P=q)"
+    r"|k.|\".*|[&c:%,/|^)duz])"
+)
+_ROFF_CHARS = {"-": "-", "e": "\\", " ": " ", "~": " ", "0": " ", "\\": "\\"}
+# Named characters; a name not listed prints nothing.
+_ROFF_GLYPHS = {
+    "em": "—",
+    "en": "–",
+    "bu": "•",
+    "aq": "'",
+    "dq": '"',
+    "lq": "“",
+    "rq": "”",
+    "oq": "‘",
+    "cq": "’",
+    "hy": "-",
+    "co": "©",
+    "rg": "®",
+    "tm": "™",
+    "de": "°",
+    "mu": "×",
+    "+-": "±",
+    "<=": "≤",
+    ">=": "≥",
+    "!=": "≠",
+    "->": "→",
+    "<-": "←",
+    "ga": "`",
+    "ti": "~",
+    "ha": "^",
+    "rs": "\\",
+    "sl": "/",
+    "Fo": "«",
+    "Fc": "»",
+}
+# Strings the man macros and Pod::Man define (its ``C``` and ``C'`` mark code); the
+# definitions themselves are requests, never read. Another prints nothing.
+_ROFF_STRINGS = {
+    'L"': "“",
+    'R"': "”",
+    "lq": "“",
+    "rq": "”",
+    "C`": "`",
+    "C'": "`",
+    "Aq": "'",
+    "--": "—",
+    "PI": "π",
+    "C+": "C++",
+    "R": "®",
+    "Tm": "™",
 }
 _ROFF_REQUEST = re.compile(r"^[.'][ \t]*(?P<name>[A-Za-z]{1,3})\b[ \t]*(?P<args>.*)$")
 _FONT_REQUESTS = frozenset({"B", "I", "BR", "RB", "BI", "IB", "IR", "RI", "SM", "SB"})
+# A macro definition (``.de``, ``.am``) or an ignored block (``.ig``): lines up to ``..``
+# are the macro's body, never the page's text.
+_ROFF_DEFINITION = re.compile(r"^[.'][ \t]*(?:de|de1|am|am1|ig)(?:[ \t]|$)")
 
 
 def is_roff(text: str) -> bool:
@@ -165,19 +293,47 @@ def _roff_args(args: str) -> list[str]:
     return [a.strip('"') for a in re.findall(r'"[^"]*"|\S+', args)]
 
 
+def _glyph(name: str) -> str:
+    if re.fullmatch(r"u[0-9A-Fa-f]{4,6}(?:_[0-9A-Fa-f]{4,6})*", name):  # \[u00E9], \[u0065_0301]
+        codes = [int(code.lstrip("u"), 16) for code in name.split("_")]
+        return "".join(chr(c) for c in codes if c <= 0x10FFFF and not 0xD800 <= c <= 0xDFFF)
+    return _ROFF_GLYPHS.get(name, "")
+
+
+def _escape(match: re.Match) -> str:
+    found = match.groupdict()
+    if glyph := found["glyph"] or found["glyph_long"]:
+        return _glyph(glyph)
+    if string := found["string"] or found["string_long"] or found["string_one"]:
+        return _ROFF_STRINGS.get(string, "")
+    return _ROFF_CHARS.get(found["char"] or "", "")
+
+
 def _roff_text(line: str) -> str:
-    for escape, char in _ROFF_CHARS.items():
-        line = line.replace(escape, char)
-    return _ROFF_ESCAPE.sub("", line)
+    return _ROFF_ESCAPE.sub(_escape, line)
+
+
+def _roff_lines(text: str) -> Iterator[str]:
+    """The source lines that say something: text and requests. Comments, macro
+    definitions (``.de`` up to ``..``) and other control lines (``..``, ``.\\}``) are
+    no text of the page."""
+    defining = False
+    for raw in re.sub(r"(?<!\\)\\\n", "", text).split("\n"):  # "\" ends a continued line
+        if defining:
+            defining = raw.rstrip() != ".."
+        elif _ROFF_DEFINITION.match(raw):
+            defining = True
+        elif raw.startswith(('.\\"', "'\\\"", ".\\#")) or raw.strip() == ".":
+            continue
+        elif _ROFF_REQUEST.match(raw) or not raw.startswith((".", "'")):
+            yield raw
 
 
 def roff_to_markdown(text: str) -> str:
     """Markdown with the page's sections (``.SH``, ``.Sh``) and subsections (``.SS``)."""
     out: list[str] = []
     fenced = False  # inside .nf/.EX: a heading closes it (no heading is preformatted)
-    for raw in text.split("\n"):
-        if raw.startswith(('.\\"', "'\\\"", ".\\#")) or raw.strip() == ".":
-            continue
+    for raw in _roff_lines(text):
         request = _ROFF_REQUEST.match(raw)
         if request is None:
             out.append(_roff_text(raw))

@@ -17,7 +17,11 @@ from kgsite import leases
 from kgsite.errors import Conflict, DomainError, InvalidInput
 from kgsite.models import audit
 from kgsite.text import normalize
-from notifications.services import notification_create, notification_mark_read_by_key
+from notifications.services import (
+    notification_create,
+    notification_mark_read_by_key,
+    notification_mark_unread_by_key,
+)
 
 from ..models import Book, IngestJob
 from .ingest import (
@@ -187,7 +191,7 @@ def _ingest_job_execute(job: IngestJob, progress: PhaseProgress | None) -> Inges
         raise
     IngestJob.objects.filter(pk=job.pk).update(
         status=IngestJob.Status.DONE,
-        book=result.book,
+        book_id=_still_stored(result.book),
         result=result.as_dict(),
         warnings=[*job.warnings, *result.warnings][:500],  # a retry's note stays
         done=max(job.total, result.chunks),
@@ -198,16 +202,27 @@ def _ingest_job_execute(job: IngestJob, progress: PhaseProgress | None) -> Inges
     return job
 
 
+def _still_stored(book: Book) -> int | None:
+    """The book's id, or None when a curator deleted it while the job was finishing
+    (embedding its chunks): the job ends done without it, and never brings it back."""
+    return book.pk if Book.objects.filter(pk=book.pk).exists() else None
+
+
 def _notify_failure(job: IngestJob, message: str) -> None:
+    """One notice per job: a retried job that fails again raises its notice again (the
+    retry closed it), with the new error."""
+    key = f"ingest-job-failed:{job.pk}"
+    payload = {"job_id": job.pk, "error": message[:1000]}
     try:
         notification_create(
             type="job_failed",
             urgency="high",
             title=f"Ingesting {job.title or job.source_name} failed",
-            payload={"job_id": job.pk, "error": message[:1000]},
+            payload=payload,
             link=f"/api/v1/jobs/{job.pk}/",
-            key=f"ingest-job-failed:{job.pk}",
+            key=key,
         )
+        notification_mark_unread_by_key(key=key, payload=payload)
     except Exception:
         logger.exception("could not record the job_failed notification")
 
@@ -215,8 +230,8 @@ def _notify_failure(job: IngestJob, message: str) -> None:
 @transaction.atomic
 def ingest_job_retry(*, job: IngestJob, actor=None) -> IngestJob:
     """Queue a failed job again from the file it kept (uploads stay under uploads/) and
-    close its failure notice. The notice's key is per job, so a second failure shows on
-    the job's page and the dashboard, not as a new notice."""
+    close its failure notice. The notice's key is per job, so a second failure raises
+    that notice again (with its error), not a new one."""
     job = IngestJob.objects.select_for_update().get(pk=job.pk)
     if job.status != IngestJob.Status.FAILED:
         raise Conflict(
@@ -300,7 +315,7 @@ def book_ingest_now(
         raise
     IngestJob.objects.filter(pk=job.pk).update(
         status=IngestJob.Status.DONE,
-        book=result.book,
+        book_id=_still_stored(result.book),
         title=result.book.title,
         extractor=result.book.extractor,
         result=result.as_dict(),

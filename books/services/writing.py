@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from entities.models import Entity
 from entities.names import normalize_type, validate_name
+from entities.selectors import entity_redirect_target
 from entities.services import (
     EntityDraft,
     entities_candidates_confirm,
@@ -305,6 +306,7 @@ def _book_write(
         mentions += _chunk_mentions(book, chunk, row, found[index], ensured.ids)
         if (index + 1) % WRITE_BATCH == 0:
             report("write", index + 1, len(chunks))
+    mentions = _entities_as_stored(mentions)
     Mention.objects.bulk_create(mentions, batch_size=WRITE_BATCH)
     report("write", len(chunks), len(chunks))
     stale = previous - {m.entity_id for m in mentions}
@@ -317,6 +319,34 @@ def _book_write(
         "chunk_ids": [r.pk for r in rows],
     }
     return book, action, stats
+
+
+def _entities_as_stored(mentions: list[Mention]) -> list[Mention]:
+    """The mentions with their entities as stored now. Extraction takes minutes on a big
+    book, and a curator may merge or delete an entity it found meanwhile: its mentions
+    follow a merge to the survivor (one per chunk), a deleted entity's go."""
+    ids = sorted({m.entity_id for m in mentions})
+    present: set[str] = set()
+    for start in range(0, len(ids), WRITE_BATCH):
+        batch = ids[start : start + WRITE_BATCH]
+        present.update(Entity.objects.filter(pk__in=batch).values_list("pk", flat=True))
+    if len(present) == len(ids):
+        return mentions
+    targets = {old: entity_redirect_target(entity_id=old) for old in set(ids) - present}
+    alive = Entity.objects.filter(pk__in=[t for t in targets.values() if t])
+    alive_ids = set(alive.values_list("pk", flat=True))
+    moved = {old: target if target in alive_ids else None for old, target in targets.items()}
+    kept: dict[tuple[int, str], Mention] = {}
+    for mention in mentions:
+        entity_id = moved.get(mention.entity_id, mention.entity_id)
+        if entity_id is None:
+            continue
+        if (same := kept.get((mention.chunk_id, entity_id))) is not None:
+            same.count += mention.count
+            continue
+        mention.entity_id = entity_id
+        kept[(mention.chunk_id, entity_id)] = mention
+    return list(kept.values())
 
 
 # --- vector index ----------------------------------------------------------------------

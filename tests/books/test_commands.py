@@ -153,6 +153,16 @@ def test_two_files_of_one_name_in_a_folder_make_two_books(db, tmp_path):
     assert again.count("unchanged: book") == 2 and Book.objects.count() == 2
 
 
+def test_a_file_in_the_common_folder_keeps_its_plain_name(db, tmp_path):
+    """notes.md beside sub/notes.md was titled "./notes"."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "notes.md").write_text("# Notes\n\nThe mill grinds barley.\n", encoding="utf-8")
+    (tmp_path / "sub" / "notes.md").write_text("# Notes\n\nThe lane ends.\n", encoding="utf-8")
+    out = run("ingest_book", str(tmp_path), "--sync")
+    assert out.count("created: book") == 2, out
+    assert sorted(Book.objects.values_list("title", flat=True)) == ["notes", "sub/notes"]
+
+
 def test_two_files_of_one_stem_side_by_side_keep_their_extensions_apart(db, tmp_path):
     (tmp_path / "notes.md").write_text("# Notes\n\nThe mill grinds barley.\n", encoding="utf-8")
     (tmp_path / "notes.txt").write_text("The lane ends at a chapel.\n", encoding="utf-8")

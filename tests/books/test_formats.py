@@ -129,6 +129,36 @@ def test_epub_chapters_come_in_reading_order_without_the_table_of_contents():
     assert document.text.count("The Lighthouse") == 1  # the nav page is not read
 
 
+def test_an_epub_chapter_titled_only_in_the_table_of_contents_is_a_chapter_of_its_own():
+    """A chapter whose title is a styled paragraph (no <h1>) ran on under the chapter
+    before it: its sections were listed as the previous chapter's."""
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("kites")
+    book.set_title("Kites")
+    book.set_language("en")
+    pages = [
+        ("Lines", "<h1>Lines</h1><p>A line holds the kite.</p>"),
+        ("Spools", '<p class="chapter">Spools</p><p>A spool winds.</p><h2>Knots</h2><p>Tie.</p>'),
+    ]
+    items = []
+    for index, (title, body) in enumerate(pages):
+        item = epub.EpubHtml(title=title, file_name=f"text/c{index}.xhtml", lang="en")
+        item.content = f"<html><body>{body}</body></html>"
+        book.add_item(item)
+        items.append(item)
+    book.toc = items
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = ["nav", *items]
+    out = io.BytesIO()
+    epub.write_epub(out, book)
+    document = parse_document(out.getvalue(), fmt="epub")
+    assert headings(document) == [("Lines",), ("Spools",), ("Spools", "Knots")]
+    assert "A spool winds." in document.text
+
+
 def test_broken_epub_is_one_readable_error():
     with pytest.raises(InvalidInput) as caught:
         parse_document(b"PK\x03\x04 not really a zip", fmt="epub")

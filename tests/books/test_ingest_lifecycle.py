@@ -172,6 +172,58 @@ def test_a_book_deleted_while_its_new_version_is_queued_comes_back_whole():
     assert_consistent()
 
 
+@pytest.mark.django_db(transaction=True)  # the foreign key is checked as a worker commits
+def test_a_book_deleted_while_its_job_embeds_it_stays_deleted_and_the_job_ends(
+    monkeypatch, settings, tmp_path
+):
+    """The job's last write named the deleted book: a foreign-key error left the job
+    "running", and the recovery queued it again, which brought the book back."""
+    from books.services import jobs
+
+    settings.DATA_DIR = tmp_path
+    monkeypatch.setattr(jobs, "_enqueue", lambda job_id: None)  # run here, not queued
+    job = ingest_job_create(filename="kites.md", data=VERSIONS["both"], title="Kites")
+
+    def delete_while_embedding(phase: str, done: int, total: int) -> None:
+        if phase == "embed" and Book.objects.exists():
+            book_delete(book=Book.objects.get())
+
+    job = ingest_job_run(job_id=job.pk, progress=delete_while_embedding)
+    assert job.status == IngestJob.Status.DONE and job.book is None
+    assert not Book.objects.exists() and not Chunk.objects.exists() and names() == set()
+
+
+@pytest.mark.django_db(transaction=True)  # the foreign keys are checked as a worker commits
+def test_entities_merged_or_deleted_while_a_book_is_read_leave_it_whole(
+    monkeypatch, settings, tmp_path, curator
+):
+    """Extraction found stored entities; a curator merged one and deleted another before
+    the book was written: the write failed on its foreign keys ("IntegrityError") and
+    the book was not stored. Its mentions now follow the merge; the deleted one's go."""
+    from books.services import jobs
+    from entities.services import entity_delete, entity_merge, entity_store
+
+    settings.DATA_DIR = tmp_path
+    monkeypatch.setattr(jobs, "_enqueue", lambda job_id: None)  # run here, not queued
+    old = entity_store(name="Box kite", type="kite")[0]
+    survivor = entity_store(name="Box kites", type="kite")[0]
+    gone = entity_store(name="Delta kite", type="kite")[0]
+    job = ingest_job_create(filename="kites.md", data=VERSIONS["both"], title="Kites")
+
+    def curate_meanwhile(phase: str, done: int, total: int) -> None:
+        if phase == "write" and Entity.objects.filter(pk=gone.pk).exists():
+            entity_merge(
+                survivor=survivor, duplicates=[Entity.objects.get(pk=old.pk)], actor=curator
+            )
+            entity_delete(entity=Entity.objects.get(pk=gone.pk), actor=curator)
+
+    job = ingest_job_run(job_id=job.pk, progress=curate_meanwhile)
+    assert job.status == IngestJob.Status.DONE, job.error
+    named = set(Mention.objects.values_list("entity_id", flat=True))
+    assert survivor.pk in named and old.pk not in named and gone.pk not in named
+    assert_consistent()
+
+
 def test_a_job_runs_once_even_when_delivered_twice():
     job = ingest_job_create(filename="kites.md", data=VERSIONS["both"], title="Kites")
     ingest_job_run(job_id=job.pk)
@@ -199,6 +251,32 @@ def test_a_failed_job_whose_file_is_gone_cannot_be_retried(tmp_path):
     assert caught.value.code == "source_missing" and "upload it again" in caught.value.message
     job.refresh_from_db()
     assert job.status == IngestJob.Status.FAILED and job.error == "disk"
+
+
+def test_a_retried_job_that_fails_again_rings_the_bell_again(monkeypatch):
+    """Retrying closes the failure notice; a second failure found it closed and said
+    nothing, so a curator who retried and walked away never heard of it."""
+    from books.extraction import offline
+    from notifications.models import Notification
+
+    crashes = iter(["first crash", "second crash"])
+
+    def crash(self, chunks, *, lexicon, progress=None):
+        raise RuntimeError(next(crashes))
+
+    monkeypatch.setattr(offline.OfflineExtractor, "extract", crash)
+    job = ingest_job_create(filename="kites.md", data=VERSIONS["box"], extractor="offline")
+    with pytest.raises(RuntimeError):
+        ingest_job_run(job_id=job.pk)
+    notice = Notification.objects.get(type="job_failed")
+    assert notice.read is False
+    ingest_job_retry(job=IngestJob.objects.get(pk=job.pk))
+    notice.refresh_from_db()
+    assert notice.read is True
+    with pytest.raises(RuntimeError):
+        ingest_job_run(job_id=job.pk)
+    notice = Notification.objects.get(type="job_failed")
+    assert notice.read is False and "second crash" in notice.payload["error"]
 
 
 # --- finding a book --------------------------------------------------------------------------

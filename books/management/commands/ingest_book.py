@@ -102,7 +102,8 @@ def default_titles(files: list[Path]) -> dict[Path, str]:
             continue
         root = os.path.commonpath([str(p.resolve().parent) for p in same])
         below = {path: path.resolve().relative_to(root) for path in same}
-        named = {path: f"{rel.parent.as_posix()}/{titles[path]}" for path, rel in below.items()}
+        # A file in the common folder itself keeps its plain title ("notes", not "./notes").
+        named = {path: (rel.parent / titles[path]).as_posix() for path, rel in below.items()}
         unique = len({normalize(title) for title in named.values()}) == len(same)
         for path, rel in below.items():
             titles[path] = named[path] if unique else rel.as_posix()

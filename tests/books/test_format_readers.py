@@ -1,0 +1,52 @@
+"""Markup a reader must not copy into a book's text: what a format says about the page
+(options, references) rather than what the page says."""
+
+from __future__ import annotations
+
+from books.parsing import parse_document
+
+
+def test_a_code_directives_options_are_not_code():
+    """Sphinx's ``:linenos:`` and ``:caption:`` were the first lines of the code block."""
+    rst = (
+        "Kites\n=====\n\n.. code-block:: python\n   :linenos:\n   :caption: Flying\n\n"
+        "   kite.fly()\n   kite.land()\n\n.. literalinclude:: ../src/kite.py\n   :lines: 1-9\n\n"
+        "Done.\n"
+    )
+    text = parse_document(rst.encode(), fmt="rst").text
+    assert "```\nkite.fly()\nkite.land()\n```" in text
+    assert "linenos" not in text and "caption" not in text and ":lines:" not in text
+    assert text.count("```") == 2  # an include's path is no code block of its own
+
+
+def test_restructuredtext_references_read_as_their_text_and_footnotes_keep_theirs():
+    """Footnote marks ("[#]_"), citations ("[CIT2002]_") and named references
+    ("`target`_") stayed as written, and a footnote's own text was dropped as a
+    comment."""
+    rst = (
+        "Kites\n=====\n\nKites fly [#]_ as the guild says [GUILD1999]_; see `the rules`_ "
+        "and `Lines <https://example.org/lines>`__.\n\n"
+        ".. [#] Mostly in spring,\n   when the wind is steady.\n"
+        ".. [GUILD1999] The Kite Guild, Rules.\n"
+        ".. _the rules: https://example.org/rules\n"
+    )
+    text = " ".join(parse_document(rst.encode(), fmt="rst").text.split())
+    assert "Kites fly as the guild says [GUILD1999]; see the rules and Lines." in text
+    assert "Mostly in spring, when the wind is steady." in text
+    assert "[GUILD1999] The Kite Guild, Rules." in text
+    assert "_" not in text and "example.org" not in text
+
+
+def test_html_comments_in_markdown_are_no_text_but_code_keeps_them():
+    """Node.js's API pages carry their history in comments ("<!-- YAML added: v0.1.27
+    -->"): it was a paragraph of every section, read for names."""
+    markdown = (
+        "# Kites\n\n<!-- YAML\nadded: v0.1.27\n-->\n\n## Lines <!-- a note -->\n\n"
+        "A line holds the kite.<!-- hidden -->\n\n```html\n<!-- kept in code -->\n```\n"
+    )
+    document = parse_document(markdown.encode(), fmt="markdown")
+    assert "YAML" not in document.text and "hidden" not in document.text
+    assert "a note" not in document.text
+    assert "A line holds the kite." in document.text
+    assert "<!-- kept in code -->" in document.text
+    assert [s.heading_path for s in document.sections] == [("Kites",), ("Kites", "Lines")]
