@@ -21,6 +21,7 @@ from ..graph import ppr as graph_ppr
 from ..graph import selectors as graph_selectors
 from ..models import EntityFact, Fact
 from ..recall import selectors as recall
+from ..recall.items import MAX_TEXT
 from ..recall.options import RecallOptions
 from ..recall.services import episode_store as episode_store_service
 from ..recall.services import recall_finding_log
@@ -346,8 +347,11 @@ def episode_store(ctx: ToolContext, *, narrative: str, session_id: str = "", ai_
 
 
 def memory_hint(ctx: ToolContext, *, arguments: dict[str, Any], uncertainty: float):
-    """The high-uncertainty trigger: memory close to what the call is about."""
+    """The high-uncertainty trigger: memory close to what the call is about. Its words
+    are cut to a trigger's length: a call may carry more (an episode's narrative), and
+    the call itself, maybe a write already made, must not fail for its hint."""
     text = " ".join(str(v) for v in arguments.values() if isinstance(v, str) and v.strip())
+    text = text[:MAX_TEXT]
     if not text:
         return None
     return recall.recall_uncertainty_hint(
