@@ -38,6 +38,8 @@ BAD = [
     ("facts_list", {"status": "gone"}, "status"),
     ("facts_list", {"kind": "gossip"}, "kind"),
     ("facts_list", {"ids": []}, "ids"),
+    ("facts_list", {"ids": [True]}, "ids.0"),
+    ("facts_list", {"ids": [5, False]}, "ids.1"),
     ("facts_search", {"q": " "}, "q"),
     ("facts_search", {"q": "x", "k": 0}, "k"),
     ("facts_search", {"q": "x", "k": 10**9}, "k"),
