@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
@@ -337,7 +336,10 @@ class FindingView(RecallView):
         r = _request(FindingRequestSerializer, request.data)
         data = r.validated_data
         if data["log"] and not is_curator(request.user):
-            raise PermissionDenied("logging a finding needs an authenticated curator")
+            # DRF's own denial: 401 to a caller without credentials, 403 to a reader.
+            self.permission_denied(
+                request, message="logging a finding needs an authenticated curator"
+            )
         scope = ScopeFilter.of(data["scope"]).scope
         result = selectors.recall_finding(text=data["text"], scope=scope, kind=data["kind"])
         result.update({"logged": None, "fact": None})

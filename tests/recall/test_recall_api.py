@@ -437,6 +437,20 @@ def test_recall_is_private_by_default(vector_dir):
     assert response.json()["error"]["code"]
 
 
+def test_logging_a_finding_without_credentials_asks_for_them(vector_dir, settings):
+    """A public site opens the finding check to anyone; logging it needs a curator, and
+    a caller who sent no credentials is told to authenticate (401), as every other
+    write answers, not that it is forbidden."""
+    settings.KGSITE_PUBLIC_READ = True
+    anonymous = APIClient()
+    body = {"text": "The export retries three times", "log": True}
+    response = anonymous.post("/api/v1/recall/finding", body, format="json")
+    assert response.status_code == 401, response.json()
+    assert response.json()["error"]["code"] == "not_authenticated"
+    assert "WWW-Authenticate" in response
+    assert not Fact.objects.exists()
+
+
 # --- ai_id: one agent's memory ----------------------------------------------------------
 
 
