@@ -294,6 +294,8 @@ def recall_finding(
     resolved_by: str = "",
 ):
     selectors.fact_kind_valid(kind)  # as POST /recall/finding: never searched as another kind
+    if not 0 <= confidence <= 1:  # as POST /recall/finding: refused with or without log
+        raise InvalidInput("confidence must be between 0 and 1", field="confidence")
     result = recall.recall_finding(text=text, scope=ctx.scope, kind=kind)
     result["logged"] = None
     if log:

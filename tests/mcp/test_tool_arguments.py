@@ -56,6 +56,8 @@ BAD = [
     ("search_by_entities", {"entities": ["x"], "min_score": 2}, "min_score"),
     ("search_by_entities", {"entities": ["x"], "boost_exact_match": 0}, "boost_exact_match"),
     ("extract_entities", {"text": " "}, "text"),
+    ("recall_finding", {"text": "Pods restart", "confidence": 2}, "confidence"),
+    ("recall_finding", {"text": "Pods restart", "confidence": -0.5}, "confidence"),
     ("validate_knowledge", {"subject": "a", "predicate": " ", "object": "b"}, "predicate"),
     ("infer_relationship", {"head": "", "tail": "b"}, "head"),
     ("find_related_entities", {"entity": "a", "relation": "uses", "direction": "up"}, "direction"),
