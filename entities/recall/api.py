@@ -149,7 +149,18 @@ class RecallItemSerializer(serializers.Serializer):
     score = serializers.FloatField(allow_null=True, required=False)
     kind = serializers.CharField(required=False)
     confidence = serializers.FloatField(required=False)
+    confirmations = serializers.IntegerField(required=False, help_text="A fact's.")
     scope = serializers.CharField(required=False)
+    resolved_by = serializers.CharField(required=False, help_text="A resolved unknown's answer.")
+    domain = serializers.CharField(required=False, help_text="A pattern's domain.")
+    goal_status = serializers.CharField(required=False, help_text="A goal's status.")
+    session_id = serializers.CharField(required=False, help_text="An episode's session.")
+    ai_id = serializers.CharField(required=False, help_text="An episode's agent.")
+    created_at = serializers.DateTimeField(required=False, help_text="When an episode was.")
+    facts = serializers.IntegerField(
+        required=False, help_text="An entity's: how many active facts the reader sees name it."
+    )
+    link = serializers.CharField(required=False, help_text="A notification's page.")
     surfaced_because = serializers.CharField(help_text="Why this item is in the answer.")
 
 

@@ -501,3 +501,29 @@ def test_a_resolved_unknown_finding_can_be_logged_with_its_resolution(client, cu
     assert (fact.kind, fact.resolved_by) == ("resolved_unknown", "the export query lacked an index")
     missing = post(client, "/finding", expect=400, text="Why", kind="resolved_unknown", log=True)
     assert missing["error"]["field"] == "resolved_by"
+
+
+def test_the_schema_lists_every_field_a_recall_item_carries(client, curator):
+    """A client generated from the schema keeps only what it lists: a resolved unknown's
+    resolution, a pattern's domain, a goal's status, an episode's session and date."""
+    from tests.schema_shapes import undocumented_keys
+
+    kube, _ = services.entity_store(name="Kubernetes", type="cloud")
+    store("Ship the billing export", kind="goal", scope="p")
+    store("Billing export writes CSV files on Kubernetes", scope="p", entities=[kube])
+    store("Why does the billing export fail", kind="resolved_unknown", resolved_by="a full disk")
+    store("Billing export queries need an index", kind="pattern", domain="db", scope="p")
+    store("Billing export at noon broke checkout", kind="mistake", scope="p")
+    episode_store(narrative="Worked on the billing export", scope="p", session_id="s1")
+    calls = [
+        ("/session-start", {"relevance": 0.0}),
+        ("/pre-check", {"action": "Billing export at noon broke checkout", "similarity": 0.5}),
+        ("/unknown", {"text": "Why does the billing export fail", "unknown_similarity": 0.5}),
+        ("/finding", {"text": "Billing export writes CSV files on Kubernetes"}),
+        ("/domain", {"tool": "db_query", "arguments": {"sql": "select"}, "min_confidence": 0}),
+        ("", {"query": "Kubernetes billing export", "relevance": 0.0}),
+    ]
+    for url, body in calls:
+        response = client.post(f"/api/v1/recall{url}", {"scope": "p", **body}, format="json")
+        assert response.status_code == 200, response.json()
+        assert undocumented_keys(client, "post", f"/api/v1/recall{url}", response) == [], url
