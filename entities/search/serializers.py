@@ -117,6 +117,8 @@ class FactSearchHitSerializer(serializers.Serializer):
     status = serializers.CharField()
     source = serializers.CharField()
     confidence = serializers.FloatField()
+    kind = serializers.ChoiceField(choices=Fact.Kind.values)
+    scope = serializers.CharField(help_text="Its project (empty: global memory).")
     entities = FactSearchEntitySerializer(many=True)
 
 
