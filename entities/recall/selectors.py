@@ -312,8 +312,10 @@ FINDING_PAIRS = 3
 def finding_restated(*, text: str, scope: str, kind: str = Fk.FACT) -> tuple[Fact | None, str]:
     """The stored memory ``text`` restates, and how it was found: the duplicate
     judgement of ``fact_store`` first (same text, or an index neighbour the pair model
-    calls a duplicate), then the pair model on the memories hybrid retrieval finds
-    relevant (project and global memory, every kind but goals)."""
+    calls a duplicate), then the pair model on the memories of the same kind that hybrid
+    retrieval finds relevant (project and global memory). A memory of another kind is
+    never the one confirmed: a mistake restating a decision, or a resolved unknown its
+    open question, is a memory of its own."""
     existing = services.fact_find_duplicate(text=text, scope=scope, kind=kind)
     if existing is not None:
         return existing, "an existing fact already says this (duplicate rule)"
@@ -322,6 +324,7 @@ def finding_restated(*, text: str, scope: str, kind: str = Fk.FACT) -> tuple[Fac
         return None, ""
     options = RecallOptions.defaults()
     found = trigger_candidates("finding", text, ScopeFilter.of(scope), options)
+    found = [c for c in found if c.fact.kind == kind]
     result = scorer.ranked(
         "finding", found, k=FINDING_PAIRS, floor=options.similarity, strict=False
     )

@@ -344,6 +344,31 @@ def test_finding_new_is_created_only_when_asked(client, curator_api, vector_dir)
     assert logged["logged"] == "created" and logged["fact"]["kind"] == "pattern"
 
 
+def test_a_finding_of_another_kind_is_logged_as_its_own_kind(client, curator_api, vector_dir):
+    """A duplicate is confirmed only within its own kind: a decision that turned out to
+    be a mistake, or the resolution of an open unknown, was folded into the decision or
+    the open unknown (the mistake never warned, the resolution was lost)."""
+    decision = store("We deploy the billing API on Fridays", kind="decision", scope="shop")
+    unknown = store("Why do billing logins fail after midnight", kind="unknown", scope="shop")
+    checked = post(client, "/finding", text=decision.text, kind="mistake", scope="shop")
+    assert checked["action"] == "create_new", checked
+    for text, fields in [
+        (decision.text, {"kind": "mistake"}),
+        (unknown.text, {"kind": "resolved_unknown", "resolved_by": "the session cache expired"}),
+    ]:
+        logged = curator_api.post(
+            "/api/v1/recall/finding",
+            {"text": text, "scope": "shop", "log": True, **fields},
+            format="json",
+        ).json()
+        assert logged["logged"] == "created" and logged["fact"]["kind"] == fields["kind"]
+    decision.refresh_from_db()
+    unknown.refresh_from_db()
+    assert decision.confirmations == 1 and unknown.confirmations == 1
+    answer = post(client, "/unknown", text=unknown.text, scope="shop")
+    assert answer["already_resolved"]["resolution"] == "the session cache expired"
+
+
 def test_finding_shares_integritys_duplicate_judgement(client, vector_dir, settings):
     """Close wording that says the opposite is no duplicate for integrity: nor here."""
     store("Bob bought a house in Lyon")
