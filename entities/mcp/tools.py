@@ -128,7 +128,7 @@ def facts_list(
     if not 1 <= limit <= MAX_LIST:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIST}", field="limit")
     if entity:  # an unknown or merged-away id is an error, as in GET /facts/?entity=
-        graph_selectors.entity_by_id(entity, field="entity")
+        entity = selectors.entity_named(entity_id=entity, field="entity").pk
     qs = selectors.fact_list(entity=entity, kind=kind, status=status, scopes=ctx.scopes(all_scopes))
     return {"facts": [fact_brief(f) for f in qs[:limit]]}
 
