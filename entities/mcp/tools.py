@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from kgsite.errors import DomainError, InvalidInput
+from kgsite.text import shows_nothing
 
 from .. import hooks, selectors, services
 from ..extraction import extract_entities as gazetteer_extract
@@ -352,8 +353,8 @@ def memory_hint(ctx: ToolContext, *, arguments: dict[str, Any], uncertainty: flo
     """The high-uncertainty trigger: memory close to what the call is about. Its words
     are cut to a trigger's length: a call may carry more (an episode's narrative), and
     the call itself, maybe a write already made, must not fail for its hint."""
-    text = " ".join(str(v) for v in arguments.values() if isinstance(v, str) and v.strip())
-    text = text[:MAX_TEXT]
+    words = [v for v in arguments.values() if isinstance(v, str) and not shows_nothing(v)]
+    text = " ".join(words)[:MAX_TEXT]
     if not text:
         return None
     return recall.recall_uncertainty_hint(

@@ -263,3 +263,12 @@ def test_recall_finding_logs_a_resolved_unknown_with_its_resolution(alpha):
     )
     assert not error and body["logged"] == "created"
     assert Fact.objects.get(pk=body["fact"]["id"]).resolved_by == "the registry rate-limits pulls"
+
+
+def test_an_unsure_call_whose_words_show_nothing_gets_no_hint_and_no_error(alpha):
+    """A session id of a zero-width space is a session id; the hint has no words to
+    search with, which is no reason to fail the call (it failed naming a ``text``
+    argument the tool does not have)."""
+    error, body = call(alpha, "recall_session_start", {"session_id": "\u200b", "uncertainty": 0.9})
+    assert not error, body
+    assert "memory_hint" not in body
