@@ -281,16 +281,18 @@ def recall_unknown(*, text: str, scopes: ScopeFilter, options: RecallOptions) ->
             ),
         ]
     )
-    first = next((i for i in items if i["kind"] == Fk.RESOLVED_UNKNOWN), None)
+    # The answer itself, whether or not its item fits the budget: a resolution may be
+    # longer than the whole budget, and the unknown is resolved all the same.
+    first = resolved[0][0] if resolved else None
     already = None
     if first is not None:
         already = {
-            "fact_id": first["id"],
-            "original_unknown": first["text"],
-            "resolution": first["resolved_by"],
-            "confidence": first["confidence"],
+            "fact_id": first.pk,
+            "original_unknown": first.text,
+            "resolution": first.resolved_by,
+            "confidence": first.confidence,
             # The cosine, as documented (the item's score is the scorer's probability).
-            "similarity": round(cosines.get(first["id"], 0.0), 4),
+            "similarity": round(cosines.get(first.pk, 0.0), 4),
         }
     return {
         "text": text,

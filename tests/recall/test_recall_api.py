@@ -299,6 +299,24 @@ def test_unknown_already_resolved_above_the_threshold(client, vector_dir):
     assert lowered["already_resolved"]["fact_id"] == resolved.pk
 
 
+def test_a_long_resolution_is_still_an_answer_to_the_unknown(client, vector_dir):
+    """A resolution may run to 10,000 characters, more than the default budget (4,000):
+    the item does not fit, but the unknown is still resolved; the answer said it was
+    not, and the agent logged it again."""
+    steps = " ".join(
+        f"Step {i}: rerun the export job with the replica flag set." for i in range(80)
+    )
+    resolved = store(
+        "Why does the nightly export stall", kind="resolved_unknown", resolved_by=steps
+    )
+    assert len(steps) > 4000
+    body = post(client, "/unknown", text="Why does the nightly export stall")
+    assert body["budget"]["used_chars"] <= body["budget"]["limit_chars"]
+    assert body["already_resolved"] is not None, body
+    assert body["already_resolved"]["fact_id"] == resolved.pk
+    assert body["already_resolved"]["resolution"] == steps
+
+
 def test_an_open_unknown_is_not_a_resolution(client, vector_dir):
     store("Which region hosts the backups", kind="unknown")
     body = post(client, "/unknown", text="Which region hosts the backups")
