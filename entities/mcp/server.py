@@ -117,8 +117,8 @@ DESCRIPTIONS: dict[str, str] = {
         "patterns this project learned for the domains the call touches."
     ),
     "recall": (
-        "Free recall: one ranked, deduplicated list of entities, facts and book passages "
-        "for a question, within a size budget. Use for open questions; use entity_get for "
+        "Free recall: one ranked, deduplicated list of entities, facts, past work and book "
+        "passages for a question, within a size budget. Use for open questions; use entity_get for "
         "one named thing. Triggers: 'do you remember …', 'what did we decide about …'; "
         "'ti ricordi …', 'cosa avevamo deciso su …'."
     ),

@@ -410,6 +410,22 @@ def _entity_items(query: str, scopes: ScopeFilter) -> tuple[list[dict], list[str
     return items, names
 
 
+def _episode_items(query: str, scopes: ScopeFilter, options: RecallOptions) -> list[dict]:
+    """Past work close to the query ("do you remember what we did about ..."), of the
+    reader's view, within ``max_episodes``, ``recent_sessions`` and ``ai_id``."""
+    found = _nearest(
+        "episodes",
+        vectors.embed_query(query),
+        _episodes(scopes, options),
+        k=options.max_episodes,
+        min_score=options.relevance,
+    )
+    return [
+        episode_item(e, s, f"past work close to the query (similarity {_cos(s)})")
+        for e, s in _load_episodes(found)
+    ]
+
+
 def _chunk_items(query: str, k: int, min_score: float) -> list[dict]:
     """Book passages through the vectors room's "chunks" kind, when an app registers it."""
     kind = KINDS.get("chunks")
@@ -484,6 +500,9 @@ def recall_query(*, query: str, scopes: ScopeFilter, options: RecallOptions) -> 
     shown, learned = result.facts, result.scorer
     items += [fact_item(f, s, f"a memory for this query ({why})") for f, s, why in shown]
     sources += ["facts", "fulltext"]
+    if options.max_episodes:
+        items += _episode_items(query, scopes, options)
+        sources.append("episodes")
     chunks = _chunk_items(query, k, options.relevance)
     if "chunks" in KINDS:
         sources.append("chunks")

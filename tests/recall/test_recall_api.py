@@ -448,6 +448,25 @@ def test_query_mixes_entities_and_facts_in_one_deduplicated_list(client, vector_
     assert "graph" not in body["sources"]  # no graph retriever registered yet
 
 
+def test_free_recall_remembers_past_work_of_the_recent_sessions(client, vector_dir):
+    """ "Do you remember what we did about X": the episodes of earlier sessions close to
+    the query; ``recent_sessions`` and ``max_episodes`` bound them (they were taken and
+    changed nothing)."""
+    old = episode_store(narrative="Moved the billing export to the new queue", scope="p",
+                        session_id="s1")  # fmt: skip
+    new = episode_store(narrative="Retried the billing export after the queue move", scope="p",
+                        session_id="s2")  # fmt: skip
+    episode_store(narrative="Moved the billing export of beta", scope="beta", session_id="s3")
+    question = {"query": "what did we do about the billing export queue", "scope": "p"}
+    body = post(client, "", **question, relevance=0.1)
+    episodes = [i["id"] for i in body["items"] if i["type"] == "episode"]
+    assert sorted(episodes) == sorted([old.pk, new.pk]) and "episodes" in body["sources"]
+    recent = post(client, "", **question, relevance=0.1, recent_sessions=1)
+    assert [i["id"] for i in recent["items"] if i["type"] == "episode"] == [new.pk]
+    none = post(client, "", **question, relevance=0.1, max_episodes=0)
+    assert not [i for i in none["items"] if i["type"] == "episode"]
+
+
 def test_query_budget_and_bad_input(client, vector_dir):
     for n in range(5):
         store(f"Redis note {n}: " + f"the Redis note service caches note {n} sessions " * 3)
