@@ -337,13 +337,34 @@ def recall_query(
     )
 
 
-def episode_store(ctx: ToolContext, *, narrative: str, session_id: str = "", ai_id: str = ""):
+def episode_store(
+    ctx: ToolContext,
+    *,
+    narrative: str,
+    session_id: str = "",
+    ai_id: str = "",
+    entities: list[str] | None = None,
+    facts: list[int | str] | None = None,
+):
+    """As POST /recall/episodes: the entities (names, aliases or ids) and the facts (in
+    this server's scope) the work was about are linked to the episode."""
     ctx.writable()
+    named = [_entity_named(e, f"entities.{i}") for i, e in enumerate(entities or ())]
+    linked = []
+    if facts:
+        for i, row in enumerate(selectors.fact_refs_resolve(ids=facts, scopes=ctx.scopes())):
+            if row["fact"] is None:
+                raise InvalidInput(
+                    f"no fact '{row['id']}' in this server's scope", field=f"facts.{i}"
+                )
+            linked.append(row["fact"])
     episode = episode_store_service(
         narrative=narrative,
         scope=ctx.scope,
         session_id=session_id,
         ai_id=ai_id,
+        entities=named,
+        facts=linked,
         actor=ctx.actor(),
     )
     return {"id": episode.pk, "scope": episode.scope, "session_id": episode.session_id}
