@@ -20,7 +20,8 @@ from .. import hooks, selectors, services
 from ..extraction import extract_entities as gazetteer_extract
 from ..graph import ppr as graph_ppr
 from ..graph import selectors as graph_selectors
-from ..models import EntityFact, Fact
+from ..models import Entity, EntityFact, Fact
+from ..names import normalize_type
 from ..recall import selectors as recall
 from ..recall.items import MAX_TEXT
 from ..recall.options import RecallOptions
@@ -68,11 +69,25 @@ def fact_brief(fact: Fact) -> dict[str, Any]:
 
 
 def entity_get(ctx: ToolContext, *, name: str, type: str | None = None, all_scopes: bool = False):  # noqa: A002
-    result = selectors.entity_lookup(name=name, type=type or None, scopes=ctx.scopes(all_scopes))
+    scopes = ctx.scopes(all_scopes)
+    result = selectors.entity_lookup(name=name, type=type or None, scopes=scopes)
+    own = _entity_by_own_id(name) if result.match == "none" else None
+    if own is not None and (not type or normalize_type(type) == own.type):
+        # The id another tool answered with (a merged-away one stands for its survivor).
+        result = selectors.entity_lookup(name=own.canonical_name, type=own.type, scopes=scopes)
+        result.match = "id"
     payload = result.as_dict()
     facts = Fact.objects.in_bulk(payload["facts"][:MAX_LIST])
     payload["fact_texts"] = [fact_brief(facts[i]) for i in payload["facts"] if i in facts]
     return payload
+
+
+def _entity_by_own_id(value: str) -> Entity | None:
+    value = value.strip()
+    found = Entity.objects.filter(pk=value).first()
+    if found is None and (target := selectors.entity_redirect_target(entity_id=value)):
+        found = Entity.objects.filter(pk=target).first()
+    return found
 
 
 def entity_store(
