@@ -240,7 +240,8 @@ class FactListView(GenericAPIView):
         p = self.request.query_params
         entity = p.get("entity")
         if entity:  # an unknown or merged-away id is an error, not an empty list
-            _entities_by_id([entity], "entity")
+            # Our id, or an imported memory's (as the entity's own address takes).
+            entity = selectors.entity_named(entity_id=entity, field="entity").pk
         return selectors.fact_list(
             entity=entity,
             status=p.get("status"),

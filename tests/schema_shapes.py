@@ -37,3 +37,36 @@ def documented_errors(client, method: str, path: str, response) -> list[str]:
         f"{'/'.join(map(str, error.absolute_path))}: {error.message}"
         for error in validator.iter_errors(response.json())
     ]
+
+
+def undocumented_keys(client, method: str, path: str, response) -> list[str]:
+    """The keys of ``response`` that the schema of ``method path`` does not list: a
+    client generated from the schema drops them (jsonschema lets extra keys pass)."""
+    schema = json.loads(client.get("/api/schema/", {"format": "json"}).content)
+    components = schema["components"]["schemas"]
+
+    def resolve(node: dict) -> dict:
+        while "$ref" in node or "allOf" in node:
+            node = node["allOf"][0] if "allOf" in node else node
+            if "$ref" in node:
+                node = components[node["$ref"].rsplit("/", 1)[-1]]
+        return node
+
+    def walk(node: dict, value: Any, where: str) -> list[str]:
+        node = resolve(node)
+        if isinstance(value, dict) and "properties" in node:
+            found = []
+            for key, item in value.items():
+                if key not in node["properties"]:
+                    found.append(f"{where}/{key}")
+                else:
+                    found += walk(node["properties"][key], item, f"{where}/{key}")
+            return found
+        if isinstance(value, list) and "items" in node:
+            return [
+                k for i, item in enumerate(value) for k in walk(node["items"], item, f"{where}/{i}")
+            ]
+        return []
+
+    documented = schema["paths"][path][method]["responses"][str(response.status_code)]
+    return walk(documented["content"]["application/json"]["schema"], response.json(), "")

@@ -113,6 +113,15 @@ def _types(schema: dict[str, Any]) -> set[str]:
     return found
 
 
+def _item_types(schema: dict[str, Any]) -> set[str]:
+    """The JSON types an array argument's items allow."""
+    found: set[str] = set()
+    for option in [schema, *schema.get("anyOf", ())]:
+        if option.get("type") == "array":
+            found |= _types(option.get("items", {}))
+    return found
+
+
 def arguments_check(
     tool: str,
     arguments: dict[str, Any],
@@ -141,6 +150,7 @@ def arguments_check(
             _check_text(value, cap or DEFAULT_TEXT_CAP, name)
         elif isinstance(value, list):
             _check_list(value, field, name)
+            _check_flags(value, _item_types((schemas or {}).get(name, {})), name)
         elif isinstance(value, dict):
             if _depth(value) > MAX_DEPTH:
                 raise InvalidInput(f"{name} is nested deeper than {MAX_DEPTH} levels", field=name)
@@ -159,6 +169,19 @@ def _check_list(value: list, field: serializers.Field | None, name: str) -> None
             _check_text(item, cap, f"{name}.{i}")
         elif isinstance(item, list | dict):
             raise InvalidInput(f"{name}.{i} must be a single value", field=f"{name}.{i}")
+
+
+def _check_flags(value: list, types: set[str], name: str) -> None:
+    """``true`` or ``false`` among whole numbers (``"ids": [true]``): the SDK would read
+    it as the id 1."""
+    if "integer" not in types or "boolean" in types:
+        return
+    wanted = "a whole number or a string" if "string" in types else "a whole number"
+    for i, item in enumerate(value):
+        if isinstance(item, bool):
+            raise InvalidInput(
+                f"{name}.{i} must be {wanted}, not {str(item).lower()}", field=f"{name}.{i}"
+            )
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")

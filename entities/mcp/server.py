@@ -38,7 +38,8 @@ all_scopes only when the user asks about other projects."""
 DESCRIPTIONS: dict[str, str] = {
     "entity_get": (
         "What do you know about X? Resolve a name (canonical name or alias, any case or "
-        "Unicode form, or an imported memory's entity id) to one entity with its aliases, "
+        "Unicode form, an entity id another tool answered with (match: id), or an imported "
+        "memory's entity id) to one entity with its aliases, "
         "facts and imported fact ids (external_facts). Answers entity: null with "
         "suggestions when the name is unknown (it never guesses), or ambiguous with "
         "candidates. Do not use it to validate a claim or to search a topic: use "
@@ -117,8 +118,8 @@ DESCRIPTIONS: dict[str, str] = {
         "patterns this project learned for the domains the call touches."
     ),
     "recall": (
-        "Free recall: one ranked, deduplicated list of entities, facts and book passages "
-        "for a question, within a size budget. Use for open questions; use entity_get for "
+        "Free recall: one ranked, deduplicated list of entities, facts, past work and book "
+        "passages for a question, within a size budget. Use for open questions; use entity_get for "
         "one named thing. Triggers: 'do you remember …', 'what did we decide about …'; "
         "'ti ricordi …', 'cosa avevamo deciso su …'."
     ),

@@ -14,13 +14,16 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from kgsite.errors import DomainError, InvalidInput
+from kgsite.text import shows_nothing
 
 from .. import hooks, selectors, services
 from ..extraction import extract_entities as gazetteer_extract
 from ..graph import ppr as graph_ppr
 from ..graph import selectors as graph_selectors
-from ..models import EntityFact, Fact
+from ..models import Entity, EntityFact, Fact
+from ..names import normalize_type
 from ..recall import selectors as recall
+from ..recall.items import MAX_TEXT
 from ..recall.options import RecallOptions
 from ..recall.services import episode_store as episode_store_service
 from ..recall.services import recall_finding_log
@@ -66,11 +69,25 @@ def fact_brief(fact: Fact) -> dict[str, Any]:
 
 
 def entity_get(ctx: ToolContext, *, name: str, type: str | None = None, all_scopes: bool = False):  # noqa: A002
-    result = selectors.entity_lookup(name=name, type=type or None, scopes=ctx.scopes(all_scopes))
+    scopes = ctx.scopes(all_scopes)
+    result = selectors.entity_lookup(name=name, type=type or None, scopes=scopes)
+    own = _entity_by_own_id(name) if result.match == "none" else None
+    if own is not None and (not type or normalize_type(type) == own.type):
+        # The id another tool answered with (a merged-away one stands for its survivor).
+        result = selectors.entity_lookup(name=own.canonical_name, type=own.type, scopes=scopes)
+        result.match = "id"
     payload = result.as_dict()
     facts = Fact.objects.in_bulk(payload["facts"][:MAX_LIST])
     payload["fact_texts"] = [fact_brief(facts[i]) for i in payload["facts"] if i in facts]
     return payload
+
+
+def _entity_by_own_id(value: str) -> Entity | None:
+    value = value.strip()
+    found = Entity.objects.filter(pk=value).first()
+    if found is None and (target := selectors.entity_redirect_target(entity_id=value)):
+        found = Entity.objects.filter(pk=target).first()
+    return found
 
 
 def entity_store(
@@ -127,7 +144,7 @@ def facts_list(
     if not 1 <= limit <= MAX_LIST:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIST}", field="limit")
     if entity:  # an unknown or merged-away id is an error, as in GET /facts/?entity=
-        graph_selectors.entity_by_id(entity, field="entity")
+        entity = selectors.entity_named(entity_id=entity, field="entity").pk
     qs = selectors.fact_list(entity=entity, kind=kind, status=status, scopes=ctx.scopes(all_scopes))
     return {"facts": [fact_brief(f) for f in qs[:limit]]}
 
@@ -293,6 +310,8 @@ def recall_finding(
     resolved_by: str = "",
 ):
     selectors.fact_kind_valid(kind)  # as POST /recall/finding: never searched as another kind
+    if not 0 <= confidence <= 1:  # as POST /recall/finding: refused with or without log
+        raise InvalidInput("confidence must be between 0 and 1", field="confidence")
     result = recall.recall_finding(text=text, scope=ctx.scope, kind=kind)
     result["logged"] = None
     if log:
@@ -333,21 +352,45 @@ def recall_query(
     )
 
 
-def episode_store(ctx: ToolContext, *, narrative: str, session_id: str = "", ai_id: str = ""):
+def episode_store(
+    ctx: ToolContext,
+    *,
+    narrative: str,
+    session_id: str = "",
+    ai_id: str = "",
+    entities: list[str] | None = None,
+    facts: list[int | str] | None = None,
+):
+    """As POST /recall/episodes: the entities (names, aliases or ids) and the facts (in
+    this server's scope) the work was about are linked to the episode."""
     ctx.writable()
+    named = [_entity_named(e, f"entities.{i}") for i, e in enumerate(entities or ())]
+    linked = []
+    if facts:
+        for i, row in enumerate(selectors.fact_refs_resolve(ids=facts, scopes=ctx.scopes())):
+            if row["fact"] is None:
+                raise InvalidInput(
+                    f"no fact '{row['id']}' in this server's scope", field=f"facts.{i}"
+                )
+            linked.append(row["fact"])
     episode = episode_store_service(
         narrative=narrative,
         scope=ctx.scope,
         session_id=session_id,
         ai_id=ai_id,
+        entities=named,
+        facts=linked,
         actor=ctx.actor(),
     )
     return {"id": episode.pk, "scope": episode.scope, "session_id": episode.session_id}
 
 
 def memory_hint(ctx: ToolContext, *, arguments: dict[str, Any], uncertainty: float):
-    """The high-uncertainty trigger: memory close to what the call is about."""
-    text = " ".join(str(v) for v in arguments.values() if isinstance(v, str) and v.strip())
+    """The high-uncertainty trigger: memory close to what the call is about. Its words
+    are cut to a trigger's length: a call may carry more (an episode's narrative), and
+    the call itself, maybe a write already made, must not fail for its hint."""
+    words = [v for v in arguments.values() if isinstance(v, str) and not shows_nothing(v)]
+    text = " ".join(words)[:MAX_TEXT]
     if not text:
         return None
     return recall.recall_uncertainty_hint(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
@@ -150,7 +149,18 @@ class RecallItemSerializer(serializers.Serializer):
     score = serializers.FloatField(allow_null=True, required=False)
     kind = serializers.CharField(required=False)
     confidence = serializers.FloatField(required=False)
+    confirmations = serializers.IntegerField(required=False, help_text="A fact's.")
     scope = serializers.CharField(required=False)
+    resolved_by = serializers.CharField(required=False, help_text="A resolved unknown's answer.")
+    domain = serializers.CharField(required=False, help_text="A pattern's domain.")
+    goal_status = serializers.CharField(required=False, help_text="A goal's status.")
+    session_id = serializers.CharField(required=False, help_text="An episode's session.")
+    ai_id = serializers.CharField(required=False, help_text="An episode's agent.")
+    created_at = serializers.DateTimeField(required=False, help_text="When an episode was.")
+    facts = serializers.IntegerField(
+        required=False, help_text="An entity's: how many active facts the reader sees name it."
+    )
+    link = serializers.CharField(required=False, help_text="A notification's page.")
     surfaced_because = serializers.CharField(help_text="Why this item is in the answer.")
 
 
@@ -337,7 +347,10 @@ class FindingView(RecallView):
         r = _request(FindingRequestSerializer, request.data)
         data = r.validated_data
         if data["log"] and not is_curator(request.user):
-            raise PermissionDenied("logging a finding needs an authenticated curator")
+            # DRF's own denial: 401 to a caller without credentials, 403 to a reader.
+            self.permission_denied(
+                request, message="logging a finding needs an authenticated curator"
+            )
         scope = ScopeFilter.of(data["scope"]).scope
         result = selectors.recall_finding(text=data["text"], scope=scope, kind=data["kind"])
         result.update({"logged": None, "fact": None})

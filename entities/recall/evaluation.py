@@ -48,14 +48,48 @@ def recall_file_load(path: str | Path) -> dict[str, Any]:
         raise RecallFileError(f"{path}: expected an object with memories and queries")
     if not data.get("queries"):  # nothing to measure or to learn from
         raise RecallFileError(f"{path}: holds no queries")
+    if not isinstance(data["queries"], list):
+        raise RecallFileError(f"{path}: queries must be a list")
+    for i, m in enumerate(data["memories"], 1):
+        _memory_check(path, i, m)
     keys = {m.get("key") for m in data["memories"]}
-    for q in data.get("queries", []):
-        if q.get("endpoint") not in ENDPOINTS:
-            raise RecallFileError(f"{path}: query {q.get('id')}: unknown endpoint")
-        unknown = set(q.get("expect", [])) | set(q.get("forbid", []))
-        if unknown - keys:
-            raise RecallFileError(f"{path}: query {q.get('id')} names unknown memories")
+    for i, q in enumerate(data["queries"], 1):
+        _query_check(path, i, q, keys)
     return data
+
+
+def _query_check(path: str | Path, i: int, q: object, keys: set) -> None:
+    if not isinstance(q, dict):
+        raise RecallFileError(f"{path}: query {i} is not an object")
+    if q.get("endpoint") not in ENDPOINTS:
+        raise RecallFileError(f"{path}: query {q.get('id')}: unknown endpoint")
+    if not isinstance(q.get("input", {}), dict):
+        raise RecallFileError(f"{path}: query {q.get('id')}: input must be an object")
+    for name in ("expect", "forbid"):
+        if not isinstance(q.get(name, []), list):
+            raise RecallFileError(f"{path}: query {q.get('id')}: {name} must be a list")
+    unknown = set(q.get("expect", [])) | set(q.get("forbid", []))
+    if unknown - keys:
+        raise RecallFileError(f"{path}: query {q.get('id')} names unknown memories")
+
+
+def _memory_check(path: str | Path, i: int, m: object) -> None:
+    """A memory ``memories_store`` can store: checked before the scratch database is
+    built, so a bad one is one line, not a traceback half-way through the set."""
+    if not isinstance(m, dict):
+        raise RecallFileError(f"{path}: memory {i} is not an object")
+    if m.get("key") is None:
+        raise RecallFileError(f"{path}: memory {i} has no key")
+    name = m["key"]
+    if not isinstance(m.get("text"), str) or not m["text"].strip():
+        raise RecallFileError(f"{path}: memory {name} has no text")
+    try:
+        services.fact_kind_check(
+            kind=m.get("kind"),
+            **{k: m[k] for k in ("resolved_by", "domain", "goal_status") if m.get(k)},
+        )
+    except DomainError as exc:
+        raise RecallFileError(f"{path}: memory {name}: {exc.message}") from None
 
 
 @contextlib.contextmanager

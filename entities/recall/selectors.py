@@ -281,16 +281,18 @@ def recall_unknown(*, text: str, scopes: ScopeFilter, options: RecallOptions) ->
             ),
         ]
     )
-    first = next((i for i in items if i["kind"] == Fk.RESOLVED_UNKNOWN), None)
+    # The answer itself, whether or not its item fits the budget: a resolution may be
+    # longer than the whole budget, and the unknown is resolved all the same.
+    first = resolved[0][0] if resolved else None
     already = None
     if first is not None:
         already = {
-            "fact_id": first["id"],
-            "original_unknown": first["text"],
-            "resolution": first["resolved_by"],
-            "confidence": first["confidence"],
+            "fact_id": first.pk,
+            "original_unknown": first.text,
+            "resolution": first.resolved_by,
+            "confidence": first.confidence,
             # The cosine, as documented (the item's score is the scorer's probability).
-            "similarity": round(cosines.get(first["id"], 0.0), 4),
+            "similarity": round(cosines.get(first.pk, 0.0), 4),
         }
     return {
         "text": text,
@@ -312,8 +314,10 @@ FINDING_PAIRS = 3
 def finding_restated(*, text: str, scope: str, kind: str = Fk.FACT) -> tuple[Fact | None, str]:
     """The stored memory ``text`` restates, and how it was found: the duplicate
     judgement of ``fact_store`` first (same text, or an index neighbour the pair model
-    calls a duplicate), then the pair model on the memories hybrid retrieval finds
-    relevant (project and global memory, every kind but goals)."""
+    calls a duplicate), then the pair model on the memories of the same kind that hybrid
+    retrieval finds relevant (project and global memory). A memory of another kind is
+    never the one confirmed: a mistake restating a decision, or a resolved unknown its
+    open question, is a memory of its own."""
     existing = services.fact_find_duplicate(text=text, scope=scope, kind=kind)
     if existing is not None:
         return existing, "an existing fact already says this (duplicate rule)"
@@ -322,6 +326,7 @@ def finding_restated(*, text: str, scope: str, kind: str = Fk.FACT) -> tuple[Fac
         return None, ""
     options = RecallOptions.defaults()
     found = trigger_candidates("finding", text, ScopeFilter.of(scope), options)
+    found = [c for c in found if c.fact.kind == kind]
     result = scorer.ranked(
         "finding", found, k=FINDING_PAIRS, floor=options.similarity, strict=False
     )
@@ -405,6 +410,22 @@ def _entity_items(query: str, scopes: ScopeFilter) -> tuple[list[dict], list[str
     return items, names
 
 
+def _episode_items(query: str, scopes: ScopeFilter, options: RecallOptions) -> list[dict]:
+    """Past work close to the query ("do you remember what we did about ..."), of the
+    reader's view, within ``max_episodes``, ``recent_sessions`` and ``ai_id``."""
+    found = _nearest(
+        "episodes",
+        vectors.embed_query(query),
+        _episodes(scopes, options),
+        k=options.max_episodes,
+        min_score=options.relevance,
+    )
+    return [
+        episode_item(e, s, f"past work close to the query (similarity {_cos(s)})")
+        for e, s in _load_episodes(found)
+    ]
+
+
 def _chunk_items(query: str, k: int, min_score: float) -> list[dict]:
     """Book passages through the vectors room's "chunks" kind, when an app registers it."""
     kind = KINDS.get("chunks")
@@ -479,6 +500,9 @@ def recall_query(*, query: str, scopes: ScopeFilter, options: RecallOptions) -> 
     shown, learned = result.facts, result.scorer
     items += [fact_item(f, s, f"a memory for this query ({why})") for f, s, why in shown]
     sources += ["facts", "fulltext"]
+    if options.max_episodes:
+        items += _episode_items(query, scopes, options)
+        sources.append("episodes")
     chunks = _chunk_items(query, k, options.relevance)
     if "chunks" in KINDS:
         sources.append("chunks")

@@ -54,11 +54,10 @@ class EntitySearchView(GenericAPIView):
 
 
 def _known_entity(entity_id: str) -> str:
-    """The ``entity`` filter as the fact list takes it: an unknown id is a 404 naming the
-    field (a merged-away one says where it went), not an empty answer."""
-    if not selectors.entity_list().filter(pk=entity_id).exists():
-        raise selectors.entity_not_found(entity_id, field="entity")
-    return entity_id
+    """The ``entity`` filter as the fact list takes it (our id or an imported memory's):
+    an unknown id is a 404 naming the field (a merged-away one says where it went), not
+    an empty answer."""
+    return selectors.entity_named(entity_id=entity_id, field="entity").pk
 
 
 class FactSearchView(GenericAPIView):

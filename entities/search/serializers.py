@@ -97,7 +97,9 @@ class FactSearchQuerySerializer(ScopeFieldsMixin):
     q = serializers.CharField(max_length=2000, help_text="What the facts should be about.")
     k = serializers.IntegerField(min_value=1, max_value=50, default=10)
     entity = serializers.CharField(
-        required=False, max_length=12, help_text="Only facts linked to this entity id."
+        required=False,
+        max_length=255,
+        help_text="Only facts linked to this entity (its id, or an imported memory's).",
     )
     status = serializers.ChoiceField(
         choices=[*Fact.Status.values, ranking.STATUS_ALL], default="active"
@@ -117,6 +119,8 @@ class FactSearchHitSerializer(serializers.Serializer):
     status = serializers.CharField()
     source = serializers.CharField()
     confidence = serializers.FloatField()
+    kind = serializers.ChoiceField(choices=Fact.Kind.values)
+    scope = serializers.CharField(help_text="Its project (empty: global memory).")
     entities = FactSearchEntitySerializer(many=True)
 
 

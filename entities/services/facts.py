@@ -446,6 +446,16 @@ def _near_duplicate(
     return None
 
 
+def _same_text_lock(norm: str, *, scope: str, kind: str) -> None:
+    """Writers of one text (in one scope and kind) take turns until they commit, so the
+    second one sees the first's fact and confirms it. SQLite's write lock already does
+    this (transactions begin IMMEDIATE); PostgreSQL's reads do not wait for a writer."""
+    if connection.vendor == "postgresql":
+        key = f"entities_fact:{scope}:{kind}:{norm[:FACT_TEXT_HEAD]}"
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [key])
+
+
 @transaction.atomic
 def _fact_write(
     *,
@@ -472,6 +482,7 @@ def _fact_write(
     """``fact_store``'s writes, in one transaction. The exact-text duplicate is looked
     up here (a concurrent writer of the same text committed before this lock was
     taken); the near duplicate found outside counts if it is still active."""
+    _same_text_lock(norm, scope=scope, kind=kinds.kind)
     duplicate = _exact_duplicate(display, norm, scope=scope, kind=kinds.kind, named=named)
     if duplicate is None and near is not None:
         duplicate = Fact.objects.filter(pk=near.pk, status=Fact.Status.ACTIVE).first()

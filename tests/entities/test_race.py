@@ -7,8 +7,8 @@ import threading
 import pytest
 from django.db import connection, connections
 
-from entities.models import Alias, Entity
-from entities.services import alias_add, entity_store
+from entities.models import Alias, Entity, Fact
+from entities.services import alias_add, entity_store, fact_store
 
 THREADS = 8
 
@@ -53,6 +53,20 @@ def test_eight_threads_adding_the_same_alias_make_one_row():
     assert len({alias.id for alias, _created in results}) == 1
     assert Alias.objects.count() == 1
     assert sum(created for _alias, created in results) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_eight_threads_storing_the_same_fact_make_one_fact(vector_dir):
+    """Two agents logging the same finding at once: one fact, confirmed by the others.
+    On PostgreSQL both writers read "no such text yet" and each stored a copy."""
+    results, errors = run_together(
+        lambda: fact_store(text="The nightly export writes CSV files", scope="shop")
+    )
+    assert errors == []
+    assert len(results) == THREADS
+    assert sorted(r.action for r in results) == ["confirmed"] * (THREADS - 1) + ["created"]
+    fact = Fact.objects.get()
+    assert fact.confirmations == THREADS
 
 
 @pytest.mark.django_db

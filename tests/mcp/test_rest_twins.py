@@ -186,3 +186,24 @@ def test_a_logged_finding_confirms_the_memory_the_finding_named(server, curator_
     assert Fact.objects.count() == 1
     stored.refresh_from_db()
     assert stored.confirmations == 3
+
+
+def test_facts_of_an_entity_by_its_imported_id_as_everywhere_else(server, merged, api):
+    """An imported memory's entity id resolves at ``GET /entities/<id>/``, in
+    ``entity_get`` and in a new fact's links; the fact filters answered "no entity"."""
+    from entities.models import ExternalEntityId
+
+    ExternalEntityId.objects.create(
+        store="old.db", external_id="entity_0042ada", entity=merged["ada"]
+    )
+    own = api.get("/api/v1/facts/", {"entity": merged["ada"].pk}).json()["results"]
+    assert own
+    listed = api.get("/api/v1/facts/", {"entity": "entity_0042ada"})
+    assert listed.status_code == 200, listed.json()
+    assert [f["id"] for f in listed.json()["results"]] == [f["id"] for f in own]
+    error, body = call(server, "facts_list", {"entity": "entity_0042ada"})
+    assert not error, body
+    assert [f["id"] for f in body["facts"]] == [f["id"] for f in own]
+    found = api.get("/api/v1/facts/search", {"q": "works for", "entity": "entity_0042ada"})
+    assert found.status_code == 200, found.json()
+    assert {r["id"] for r in found.json()["results"]} == {f["id"] for f in own}

@@ -107,3 +107,16 @@ def test_storing_the_same_fact_twice_confirms_it(server):
     assert second["fact"]["id"] == first["fact"]["id"]
     assert second["fact"]["confirmations"] == first["fact"]["confirmations"] + 1
     assert Fact.objects.count() == 1
+
+
+def test_a_long_write_with_high_uncertainty_answers_its_write_not_an_error(server):
+    """The memory hint reads the call's words; a narrative longer than a trigger's text
+    (episodes take 20,000 characters) must not turn a stored episode into a tool error,
+    or the agent retries and stores it twice."""
+    from entities.recall.models import Episode
+
+    narrative = "Moved the alpha workers to the new cluster. " * 300  # ~13,000 characters
+    error, body = call(server, "episode_store", {"narrative": narrative, "uncertainty": 0.9})
+    assert not error, body
+    assert body["id"] == Episode.objects.get().pk
+    assert "memory_hint" in body

@@ -63,3 +63,31 @@ def test_an_unreadable_set_is_one_readable_error(tmp_path):
     broken.write_text('{"memories": [], "queries": [{"id": "x", "endpoint": "nowhere"}]}')
     with pytest.raises(CommandError, match="unknown endpoint"):
         call_command("eval_recall", str(broken))
+
+
+MEMORY = {"key": "a1", "kind": "fact", "text": "Orchard signs its tokens with ZQ-9"}
+QUERY = {"id": "q1", "endpoint": "recall", "input": {"query": "ZQ-9"}, "expect": ["a1"]}
+
+
+@pytest.mark.parametrize(
+    ("memories", "queries", "says"),
+    [
+        ([MEMORY], ["q1"], "query 1 is not an object"),
+        ([MEMORY], {"q1": QUERY}, "queries must be a list"),
+        (["a1"], [QUERY], "memory 1 is not an object"),
+        ([{"key": "a1", "kind": "fact"}], [QUERY], "memory a1 has no text"),
+        ([{**MEMORY, "kind": "gossip"}], [QUERY], "memory a1: kind must be one of"),
+        ([MEMORY], [{**QUERY, "expect": "a1"}], "query q1: expect must be a list"),
+        ([MEMORY], [{**QUERY, "input": "ZQ-9"}], "query q1: input must be an object"),
+    ],
+)
+def test_a_malformed_set_is_one_readable_error_before_anything_is_stored(
+    tmp_path, vector_dir, monkeypatch, memories, queries, says
+):
+    """A set with a query or memory of the wrong shape stopped with a traceback, some
+    only after the scratch database was built and half the memories stored."""
+    monkeypatch.setattr(eval_recall, "scratch_database", contextlib.nullcontext)
+    path = tmp_path / "set.json"
+    path.write_text(json.dumps({"memories": memories, "queries": queries}))
+    with pytest.raises(CommandError, match=says):
+        call_command("eval_recall", str(path))

@@ -263,3 +263,31 @@ def test_recall_finding_logs_a_resolved_unknown_with_its_resolution(alpha):
     )
     assert not error and body["logged"] == "created"
     assert Fact.objects.get(pk=body["fact"]["id"]).resolved_by == "the registry rate-limits pulls"
+
+
+def test_an_unsure_call_whose_words_show_nothing_gets_no_hint_and_no_error(alpha):
+    """A session id of a zero-width space is a session id; the hint has no words to
+    search with, which is no reason to fail the call (it failed naming a ``text``
+    argument the tool does not have)."""
+    error, body = call(alpha, "recall_session_start", {"session_id": "\u200b", "uncertainty": 0.9})
+    assert not error, body
+    assert "memory_hint" not in body
+
+
+def test_entity_get_answers_an_entity_by_the_id_other_tools_gave(alpha, memory, curator):
+    """facts_search, get_entity_graph and the others name entities by id, and every tool
+    that takes an entity takes its id; entity_get said "none" to it, as to a merged-away
+    id (which stands for its survivor, as in get_entity_graph)."""
+    from entities.services import entity_merge
+
+    kube = memory["kube"]
+    error, body = call(alpha, "entity_get", {"name": kube.pk})
+    assert not error, body
+    assert body["match"] == "id" and body["entity"]["id"] == kube.pk
+    assert body["aliases"] == ["K8s"] and body["facts"]
+    copy, _ = services.entity_store(name="Kubernetes Engine", type="cloud")
+    entity_merge(survivor=kube, duplicates=[copy], actor=curator)
+    error, body = call(alpha, "entity_get", {"name": copy.pk})
+    assert not error and body["match"] == "id" and body["entity"]["id"] == kube.pk
+    error, body = call(alpha, "entity_get", {"name": kube.pk, "type": "venue"})
+    assert body["match"] == "none"

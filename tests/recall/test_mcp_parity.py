@@ -71,3 +71,26 @@ def test_descriptions_give_triggers_in_english_and_italian():
         ("recall", "do you remember", "ti ricordi"),
     ):
         assert english in DESCRIPTIONS[name] and italian in DESCRIPTIONS[name]
+
+
+def test_episode_store_links_the_entities_and_facts_it_was_about(server):
+    """As ``POST /recall/episodes`` does: the episode names its entities (by name, alias
+    or id) and facts, so a merge carries it along and recall can follow the links."""
+    from entities.recall.models import Episode
+
+    kube, _ = services.entity_store(name="Kubernetes", type="cloud")
+    services.alias_add(entity=kube, alias="K8s")
+    fact = services.fact_store(text="Kubernetes restarts failed pods", scope="alpha").fact
+    error, body = call(
+        server,
+        "episode_store",
+        {"narrative": "Moved the workers to K8s", "entities": ["K8s"], "facts": [fact.pk]},
+    )
+    assert not error, body
+    episode = Episode.objects.get(pk=body["id"])
+    assert list(episode.entities.values_list("pk", flat=True)) == [kube.pk]
+    assert list(episode.facts.values_list("pk", flat=True)) == [fact.pk]
+    for bad, field in [({"entities": ["Nobody"]}, "entities.0"), ({"facts": [999_999]}, "facts.0")]:
+        error, text = call(server, "episode_store", {"narrative": "Did more", **bad})
+        assert error and text.startswith(f"Error executing tool episode_store: {field}: "), text
+    assert Episode.objects.count() == 1

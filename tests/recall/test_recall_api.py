@@ -299,6 +299,24 @@ def test_unknown_already_resolved_above_the_threshold(client, vector_dir):
     assert lowered["already_resolved"]["fact_id"] == resolved.pk
 
 
+def test_a_long_resolution_is_still_an_answer_to_the_unknown(client, vector_dir):
+    """A resolution may run to 10,000 characters, more than the default budget (4,000):
+    the item does not fit, but the unknown is still resolved; the answer said it was
+    not, and the agent logged it again."""
+    steps = " ".join(
+        f"Step {i}: rerun the export job with the replica flag set." for i in range(80)
+    )
+    resolved = store(
+        "Why does the nightly export stall", kind="resolved_unknown", resolved_by=steps
+    )
+    assert len(steps) > 4000
+    body = post(client, "/unknown", text="Why does the nightly export stall")
+    assert body["budget"]["used_chars"] <= body["budget"]["limit_chars"]
+    assert body["already_resolved"] is not None, body
+    assert body["already_resolved"]["fact_id"] == resolved.pk
+    assert body["already_resolved"]["resolution"] == steps
+
+
 def test_an_open_unknown_is_not_a_resolution(client, vector_dir):
     store("Which region hosts the backups", kind="unknown")
     body = post(client, "/unknown", text="Which region hosts the backups")
@@ -342,6 +360,31 @@ def test_finding_new_is_created_only_when_asked(client, curator_api, vector_dir)
         format="json",
     ).json()
     assert logged["logged"] == "created" and logged["fact"]["kind"] == "pattern"
+
+
+def test_a_finding_of_another_kind_is_logged_as_its_own_kind(client, curator_api, vector_dir):
+    """A duplicate is confirmed only within its own kind: a decision that turned out to
+    be a mistake, or the resolution of an open unknown, was folded into the decision or
+    the open unknown (the mistake never warned, the resolution was lost)."""
+    decision = store("We deploy the billing API on Fridays", kind="decision", scope="shop")
+    unknown = store("Why do billing logins fail after midnight", kind="unknown", scope="shop")
+    checked = post(client, "/finding", text=decision.text, kind="mistake", scope="shop")
+    assert checked["action"] == "create_new", checked
+    for text, fields in [
+        (decision.text, {"kind": "mistake"}),
+        (unknown.text, {"kind": "resolved_unknown", "resolved_by": "the session cache expired"}),
+    ]:
+        logged = curator_api.post(
+            "/api/v1/recall/finding",
+            {"text": text, "scope": "shop", "log": True, **fields},
+            format="json",
+        ).json()
+        assert logged["logged"] == "created" and logged["fact"]["kind"] == fields["kind"]
+    decision.refresh_from_db()
+    unknown.refresh_from_db()
+    assert decision.confirmations == 1 and unknown.confirmations == 1
+    answer = post(client, "/unknown", text=unknown.text, scope="shop")
+    assert answer["already_resolved"]["resolution"] == "the session cache expired"
 
 
 def test_finding_shares_integritys_duplicate_judgement(client, vector_dir, settings):
@@ -405,6 +448,25 @@ def test_query_mixes_entities_and_facts_in_one_deduplicated_list(client, vector_
     assert "graph" not in body["sources"]  # no graph retriever registered yet
 
 
+def test_free_recall_remembers_past_work_of_the_recent_sessions(client, vector_dir):
+    """ "Do you remember what we did about X": the episodes of earlier sessions close to
+    the query; ``recent_sessions`` and ``max_episodes`` bound them (they were taken and
+    changed nothing)."""
+    old = episode_store(narrative="Moved the billing export to the new queue", scope="p",
+                        session_id="s1")  # fmt: skip
+    new = episode_store(narrative="Retried the billing export after the queue move", scope="p",
+                        session_id="s2")  # fmt: skip
+    episode_store(narrative="Moved the billing export of beta", scope="beta", session_id="s3")
+    question = {"query": "what did we do about the billing export queue", "scope": "p"}
+    body = post(client, "", **question, relevance=0.1)
+    episodes = [i["id"] for i in body["items"] if i["type"] == "episode"]
+    assert sorted(episodes) == sorted([old.pk, new.pk]) and "episodes" in body["sources"]
+    recent = post(client, "", **question, relevance=0.1, recent_sessions=1)
+    assert [i["id"] for i in recent["items"] if i["type"] == "episode"] == [new.pk]
+    none = post(client, "", **question, relevance=0.1, max_episodes=0)
+    assert not [i for i in none["items"] if i["type"] == "episode"]
+
+
 def test_query_budget_and_bad_input(client, vector_dir):
     for n in range(5):
         store(f"Redis note {n}: " + f"the Redis note service caches note {n} sessions " * 3)
@@ -435,6 +497,20 @@ def test_recall_is_private_by_default(vector_dir):
     response = anonymous.post("/api/v1/recall", {"query": "billing"}, format="json")
     assert response.status_code == 401
     assert response.json()["error"]["code"]
+
+
+def test_logging_a_finding_without_credentials_asks_for_them(vector_dir, settings):
+    """A public site opens the finding check to anyone; logging it needs a curator, and
+    a caller who sent no credentials is told to authenticate (401), as every other
+    write answers, not that it is forbidden."""
+    settings.KGSITE_PUBLIC_READ = True
+    anonymous = APIClient()
+    body = {"text": "The export retries three times", "log": True}
+    response = anonymous.post("/api/v1/recall/finding", body, format="json")
+    assert response.status_code == 401, response.json()
+    assert response.json()["error"]["code"] == "not_authenticated"
+    assert "WWW-Authenticate" in response
+    assert not Fact.objects.exists()
 
 
 # --- ai_id: one agent's memory ----------------------------------------------------------
@@ -487,3 +563,29 @@ def test_a_resolved_unknown_finding_can_be_logged_with_its_resolution(client, cu
     assert (fact.kind, fact.resolved_by) == ("resolved_unknown", "the export query lacked an index")
     missing = post(client, "/finding", expect=400, text="Why", kind="resolved_unknown", log=True)
     assert missing["error"]["field"] == "resolved_by"
+
+
+def test_the_schema_lists_every_field_a_recall_item_carries(client, curator):
+    """A client generated from the schema keeps only what it lists: a resolved unknown's
+    resolution, a pattern's domain, a goal's status, an episode's session and date."""
+    from tests.schema_shapes import undocumented_keys
+
+    kube, _ = services.entity_store(name="Kubernetes", type="cloud")
+    store("Ship the billing export", kind="goal", scope="p")
+    store("Billing export writes CSV files on Kubernetes", scope="p", entities=[kube])
+    store("Why does the billing export fail", kind="resolved_unknown", resolved_by="a full disk")
+    store("Billing export queries need an index", kind="pattern", domain="db", scope="p")
+    store("Billing export at noon broke checkout", kind="mistake", scope="p")
+    episode_store(narrative="Worked on the billing export", scope="p", session_id="s1")
+    calls = [
+        ("/session-start", {"relevance": 0.0}),
+        ("/pre-check", {"action": "Billing export at noon broke checkout", "similarity": 0.5}),
+        ("/unknown", {"text": "Why does the billing export fail", "unknown_similarity": 0.5}),
+        ("/finding", {"text": "Billing export writes CSV files on Kubernetes"}),
+        ("/domain", {"tool": "db_query", "arguments": {"sql": "select"}, "min_confidence": 0}),
+        ("", {"query": "Kubernetes billing export", "relevance": 0.0}),
+    ]
+    for url, body in calls:
+        response = client.post(f"/api/v1/recall{url}", {"scope": "p", **body}, format="json")
+        assert response.status_code == 200, response.json()
+        assert undocumented_keys(client, "post", f"/api/v1/recall{url}", response) == [], url

@@ -413,3 +413,15 @@ def test_a_project_reader_finds_its_facts_behind_other_projects_closer_ones(
         entities=["Tarnwick"], top_k=20, min_score=0, scopes=ScopeFilter(all_scopes=True)
     )
     assert len(everything["results"]) == 10
+
+
+def test_the_schema_lists_every_field_a_fact_search_hit_carries(client, vector_dir):
+    """Each hit says its kind and project; a client generated from the schema kept
+    neither (the schema did not list them)."""
+    from tests.schema_shapes import undocumented_keys
+
+    services.fact_store(text="Redis caches the checkout sessions", kind="decision")
+    response = client.get("/api/v1/facts/search", {"q": "Redis sessions"})
+    assert response.status_code == 200 and response.json()["results"]
+    assert response.json()["results"][0]["kind"] == "decision"
+    assert undocumented_keys(client, "get", "/api/v1/facts/search", response) == []

@@ -197,7 +197,7 @@ def test_a_filter_by_entity_keeps_to_the_project_too(api, projects):
         ({"q": "x", "k": 10**12}, "k"),
         ({"q": "x", "minScore": "nan"}, "minScore"),
         ({"q": "x", "minScore": "high"}, "minScore"),
-        ({"q": "x", "entity": "e" * 13}, "entity"),
+        ({"q": "x", "entity": "e" * 256}, "entity"),
         ({"q": "x", "scope": "s" * 129}, "scope"),
         ({"q": "x", "all_scopes": "perhaps"}, "all_scopes"),
     ],
