@@ -387,6 +387,22 @@ def test_a_finding_of_another_kind_is_logged_as_its_own_kind(client, curator_api
     assert answer["already_resolved"]["resolution"] == "the session cache expired"
 
 
+def test_a_pattern_finding_is_logged_with_its_domain(client, curator_api, vector_dir):
+    """A pattern is found by its domain before a tool call; logged through the finding
+    trigger it had none (the field was refused), so the domain trigger never showed it."""
+    body = {"text": "Billing exports must run on the replica", "kind": "pattern",
+            "domain": "Billing", "scope": "shop", "log": True}  # fmt: skip
+    logged = curator_api.post("/api/v1/recall/finding", body, format="json")
+    assert logged.status_code == 200, logged.json()
+    assert logged.json()["fact"]["domain"] == "billing"
+    shown = post(client, "/domain", tool="billing_export_run", scope="shop", min_confidence=0)
+    assert [p["text"] for p in shown["patterns"]] == [body["text"]]
+    wrong = curator_api.post(
+        "/api/v1/recall/finding", {**body, "kind": "fact", "text": "Other"}, format="json"
+    )
+    assert wrong.status_code == 400 and wrong.json()["error"]["field"] == "domain"
+
+
 def test_finding_shares_integritys_duplicate_judgement(client, vector_dir, settings):
     """Close wording that says the opposite is no duplicate for integrity: nor here."""
     store("Bob bought a house in Lyon")
