@@ -51,6 +51,7 @@ CAPS: dict[tuple[str, str], tuple[str, str]] = {
     ("recall_pre_check", "action"): ("entities.recall.api.PreCheckRequestSerializer", "action"),
     ("recall_unknown", "text"): ("entities.recall.api.UnknownRequestSerializer", "text"),
     ("recall_finding", "text"): ("entities.recall.api.FindingRequestSerializer", "text"),
+    ("recall_finding", "domain"): ("entities.recall.api.FindingRequestSerializer", "domain"),
     ("recall_domain", "tool"): ("entities.recall.api.DomainRequestSerializer", "tool"),
     ("recall", "query"): ("entities.recall.api.QueryRequestSerializer", "query"),
     ("episode_store", "narrative"): ("entities.recall.api.EpisodeWriteSerializer", "narrative"),

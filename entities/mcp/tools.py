@@ -308,6 +308,7 @@ def recall_finding(
     log: bool = False,
     confidence: float = 1.0,
     resolved_by: str = "",
+    domain: str = "",
 ):
     selectors.fact_kind_valid(kind)  # as POST /recall/finding: never searched as another kind
     if not 0 <= confidence <= 1:  # as POST /recall/finding: refused with or without log
@@ -321,7 +322,12 @@ def recall_finding(
             text=text,
             scope=ctx.scope,
             kind=kind,
-            fields={"confidence": confidence, "source": "mcp", "resolved_by": resolved_by},
+            fields={
+                "confidence": confidence,
+                "source": "mcp",
+                "resolved_by": resolved_by,
+                "domain": domain,
+            },
             actor=ctx.actor(),
         )
         result["logged"] = stored.action

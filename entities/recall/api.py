@@ -107,6 +107,14 @@ class FindingRequestSerializer(StrictSerializer):
         max_length=10_000,
         help_text="With kind resolved_unknown and log: how the unknown was resolved (needed).",
     )
+    domain = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=Fact._meta.get_field("domain").max_length,
+        help_text="With kind pattern and log: its domain (auth, db, ...), as the domain "
+        "trigger finds patterns by it.",
+    )
 
 
 class DomainRequestSerializer(RecallRequestSerializer):
@@ -361,7 +369,14 @@ class FindingView(RecallView):
                 kind=data["kind"],
                 fields={
                     k: data[k]
-                    for k in ("confidence", "source", "ai_id", "session_id", "resolved_by")
+                    for k in (
+                        "confidence",
+                        "source",
+                        "ai_id",
+                        "session_id",
+                        "resolved_by",
+                        "domain",
+                    )
                 },
                 actor=request.user,
             )

@@ -94,3 +94,13 @@ def test_episode_store_links_the_entities_and_facts_it_was_about(server):
         error, text = call(server, "episode_store", {"narrative": "Did more", **bad})
         assert error and text.startswith(f"Error executing tool episode_store: {field}: "), text
     assert Episode.objects.count() == 1
+
+
+def test_recall_finding_logs_a_pattern_with_its_domain(server):
+    from entities.models import Fact
+
+    arguments = {"text": "Billing exports must run on the replica", "kind": "pattern",
+                 "domain": "billing", "log": True}  # fmt: skip
+    error, body = call(server, "recall_finding", arguments)
+    assert not error, body
+    assert Fact.objects.get(pk=body["fact"]["id"]).domain == "billing"

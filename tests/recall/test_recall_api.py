@@ -362,31 +362,6 @@ def test_finding_new_is_created_only_when_asked(client, curator_api, vector_dir)
     assert logged["logged"] == "created" and logged["fact"]["kind"] == "pattern"
 
 
-def test_a_finding_of_another_kind_is_logged_as_its_own_kind(client, curator_api, vector_dir):
-    """A duplicate is confirmed only within its own kind: a decision that turned out to
-    be a mistake, or the resolution of an open unknown, was folded into the decision or
-    the open unknown (the mistake never warned, the resolution was lost)."""
-    decision = store("We deploy the billing API on Fridays", kind="decision", scope="shop")
-    unknown = store("Why do billing logins fail after midnight", kind="unknown", scope="shop")
-    checked = post(client, "/finding", text=decision.text, kind="mistake", scope="shop")
-    assert checked["action"] == "create_new", checked
-    for text, fields in [
-        (decision.text, {"kind": "mistake"}),
-        (unknown.text, {"kind": "resolved_unknown", "resolved_by": "the session cache expired"}),
-    ]:
-        logged = curator_api.post(
-            "/api/v1/recall/finding",
-            {"text": text, "scope": "shop", "log": True, **fields},
-            format="json",
-        ).json()
-        assert logged["logged"] == "created" and logged["fact"]["kind"] == fields["kind"]
-    decision.refresh_from_db()
-    unknown.refresh_from_db()
-    assert decision.confirmations == 1 and unknown.confirmations == 1
-    answer = post(client, "/unknown", text=unknown.text, scope="shop")
-    assert answer["already_resolved"]["resolution"] == "the session cache expired"
-
-
 def test_finding_shares_integritys_duplicate_judgement(client, vector_dir, settings):
     """Close wording that says the opposite is no duplicate for integrity: nor here."""
     store("Bob bought a house in Lyon")
@@ -497,20 +472,6 @@ def test_recall_is_private_by_default(vector_dir):
     response = anonymous.post("/api/v1/recall", {"query": "billing"}, format="json")
     assert response.status_code == 401
     assert response.json()["error"]["code"]
-
-
-def test_logging_a_finding_without_credentials_asks_for_them(vector_dir, settings):
-    """A public site opens the finding check to anyone; logging it needs a curator, and
-    a caller who sent no credentials is told to authenticate (401), as every other
-    write answers, not that it is forbidden."""
-    settings.KGSITE_PUBLIC_READ = True
-    anonymous = APIClient()
-    body = {"text": "The export retries three times", "log": True}
-    response = anonymous.post("/api/v1/recall/finding", body, format="json")
-    assert response.status_code == 401, response.json()
-    assert response.json()["error"]["code"] == "not_authenticated"
-    assert "WWW-Authenticate" in response
-    assert not Fact.objects.exists()
 
 
 # --- ai_id: one agent's memory ----------------------------------------------------------

@@ -1,0 +1,75 @@
+"""Logging a finding (``POST /recall/finding`` with ``log: true``): who may, and what is
+stored: a memory of its own kind, with the fields that kind carries."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from entities.models import Fact
+from tests.recall.test_recall_api import post, store
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def client(vector_dir, reader) -> APIClient:
+    """A reader's client: memory is private by default."""
+    api = APIClient()
+    api.force_authenticate(reader)
+    return api
+
+
+def test_a_finding_of_another_kind_is_logged_as_its_own_kind(client, curator_api, vector_dir):
+    """A duplicate is confirmed only within its own kind: a decision that turned out to
+    be a mistake, or the resolution of an open unknown, was folded into the decision or
+    the open unknown (the mistake never warned, the resolution was lost)."""
+    decision = store("We deploy the billing API on Fridays", kind="decision", scope="shop")
+    unknown = store("Why do billing logins fail after midnight", kind="unknown", scope="shop")
+    checked = post(client, "/finding", text=decision.text, kind="mistake", scope="shop")
+    assert checked["action"] == "create_new", checked
+    for text, fields in [
+        (decision.text, {"kind": "mistake"}),
+        (unknown.text, {"kind": "resolved_unknown", "resolved_by": "the session cache expired"}),
+    ]:
+        logged = curator_api.post(
+            "/api/v1/recall/finding",
+            {"text": text, "scope": "shop", "log": True, **fields},
+            format="json",
+        ).json()
+        assert logged["logged"] == "created" and logged["fact"]["kind"] == fields["kind"]
+    decision.refresh_from_db()
+    unknown.refresh_from_db()
+    assert decision.confirmations == 1 and unknown.confirmations == 1
+    answer = post(client, "/unknown", text=unknown.text, scope="shop")
+    assert answer["already_resolved"]["resolution"] == "the session cache expired"
+
+
+def test_a_pattern_finding_is_logged_with_its_domain(client, curator_api, vector_dir):
+    """A pattern is found by its domain before a tool call; logged through the finding
+    trigger it had none (the field was refused), so the domain trigger never showed it."""
+    body = {"text": "Billing exports must run on the replica", "kind": "pattern",
+            "domain": "Billing", "scope": "shop", "log": True}  # fmt: skip
+    logged = curator_api.post("/api/v1/recall/finding", body, format="json")
+    assert logged.status_code == 200, logged.json()
+    assert logged.json()["fact"]["domain"] == "billing"
+    shown = post(client, "/domain", tool="billing_export_run", scope="shop", min_confidence=0)
+    assert [p["text"] for p in shown["patterns"]] == [body["text"]]
+    wrong = curator_api.post(
+        "/api/v1/recall/finding", {**body, "kind": "fact", "text": "Other"}, format="json"
+    )
+    assert wrong.status_code == 400 and wrong.json()["error"]["field"] == "domain"
+
+
+def test_logging_a_finding_without_credentials_asks_for_them(vector_dir, settings):
+    """A public site opens the finding check to anyone; logging it needs a curator, and
+    a caller who sent no credentials is told to authenticate (401), as every other
+    write answers, not that it is forbidden."""
+    settings.KGSITE_PUBLIC_READ = True
+    anonymous = APIClient()
+    body = {"text": "The export retries three times", "log": True}
+    response = anonymous.post("/api/v1/recall/finding", body, format="json")
+    assert response.status_code == 401, response.json()
+    assert response.json()["error"]["code"] == "not_authenticated"
+    assert "WWW-Authenticate" in response
+    assert not Fact.objects.exists()
