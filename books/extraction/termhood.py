@@ -119,6 +119,7 @@ class Term:
     rule_evidence: int = 0
     rule_kept: bool = False
     rule_type: str | None = None
+    rule_by: str = ""  # the rules that gave ``rule_type``
     strong: bool = False
     aliases: dict[str, None] = field(default_factory=dict)
 
