@@ -78,6 +78,8 @@ class TermRow:
     rule_type: str | None = None
     rule_define: tuple[int, int, int] | None = None
     rule_by: str = ""  # the rules that gave ``rule_type``
+    # The indented lists (section heading, indent) whose entries the term opens.
+    lists: tuple[tuple[str, int], ...] = ()
     # Measures the chunks that might define the term, on first use: only the terms kept
     # (or, in training, the annotated ones) need it.
     measure: Callable[[], tuple[list, list]] | None = field(default=None, repr=False)
@@ -172,6 +174,7 @@ def term_rows(
                 rule_type=term.rule_type if term.rule_kept else None,
                 rule_define=term.rule_define if term.rule_kept else None,
                 rule_by=term.rule_by if term.rule_kept else "",
+                lists=tuple(sorted(term.lists | pool.tags.get(key, set()))),
                 measure=partial(measure, term, key),
                 literal=_literal(term.display, key, stats),
             )
@@ -355,7 +358,32 @@ def rows_decide(
         elif stored_type is not None and (stored := stored_type(row.display)):
             type_, by = stored, "stored"
         decisions.append(Decision(row.display, type_, row.evidence, row.aliases, define, by))
+    _lists_agree(chosen, decisions)
     return decisions
+
+
+# A list of at least this many kept entries whose types agree by more than half types
+# the entries only the type model typed.
+LIST_MEMBERS = 3
+
+
+def _lists_agree(rows: Sequence[TermRow], decisions: list[Decision]) -> None:
+    """The entries of one indented list (a manual page's options, a configuration
+    file's keys, a header's flags) are things of one kind: an entry the type model
+    typed takes the type most of its list's entries have, when more than half agree."""
+    members: dict[tuple[str, int], list[int]] = {}
+    for k, row in enumerate(rows):
+        for list_ in row.lists:
+            members.setdefault(list_, []).append(k)
+    for ks in members.values():
+        if len(ks) < LIST_MEMBERS:
+            continue
+        (top, n), *_ = Counter(decisions[k].type for k in ks).most_common(1)
+        if 2 * n <= len(ks):
+            continue
+        for k in ks:
+            if decisions[k].typed_by == "model" and decisions[k].type != top:
+                decisions[k].type, decisions[k].typed_by = top, "list"
 
 
 def rows_rejected(
