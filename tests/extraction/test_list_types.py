@@ -76,3 +76,28 @@ def test_a_short_or_split_list_types_nothing():
     decisions = [Decision(r.display, t, 2, (), None) for r, t in zip(rows, types, strict=True)]
     _lists_agree(rows, decisions)
     assert [d.type for d in decisions] == types  # no majority: each keeps its own
+
+
+def test_the_scorers_decisions_type_a_list_as_one():
+    import numpy as np
+
+    from books.extraction.decide import rows_decide
+    from books.extraction.scoring import Linear, Scorer
+
+    def linear(coef, intercept, classes=()):
+        one = np.ones(1)
+        return Linear(np.zeros(1), one, np.asarray(coef), np.asarray(intercept), classes)
+
+    scorer = Scorer(
+        entity=linear([[0.0]], [5.0]),  # every term kept
+        type=linear([[-5.0], [5.0]], [0.0, 0.0], ("format", "option")),
+        define=linear([[0.0]], [0.0]),
+        info={},
+    )
+    listed = (("Options", 7),)
+    rows = [
+        TermRow(key=n, display=n, aliases=(), features=[x], lists=listed)
+        for n, x in (("alpha_key", 1.0), ("beta_key", 1.0), ("gamma_key", 1.0), ("key_file", -1.0))
+    ]
+    decisions = {d.display: d for d in rows_decide(rows, scorer)}
+    assert (decisions["key_file"].type, decisions["key_file"].typed_by) == ("option", "list")
