@@ -16,9 +16,8 @@ category, never for a document's wording.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.conf import settings
 
@@ -27,6 +26,7 @@ from books.extraction.acronyms import acronyms_find
 from books.extraction.commands import commands_find
 from books.extraction.decide import RuleEntry, TermRow, rows_decide, rows_rejected, term_rows
 from books.extraction.forms import prose_share
+from books.extraction.pool import Entry, Pool
 from books.extraction.scoring import scorer_get
 from books.extraction.structure import DefinedEntity, Known, known_type, name_key
 from books.extraction.types import is_code_name, man_section_type, type_from_noun, type_from_syntax
@@ -126,73 +126,11 @@ class Candidate:
     aliases: tuple[str, ...] = ()
     # (chunk index, start, end) in that chunk's text, when a chunk defines it.
     define: tuple[int, int, int] | None = None
-
-
-@dataclass
-class _Entry:
-    display: str
-    chunks: set[int] = field(default_factory=set)
-    hits: int = 0
-    strong: bool = False  # an acronym's expansion: never dismissed as a common word
-    bonus: int = 0
-    votes: Counter = field(default_factory=Counter)
-    aliases: dict[str, None] = field(default_factory=dict)
-    define: tuple[int, int, int, int] | None = None  # (strength, chunk, start, end)
+    typed_by: str = "rules"  # the step that gave ``type`` (``decide.Decision.typed_by``)
 
 
 def _zipf(word: str) -> float:
     return word_zipf(word, "en")
-
-
-def _key(name: str) -> str:
-    norm = normalize(name)
-    return norm[:-2] if norm.endswith("()") else norm
-
-
-class _Pool:
-    def __init__(self) -> None:
-        self.entries: dict[str, _Entry] = {}
-        self.parameters: set[str] = set()
-
-    def see(
-        self,
-        name: str,
-        chunk: int,
-        *,
-        type_: str | None = None,
-        weight: int = 1,
-        bonus: int = 0,
-        alias: str | None = None,
-        strong: bool = False,
-    ) -> _Entry | None:
-        name = name.strip()
-        if len(name) < 2 or len(name) > 120 or not any(c.isalpha() for c in name):
-            return None
-        key = _key(name)
-        entry = self.entries.get(key)
-        if entry is None:
-            entry = self.entries[key] = _Entry(display=name)
-        elif name.endswith("()") and not entry.display.endswith("()"):
-            entry.aliases[entry.display] = None
-            entry.display = name
-        elif name != entry.display and normalize(name) != normalize(entry.display):
-            entry.aliases[name] = None
-        entry.chunks.add(chunk)
-        entry.hits += 1
-        entry.strong = entry.strong or strong
-        entry.bonus = max(entry.bonus, bonus)
-        if type_:
-            entry.votes[type_] += weight
-        if alias and normalize(alias) != normalize(entry.display):
-            entry.aliases[alias.strip()] = None
-        return entry
-
-    def define(
-        self, name: str, chunk: int, start: int, end: int, *, strength: int, **kwargs
-    ) -> None:
-        entry = self.see(name, chunk, bonus=2, **kwargs)
-        if entry is not None and (entry.define is None or strength < entry.define[0]):
-            entry.define = (strength, chunk, start, end)
 
 
 # --- sources -------------------------------------------------------------------------
@@ -227,7 +165,7 @@ def _parse_code(code: str) -> tuple[str, str | None, list[str]] | None:
     return f"{name}()", "function", params
 
 
-def _heading_candidates(pool: _Pool, index: int, chunk: ChunkDraft) -> None:
+def _heading_candidates(pool: Pool, index: int, chunk: ChunkDraft) -> None:
     """A heading that is code, or names one code-like thing, defines it."""
     heading = chunk.heading_path[-1]
     first_line = chunk.text.split("\n", 1)[0]
@@ -287,7 +225,7 @@ def _heading_candidates(pool: _Pool, index: int, chunk: ChunkDraft) -> None:
         pool.see(product, index, type_="software", weight=3, bonus=2)
 
 
-def _code_spans(pool: _Pool, index: int, text: str) -> None:
+def _code_spans(pool: Pool, index: int, text: str) -> None:
     for match in _CODE_SPAN.finditer(text):
         parsed = _parse_code(match.group("code"))
         if parsed is None:
@@ -309,7 +247,7 @@ def _code_spans(pool: _Pool, index: int, text: str) -> None:
             pool.define(name, index, start, start + len(name), strength=2, type_=type_, weight=2)
 
 
-def _identifiers(pool: _Pool, index: int, text: str) -> None:
+def _identifiers(pool: Pool, index: int, text: str) -> None:
     for match in _IDENTIFIER_TOKEN.finditer(text):
         name = match.group()
         bare = name[:-2] if name.endswith("()") else name
@@ -323,10 +261,11 @@ def _identifiers(pool: _Pool, index: int, text: str) -> None:
             pool.see(bare, index, type_="library", weight=1)
             continue
         pool.see(name, index, type_=type_from_syntax(name), weight=1, bonus=1)
+    pool.rule = "marked name"
     _marked_names(pool, index, text)
 
 
-def _marked_names(pool: _Pool, index: int, text: str) -> None:
+def _marked_names(pool: Pool, index: int, text: str) -> None:
     """Options, manual-page references, standards, brand names, versioned nouns."""
     for match in _OPTION_TOKEN.finditer(text):
         pool.see(match.group(), index, type_="option", weight=2)
@@ -344,7 +283,7 @@ def _marked_names(pool: _Pool, index: int, text: str) -> None:
             pool.see(match.group(), index, type_=type_, weight=3, bonus=1)
 
 
-def _signatures(pool: _Pool, index: int, text: str) -> None:
+def _signatures(pool: Pool, index: int, text: str) -> None:
     """``int f (const char *x, int n)`` at a line's start declares (defines) ``f``."""
     for match in _C_SIGNATURE.finditer(text):
         ret = match.group("ret").replace("*", " ").split()
@@ -367,7 +306,7 @@ def _signatures(pool: _Pool, index: int, text: str) -> None:
         pool.define(f"{name}()", index, start, start + len(name), strength=1, weight=3, **kind)
 
 
-def _introduced(pool: _Pool, index: int, text: str) -> None:
+def _introduced(pool: Pool, index: int, text: str) -> None:
     for match in _INTRODUCED.finditer(text):
         group = "quoted" if match.group("quoted") else "plain"
         term = match.group(group).strip()
@@ -401,7 +340,7 @@ def _is_name_token(name: str, at_sentence_start: bool) -> bool:
     return not is_common_word(name) and _zipf(name.casefold()) < 2.5
 
 
-def _typed_phrases(pool: _Pool, index: int, text: str, opening: bool) -> None:
+def _typed_phrases(pool: Pool, index: int, text: str, opening: bool) -> None:
     """ "the X library", "the `x` module": the noun types the name; in a section's first
     sentence the phrase introduces (defines) it."""
     first_end = _first_sentence_end(text) if opening else -1
@@ -438,7 +377,7 @@ def _first_sentence_end(text: str) -> int:
     return body_start + (match.end() if match else len(text) - body_start)
 
 
-def _copula_identifiers(pool: _Pool, index: int, text: str) -> None:
+def _copula_identifiers(pool: Pool, index: int, text: str) -> None:
     """ "The main type used in it is asn1_node.": the sentence defines the identifier."""
     for match in _COPULA_IDENT.finditer(text):
         ident = match.group("ident")
@@ -455,7 +394,7 @@ def _copula_identifiers(pool: _Pool, index: int, text: str) -> None:
 _DOTTED_CAMEL = re.compile(r"^[a-z][a-z0-9]*\.[a-z]+[A-Z][A-Za-z0-9]*$")
 
 
-def _final_type(entry: _Entry, functions_called: set[str]) -> str | None:
+def _final_type(entry: Entry, functions_called: set[str]) -> str | None:
     """The type the votes give, else what the syntax allows; None: not a thing."""
     if entry.votes:
         return entry.votes.most_common(1)[0][0]
@@ -469,7 +408,7 @@ def _final_type(entry: _Entry, functions_called: set[str]) -> str | None:
     return "software" if _INNER_CAPS.fullmatch(bare) else "concept"
 
 
-def _keep(entry: _Entry, parameters: set[str], minimum: int) -> bool:
+def _keep(entry: Entry, parameters: set[str], minimum: int) -> bool:
     bare = entry.display[:-2] if entry.display.endswith("()") else entry.display
     if bare in parameters and entry.define is None:
         return False  # a function's parameter, not a thing of its own
@@ -478,18 +417,23 @@ def _keep(entry: _Entry, parameters: set[str], minimum: int) -> bool:
     return entry.hits + entry.bonus >= minimum
 
 
-def _rule_pool(chunks: Sequence[ChunkDraft]) -> tuple[_Pool, list[str], set[str]]:
+def _rule_pool(chunks: Sequence[ChunkDraft]) -> tuple[Pool, list[str], set[str]]:
     """What the syntactic sources find, the texts they read, the names called as code."""
-    pool = _Pool()
+    pool = Pool()
     texts = [_blank_fences(chunk.text) for chunk in chunks]
     called: set[str] = set()
     for index, (chunk, text) in enumerate(zip(chunks, texts, strict=True)):
         front_matter = not chunk.heading_path
         if chunk.heading_path and chunk.part == 0:
+            pool.rule = "heading"
             _heading_candidates(pool, index, chunk)
+        pool.rule = "code span"
         _code_spans(pool, index, text)
+        pool.rule = "identifier"
         _identifiers(pool, index, text)
+        pool.rule = "declaration"
         _signatures(pool, index, text)
+        pool.rule = "acronym"
         for acronym, expansion, start, end, type_ in acronyms_find(text):
             pool.define(
                 acronym,
@@ -502,15 +446,19 @@ def _rule_pool(chunks: Sequence[ChunkDraft]) -> tuple[_Pool, list[str], set[str]
                 alias=expansion,
                 strong=True,
             )
+        pool.rule = "introduced term"
         _introduced(pool, index, text)
+        pool.rule = "noun phrase"
         _typed_phrases(pool, index, text, opening=chunk.part == 0 and bool(chunk.heading_path))
+        pool.rule = "copula"
         _copula_identifiers(pool, index, text)
         called.update(re.findall(r"(?<!\w)([A-Za-z_]\w*+)\s?\(", text))  # linear: whole words
+    pool.rule = "command line"
     commands_find(pool, texts)
     return pool, texts, called
 
 
-def _aliases(entry: _Entry) -> tuple[str, ...]:
+def _aliases(entry: Entry) -> tuple[str, ...]:
     return tuple(a for a in entry.aliases if normalize(a) != normalize(entry.display))
 
 
@@ -532,6 +480,7 @@ def book_term_rows(chunks: Sequence[ChunkDraft]) -> list[TermRow]:
                 kept=type_ is not None and _keep(entry, pool.parameters, minimum),
                 type=type_,
                 aliases=_aliases(entry),
+                typed_by=entry.typed_by(type_) if type_ and entry.votes else "",
             )
         )
     return term_rows(chunks, texts, rules)
@@ -549,7 +498,10 @@ def book_candidates(
     if scorer is not None:
         rows = book_term_rows(chunks)
         decisions = rows_decide(rows, scorer, lambda name: known_type(name, known))
-        found = [Candidate(d.display, d.type, d.evidence, d.aliases, d.define) for d in decisions]
+        found = [
+            Candidate(d.display, d.type, d.evidence, d.aliases, d.define, d.typed_by)
+            for d in decisions
+        ]
         if rejected is not None:
             rejected.update(rows_rejected(rows, decisions, scorer))
         found.sort(key=lambda c: -c.evidence)

@@ -64,6 +64,7 @@ class RuleEntry:
     kept: bool
     type: str | None
     aliases: tuple[str, ...] = ()
+    typed_by: str = ""  # the rules that gave ``type``
 
 
 @dataclass
@@ -76,6 +77,9 @@ class TermRow:
     # What the syntactic rules decided (kept, with this type and definition), if anything.
     rule_type: str | None = None
     rule_define: tuple[int, int, int] | None = None
+    rule_by: str = ""  # the rules that gave ``rule_type``
+    # The indented lists (section heading, indent) whose entries the term opens.
+    lists: tuple[tuple[str, int], ...] = ()
     # Measures the chunks that might define the term, on first use: only the terms kept
     # (or, in training, the annotated ones) need it.
     measure: Callable[[], tuple[list, list]] | None = field(default=None, repr=False)
@@ -121,7 +125,7 @@ def term_rows(
         term.rule_evidence = max(term.rule_evidence, entry.evidence)
         term.rule_kept = term.rule_kept or entry.kept
         if entry.type and (term.rule_type is None or entry.kept):
-            term.rule_type = entry.type
+            term.rule_type, term.rule_by = entry.type, entry.typed_by
         term.strong = term.strong or entry.strong
         if entry.display != term.display and entry.display.endswith("()"):
             term.aliases[term.display] = None
@@ -169,6 +173,8 @@ def term_rows(
                 evidence=_support(term),
                 rule_type=term.rule_type if term.rule_kept else None,
                 rule_define=term.rule_define if term.rule_kept else None,
+                rule_by=term.rule_by if term.rule_kept else "",
+                lists=tuple(sorted(term.lists | pool.tags.get(key, set()))),
                 measure=partial(measure, term, key),
                 literal=_literal(term.display, key, stats),
             )
@@ -262,6 +268,9 @@ class Decision:
     evidence: int
     aliases: tuple[str, ...]
     define: tuple[int, int, int] | None
+    # Which step gave the type: "rules: <the rules that voted>", "written" (``f()``,
+    # ``--x``, ``name(5)``), "stored" (another book's entity), or "model".
+    typed_by: str = "model"
 
 
 # A plain proper name ("Ada Lovelace", "Lisbon", "Brewkit"): whether it is a person, a
@@ -340,14 +349,41 @@ def rows_decide(
             best = int(p_define.argmax())
             if p_define[best] >= scorer.define.threshold:
                 define = row.options[best]
+        by = "model"
         if row.rule_type is not None:
             type_, define = row.rule_type, row.rule_define or define
+            by = f"rules: {row.rule_by or 'syntax'}"
         elif written := type_written(row.display):
-            type_ = written  # "f()" is a function, whatever else the evidence says
+            type_, by = written, "written"  # "f()" is a function, whatever else says
         elif stored_type is not None and (stored := stored_type(row.display)):
-            type_ = stored
-        decisions.append(Decision(row.display, type_, row.evidence, row.aliases, define))
+            type_, by = stored, "stored"
+        decisions.append(Decision(row.display, type_, row.evidence, row.aliases, define, by))
+    _lists_agree(chosen, decisions)
     return decisions
+
+
+# A list of at least this many kept entries whose types agree by more than half types
+# the entries only the type model typed.
+LIST_MEMBERS = 3
+
+
+def _lists_agree(rows: Sequence[TermRow], decisions: list[Decision]) -> None:
+    """The entries of one indented list (a manual page's options, a configuration
+    file's keys, a header's flags) are things of one kind: an entry the type model
+    typed takes the type most of its list's entries have, when more than half agree."""
+    members: dict[tuple[str, int], list[int]] = {}
+    for k, row in enumerate(rows):
+        for list_ in row.lists:
+            members.setdefault(list_, []).append(k)
+    for ks in members.values():
+        if len(ks) < LIST_MEMBERS:
+            continue
+        (top, n), *_ = Counter(decisions[k].type for k in ks).most_common(1)
+        if 2 * n <= len(ks):
+            continue
+        for k in ks:
+            if decisions[k].typed_by == "model" and decisions[k].type != top:
+                decisions[k].type, decisions[k].typed_by = top, "list"
 
 
 def rows_rejected(

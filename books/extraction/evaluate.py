@@ -143,7 +143,21 @@ def _known() -> _Known:
     return _Known(by_name=by_name, defines=defines)
 
 
-def _score_key(row: GoldRow, known: _Known, book_id: int, score: DocScore) -> None:
+def _steps(names: list[str], trace: dict[str, dict[str, str]]) -> str:
+    """Which step typed these names, and as what: "option by rules: code span"."""
+    wanted = {name_key(n) for n in names}
+    steps = {
+        f"{type_} by {step}"
+        for name, typed in trace.items()
+        if name_key(name) in wanted
+        for type_, step in typed.items()
+    }
+    return "; ".join(sorted(steps)) or "typed by no step of this book (a stored entity)"
+
+
+def _score_key(
+    row: GoldRow, known: _Known, book_id: int, score: DocScore, trace: dict | None = None
+) -> None:
     score.keys += 1
     if row.heading:
         score.define_rows += 1
@@ -158,7 +172,8 @@ def _score_key(row: GoldRow, known: _Known, book_id: int, score: DocScore) -> No
     else:
         score.confusion[(row.type, matches[0][1])] += 1
         types = ", ".join(sorted({t for _p, t in matches}))
-        score.misses.append(f"mistyped {row.names[0]}: {types} (gold {row.type})")
+        steps = f" [{_steps(row.names, trace)}]" if trace is not None else ""
+        score.misses.append(f"mistyped {row.names[0]}: {types} (gold {row.type}){steps}")
     if row.heading:
         wanted = (book_id, heading_key(row.heading))
         if any(wanted in known.defines.get(pk, ()) for pk, _t in matches):
@@ -168,9 +183,14 @@ def _score_key(row: GoldRow, known: _Known, book_id: int, score: DocScore) -> No
 
 
 def gold_score(
-    rows: list[GoldRow], books: dict[str, int], created: dict[str, int]
+    rows: list[GoldRow],
+    books: dict[str, int],
+    created: dict[str, int],
+    traces: dict[str, dict[str, dict[str, str]]] | None = None,
 ) -> list[DocScore]:
-    """One score per document (in file order) and, last, the total."""
+    """One score per document (in file order) and, last, the total. ``traces``: per
+    document, which step typed each name (``trace.types_traced``); a mistyped key's
+    miss then names the step."""
     known = _known()
     scores: dict[str, DocScore] = {}
     for row in rows:
@@ -181,7 +201,8 @@ def gold_score(
                 score.junk += 1
                 score.misses.append(f"junk     {row.names[0]}")
             continue
-        _score_key(row, known, books.get(row.doc, -1), score)
+        trace = traces.get(row.doc, {}) if traces is not None else None
+        _score_key(row, known, books.get(row.doc, -1), score, trace)
     total = DocScore("overall")
     for score in scores.values():
         total.add(score)

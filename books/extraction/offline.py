@@ -31,6 +31,7 @@ from books.extraction.base import (
     Progress,
 )
 from books.extraction.structure import chapter_type
+from books.extraction.trace import type_traced
 from books.extraction.types import NER_TYPES
 from entities.extraction import Gazetteer, GazetteerEntry, is_common_word, spacy_nlp, word_zipf
 from kgsite.text import clean_display, normalize
@@ -392,6 +393,8 @@ class OfflineExtractor:
         }
         headings = _heading_chunks(chunks)
         per_chunk = _kept_mentions(chunks, targets, hits_per_chunk, kept, shown)
+        for norm in kept:
+            type_traced(shown[norm], type_votes[norm].most_common(1)[0][0], "ner")
         for (i, norm), spans in sorted(per_chunk.items()):
             start, end = spans[0]
             mentions[i].append(

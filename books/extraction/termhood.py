@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from books.chunking import ChunkDraft
 from books.extraction.forms import defined, described, is_placeholder, marked
+from books.extraction.layout import list_lines
 from books.extraction.types import is_code_name, type_from_noun, type_from_syntax
 from books.extraction.writing import capitals_lines, how_written
 from entities.extraction import word_zipf
@@ -115,10 +116,12 @@ class Term:
     heading_exact: int = 0  # headings that are it
     heading_chunks: set[int] = field(default_factory=set)
     defined_in: dict[int, int] = field(default_factory=dict)  # chunk -> offset of a definition
+    lists: set[tuple[str, int]] = field(default_factory=set)  # (heading, indent) of its lists
     rule_define: tuple[int, int, int] | None = None  # (chunk, start, end) the rules found
     rule_evidence: int = 0
     rule_kept: bool = False
     rule_type: str | None = None
+    rule_by: str = ""  # the rules that gave ``rule_type``
     strong: bool = False
     aliases: dict[str, None] = field(default_factory=dict)
 
@@ -128,6 +131,8 @@ class TermPool:
 
     def __init__(self) -> None:
         self.terms: dict[str, Term] = {}
+        # key -> the lists (heading, indent) whose hanging tags name it
+        self.tags: dict[str, set[tuple[str, int]]] = {}
 
     def add(
         self, name: str, source: str, chunk: int | None = None, *, vote: str | None = None
@@ -240,35 +245,22 @@ def _definitions(pool: TermPool, index: int, text: str, heading: str = "") -> No
     _entries(pool, index, text, heading)
 
 
-_ENTRY_MARKUP = "`*\"'“‘"
-
-
 def _entries(pool: TermPool, index: int, text: str, heading: str = "") -> None:
     """Entries of a definition list laid out by indentation (a manual page's options,
-    flags, keywords): a short line whose next line is indented further describes the
-    first token of the line. The chunk's own heading line (a manual page's section name
-    over its indented body) is structure, not an entry."""
-    lines = text.split("\n")
-    offset = 0
-    for k, line in enumerate(lines):
-        start = offset
-        offset += len(line) + 1
-        stripped = line.strip()
-        if not stripped or len(stripped) > 60 or k + 1 >= len(lines) or stripped == heading:
-            continue
-        following = lines[k + 1]
-        depth = len(line) - len(line.lstrip())
-        if not following.strip() or len(following) - len(following.lstrip()) < depth + 2:
-            continue
-        # A term in inline markup opens an entry too (reStructuredText's and Markdown's
-        # definition lists: "`name(args)`" over its indented description).
-        bare = stripped.lstrip(_ENTRY_MARKUP)
+    flags, keywords; ``layout.list_lines``): the first token of the line is the term."""
+    for bare, at, depth, over_text in list_lines(text, heading):
         token = _TOKEN.match(bare)
         if token is None or (token.group()[:1].isupper() and token.group().istitle()):
             continue  # a sentence or a title, not an entry
+        if not over_text:
+            # A hanging tag only says which list the term belongs to: the models do
+            # not read it (as a source it cost recall held out).
+            pool.tags.setdefault(term_key(token.group()), set()).add((heading, depth))
+            continue
         term = pool.add(token.group(), "entry", index)
         if term is not None:
-            term.defined_in.setdefault(index, start + depth + len(stripped) - len(bare))
+            term.defined_in.setdefault(index, at)
+            term.lists.add((heading, depth))
 
 
 def gather(chunks: Sequence[ChunkDraft], texts: Sequence[str]) -> TermPool:

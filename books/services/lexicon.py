@@ -17,6 +17,7 @@ from ..extraction.base import (
 )
 from ..extraction.candidates import candidates_merge
 from ..extraction.structure import KnownName, defined_entities, resolve_definitions
+from ..extraction.trace import type_traced
 from ..models import Mention
 
 # --- lexicon ---------------------------------------------------------------------------
@@ -57,6 +58,8 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
     )
     rejected: set[str] = set()
     found = candidates_merge(chunks, definitions, rejected, known)
+    for candidate in found:
+        type_traced(candidate.name, candidate.type, candidate.typed_by)
     wanted: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
     for entities in definitions:
         for entity in entities:
@@ -65,6 +68,8 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
                 entity_type = normalize_type(entity.type)
             except InvalidInput:
                 continue
+            if entity.via != "candidate":
+                type_traced(display, entity_type, f"structure: {entity.via}")
             key = (normalize(display), entity_type)
             seen = wanted.get(key)
             aliases = tuple(entity.aliases) + (seen[1] if seen else ())

@@ -14,6 +14,7 @@ from django.db import connection
 
 from books.extraction.evaluate import DocScore, GoldRow, gold_score
 from books.extraction.scoring import WEIGHTS, Scorer, scorer_override, scorer_save
+from books.extraction.trace import types_traced
 from books.extraction.training import doc_load, fit, gold_documents
 from books.services import book_ingest
 from kgsite.errors import DomainError
@@ -99,13 +100,15 @@ class Command(BaseCommand):
         call_command("flush", interactive=False, verbosity=0)
         try:
             books: dict[str, int] = {}
+            traces: dict[str, dict] = {}
             for path, _rows in group:
-                with scorer_override(scorers[path.name]):
+                with scorer_override(scorers[path.name]), types_traced() as trace:
                     result = book_ingest(path=path, extractor="offline", embed=False)
                 books[path.name] = result.book.pk
+                traces[path.name] = trace
                 self._say(f"ingested {path.name}")
             rows = [r for _p, rs in group for r in rs]
-            return gold_score(rows, books, {})
+            return gold_score(rows, books, {}, traces)
         finally:
             connection.creation.destroy_test_db(old_name, verbosity=0)
 
