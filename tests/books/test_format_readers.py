@@ -50,3 +50,23 @@ def test_html_comments_in_markdown_are_no_text_but_code_keeps_them():
     assert "A line holds the kite." in document.text
     assert "<!-- kept in code -->" in document.text
     assert [s.heading_path for s in document.sections] == [("Kites",), ("Kites", "Lines")]
+
+
+def test_an_mdoc_manual_page_keeps_its_names_flags_and_words():
+    """A BSD-style page (mdoc: ``.Nm``, ``.Fl``, ``.Op``, ``.Em``) lost every macro's
+    words: an empty NAME section, "documents version 5.4 of the command.", no option."""
+    roff = (
+        ".Dd May 1, 2024\n.Dt KITE 1\n.Os\n.Sh NAME\n.Nm kite\n.Nd fly a kite\n"
+        ".Sh SYNOPSIS\n.Nm\n.Op Fl v\n.Op Fl Fl line-length Ar metres\n.Ar\n"
+        ".Sh DESCRIPTION\nThis page documents version 5.4 of the\n.Nm\ncommand.\nThe\n"
+        ".Em first\nflight needs\n.Dq steady wind .\nSee\n.Xr spool 1 ,\n.Pa /etc/kite.conf\n"
+        "and\n.Sx SYNOPSIS .\n.Bl -tag -width Ds\n.It Fl v\nTalk more.\n.El\n"
+    )
+    document = parse_document(roff.encode(), fmt="man")
+    assert document.sections[0].heading_path == ("KITE(1)",)
+    lines = " ".join(document.text.split())
+    assert "## NAME kite fly a kite ## SYNOPSIS kite [-v] [--line-length metres]" in lines
+    assert "documents version 5.4 of the kite command." in lines
+    assert "The first flight needs “steady wind”." in lines
+    assert "See spool(1), /etc/kite.conf and SYNOPSIS." in lines
+    assert "-v Talk more." in lines
