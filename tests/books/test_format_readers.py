@@ -70,3 +70,17 @@ def test_an_mdoc_manual_page_keeps_its_names_flags_and_words():
     assert "The first flight needs “steady wind”." in lines
     assert "See spool(1), /etc/kite.conf and SYNOPSIS." in lines
     assert "-v Talk more." in lines
+
+
+def test_a_markdown_headings_attribute_block_is_not_its_title():
+    """MkDocs' and Pandoc's "## Lines {#lines .wide}" named the chapter
+    "Lines {#lines .wide}"."""
+    markdown = (
+        "# Kites {#kites}\n\nx\n\n## Lines {#lines .wide}\n\ny\n\nSpools {.note}\n------\n\nz\n"
+    )
+    document = parse_document(markdown.encode(), fmt="markdown")
+    assert [s.heading_path for s in document.sections] == [
+        ("Kites",),
+        ("Kites", "Lines"),
+        ("Kites", "Spools"),
+    ]
