@@ -84,3 +84,24 @@ def test_a_markdown_headings_attribute_block_is_not_its_title():
         ("Kites", "Lines"),
         ("Kites", "Spools"),
     ]
+
+
+def test_a_name_with_underscores_in_an_html_book_is_found_as_written(db, vector_dir):
+    """markdownify escaped every underscore and star of an HTML page's prose
+    ("kite\\_line\\_max"): a stored name with one was never found there, and its
+    pieces ("max") became entities of their own."""
+    from books.models import Mention
+    from books.services import book_ingest
+    from entities.services import entity_store
+
+    entity_store(name="kite_line_max", type="option")
+    html = (
+        "<h1>Kites</h1><p>Set kite_line_max to limit the line; 2*3 knots.</p>"
+        "<h2>More</h2><p>Raise kite_line_max in wind.</p><pre>x = a\\_b</pre>"
+    )
+    book = book_ingest(data=html.encode(), filename="kites.html", embed=False).book
+    found = Mention.objects.filter(book=book, entity__canonical_name="kite_line_max")
+    assert found.count() == 2
+    text = "\n".join(book.chunks.values_list("text", flat=True))
+    assert "kite_line_max" in text and "2*3" in text and "\\_line" not in text
+    assert "x = a\\_b" in text  # code as written
