@@ -309,6 +309,10 @@ _HOLE = "\ue000"  # a private-use mark holding a code span's place meanwhile
 _LINK = re.compile(r"(!?)\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+(?:\"[^\"]*\"|'[^']*'))?\)")
 
 
+# An attribute block closing a heading (MkDocs, Pandoc: "## Lines {#lines .wide}").
+_ATTRIBUTES = re.compile(r"[ \t]*\{[ \t]*[#.][^{}]*\}[ \t]*$")
+
+
 def _link_text(match: re.Match) -> str:
     text = match.group(2)
     return "" if match.group(1) or text.strip() in PERMALINK_MARKS else text
@@ -346,11 +350,11 @@ def _without_comments(text: str) -> str:
 
 
 def clean_heading(raw: str) -> str:
-    """Heading text without Markdown emphasis, escapes or link targets, whitespace
-    collapsed; code spans as written."""
+    """Heading text without Markdown emphasis, escapes, link targets or a closing
+    attribute block, whitespace collapsed; code spans as written."""
     raw = raw.replace(_HOLE, "")
     spans = [m.group(0) for m in _CODE_SPAN.finditer(raw)]
-    text = _LINK.sub(_link_text, _CODE_SPAN.sub(_HOLE, raw))
+    text = _LINK.sub(_link_text, _ATTRIBUTES.sub("", _CODE_SPAN.sub(_HOLE, raw)))
     text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4) or "", text)
     text = _ESCAPE.sub(r"\1", text)
     for span in spans:

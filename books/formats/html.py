@@ -67,8 +67,33 @@ def html_to_markdown(markup: bytes | str) -> str:
                 link.decompose()
     body = soup.body or soup
     text = _converter().convert_soup(body)
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    lines = _unescaped([line.rstrip() for line in text.replace("\r\n", "\n").split("\n")])
     return _BLANKS.sub("\n\n", "\n".join(lines)).strip() + "\n"
+
+
+_ESCAPED = re.compile(r"\\([_*])")
+_CODE = re.compile(r"(`+).*?\1")
+
+
+def _unescaped(lines: list[str]) -> list[str]:
+    """The prose without the backslashes markdownify puts before every underscore and
+    star ("kite\\_line\\_max"), which hid such names from the gazetteer; a heading keeps
+    them (they keep "__init__" from reading as emphasis), as code keeps what it says."""
+    out: list[str] = []
+    fenced = False
+    for line in lines:
+        if line.startswith("```"):
+            fenced = not fenced
+        if fenced or line.startswith(("```", "#")):
+            out.append(line)
+            continue
+        spans = [(m.start(), m.end()) for m in _CODE.finditer(line)]
+        pieces, last = [], 0
+        for start, end in spans:
+            pieces += [_ESCAPED.sub(r"\1", line[last:start]), line[start:end]]
+            last = end
+        out.append("".join([*pieces, _ESCAPED.sub(r"\1", line[last:])]))
+    return out
 
 
 def epub_to_markdown(data: bytes, problems: list[str] | None = None) -> str:

@@ -277,6 +277,67 @@ _FONT_REQUESTS = frozenset({"B", "I", "BR", "RB", "BI", "IB", "IR", "RI", "SM", 
 _ROFF_DEFINITION = re.compile(r"^[.'][ \t]*(?:de|de1|am|am1|ig)(?:[ \t]|$)")
 
 
+# mdoc (BSD manual pages): macros whose arguments are the page's words. Enclosures wrap
+# the rest of the line; "Fl" makes a flag of the next word; the others print their words.
+_MDOC_ENCLOSE = {
+    "Op": ("[", "]"),
+    "Bq": ("[", "]"),
+    "Pq": ("(", ")"),
+    "Dq": ("“", "”"),
+    "Sq": ("‘", "’"),
+    "Ql": ("‘", "’"),
+    "Qq": ('"', '"'),
+    "Brq": ("{", "}"),
+    "Aq": ("<", ">"),
+}
+_MDOC_WORDS = frozenset(
+    {"Nm", "Nd", "Fl", "Ar", "Cm", "Ic", "Em", "Sy", "Li", "Pa", "Va", "Ev", "Dv", "Er"}
+    | {"Fa", "Fn", "Ft", "Fo", "Sx", "Tn", "Ad", "Cd", "Ms", "Mt", "Lk", "No", "An", "Lb"}
+    | {"It", "D1", "Dl", "Xr", "Ns", "Pf", "Oo", "Oc", "Nx", "Bx", "Ux", "At"}
+    | set(_MDOC_ENCLOSE)
+)
+_MDOC_PUNCT = frozenset({".", ",", ";", ":", "?", "!", ")", "]"})
+
+
+def _mdoc(words: list[str], names: list[str]) -> str:
+    """One mdoc line's words as printed (``Op Fl v`` is "[-v]", ``Xr spool 1`` is
+    "spool(1)"); ``names`` remembers the page's ``Nm`` for a bare ``Nm``."""
+    out = ""
+    glue = False  # the next word joins the previous one (after Fl, Ns, Pf)
+    i = 0
+    while i < len(words):
+        word, nxt = words[i], words[i + 1] if i + 1 < len(words) else None
+        i += 1
+        if word in _MDOC_ENCLOSE:
+            rest, tail = words[i:], []
+            while rest and rest[-1] in _MDOC_PUNCT:
+                tail.insert(0, rest.pop())
+            opening, closing = _MDOC_ENCLOSE[word]
+            piece, i = opening + _mdoc(rest, names) + closing + "".join(tail), len(words)
+        elif word == "Nm" and (nxt is None or nxt in _MDOC_WORDS or nxt in _MDOC_PUNCT):
+            piece = names[0] if names else ""
+        elif word == "Nm":  # "Nm kite" names the page: the word itself follows
+            names[:] = names or [nxt]
+            continue
+        elif word == "Xr" and nxt is not None and i + 1 < len(words):
+            piece, i = f"{nxt}({words[i + 1]})", i + 2
+        elif word == "Ar" and (nxt is None or nxt in _MDOC_WORDS):
+            piece = "file ..."
+        elif word in ("Fl", "Ns", "Pf"):  # a flag's dash, or no space, before the next
+            if word == "Fl":
+                out += "-" if glue or not out else " -"
+            glue = True
+            continue
+        elif word in _MDOC_WORDS:
+            continue
+        else:
+            piece = word
+        joined = glue or word in _MDOC_PUNCT or not out
+        out += piece if joined else f" {piece}"
+        glue = False
+    return out
+
+
 def is_roff(text: str) -> bool:
     """A manual page's roff source (rather than a page already rendered to text): a title
     or section request, a roff comment, or a ``.so`` line (a page that only includes
@@ -333,6 +394,7 @@ def roff_to_markdown(text: str) -> str:
     """Markdown with the page's sections (``.SH``, ``.Sh``) and subsections (``.SS``)."""
     out: list[str] = []
     fenced = False  # inside .nf/.EX: a heading closes it (no heading is preformatted)
+    names: list[str] = []  # an mdoc page's name (.Nm), for a bare .Nm
     for raw in _roff_lines(text):
         request = _ROFF_REQUEST.match(raw)
         if request is None:
@@ -340,7 +402,7 @@ def roff_to_markdown(text: str) -> str:
             continue
         name, args = request.group("name"), _roff_text(request.group("args"))
         words = _roff_args(args)
-        if name == "TH" and words:
+        if name in ("TH", "Dt") and words:  # mdoc's .Dt is man's .TH
             title = f"{words[0]}({words[1]})" if len(words) > 1 else words[0]
             out += [f"# {title}", ""]
         elif name in ("SH", "Sh", "SS", "Ss"):
@@ -349,6 +411,8 @@ def roff_to_markdown(text: str) -> str:
                 fenced = False
             marks = "##" if name in ("SH", "Sh") else "###"
             out += ["", f"{marks} {' '.join(words)}", ""]
+        elif name in _MDOC_WORDS:
+            out.append(_mdoc([name, *words], names))
         elif name in _FONT_REQUESTS:
             joined = "".join(words) if len(name) == 2 else " ".join(words)
             out.append(joined)

@@ -418,8 +418,13 @@ def entity_graph(
     for level in range(1, depth + 1):
         if not frontier or len(nodes) >= max_nodes:
             break
+        near = Q(head_id__in=frontier) | Q(tail_id__in=frontier)
+        if wanted_types:  # only edges to an entity that may join (before the cap below)
+            near = Q(head_id__in=frontier, tail__type__in=wanted_types) | Q(
+                tail_id__in=frontier, head__type__in=wanted_types
+            )
         found = (
-            Edge.objects.filter(Q(head_id__in=frontier) | Q(tail_id__in=frontier))
+            Edge.objects.filter(near)
             .select_related("relation", "head", "tail")
             .order_by("-weight", "pk")[: max_nodes * 20]
         )

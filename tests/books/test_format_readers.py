@@ -50,3 +50,58 @@ def test_html_comments_in_markdown_are_no_text_but_code_keeps_them():
     assert "A line holds the kite." in document.text
     assert "<!-- kept in code -->" in document.text
     assert [s.heading_path for s in document.sections] == [("Kites",), ("Kites", "Lines")]
+
+
+def test_an_mdoc_manual_page_keeps_its_names_flags_and_words():
+    """A BSD-style page (mdoc: ``.Nm``, ``.Fl``, ``.Op``, ``.Em``) lost every macro's
+    words: an empty NAME section, "documents version 5.4 of the command.", no option."""
+    roff = (
+        ".Dd May 1, 2024\n.Dt KITE 1\n.Os\n.Sh NAME\n.Nm kite\n.Nd fly a kite\n"
+        ".Sh SYNOPSIS\n.Nm\n.Op Fl v\n.Op Fl Fl line-length Ar metres\n.Ar\n"
+        ".Sh DESCRIPTION\nThis page documents version 5.4 of the\n.Nm\ncommand.\nThe\n"
+        ".Em first\nflight needs\n.Dq steady wind .\nSee\n.Xr spool 1 ,\n.Pa /etc/kite.conf\n"
+        "and\n.Sx SYNOPSIS .\n.Bl -tag -width Ds\n.It Fl v\nTalk more.\n.El\n"
+    )
+    document = parse_document(roff.encode(), fmt="man")
+    assert document.sections[0].heading_path == ("KITE(1)",)
+    lines = " ".join(document.text.split())
+    assert "## NAME kite fly a kite ## SYNOPSIS kite [-v] [--line-length metres]" in lines
+    assert "documents version 5.4 of the kite command." in lines
+    assert "The first flight needs “steady wind”." in lines
+    assert "See spool(1), /etc/kite.conf and SYNOPSIS." in lines
+    assert "-v Talk more." in lines
+
+
+def test_a_markdown_headings_attribute_block_is_not_its_title():
+    """MkDocs' and Pandoc's "## Lines {#lines .wide}" named the chapter
+    "Lines {#lines .wide}"."""
+    markdown = (
+        "# Kites {#kites}\n\nx\n\n## Lines {#lines .wide}\n\ny\n\nSpools {.note}\n------\n\nz\n"
+    )
+    document = parse_document(markdown.encode(), fmt="markdown")
+    assert [s.heading_path for s in document.sections] == [
+        ("Kites",),
+        ("Kites", "Lines"),
+        ("Kites", "Spools"),
+    ]
+
+
+def test_a_name_with_underscores_in_an_html_book_is_found_as_written(db, vector_dir):
+    """markdownify escaped every underscore and star of an HTML page's prose
+    ("kite\\_line\\_max"): a stored name with one was never found there, and its
+    pieces ("max") became entities of their own."""
+    from books.models import Mention
+    from books.services import book_ingest
+    from entities.services import entity_store
+
+    entity_store(name="kite_line_max", type="option")
+    html = (
+        "<h1>Kites</h1><p>Set kite_line_max to limit the line; 2*3 knots.</p>"
+        "<h2>More</h2><p>Raise kite_line_max in wind.</p><pre>x = a\\_b</pre>"
+    )
+    book = book_ingest(data=html.encode(), filename="kites.html", embed=False).book
+    found = Mention.objects.filter(book=book, entity__canonical_name="kite_line_max")
+    assert found.count() == 2
+    text = "\n".join(book.chunks.values_list("text", flat=True))
+    assert "kite_line_max" in text and "2*3" in text and "\\_line" not in text
+    assert "x = a\\_b" in text  # code as written

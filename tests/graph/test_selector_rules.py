@@ -222,6 +222,20 @@ def test_the_graph_honours_depth_size_weight_and_types(star, kwargs, expected):
     assert labels(entity_graph(entity_id=star["hub"].pk, **kwargs)) == expected
 
 
+def test_a_type_filter_finds_a_light_neighbour_behind_many_heavy_ones(db):
+    """The walk read the heaviest max_nodes x 20 edges, then kept the asked types: a
+    company's town, behind forty heavier edges to its staff, was not in its graph of
+    places."""
+    hub = make_entity("Kestrel Works", "organisation")
+    town = make_entity("Tarnby", "place")
+    state(hub, "is located in", town, confidence=0.5)
+    for i in range(41):
+        state(make_entity(f"Worker {i}", "person"), "works for", hub)
+    edges_rebuild()
+    graph = entity_graph(entity_id=hub.pk, types=["place"], max_nodes=2)
+    assert labels(graph) == ["Kestrel Works", "Tarnby"]
+
+
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [({"depth": 0}, "depth"), ({"depth": 4}, "depth"), ({"max_nodes": 0}, "max_nodes")],
