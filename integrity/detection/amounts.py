@@ -192,10 +192,10 @@ def _range_end(r: Reading, last: int, lo: float, hi: float, dim: str, factor: fl
     word = r.tokens[last + 2].norm if last + 3 < len(r.tokens) else "0"  # "and $10", "e i 10"
     skip = parse_number(word) is None and (word in tb.RANGE_SKIPPED or word in tb.CURRENCIES)
     j, k = last + 1, last + 2 + skip
-    other = parse_number(r.tokens[k].norm) if k < len(r.tokens) else None
+    other, end = (None, k) if k >= len(r.tokens) else _end_number(r, k)
     if other is None or r.tokens[j].norm not in tb.RANGE_JOINERS:
         return lo, hi, dim, last
-    hi, last = max(hi, other * factor), k
+    hi, last = max(hi, other * factor), end
     closing, closing_factor, last = _unit_after(r, last, False)
     if closing and not dim:  # "between 5 and 10 euros", "between 2 and 3 km"
         lo, hi, dim = _temperature(lo * closing_factor, hi * closing_factor, closing)
@@ -204,6 +204,15 @@ def _range_end(r: Reading, last: int, lo: float, hi: float, dim: str, factor: fl
         if per:
             lo, hi, dim = lo * 365.25 / per, hi * 365.25 / per, f"{dim}/year"
     return lo, hi, dim, last
+
+
+def _end_number(r: Reading, k: int) -> tuple[float | None, int]:
+    """The number at token k closing a range, in digits or words ("e nove"), and its
+    last token."""
+    number = parse_number(r.tokens[k].norm)
+    if number is not None or not free(r, k):
+        return number, k
+    return word_run(r, k)
 
 
 def _range_opened(r: Reading, i: int) -> bool:

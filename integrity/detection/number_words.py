@@ -57,7 +57,9 @@ def _italian(word: str) -> float | None:
 
 def word_run(r: Reading, i: int) -> tuple[float | None, int]:
     """A number written in words over one or more tokens: "three hundred", "cento e
-    vinte", "sei mil e duzentos", "dix mille"."""
+    vinte", "sei mil e duzentos", "dix mille". A joiner joins only a smaller part to a
+    round one ("trinta e cinco", "vingt et un"): "seven and nine" are two numbers (the
+    ends of a range, "between seven and nine weeks"), not sixteen."""
     total = current = 0.0
     last, found = i, False
     j = i
@@ -65,7 +67,8 @@ def word_run(r: Reading, i: int) -> tuple[float | None, int]:
         value = word_value(r.tokens[j].norm)
         if value is None:
             joined = found and r.tokens[j].norm in tb.JOINERS
-            if joined and j + 1 < len(r.tokens) and word_value(r.tokens[j + 1].norm) is not None:
+            after = word_value(r.tokens[j + 1].norm) if joined and j + 1 < len(r.tokens) else None
+            if after is not None and after < _place(total + current):
                 j += 1
                 continue
             break
@@ -81,3 +84,13 @@ def word_run(r: Reading, i: int) -> tuple[float | None, int]:
     if not found:
         return None, i
     return total + current, last
+
+
+def _place(amount: float) -> float:
+    """The lowest non-zero place of a whole amount: 30 -> 10, 1200 -> 100, 7 -> 1."""
+    if amount <= 0 or not float(amount).is_integer():
+        return 0.0
+    place, whole = 1, int(amount)
+    while whole % (place * 10) == 0:
+        place *= 10
+    return float(place)
