@@ -268,7 +268,7 @@ def _wording(a: Reading, b: Reading) -> list[float]:
     ab, ba = best(wa, wb), best(wb, wa)
 
     def rarity(words: set[str]) -> float:
-        return min(sum(max(0.0, 7 - zipf(w)) for w in words) / 20, 1.0)
+        return min(sum(max(0.0, 7 - zipf(w)) for w in sorted(words)) / 20, 1.0)
 
     length_a, length_b = max(len(a.text), 1), max(len(b.text), 1)
     opposite = affix_opposite(only_a, only_b)
