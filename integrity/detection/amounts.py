@@ -437,7 +437,8 @@ def _period_after(r: Reading, i: int) -> tuple[float | None, int]:
                 and len(r.tokens[k].norm) > 2
             ):
                 return tb.PERIOD_DAYS[r.tokens[k].norm], k
-        if len(word) > 3 and word in tb.PERIOD_DAYS and word.endswith(_PERIOD_ADJECTIVE_ENDS):
+        adjective = word.endswith(_PERIOD_ADJECTIVE_ENDS) or word in tb.PERIOD_ADJECTIVE_FORMS
+        if len(word) > 3 and word in tb.PERIOD_DAYS and adjective:
             return tb.PERIOD_DAYS[word], j
     return None, i
 
