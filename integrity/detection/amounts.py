@@ -4,9 +4,9 @@ currencies, amounts per period (read per year), ranges, bounds and approximation
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache
 
 from . import tables as tb
+from .number_words import word_run, word_value
 from .shares import share_at
 from .tokens import (
     _FUNCTION_ZIPF,
@@ -50,7 +50,7 @@ def _number_at(r: Reading, i: int) -> int:
     if number is None and counted and _times_per(r, i)[0] is not None:
         number = float(tb.ONCE_WORDS[norm])  # "once a day", "twice a week"
     elif number is None and not (norm in _FALSE_FRIENDS and language(r) != _FALSE_FRIENDS[norm]):
-        number, last = _word_run(r, i)
+        number, last = word_run(r, i)
     elif norm.isdecimal() and (part := fraction(next_norm(r, last))) is not None:
         number, last = number + part, last + 1  # "1 ½ hours"
     elif len(next_norm(r, last)) > 1 and next_norm(r, last) in tb.MULTIPLIERS:
@@ -128,79 +128,6 @@ def _feet_mark(r: Reading, i: int) -> bool:
     )
 
 
-@lru_cache(maxsize=65536)
-def word_value(norm: str) -> float | None:
-    if norm in tb.ONE_WORDS:  # an article more often than the number one
-        return None
-    if norm in tb.NUMBER_WORDS:
-        return float(tb.NUMBER_WORDS[norm])
-    if "-" in norm:  # "thirty-five"
-        parts = norm.split("-")
-        if len(parts) == 2 and all(p in tb.NUMBER_WORDS for p in parts):
-            tens, unit = tb.NUMBER_WORDS[parts[0]], tb.NUMBER_WORDS[parts[1]]
-            if tens % 10 == 0 and 20 <= tens < 100 and unit < 10:
-                return float(tens + unit)
-    return _italian(norm)
-
-
-def _italian(word: str) -> float | None:
-    """ "ventitré", "trentotto", "duecentocinquanta": Italian numbers in one word."""
-    if len(word) > 40:
-        return None
-    if "mila" in word:  # "duemila", "tremilacinquecento"
-        head, _, rest = word.partition("mila")
-        thousands = _italian(head) if head else None
-        tail = _italian(rest) if rest else 0.0
-        if thousands is None or tail is None:
-            return None
-        return thousands * 1000 + tail
-    if "cento" in word:
-        head, _, rest = word.partition("cento")
-        hundreds = 1 if not head else tb.ITALIAN_UNIT_WORDS.get(head)
-        tail = _italian(rest) if rest else 0.0
-        if hundreds is None or tail is None:
-            return None
-        return hundreds * 100 + tail
-    if word in tb.ITALIAN_UNIT_WORDS:
-        return float(tb.ITALIAN_UNIT_WORDS[word])
-    for tens_word, tens in tb.ITALIAN_TENS.items():
-        if word in (tens_word, tens_word[:-1]):  # "quarant'anni": elided before a vowel
-            return float(tens)
-        for prefix in (tens_word, tens_word[:-1]):
-            rest = word[len(prefix) :] if word.startswith(prefix) else ""
-            if rest in tb.ITALIAN_UNIT_WORDS:
-                return float(tens + tb.ITALIAN_UNIT_WORDS[rest])
-    return None
-
-
-def _word_run(r: Reading, i: int) -> tuple[float | None, int]:
-    """A number written in words over one or more tokens: "three hundred", "cento e
-    vinte", "sei mil e duzentos", "dix mille"."""
-    total = current = 0.0
-    last, found = i, False
-    j = i
-    while j < len(r.tokens) and j - i < 12 and free(r, j):
-        value = word_value(r.tokens[j].norm)
-        if value is None:
-            joined = found and r.tokens[j].norm in tb.JOINERS
-            if joined and j + 1 < len(r.tokens) and word_value(r.tokens[j + 1].norm) is not None:
-                j += 1
-                continue
-            break
-        if value == 100:
-            current = (current or 1) * 100
-        elif value >= 1000:
-            total += (current or 1) * value
-            current = 0
-        else:
-            current += value
-        found, last = True, j
-        j += 1
-    if not found:
-        return None, i
-    return total + current, last
-
-
 def unit_of(word: str, text: str = "") -> tuple[str, float] | None:
     """The (dimension, factor) of a unit or currency word; ``text`` is the word as
     written, for symbols whose case decides ("mW", "MW")."""
@@ -265,10 +192,10 @@ def _range_end(r: Reading, last: int, lo: float, hi: float, dim: str, factor: fl
     word = r.tokens[last + 2].norm if last + 3 < len(r.tokens) else "0"  # "and $10", "e i 10"
     skip = parse_number(word) is None and (word in tb.RANGE_SKIPPED or word in tb.CURRENCIES)
     j, k = last + 1, last + 2 + skip
-    other = parse_number(r.tokens[k].norm) if k < len(r.tokens) else None
+    other, end = (None, k) if k >= len(r.tokens) else _end_number(r, k)
     if other is None or r.tokens[j].norm not in tb.RANGE_JOINERS:
         return lo, hi, dim, last
-    hi, last = max(hi, other * factor), k
+    hi, last = max(hi, other * factor), end
     closing, closing_factor, last = _unit_after(r, last, False)
     if closing and not dim:  # "between 5 and 10 euros", "between 2 and 3 km"
         lo, hi, dim = _temperature(lo * closing_factor, hi * closing_factor, closing)
@@ -277,6 +204,15 @@ def _range_end(r: Reading, last: int, lo: float, hi: float, dim: str, factor: fl
         if per:
             lo, hi, dim = lo * 365.25 / per, hi * 365.25 / per, f"{dim}/year"
     return lo, hi, dim, last
+
+
+def _end_number(r: Reading, k: int) -> tuple[float | None, int]:
+    """The number at token k closing a range, in digits or words ("e nove"), and its
+    last token."""
+    number = parse_number(r.tokens[k].norm)
+    if number is not None or not free(r, k):
+        return number, k
+    return word_run(r, k)
 
 
 def _range_opened(r: Reading, i: int) -> bool:
@@ -501,7 +437,8 @@ def _period_after(r: Reading, i: int) -> tuple[float | None, int]:
                 and len(r.tokens[k].norm) > 2
             ):
                 return tb.PERIOD_DAYS[r.tokens[k].norm], k
-        if len(word) > 3 and word in tb.PERIOD_DAYS and word.endswith(_PERIOD_ADJECTIVE_ENDS):
+        adjective = word.endswith(_PERIOD_ADJECTIVE_ENDS) or word in tb.PERIOD_ADJECTIVE_FORMS
+        if len(word) > 3 and word in tb.PERIOD_DAYS and adjective:
             return tb.PERIOD_DAYS[word], j
     return None, i
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from . import tables as tb
-from .amounts import unit_of, word_value
+from .amounts import unit_of
+from .number_words import word_value
 from .tokens import (
     _AMPM,
     _CLOCK,

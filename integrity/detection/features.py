@@ -228,12 +228,14 @@ def embedding_columns(
 
 def _amounts(a: Reading, b: Reading) -> list[float]:
     """Amounts of one dimension on both sides: do they differ, does one fall inside the
-    other's interval, and how far apart are they (log ratio, capped)."""
+    other's interval (or equal it with a percentage either side names added, round 14),
+    and how far apart are they (log ratio, capped)."""
     differs = within = 0.0
     ratio = 0.0
     by_dim: dict[str, list] = {}
     for v in a.of("number"):
         by_dim.setdefault(v.dim, []).append(v)
+    rates = _rates(a, b) if not _shared_amount(a, b) else []
     for v in b.of("number")[:32]:
         for x in by_dim.get(v.dim, [])[:32]:
             if same_amount(v, x):
@@ -244,9 +246,33 @@ def _amounts(a: Reading, b: Reading) -> list[float]:
                 within = 1.0
             elif (v.approx or x.approx) and min(p, q) > 0 and max(p, q) <= 1.1 * min(p, q):
                 within = 1.0  # "about 2" holds 1.96: an approximation is within a tenth
+            elif (
+                v.dim != "percent"
+                and min(p, q) > 0
+                and any(abs(max(p, q) / min(p, q) - f) < 1e-3 for f in rates)
+            ):
+                within = 1.0  # "500 before tax" / "610 with 22 % tax": one is the other plus it
             if math.isfinite(p) and math.isfinite(q) and p > 0 and q > 0:
                 ratio = max(ratio, min(abs(math.log(p / q)), 5.0) / 5.0)
     return [differs, within, ratio]
+
+
+def _rates(a: Reading, b: Reading) -> list[float]:
+    """The factors a percentage either statement names would put on an amount: "22 %"
+    -> 1.22 (a tax, a surcharge or a raise added to it)."""
+    shares = [v.lo for r in (a, b) for v in r.of("number")[:32] if v.dim == "percent"]
+    return [1 + s / 100 for s in shares if 0 < s < 100]
+
+
+def _shared_amount(a: Reading, b: Reading) -> bool:
+    """Whether the statements name one amount (not a percentage) alike: then a rate
+    relates two amounts of one side ("400 net, 460 with tax"), not one of each side."""
+    return any(
+        same_amount(v, x)
+        for v in b.of("number")[:32]
+        for x in a.of("number")[:32]
+        if v.dim != "percent"
+    )
 
 
 def _wording(a: Reading, b: Reading) -> list[float]:
@@ -268,7 +294,7 @@ def _wording(a: Reading, b: Reading) -> list[float]:
     ab, ba = best(wa, wb), best(wb, wa)
 
     def rarity(words: set[str]) -> float:
-        return min(sum(max(0.0, 7 - zipf(w)) for w in words) / 20, 1.0)
+        return min(sum(max(0.0, 7 - zipf(w)) for w in sorted(words)) / 20, 1.0)
 
     length_a, length_b = max(len(a.text), 1), max(len(b.text), 1)
     opposite = affix_opposite(only_a, only_b)

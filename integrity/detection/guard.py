@@ -194,7 +194,7 @@ def _covered(
         return _name_covered(v, a, b, known, entity_spans)
     if v.kind == "number":
         return any(
-            same_amount(p, q)
+            same_amount(p, q) and _no_more_precise(p, q)
             for x in a.of("number")
             for p in _amounts(v, b)
             for q in _amounts(x, a)
@@ -271,6 +271,12 @@ def same_amount(v: Value, x: Value) -> bool:
         return _exact(v.lo, x.lo) and _exact(v.hi, x.hi)
     share = DATA_AMOUNT if v.dim.startswith("data") else SAME_AMOUNT
     return _close(v.lo, x.lo, share) and _close(v.hi, x.hi, share)
+
+
+def _no_more_precise(v: Value, x: Value) -> bool:
+    """False when ``x`` is an approximation ("about 8,000 a month") and ``v`` an exact
+    amount near it but not it ("7,950 a month"): ``v`` says more than ``x``."""
+    return not x.approx or v.approx or (_exact(v.lo, x.lo) and _exact(v.hi, x.hi))
 
 
 def _exact(p: float, q: float) -> bool:

@@ -11,7 +11,7 @@ from . import tables as tb
 from . import unit_tables as ut
 from .tokens import Reading, Value, free, take
 
-# A number word's value ("three" -> 3.0), or None: ``amounts.word_value``, passed in
+# A number word's value ("three" -> 3.0), or None: ``number_words.word_value``, passed in
 # (``amounts`` reads fractions through this module).
 CountOf = Callable[[str], "float | None"]
 

@@ -197,6 +197,32 @@ for _days, _names in (
 ):
     for _name in _names.split():
         PERIOD_DAYS[_name] = _days
+# The period adjectives' other genders and plurals ("€300 mensuels", "1.200 € annui",
+# "200 llamadas diarias"): read after an amount like "monthly" (``amounts._period_after``).
+PERIOD_ADJECTIVE_FORMS: dict[str, float] = {}
+for _days, _names in (
+    (
+        1.0,
+        "giornaliera giornalieri giornaliere quotidiano quotidiana quotidiani quotidiane "
+        "diária diárias diários diaria diarias diarios quotidienne quotidiens quotidiennes "
+        "journalière journaliers journalières tägliche täglichen täglicher",
+    ),
+    (
+        7.0,
+        "settimanali semanais semanales hebdomadaires wöchentliche wöchentlichen",
+    ),
+    (
+        30.4375,
+        "mensili mensais mensuales mensuelle mensuels mensuelles monatliche monatlichen",
+    ),
+    (91.3125, "trimestrali trimestrais trimestrales trimestrielle trimestriels trimestrielles"),
+    (
+        365.25,
+        "annuali annui annua annue anuais anuales annuelle annuels annuelles jährliche jährlichen",
+    ),
+):
+    PERIOD_ADJECTIVE_FORMS.update(dict.fromkeys(_names.split(), _days))
+PERIOD_DAYS.update(PERIOD_ADJECTIVE_FORMS)
 # Words after a count that make it a frequency: "three times an hour", "3 volte al giorno".
 TIMES_WORDS: frozenset[str] = frozenset(_words("times time volte volta vezes vez veces fois mal"))
 # A count and "times" in one word: "once a day", "twice a week", "zweimal pro Tag".
