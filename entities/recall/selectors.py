@@ -49,6 +49,7 @@ from .items import (
     fact_item,
     text_check,
     trigger_candidates,
+    warning_line,
 )
 from .models import Episode
 from .options import RecallOptions, trigger_check
@@ -219,8 +220,7 @@ def recall_pre_check(*, action: str, scopes: ScopeFilter, options: RecallOptions
             if f.kind in wanted and f.confidence >= min_confidence
         ][:k]
 
-    budget = Budget(options.budget_chars)
-    mistakes_items = budget.fit(
+    mistakes = [
         fact_item(
             f,
             s,
@@ -228,17 +228,22 @@ def recall_pre_check(*, action: str, scopes: ScopeFilter, options: RecallOptions
             f"confidence {f.confidence:.2f} ≥ {options.min_confidence:.2f})",
         )
         for f, s, why in of([Fk.MISTAKE], options.max_facts, options.min_confidence)
-    )
-    dead_items = budget.fit(
+    ]
+    dead_ends = [
         fact_item(f, s, f"an approach already tried without success ({why})")
         for f, s, why in of([Fk.DEAD_END], PRE_CHECK_LIMIT)
-    )
+    ]
+    # Warnings come before the budget cut: a mistake longer than the whole budget is left
+    # out of the items, but its warning (quoted short, with its id) still reaches the agent.
+    warnings = [warning_line("A similar action went wrong before", m) for m in mistakes]
+    warnings += [warning_line("This was tried before and led nowhere", d) for d in dead_ends]
+    budget = Budget(options.budget_chars)
+    mistakes_items = budget.fit(mistakes)
+    dead_items = budget.fit(dead_ends)
     similar_items = budget.fit(
         fact_item(f, s, f"a past {f.kind} similar to this action ({why})")
         for f, s, why in of([Fk.DECISION, Fk.INVESTIGATION], PRE_CHECK_LIMIT)
     )
-    warnings = [f"A similar action went wrong before: {m['text']}" for m in mistakes_items]
-    warnings += [f"This was tried before and led nowhere: {d['text']}" for d in dead_items]
     return {
         "action": action,
         "similar": similar_items,
