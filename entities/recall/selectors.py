@@ -23,7 +23,7 @@ from kgsite.vectors.index import KINDS
 from .. import hooks, services
 from ..extraction import extract_entities
 from ..models import Entity, EntityFact, Fact
-from ..scopes import ScopeFilter
+from ..scopes import ScopeFilter, key_clean
 from ..search import ranking
 from . import scorer
 from .domains import call_text, domain_candidates, domains_detect, recall_domain  # noqa: F401
@@ -141,6 +141,7 @@ def recall_session_start(
     notifications, and a Markdown rendering of them within the budget."""
     trigger_check("session_start")
     started = time.perf_counter()
+    session_id = key_clean(session_id, field="session_id")
     recalls = _goal_recalls(_goals(scopes, options), scopes, options, session_id)
     notices = [
         {
