@@ -175,7 +175,7 @@ class EntityDetailView(GenericAPIView):
 
     @extend_schema(request=EntityUpdateSerializer, responses=EntitySerializer)
     def patch(self, request, entity_id: str):
-        entity = selectors.entity_get(entity_id=entity_id)
+        entity = selectors.entity_named(entity_id=entity_id, field="id")
         data = validated(EntityUpdateSerializer, request.data)
         entity = services.entity_update(entity=entity, actor=request.user, **data)
         return Response(EntitySerializer(entity).data)
@@ -187,14 +187,14 @@ class AliasListView(GenericAPIView):
 
     @extend_schema(responses=AliasSerializer(many=True))
     def get(self, request, entity_id: str):
-        entity = selectors.entity_get(entity_id=entity_id)
+        entity = selectors.entity_named(entity_id=entity_id, field="id")
         return Response(AliasSerializer(entity.aliases.all(), many=True).data)
 
     @extend_schema(
         request=AliasWriteSerializer, responses={200: AliasSerializer, 201: AliasSerializer}
     )
     def post(self, request, entity_id: str):
-        entity = selectors.entity_get(entity_id=entity_id)
+        entity = selectors.entity_named(entity_id=entity_id, field="id")
         data = validated(AliasWriteSerializer, request.data)
         alias, created = services.alias_add(entity=entity, alias=data["alias"], actor=request.user)
         return Response(
@@ -208,7 +208,7 @@ class AliasDetailView(GenericAPIView):
 
     @extend_schema(responses={204: None})
     def delete(self, request, entity_id: str, alias: str):
-        entity = selectors.entity_get(entity_id=entity_id)
+        entity = selectors.entity_named(entity_id=entity_id, field="id")
         services.alias_remove(entity=entity, alias=alias, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -177,3 +177,22 @@ def test_a_merged_suggestion_cannot_be_dismissed(curator_api, graph):
 
 def test_duplicates_filtered_by_unknown_entity_is_404(api, graph):
     assert api.get("/api/v1/entities/duplicates", {"entity": "nope"}).status_code == 404
+
+
+def test_a_write_to_a_merged_away_id_says_where_the_entity_went(curator_api, graph):
+    """A curator editing an entity a colleague had just merged got a bare "no entity"
+    404 from PATCH and the alias endpoints, as if it had been deleted; its own address
+    (301) and the fact filter say where it went."""
+    curator_api.post(MERGE, body(graph), format="json")
+    old, survivor = graph["dup"].pk, graph["survivor"].pk
+    base = f"/api/v1/entities/{old}"
+    answers = [
+        curator_api.patch(f"{base}/", {"description": "x"}, format="json"),
+        curator_api.get(f"{base}/aliases/"),
+        curator_api.post(f"{base}/aliases/", {"alias": "Maggie O."}, format="json"),
+        curator_api.delete(f"{base}/aliases/Okonkwo/"),
+    ]
+    for response in answers:
+        assert response.status_code == 404
+        error = response.json()["error"]
+        assert error["field"] == "id" and f"merged into '{survivor}'" in error["message"]
