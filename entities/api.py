@@ -391,13 +391,11 @@ class FactConfirmationUndoView(GenericAPIView):
 
 
 def _entities_by_id(ids: list[str], field: str) -> list:
-    """Entities named in a request (a merge, a filter); an unknown id is a 404 naming
-    the field, a merged-away one says where it went."""
-    found = {e.pk: e for e in selectors.entity_list().filter(pk__in=ids)}
-    for pk in ids:
-        if pk not in found:
-            raise selectors.entity_not_found(pk, field=field)
-    return [found[pk] for pk in ids]
+    """Entities named in a request (a merge): our ids or an imported memory's, as the
+    entity's own address takes; an unknown id is a 404 naming the field, a merged-away
+    one says where it went."""
+    found = selectors.entities_by_pk(ids=ids)
+    return [found.get(pk) or selectors.entity_named(entity_id=pk, field=field) for pk in ids]
 
 
 class EntityMergeView(GenericAPIView):

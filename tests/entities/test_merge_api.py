@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from entities.models import DuplicateSuggestion, Entity, EntityMerge
+from entities.models import DuplicateSuggestion, Entity, EntityMerge, ExternalEntityId
 from entities.services import entity_store
 
 pytestmark = pytest.mark.django_db
@@ -196,3 +196,15 @@ def test_a_write_to_a_merged_away_id_says_where_the_entity_went(curator_api, gra
         assert response.status_code == 404
         error = response.json()["error"]
         assert error["field"] == "id" and f"merged into '{survivor}'" in error["message"]
+
+
+def test_a_merge_takes_the_imported_ids_the_entity_address_takes(curator_api, graph):
+    """GET and PATCH /entities/<id>/ resolve an imported memory's id; the merge answered
+    404 for the same id, so a curator working from the imported memory could not merge."""
+    ExternalEntityId.objects.create(store="old.db", external_id="e-17", entity=graph["dup"])
+    request = {"survivor": graph["survivor"].pk, "duplicates": ["e-17"], "preview": True}
+    response = curator_api.post(MERGE, request, format="json")
+    assert response.status_code == 200, response.json()
+    assert [d["id"] for d in response.json()["duplicates"]] == [graph["dup"].pk]
+    unknown = curator_api.post(MERGE, {**request, "duplicates": ["e-99"]}, format="json")
+    assert unknown.status_code == 404 and unknown.json()["error"]["field"] == "duplicates"
