@@ -222,8 +222,8 @@ def _entity_or_none(entity_id: str | None, field: str, *, known: dict | None = N
     if known and entity_id in known:
         return known[entity_id]
     try:
-        return selectors.entity_get(entity_id=entity_id)
-    except NotFound as exc:
+        return selectors.entity_named(entity_id=entity_id, field=field)
+    except NotFound as exc:  # says where a merged-away id went
         raise InvalidInput(exc.message, field=field) from None
 
 

@@ -208,3 +208,17 @@ def test_a_merge_takes_the_imported_ids_the_entity_address_takes(curator_api, gr
     assert [d["id"] for d in response.json()["duplicates"]] == [graph["dup"].pk]
     unknown = curator_api.post(MERGE, {**request, "duplicates": ["e-99"]}, format="json")
     assert unknown.status_code == 404 and unknown.json()["error"]["field"] == "duplicates"
+
+
+def test_a_fact_about_a_merged_away_entity_says_where_it_went(curator_api, graph):
+    """An agent holding an id from before a merge stored a fact about it and was told
+    only "no entity with id": it created the entity again, splitting its memory."""
+    curator_api.post(MERGE, body(graph), format="json")
+    old, survivor = graph["dup"].pk, graph["survivor"].pk
+    for field, value in (("subject", old), ("entities", [old])):
+        response = curator_api.post(
+            "/api/v1/facts/", {"text": "Maggie charts the reef", field: value}, format="json"
+        )
+        assert response.status_code == 400, response.json()
+        error = response.json()["error"]
+        assert error["field"] == field and f"merged into '{survivor}'" in error["message"]
