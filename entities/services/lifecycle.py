@@ -144,13 +144,15 @@ def _description_fill(entity: Entity, description: str, *, actor) -> None:
     if not filled:  # another writer described it in between: theirs stays
         entity.refresh_from_db(fields=["description"])
         return
-    before = {"description": entity.description}
+    # The same payload as a curator's edit, so the entity's history can put it back.
+    before = {f: getattr(entity, f) for f in ("canonical_name", "type", "description")}
     entity.description = description
+    after = {**before, "description": description}
     audit(
         actor=actor,
         action="entity.update",
         target=entity,
-        payload={"before": before, "after": {"description": description}},
+        payload={"before": before, "after": after},
     )
     _entity_saved(entity.id)
 
