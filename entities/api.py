@@ -175,7 +175,7 @@ class EntityDetailView(GenericAPIView):
 
     @extend_schema(request=EntityUpdateSerializer, responses=EntitySerializer)
     def patch(self, request, entity_id: str):
-        entity = selectors.entity_get(entity_id=entity_id)
+        entity = selectors.entity_named(entity_id=entity_id, field="id")
         data = validated(EntityUpdateSerializer, request.data)
         entity = services.entity_update(entity=entity, actor=request.user, **data)
         return Response(EntitySerializer(entity).data)
@@ -187,14 +187,14 @@ class AliasListView(GenericAPIView):
 
     @extend_schema(responses=AliasSerializer(many=True))
     def get(self, request, entity_id: str):
-        entity = selectors.entity_get(entity_id=entity_id)
+        entity = selectors.entity_named(entity_id=entity_id, field="id")
         return Response(AliasSerializer(entity.aliases.all(), many=True).data)
 
     @extend_schema(
         request=AliasWriteSerializer, responses={200: AliasSerializer, 201: AliasSerializer}
     )
     def post(self, request, entity_id: str):
-        entity = selectors.entity_get(entity_id=entity_id)
+        entity = selectors.entity_named(entity_id=entity_id, field="id")
         data = validated(AliasWriteSerializer, request.data)
         alias, created = services.alias_add(entity=entity, alias=data["alias"], actor=request.user)
         return Response(
@@ -208,7 +208,7 @@ class AliasDetailView(GenericAPIView):
 
     @extend_schema(responses={204: None})
     def delete(self, request, entity_id: str, alias: str):
-        entity = selectors.entity_get(entity_id=entity_id)
+        entity = selectors.entity_named(entity_id=entity_id, field="id")
         services.alias_remove(entity=entity, alias=alias, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -222,8 +222,8 @@ def _entity_or_none(entity_id: str | None, field: str, *, known: dict | None = N
     if known and entity_id in known:
         return known[entity_id]
     try:
-        return selectors.entity_get(entity_id=entity_id)
-    except NotFound as exc:
+        return selectors.entity_named(entity_id=entity_id, field=field)
+    except NotFound as exc:  # says where a merged-away id went
         raise InvalidInput(exc.message, field=field) from None
 
 
@@ -391,13 +391,11 @@ class FactConfirmationUndoView(GenericAPIView):
 
 
 def _entities_by_id(ids: list[str], field: str) -> list:
-    """Entities named in a request (a merge, a filter); an unknown id is a 404 naming
-    the field, a merged-away one says where it went."""
-    found = {e.pk: e for e in selectors.entity_list().filter(pk__in=ids)}
-    for pk in ids:
-        if pk not in found:
-            raise selectors.entity_not_found(pk, field=field)
-    return [found[pk] for pk in ids]
+    """Entities named in a request (a merge): our ids or an imported memory's, as the
+    entity's own address takes; an unknown id is a 404 naming the field, a merged-away
+    one says where it went."""
+    found = selectors.entities_by_pk(ids=ids)
+    return [found.get(pk) or selectors.entity_named(entity_id=pk, field=field) for pk in ids]
 
 
 class EntityMergeView(GenericAPIView):

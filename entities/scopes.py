@@ -8,30 +8,43 @@ facts never surface otherwise.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 
 from django.db.models import Q
 
 from kgsite.errors import InvalidInput
 from kgsite.pages import is_curator
-from kgsite.text import has_control_chars
 
 GLOBAL = ""
 MAX_SCOPE_LENGTH = 128
 
 
-def scope_clean(value: object, *, field: str = "scope") -> str:
-    """A project key as stored: trimmed, at most 128 characters, no control characters."""
+# Every control character, tab and newline included: a key is one line, and a pasted
+# "shop\n" must not become a project of its own.
+_KEY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def key_clean(value: object, *, field: str, limit: int = MAX_SCOPE_LENGTH) -> str:
+    """A key as stored (a project, a session id): trimmed, Unicode NFC (so "café" typed
+    either way is one project; case is kept: keys are case-sensitive), at most ``limit``
+    characters, no control characters."""
     if value is None:
-        return GLOBAL
+        return ""
     if not isinstance(value, str):
         raise InvalidInput(f"{field} must be a string", field=field)
-    value = value.strip()
-    if len(value) > MAX_SCOPE_LENGTH:
-        raise InvalidInput(f"{field} is longer than {MAX_SCOPE_LENGTH} characters", field=field)
-    if has_control_chars(value):
-        raise InvalidInput(f"{field} contains control characters", field=field)
+    value = unicodedata.normalize("NFC", value.strip())
+    if len(value) > limit:
+        raise InvalidInput(f"{field} is longer than {limit} characters", field=field)
+    if _KEY_CONTROL.search(value):
+        raise InvalidInput(f"{field} contains control characters (newline, tab, ...)", field=field)
     return value
+
+
+def scope_clean(value: object, *, field: str = "scope") -> str:
+    """A project key as stored (see ``key_clean``); None is global memory."""
+    return key_clean(value, field=field) if value is not None else GLOBAL
 
 
 @dataclass(frozen=True)

@@ -109,11 +109,23 @@ def entity_store(
             except DomainError as exc:
                 exc.field = f"aliases.{i}"  # the argument's item, as its other checks name it
                 raise
-    return {
+    answer = {
         "created": created,
-        "entity": {"id": entity.pk, "canonical_name": entity.canonical_name, "type": entity.type},
+        "entity": {
+            "id": entity.pk,
+            "canonical_name": entity.canonical_name,
+            "type": entity.type,
+            "description": entity.description,
+        },
         "aliases": sorted(entity.aliases.values_list("alias", flat=True)),
     }
+    if description.strip() and description.strip() != entity.description.strip():
+        # Never a silent loss: an entity keeps the description it already has.
+        answer["description_kept"] = (
+            "the entity already has another description; yours was not stored "
+            "(a curator changes it on the entity page or with PATCH /api/v1/entities/<id>/)"
+        )
+    return answer
 
 
 def facts_search(

@@ -103,6 +103,19 @@ def episode_item(episode: Episode, score: float | None, because: str) -> dict[st
     }
 
 
+# A pre-check warning quotes at most this much of its memory's text.
+WARNING_CHARS = 300
+
+
+def warning_line(lead: str, item: dict[str, Any]) -> str:
+    """One plain warning; a long text is shortened and names its fact, so the agent can
+    fetch the whole of a memory the budget left out of the items."""
+    text = item["text"]
+    if len(text) <= WARNING_CHARS:
+        return f"{lead}: {text}"
+    return f"{lead}: {text[: WARNING_CHARS - 1]}… (fact {item['id']})"
+
+
 def _item_size(item: dict[str, Any]) -> int:
     return len(item.get("text", "")) + len(item.get("resolved_by", "") or "")
 

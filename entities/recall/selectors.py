@@ -23,7 +23,7 @@ from kgsite.vectors.index import KINDS
 from .. import hooks, services
 from ..extraction import extract_entities
 from ..models import Entity, EntityFact, Fact
-from ..scopes import ScopeFilter
+from ..scopes import ScopeFilter, key_clean
 from ..search import ranking
 from . import scorer
 from .domains import call_text, domain_candidates, domains_detect, recall_domain  # noqa: F401
@@ -49,6 +49,7 @@ from .items import (
     fact_item,
     text_check,
     trigger_candidates,
+    warning_line,
 )
 from .models import Episode
 from .options import RecallOptions, trigger_check
@@ -140,6 +141,7 @@ def recall_session_start(
     notifications, and a Markdown rendering of them within the budget."""
     trigger_check("session_start")
     started = time.perf_counter()
+    session_id = key_clean(session_id, field="session_id")
     recalls = _goal_recalls(_goals(scopes, options), scopes, options, session_id)
     notices = [
         {
@@ -219,8 +221,7 @@ def recall_pre_check(*, action: str, scopes: ScopeFilter, options: RecallOptions
             if f.kind in wanted and f.confidence >= min_confidence
         ][:k]
 
-    budget = Budget(options.budget_chars)
-    mistakes_items = budget.fit(
+    mistakes = [
         fact_item(
             f,
             s,
@@ -228,17 +229,22 @@ def recall_pre_check(*, action: str, scopes: ScopeFilter, options: RecallOptions
             f"confidence {f.confidence:.2f} ≥ {options.min_confidence:.2f})",
         )
         for f, s, why in of([Fk.MISTAKE], options.max_facts, options.min_confidence)
-    )
-    dead_items = budget.fit(
+    ]
+    dead_ends = [
         fact_item(f, s, f"an approach already tried without success ({why})")
         for f, s, why in of([Fk.DEAD_END], PRE_CHECK_LIMIT)
-    )
+    ]
+    # Warnings come before the budget cut: a mistake longer than the whole budget is left
+    # out of the items, but its warning (quoted short, with its id) still reaches the agent.
+    warnings = [warning_line("A similar action went wrong before", m) for m in mistakes]
+    warnings += [warning_line("This was tried before and led nowhere", d) for d in dead_ends]
+    budget = Budget(options.budget_chars)
+    mistakes_items = budget.fit(mistakes)
+    dead_items = budget.fit(dead_ends)
     similar_items = budget.fit(
         fact_item(f, s, f"a past {f.kind} similar to this action ({why})")
         for f, s, why in of([Fk.DECISION, Fk.INVESTIGATION], PRE_CHECK_LIMIT)
     )
-    warnings = [f"A similar action went wrong before: {m['text']}" for m in mistakes_items]
-    warnings += [f"This was tried before and led nowhere: {d['text']}" for d in dead_items]
     return {
         "action": action,
         "similar": similar_items,

@@ -14,7 +14,7 @@ from kgsite.vectors.service import vector_changed
 
 from .. import services as entity_services
 from ..models import Entity, Fact
-from ..scopes import scope_clean
+from ..scopes import key_clean, scope_clean
 from . import selectors
 from .models import Episode
 
@@ -54,7 +54,7 @@ def episode_store(
     episode = Episode.objects.create(
         narrative=narrative,
         scope=scope_clean(scope),
-        session_id=_short(session_id, "session_id"),
+        session_id=key_clean(session_id, field="session_id"),
         ai_id=_short(ai_id, "ai_id"),
     )
     episode.entities.set(list(entities))

@@ -107,7 +107,9 @@ def _check_no_twin(fact: Fact, changed: dict[str, Any]) -> None:
     """An edit must not make the fact repeat another active fact of its scope and kind."""
     text_norm = changed.get("text_norm", fact.text_norm)
     status = changed.get("status", fact.status)
-    if not (("text_norm" in changed or "status" in changed) and status == Fact.Status.ACTIVE):
+    # A kind change too: a decision edited into a mistake that memory already holds is a twin.
+    touched = {"text_norm", "status", "kind"} & set(changed)
+    if not (touched and status == Fact.Status.ACTIVE):
         return
     kind = changed.get("kind", fact.kind)
     twins = [

@@ -22,7 +22,7 @@ from ..models import (
     Fact,
     FactConfirmation,
 )
-from ..scopes import scope_clean
+from ..scopes import key_clean, scope_clean
 from .merge import _stamp
 
 
@@ -398,7 +398,7 @@ def fact_store(
     )
     scope = scope_clean(scope)
     ai_id = _fact_column(ai_id, "ai_id")
-    session_id = _fact_column(session_id, "session_id")
+    session_id = key_clean(session_id, field="session_id")
     norm = normalize(display)
     entities = list(entities)
     named = NamedEntities(

@@ -136,6 +136,27 @@ def _check_aliases_free(*, entity: Entity, norms: list[str], entity_type: str) -
             )
 
 
+def _description_fill(entity: Entity, description: str, *, actor) -> None:
+    """Give an undescribed entity the description a writer brought (audited as an edit)."""
+    filled = Entity.objects.filter(pk=entity.pk, description=entity.description).update(
+        description=description
+    )
+    if not filled:  # another writer described it in between: theirs stays
+        entity.refresh_from_db(fields=["description"])
+        return
+    # The same payload as a curator's edit, so the entity's history can put it back.
+    before = {f: getattr(entity, f) for f in ("canonical_name", "type", "description")}
+    entity.description = description
+    after = {**before, "description": description}
+    audit(
+        actor=actor,
+        action="entity.update",
+        target=entity,
+        payload={"before": before, "after": after},
+    )
+    _entity_saved(entity.id)
+
+
 @transaction.atomic
 def entity_store(
     *,
@@ -148,7 +169,8 @@ def entity_store(
 
     Without a type (None or empty), the one existing entity of that name is reused
     whatever its type; several are ambiguous (409); none creates an untyped entity.
-    Race-safe: insert, and on IntegrityError re-select.
+    Race-safe: insert, and on IntegrityError re-select. An existing entity without a
+    description gets the one given; one it already has is kept (a curator changes it).
     """
     display = validate_name(name)
     norm = normalize(display)
@@ -172,6 +194,8 @@ def entity_store(
     for _attempt in range(3):
         existing = select()
         if existing is not None:
+            if description.strip() and not existing.description.strip():
+                _description_fill(existing, description, actor=actor)
             return existing, False
         try:
             with transaction.atomic():

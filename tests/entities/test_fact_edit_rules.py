@@ -54,6 +54,22 @@ def test_reactivating_a_retracted_fact_may_not_repeat_an_active_one_of_its_scope
 
 
 @pytest.mark.django_db
+def test_a_kind_change_may_not_repeat_an_active_fact_of_that_kind(curator, curator_api):
+    """PATCH kind made a decision into a mistake memory already held word for word: two
+    active twins, where storing it again would have confirmed the first."""
+    mistake = stored("Deploying at noon broke checkout.", kind="mistake", scope="shop")
+    decision = stored("Deploying at noon broke checkout.", kind="decision", scope="shop")
+    response = curator_api.patch(
+        f"/api/v1/facts/{decision.pk}/", {"kind": "mistake"}, format="json"
+    )
+    assert response.status_code == 409, response.json()
+    assert response.json()["error"]["fact"] == mistake.pk
+    decision.refresh_from_db()
+    assert decision.kind == "decision"
+    assert fact_update(fact=decision, actor=curator, kind="investigation").kind == "investigation"
+
+
+@pytest.mark.django_db
 def test_changing_a_goal_into_a_plain_fact_clears_its_goal_status(curator):
     goal = stored("Chart the shoals.", kind="goal", goal_status="done")
     updated = fact_update(fact=goal, actor=curator, kind="fact")

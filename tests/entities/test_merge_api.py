@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from entities.models import DuplicateSuggestion, Entity, EntityMerge
+from entities.models import DuplicateSuggestion, Entity, EntityMerge, ExternalEntityId
 from entities.services import entity_store
 
 pytestmark = pytest.mark.django_db
@@ -177,3 +177,48 @@ def test_a_merged_suggestion_cannot_be_dismissed(curator_api, graph):
 
 def test_duplicates_filtered_by_unknown_entity_is_404(api, graph):
     assert api.get("/api/v1/entities/duplicates", {"entity": "nope"}).status_code == 404
+
+
+def test_a_write_to_a_merged_away_id_says_where_the_entity_went(curator_api, graph):
+    """A curator editing an entity a colleague had just merged got a bare "no entity"
+    404 from PATCH and the alias endpoints, as if it had been deleted; its own address
+    (301) and the fact filter say where it went."""
+    curator_api.post(MERGE, body(graph), format="json")
+    old, survivor = graph["dup"].pk, graph["survivor"].pk
+    base = f"/api/v1/entities/{old}"
+    answers = [
+        curator_api.patch(f"{base}/", {"description": "x"}, format="json"),
+        curator_api.get(f"{base}/aliases/"),
+        curator_api.post(f"{base}/aliases/", {"alias": "Maggie O."}, format="json"),
+        curator_api.delete(f"{base}/aliases/Okonkwo/"),
+    ]
+    for response in answers:
+        assert response.status_code == 404
+        error = response.json()["error"]
+        assert error["field"] == "id" and f"merged into '{survivor}'" in error["message"]
+
+
+def test_a_merge_takes_the_imported_ids_the_entity_address_takes(curator_api, graph):
+    """GET and PATCH /entities/<id>/ resolve an imported memory's id; the merge answered
+    404 for the same id, so a curator working from the imported memory could not merge."""
+    ExternalEntityId.objects.create(store="old.db", external_id="e-17", entity=graph["dup"])
+    request = {"survivor": graph["survivor"].pk, "duplicates": ["e-17"], "preview": True}
+    response = curator_api.post(MERGE, request, format="json")
+    assert response.status_code == 200, response.json()
+    assert [d["id"] for d in response.json()["duplicates"]] == [graph["dup"].pk]
+    unknown = curator_api.post(MERGE, {**request, "duplicates": ["e-99"]}, format="json")
+    assert unknown.status_code == 404 and unknown.json()["error"]["field"] == "duplicates"
+
+
+def test_a_fact_about_a_merged_away_entity_says_where_it_went(curator_api, graph):
+    """An agent holding an id from before a merge stored a fact about it and was told
+    only "no entity with id": it created the entity again, splitting its memory."""
+    curator_api.post(MERGE, body(graph), format="json")
+    old, survivor = graph["dup"].pk, graph["survivor"].pk
+    for field, value in (("subject", old), ("entities", [old])):
+        response = curator_api.post(
+            "/api/v1/facts/", {"text": "Maggie charts the reef", field: value}, format="json"
+        )
+        assert response.status_code == 400, response.json()
+        error = response.json()["error"]
+        assert error["field"] == field and f"merged into '{survivor}'" in error["message"]

@@ -166,3 +166,21 @@ def test_a_stale_fact_edit_is_refused_and_changes_nothing() -> None:
         fact_update_revert(entry=first, actor=None)
     assert info.value.code == "stale"
     assert fact_state(fact) == before
+
+
+@pytest.mark.django_db
+def test_a_description_an_agent_filled_in_can_be_put_back(curator_api, curator):
+    """Storing an existing undescribed entity with a description fills it in; the history
+    row must offer the undo every other edit has (a partial row offered none)."""
+    crane, _ = entity_store(name="Harbour Crane", type="machine")
+    response = curator_api.post(
+        "/api/v1/entities/",
+        {"canonical_name": "harbour crane", "type": "machine", "description": "Lifts boxes."},
+        format="json",
+    )
+    assert response.status_code == 200 and response.json()["description"] == "Lifts boxes."
+    entry = latest("entity.update", crane.pk)
+    assert entity_update_revertible(entry=entry)
+    entity_update_revert(entry=entry, actor=curator)
+    crane.refresh_from_db()
+    assert (crane.canonical_name, crane.type, crane.description) == ("Harbour Crane", "machine", "")

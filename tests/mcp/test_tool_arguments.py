@@ -51,6 +51,8 @@ BAD = [
     ("fact_store", {"text": "Pods restart", "entities": [""]}, "entities.0"),
     ("fact_store", {"text": "Pods restart", "entities": ["Nobody"]}, "entities.0"),
     ("fact_link", {"fact": 999_999, "entities": ["Kubernetes"]}, "fact"),
+    ("fact_store", {"text": "Pods restart", "session_id": "s1\nretry"}, "session_id"),
+    ("recall_session_start", {"session_id": "s1\nretry"}, "session_id"),
     ("search_by_entities", {"entities": []}, "entities"),
     ("search_by_entities", {"entities": ["x"], "match_mode": "some"}, "match_mode"),
     ("search_by_entities", {"entities": ["x"], "min_score": 2}, "min_score"),

@@ -47,6 +47,26 @@ def test_entity_store_with_its_aliases_answers_them_all(server):
     assert not error and again["created"] is False and again["entity"] == body["entity"]
 
 
+def test_entity_store_fills_an_empty_description_and_says_when_it_keeps_another(server, kube):
+    """An agent storing an entity it did not know existed lost its description without
+    a word: the answer looked like a success and the entity stayed undescribed."""
+    described = "Container orchestration for the alpha workers"
+    error, body = call(server, "entity_store", {"name": "kubernetes", "description": described})
+    assert not error and body["created"] is False
+    assert body["entity"]["description"] == described and "description_kept" not in body
+    kube.refresh_from_db()
+    assert kube.description == described
+    error, again = call(
+        server, "entity_store", {"name": "Kubernetes", "description": "A cloud of pods"}
+    )
+    assert not error and again["entity"]["description"] == described
+    assert "not stored" in again["description_kept"]
+    kube.refresh_from_db()
+    assert kube.description == described
+    error, same = call(server, "entity_store", {"name": "Kubernetes", "description": described})
+    assert not error and "description_kept" not in same
+
+
 def test_an_alias_taken_by_another_entity_stores_no_entity(server, kube):
     before = _rows()
     error, text = call(

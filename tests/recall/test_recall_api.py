@@ -264,6 +264,21 @@ def test_pre_check_budget_drops_items_that_do_not_fit(client, past_work):
     assert used <= 200 and body["budget"]["omitted"] >= 1
 
 
+def test_a_mistake_longer_than_the_budget_still_warns(client, vector_dir):
+    """A mistake may run to 10,000 characters, more than the default budget (4,000): its
+    item does not fit, and the pre-check answered with no warning at all, as if the
+    action had never gone wrong."""
+    story = " ".join(f"Step {i}: the migration locked the orders table again." for i in range(90))
+    mistake = store(f"{ACTION} locked the table. {story}", kind="mistake", scope="shop")
+    assert len(mistake.text) > 4000
+    body = post(client, "/pre-check", action=ACTION, scope="shop", similarity=0.5)
+    assert body["budget"]["used_chars"] <= body["budget"]["limit_chars"]
+    assert body["mistakes"] == [] and body["budget"]["omitted"] >= 1
+    [warning] = [w for w in body["warnings"] if "went wrong before" in w]
+    assert f"{ACTION} locked the table." in warning and f"(fact {mistake.pk})" in warning
+    assert len(warning) < 400
+
+
 def test_a_switched_off_trigger_answers_403(client, past_work, settings):
     settings.KGSITE_RECALL_DISABLED = ["pre_check"]
     body = post(client, "/pre-check", expect=403, action=ACTION)
