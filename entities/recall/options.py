@@ -9,7 +9,8 @@ from typing import Any
 from django.conf import settings
 
 from kgsite.errors import DomainError, InvalidInput
-from kgsite.text import has_control_chars
+
+from ..scopes import key_clean
 
 TRIGGERS = ("session_start", "pre_check", "unknown", "finding", "domain", "query", "uncertainty")
 
@@ -90,9 +91,8 @@ def _number(value: object, name: str, *, integer: bool) -> float:
 
 
 def _ai_id(value: object) -> str:
-    if not isinstance(value, str) or has_control_chars(value) or len(value) > 128:
-        raise InvalidInput("ai_id must be a string of at most 128 characters", field="ai_id")
-    return value.strip()
+    """The agent to narrow to, as its facts and episodes store it (``key_clean``)."""
+    return key_clean(value, field="ai_id")
 
 
 def trigger_check(trigger: str) -> None:

@@ -9,7 +9,7 @@ from django.db import transaction
 
 from kgsite.errors import InvalidInput
 from kgsite.models import audit
-from kgsite.text import has_control_chars, shows_nothing
+from kgsite.text import shows_nothing
 from kgsite.vectors.service import vector_changed
 
 from .. import services as entity_services
@@ -19,12 +19,6 @@ from . import selectors
 from .models import Episode
 
 MAX_NARRATIVE = 20_000
-
-
-def _short(value: object, field: str, limit: int = 128) -> str:
-    if not isinstance(value, str) or has_control_chars(value) or len(value.strip()) > limit:
-        raise InvalidInput(f"{field} must be a string of at most {limit} characters", field=field)
-    return value.strip()
 
 
 def _episode_indexed(episode_id: int) -> None:
@@ -55,7 +49,7 @@ def episode_store(
         narrative=narrative,
         scope=scope_clean(scope),
         session_id=key_clean(session_id, field="session_id"),
-        ai_id=_short(ai_id, "ai_id"),
+        ai_id=key_clean(ai_id, field="ai_id"),
     )
     episode.entities.set(list(entities))
     episode.facts.set(list(facts))

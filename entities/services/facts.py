@@ -397,7 +397,7 @@ def fact_store(
         kind=kind, goal_status=goal_status, resolved_by=resolved_by, domain=domain
     )
     scope = scope_clean(scope)
-    ai_id = _fact_column(ai_id, "ai_id")
+    ai_id = key_clean(ai_id, field="ai_id")
     session_id = key_clean(session_id, field="session_id")
     norm = normalize(display)
     entities = list(entities)
