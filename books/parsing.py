@@ -19,6 +19,7 @@ from pathlib import PurePath
 
 from books.formats.archive import lost_text
 from books.formats.html import PERMALINK_MARKS, epub_to_markdown, html_to_markdown
+from books.formats.markdown import code_spans, comments_stripped
 from books.formats.pdf import MIN_REPEATS, clean_pages, outline_headings, outline_items
 from books.formats.rst import is_roff, roff_includes, roff_to_markdown, rst_to_markdown
 from books.formats.text import dehyphenate, technical_headings
@@ -302,23 +303,20 @@ _MD_LINE = re.compile(
 _EMPHASIS = re.compile(r"(\*{1,3})(\S(?:.*?\S)?)\1|(?<!\w)(_{1,3})(\S(?:.*?\S)?)\3(?!\w)")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|])")
 _SPACES = re.compile(r"\s+")
-# A code span: its text is literal (``__init__``, ``**kwargs``), no emphasis or escape.
-_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 _HOLE = "\ue000"  # a private-use mark holding a code span's place meanwhile
 # A link reads as its text; an image (a badge) and a permalink's mark ("¶") as nothing.
 _LINK = re.compile(r"(!?)\[([^\[\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+(?:\"[^\"]*\"|'[^']*'))?\)")
 
 
-# An attribute block closing a heading (MkDocs, Pandoc: "## Lines {#lines .wide}").
-_ATTRIBUTES = re.compile(r"[ \t]*\{[ \t]*[#.][^{}]*\}[ \t]*$")
+# An attribute block closing a heading (MkDocs, Pandoc: "## Lines {#lines .wide}"), with
+# the blanks before it taken from their run's start (one free to start anywhere in a long
+# run of blanks re-read the run from every position).
+_ATTRIBUTES = re.compile(r"(?<![ \t])[ \t]*\{[ \t]*[#.][^{}]*\}[ \t]*$")
 
 
 def _link_text(match: re.Match) -> str:
     text = match.group(2)
     return "" if match.group(1) or text.strip() in PERMALINK_MARKS else text
-
-
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 def _without_comments(text: str) -> str:
@@ -335,7 +333,7 @@ def _without_comments(text: str) -> str:
         opens = marker is not None and fence is None
         if opens or fence is not None:
             if opens and prose:
-                parts.append(_COMMENT.sub("", "\n".join(prose)))
+                parts.append(comments_stripped("\n".join(prose)))
                 prose = []
             if opens:
                 fence = marker
@@ -345,7 +343,7 @@ def _without_comments(text: str) -> str:
             continue
         prose.append(line)
     if prose:
-        parts.append(_COMMENT.sub("", "\n".join(prose)))
+        parts.append(comments_stripped("\n".join(prose)))
     return "\n".join(parts)
 
 
@@ -353,8 +351,14 @@ def clean_heading(raw: str) -> str:
     """Heading text without Markdown emphasis, escapes, link targets or a closing
     attribute block, whitespace collapsed; code spans as written."""
     raw = raw.replace(_HOLE, "")
-    spans = [m.group(0) for m in _CODE_SPAN.finditer(raw)]
-    text = _LINK.sub(_link_text, _ATTRIBUTES.sub("", _CODE_SPAN.sub(_HOLE, raw)))
+    # A code span's text is literal (``__init__``, ``**kwargs``): no emphasis or escape.
+    spans, held, last = [], [], 0
+    for start, end in code_spans(raw):
+        spans.append(raw[start:end])
+        held += [raw[last:start], _HOLE]
+        last = end
+    held.append(raw[last:])
+    text = _LINK.sub(_link_text, _ATTRIBUTES.sub("", "".join(held)))
     text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4) or "", text)
     text = _ESCAPE.sub(r"\1", text)
     for span in spans:

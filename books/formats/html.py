@@ -15,6 +15,7 @@ import warnings
 from pathlib import PurePosixPath
 
 from books.formats.archive import lost_text, zip_check
+from books.formats.markdown import code_spans
 from kgsite.errors import InvalidInput
 
 _DROP = ("script", "style", "noscript", "template", "nav", "svg", "head")
@@ -72,7 +73,6 @@ def html_to_markdown(markup: bytes | str) -> str:
 
 
 _ESCAPED = re.compile(r"\\([_*])")
-_CODE = re.compile(r"(`+).*?\1")
 
 
 def _unescaped(lines: list[str]) -> list[str]:
@@ -87,7 +87,7 @@ def _unescaped(lines: list[str]) -> list[str]:
         if fenced or line.startswith(("```", "#")):
             out.append(line)
             continue
-        spans = [(m.start(), m.end()) for m in _CODE.finditer(line)]
+        spans = code_spans(line)
         pieces, last = [], 0
         for start, end in spans:
             pieces += [_ESCAPED.sub(r"\1", line[last:start]), line[start:end]]

@@ -36,6 +36,11 @@ _ARGUMENT_NOT_TEXT = frozenset(
 _BODY_NOT_TEXT = frozenset({"toctree", "raw", "index", "meta", "tabularcolumns", "graphviz"})
 # A footnote's or a citation's text (``.. [#] text``, ``.. [CIT2002] text``).
 _NOTE = re.compile(r"^[ \t]*\.\.[ \t]+\[(?P<label>[^\]\n]+)\](?:[ \t]+(?P<text>.*))?$")
+# A footnote's label (``[#]``, ``[#name]``, ``[*]``, ``[3]``; any other is a citation's),
+# and its mark in the text, with the blanks before it (taken from a run's start: a
+# pattern free to start inside a long run of blanks re-read it from every position).
+_FOOTNOTE_LABEL = r"#[\w-]*|\*|\d+"
+_FOOTNOTE_MARK = re.compile(rf"(?<![ \t])[ \t]*\[(?:{_FOOTNOTE_LABEL})\]_(?!\w)")
 # A directive's option (``:caption: Flying``), a field of its own line.
 _FIELD = re.compile(r"^\s*:\w[\w-]*:")
 # Roles whose text is a standard's number.
@@ -62,7 +67,7 @@ def _inline(line: str) -> str:
     line = _LITERAL.sub(lambda m: f"`{m.group('code')}`", line)
     line = re.sub(r"`([^`\n<]+?)\s*<[^<>\n]+>`_{1,2}", r"\1", line)  # `text <url>`_
     line = re.sub(r"(?<![`\w])`([^`\n]+)`_{1,2}(?![\w`])", r"\1", line)  # `the rules`_
-    line = re.sub(r"[ \t]*\[(?:#[\w-]*|\*|\d+)\]_(?!\w)", "", line)  # footnote marks: [#]_
+    line = _FOOTNOTE_MARK.sub("", line)  # footnote marks: [#]_
     return re.sub(r"\[([A-Za-z][\w.-]*)\]_(?!\w)", r"[\1]", line)  # citations: [CIT2002]_
 
 
@@ -126,7 +131,7 @@ def _note(lines: list[str], i: int) -> tuple[list[str], int] | None:
     if note is None:
         return None
     label = note.group("label")
-    prefix = "" if re.fullmatch(r"#[\w-]*|\*|\d+", label) else f"[{label}] "
+    prefix = "" if re.fullmatch(_FOOTNOTE_LABEL, label) else f"[{label}] "
     out = [_inline(prefix + (note.group("text") or "").strip())]
     j = i + 1
     while j < len(lines) and lines[j].strip() and _indent(lines[j]) > _indent(lines[i]):

@@ -105,3 +105,13 @@ def test_a_name_with_underscores_in_an_html_book_is_found_as_written(db, vector_
     text = "\n".join(book.chunks.values_list("text", flat=True))
     assert "kite_line_max" in text and "2*3" in text and "\\_line" not in text
     assert "x = a\\_b" in text  # code as written
+
+
+def test_code_spans_pair_runs_of_backticks_of_the_same_length():
+    """As CommonMark reads them: ``a`b`` is one span holding a backtick, a run nothing
+    closes is text, and the spans never overlap."""
+    from books.formats.markdown import code_spans
+
+    line = "x ``a`b`` y `c` z ``` w"
+    assert [line[s:e] for s, e in code_spans(line)] == ["``a`b``", "`c`"]
+    assert code_spans("no code") == [] and code_spans("` alone") == []

@@ -5,6 +5,7 @@ punctuation) must each finish within a generous per-example budget (Hypothesis'
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 from hypothesis import HealthCheck, given, settings
@@ -12,9 +13,10 @@ from hypothesis import strategies as st
 
 from books.chunking import chunk_sections
 from books.extraction.candidates import book_term_rows
+from books.formats.html import html_to_markdown
 from books.formats.rst import roff_to_markdown, rst_to_markdown
 from books.formats.text import dehyphenate
-from books.parsing import parse_document
+from books.parsing import clean_heading, parse_document
 
 PIECES = st.sampled_from(
     [
@@ -75,3 +77,32 @@ def test_the_format_readers_finish_on_any_layout(text):
     assert dehyphenate(text).count("\n") == text.count("\n")  # the layout is kept
     rst_to_markdown(text)
     roff_to_markdown(text)
+
+
+# Lines built to make the readers' Markdown patterns backtrack: a long run of backticks
+# (code spans), of blanks before no attribute block or footnote mark, and of comment
+# openings nothing closes. Each took seconds to minutes at this size, growing with the
+# square of the line; read in one pass, each takes milliseconds.
+LONG = 100_000
+LINE_BUDGET_S = 2.0
+
+
+def _within_budget(read, text: str) -> None:
+    started = time.process_time()
+    read(text)
+    assert time.process_time() - started < LINE_BUDGET_S
+
+
+def test_markdown_headings_read_a_long_run_of_backticks_or_blanks_in_linear_time():
+    _within_budget(clean_heading, "`" * LONG)
+    _within_budget(clean_heading, "`" * (LONG // 2) + "a" * (LONG // 2))
+    _within_budget(clean_heading, "Kites" + " " * LONG + "x")
+
+
+def test_html_and_markdown_books_read_pathological_lines_in_linear_time():
+    _within_budget(html_to_markdown, "<p>" + "`" * LONG + "</p>")
+    _within_budget(lambda t: parse_document(t.encode(), fmt="markdown"), "<!--" * (LONG // 4))
+
+
+def test_restructuredtext_reads_a_long_run_of_blanks_in_linear_time():
+    _within_budget(rst_to_markdown, "Kites" + " " * LONG + "fly.\n")
