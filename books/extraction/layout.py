@@ -11,7 +11,8 @@ ENTRY_MARKUP = "`*\"'“‘"
 # description on the same line (a manual page's "FLAG   Does this", continued below);
 # one blank when the description starts in the column of another tag's.
 _HANGING = re.compile(
-    r"(?P<tag>[ \t]*[`*\"'“‘]*(?:[-+]{1,2}|\.)?[A-Za-z_$][\w$.:/+-]*(?:\(\))?)(?P<gap>\t|  +| )\S"
+    rf"(?P<tag>[ \t]*[{re.escape(ENTRY_MARKUP)}]*(?:[-+]{{1,2}}|\.)?[A-Za-z_$][\w$.:/+-]*(?:\(\))?)"
+    r"(?P<gap>\t|  +| )\S"
 )
 
 
