@@ -100,6 +100,12 @@ def test_html_becomes_markdown_with_headings_code_and_definition_lists():
 
 
 def make_epub(chapters: list[tuple[str, str]]) -> bytes:
+    """An EPUB of (title, text) chapters, each opening on its title in <h1>."""
+    return epub_of([(title, f"<h1>{title}</h1><p>{body}</p>") for title, body in chapters])
+
+
+def epub_of(pages: list[tuple[str, str]], folder: str = "") -> bytes:
+    """An EPUB of (table-of-contents title, XHTML body) pages, in ``folder``."""
     from ebooklib import epub
 
     book = epub.EpubBook()
@@ -107,9 +113,9 @@ def make_epub(chapters: list[tuple[str, str]]) -> bytes:
     book.set_title("A Test Book")
     book.set_language("en")
     items = []
-    for index, (title, body) in enumerate(chapters):
-        item = epub.EpubHtml(title=title, file_name=f"c{index}.xhtml", lang="en")
-        item.content = f"<h1>{title}</h1><p>{body}</p>"
+    for index, (title, body) in enumerate(pages):
+        item = epub.EpubHtml(title=title, file_name=f"{folder}c{index}.xhtml", lang="en")
+        item.content = body
         book.add_item(item)
         items.append(item)
     book.toc = items
@@ -132,29 +138,15 @@ def test_epub_chapters_come_in_reading_order_without_the_table_of_contents():
 def test_an_epub_chapter_titled_only_in_the_table_of_contents_is_a_chapter_of_its_own():
     """A chapter whose title is a styled paragraph (no <h1>) ran on under the chapter
     before it: its sections were listed as the previous chapter's."""
-    from ebooklib import epub
-
-    book = epub.EpubBook()
-    book.set_identifier("kites")
-    book.set_title("Kites")
-    book.set_language("en")
     pages = [
-        ("Lines", "<h1>Lines</h1><p>A line holds the kite.</p>"),
-        ("Spools", '<p class="chapter">Spools</p><p>A spool winds.</p><h2>Knots</h2><p>Tie.</p>'),
+        ("Lines", "<html><body><h1>Lines</h1><p>A line holds the kite.</p></body></html>"),
+        (
+            "Spools",
+            '<html><body><p class="chapter">Spools</p><p>A spool winds.</p>'
+            "<h2>Knots</h2><p>Tie.</p></body></html>",
+        ),
     ]
-    items = []
-    for index, (title, body) in enumerate(pages):
-        item = epub.EpubHtml(title=title, file_name=f"text/c{index}.xhtml", lang="en")
-        item.content = f"<html><body>{body}</body></html>"
-        book.add_item(item)
-        items.append(item)
-    book.toc = items
-    book.add_item(epub.EpubNcx())
-    book.add_item(epub.EpubNav())
-    book.spine = ["nav", *items]
-    out = io.BytesIO()
-    epub.write_epub(out, book)
-    document = parse_document(out.getvalue(), fmt="epub")
+    document = parse_document(epub_of(pages, folder="text/"), fmt="epub")
     assert headings(document) == [("Lines",), ("Spools",), ("Spools", "Knots")]
     assert "A spool winds." in document.text
 
