@@ -275,7 +275,10 @@ class FactListView(GenericAPIView):
     def post(self, request):
         data = validated(FactWriteSerializer, request.data)
         known = _entities_known([*data["entities"], data["subject"], data["object_entity"]])
-        entities = [_entity_or_none(eid, "entities", known=known) for eid in data["entities"]]
+        entities = [
+            _entity_or_none(eid, f"entities.{i}", known=known)
+            for i, eid in enumerate(data["entities"])
+        ]
         result = services.fact_store(
             text=data["text"],
             subject=_entity_or_none(data["subject"], "subject", known=known),

@@ -424,11 +424,11 @@ class QueryView(RecallView):
         )
 
 
-def _fact_named(fact_id: int) -> Fact:
+def _fact_named(fact_id: int, field: str) -> Fact:
     try:
         return entity_selectors.fact_get(fact_id=fact_id)
     except NotFound as exc:
-        exc.field = "facts"  # the body's field
+        exc.field = field  # the body's list item, as MCP episode_store names it
         raise
 
 
@@ -449,9 +449,10 @@ class EpisodeCreateView(GenericAPIView):
     def post(self, request):
         data = _request(EpisodeWriteSerializer, request.data).validated_data
         entities = [
-            entity_selectors.entity_named(entity_id=e, field="entities") for e in data["entities"]
+            entity_selectors.entity_named(entity_id=e, field=f"entities.{i}")
+            for i, e in enumerate(data["entities"])
         ]
-        facts = [_fact_named(f) for f in data["facts"]]
+        facts = [_fact_named(f, f"facts.{i}") for i, f in enumerate(data["facts"])]
         episode = services.episode_store(
             narrative=data["narrative"],
             scope=data["scope"],

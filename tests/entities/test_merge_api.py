@@ -226,10 +226,9 @@ def test_a_fact_about_a_merged_away_entity_says_where_it_went(curator_api, graph
     only "no entity with id": it created the entity again, splitting its memory."""
     curator_api.post(MERGE, body(graph), format="json")
     old, survivor = graph["dup"].pk, graph["survivor"].pk
-    for field, value in (("subject", old), ("entities", [old])):
-        response = curator_api.post(
-            "/api/v1/facts/", {"text": "Maggie charts the reef", field: value}, format="json"
-        )
+    for field, value in (("subject", old), ("entities.1", [survivor, old])):
+        sent = {"text": "Maggie charts the reef", field.partition(".")[0]: value}
+        response = curator_api.post("/api/v1/facts/", sent, format="json")
         assert response.status_code == 400, response.json()
         error = response.json()["error"]
         assert error["field"] == field and f"merged into '{survivor}'" in error["message"]
