@@ -59,3 +59,16 @@ def test_a_fact_id_no_column_holds_is_400_naming_the_field(curator_api, db, vect
     assert response.status_code == 400
     assert response.json()["error"]["field"] == "facts.0"
     assert not Episode.objects.exists()
+
+
+def test_an_episode_names_at_most_a_hundred_entities_or_facts(curator_api, db, vector_dir):
+    """Each id is read one by one: a body of 100,000 ids held a worker for minutes."""
+    kept, _ = entity_store(name="Harbour Works", type="organization")
+    fact = fact_store(text="Harbour Works keeps a ledger.", entities=[kept]).fact
+    for field, ids in (("entities", [kept.pk] * 101), ("facts", [fact.pk] * 101)):
+        body = {"narrative": "Checked the ledger", field: ids}
+        response = curator_api.post(URL, body, format="json")
+        assert response.status_code == 400, response.json()
+        error = response.json()["error"]
+        assert error["field"] == field and "100" in error["message"]
+    assert not Episode.objects.exists()
