@@ -3,6 +3,7 @@ is one readable line, and a refused import leaves the database as it was."""
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 
@@ -54,6 +55,26 @@ def test_an_export_to_standard_output_is_the_same_file(tmp_path, settings, capsy
 
 def test_an_export_into_a_missing_folder_is_one_line(tmp_path):
     assert "cannot write" in command_fails("export_graph", str(tmp_path / "no" / "g.jsonl"))
+
+
+def test_a_failed_export_leaves_the_previous_backup_whole(tmp_path, settings, monkeypatch):
+    """The file was truncated first: a full disk half-way lost last night's backup too,
+    and the failure was a traceback."""
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+    entity_store(name="Izmir", type="place")
+    path = exported(tmp_path)
+    backup = path.read_bytes()
+    entity_store(name="Konya", type="place")
+
+    def disk_full(*, out, progress=None):
+        out.write('{"format": "kgsite-graph"}\n')
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("kgsite.management.commands.export_graph.graph_export", disk_full)
+    says = command_fails("export_graph", str(path))
+    assert says == f"cannot write {path}: No space left on device"
+    assert path.read_bytes() == backup
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.jsonl", "vectors"]
 
 
 @pytest.mark.parametrize(
