@@ -74,13 +74,18 @@ class BookListView(GenericAPIView):
         limit = settings.KGSITE_MAX_UPLOAD_BYTES
         if upload.size > limit:
             raise InvalidInput(f"The file is larger than {limit} bytes.", field="file")
-        job = services.ingest_job_create(
-            filename=upload.name or "",
-            data=upload.read(),
-            title=data.get("title", ""),
-            author=data.get("author", ""),
-            extractor=data.get("extractor"),
-        )
+        try:
+            job = services.ingest_job_create(
+                filename=upload.name or "",
+                data=upload.read(),
+                title=data.get("title", ""),
+                author=data.get("author", ""),
+                extractor=data.get("extractor"),
+            )
+        except InvalidInput as exc:
+            if exc.field == "format":  # chosen by the file's extension: the body's "file"
+                exc.field = "file"
+            raise
         job.refresh_from_db()
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 

@@ -275,7 +275,10 @@ class FactListView(GenericAPIView):
     def post(self, request):
         data = validated(FactWriteSerializer, request.data)
         known = _entities_known([*data["entities"], data["subject"], data["object_entity"]])
-        entities = [_entity_or_none(eid, "entities", known=known) for eid in data["entities"]]
+        entities = [
+            _entity_or_none(eid, f"entities.{i}", known=known)
+            for i, eid in enumerate(data["entities"])
+        ]
         result = services.fact_store(
             text=data["text"],
             subject=_entity_or_none(data["subject"], "subject", known=known),
@@ -391,11 +394,14 @@ class FactConfirmationUndoView(GenericAPIView):
 
 
 def _entities_by_id(ids: list[str], field: str) -> list:
-    """Entities named in a request (a merge): our ids or an imported memory's, as the
-    entity's own address takes; an unknown id is a 404 naming the field, a merged-away
-    one says where it went."""
+    """Entities named in a request's list (a merge's duplicates): our ids or an imported
+    memory's, as the entity's own address takes; an unknown id is a 404 naming its item
+    (``duplicates.2``), a merged-away one says where it went."""
     found = selectors.entities_by_pk(ids=ids)
-    return [found.get(pk) or selectors.entity_named(entity_id=pk, field=field) for pk in ids]
+    return [
+        found.get(pk) or selectors.entity_named(entity_id=pk, field=f"{field}.{i}")
+        for i, pk in enumerate(ids)
+    ]
 
 
 class EntityMergeView(GenericAPIView):
@@ -418,15 +424,21 @@ class EntityMergeView(GenericAPIView):
     )
     def post(self, request):
         data = validated(MergeRequestSerializer, request.data)
-        (survivor,) = _entities_by_id([data["survivor"]], "survivor")
+        survivor = selectors.entity_named(entity_id=data["survivor"], field="survivor")
         duplicates = _entities_by_id(data["duplicates"], "duplicates")
-        outcome = services.entity_merge(
-            survivor=survivor,
-            duplicates=duplicates,
-            actor=request.user,
-            allow_cross_type=data["allow_cross_type"],
-            preview=data["preview"],
-        )
+        try:
+            outcome = services.entity_merge(
+                survivor=survivor,
+                duplicates=duplicates,
+                actor=request.user,
+                allow_cross_type=data["allow_cross_type"],
+                preview=data["preview"],
+            )
+        except DomainError as exc:
+            at = [i for i, d in enumerate(duplicates) if d.pk == survivor.pk]
+            if exc.field == "duplicates" and at:  # the item that names the survivor
+                exc.field = f"duplicates.{at[0]}"
+            raise
         plan = outcome.plan.as_dict()
         if outcome.merge is None:
             return Response(plan)

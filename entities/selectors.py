@@ -312,6 +312,7 @@ def fact_list(
                 f"status must be one of {', '.join(Fact.Status.values)}", field="status"
             )
         qs = qs.filter(status=status)
+    source = (source or "").strip()  # stored trimmed (``fact_store``), as ``type`` is read
     if source:
         qs = qs.filter(source=source)
     return qs.order_by("-created_at", "-id")

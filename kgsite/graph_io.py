@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -121,16 +122,45 @@ def _rows(model: type[models.Model]) -> Iterator[dict[str, Any]]:
 
 
 def graph_export(*, out: IO[str], progress: Progress | None = None) -> dict[str, int]:
-    """Write the header and every row; returns the counts per table."""
-    counts = graph_counts()
-    header = {"format": FORMAT, "version": VERSION, "tables": counts, "users": _usernames()}
-    out.write(json.dumps(header, ensure_ascii=False) + "\n")
-    for model in graph_models():
-        for row in _rows(model):
-            out.write(json.dumps(row, cls=_Encoder, ensure_ascii=False) + "\n")
-            if progress:
-                progress(1)
+    """Write the header and every row; returns the counts per table. Every read sees
+    the database as it was at the first one (``_snapshot``): on a site that kept writing,
+    the header's counts missed the rows written meanwhile, and import refused the file."""
+    with _snapshot():
+        counts = graph_counts()
+        header = {"format": FORMAT, "version": VERSION, "tables": counts, "users": _usernames()}
+        out.write(json.dumps(header, ensure_ascii=False) + "\n")
+        for model in graph_models():
+            for row in _rows(model):
+                out.write(json.dumps(row, cls=_Encoder, ensure_ascii=False) + "\n")
+                if progress:
+                    progress(1)
     return counts
+
+
+@contextmanager
+def _snapshot() -> Iterator[None]:
+    """One read-only transaction around the export, without holding writers off: SQLite
+    (in WAL) reads a deferred transaction's snapshot while writers go on (``atomic``
+    would take the write lock: IMMEDIATE), PostgreSQL a repeatable-read one. Inside a
+    caller's transaction its reads are already one view."""
+    if connection.in_atomic_block:
+        yield
+        return
+    if connection.vendor == "sqlite":
+        connection.ensure_connection()
+        with connection.cursor() as cursor:
+            cursor.execute("BEGIN DEFERRED")
+        try:
+            yield
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("ROLLBACK")  # read only: nothing to keep
+        return
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        yield
 
 
 def _header(line: str) -> dict[str, Any]:

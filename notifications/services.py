@@ -105,12 +105,12 @@ def notification_mark_read(
     if scopes is not None:
         qs = qs.filter(scopes.q())
     if ids is not None:
-        wanted = set(ids)
-        found = set(qs.filter(pk__in=wanted).values_list("pk", flat=True))
-        missing = sorted(wanted - found)
-        if missing:
-            raise NotFound(f"no notification with id {missing[0]}", field="ids")
-        qs = qs.filter(pk__in=wanted)
+        ids = list(ids)
+        found = set(qs.filter(pk__in=set(ids)).values_list("pk", flat=True))
+        for i, pk in enumerate(ids):
+            if pk not in found:  # named as the list's item, as every list of the API is
+                raise NotFound(f"no notification with id {pk}", field=f"ids.{i}")
+        qs = qs.filter(pk__in=found)
     elif not everything:
         raise InvalidInput("give ids, or all=true", field="ids")
     if urgency is not None:

@@ -229,7 +229,9 @@ class KGEModelSerializer(serializers.ModelSerializer):
 
 
 class TrainRequestSerializer(StrictSerializer, ScopeQuerySerializer):
-    dim = serializers.IntegerField(min_value=8, max_value=services.DIM_MAX, required=False)
+    dim = serializers.IntegerField(
+        min_value=services.DIM_MIN, max_value=services.DIM_MAX, required=False
+    )
     epochs = serializers.IntegerField(min_value=1, max_value=services.EPOCHS_MAX, required=False)
     seed = serializers.IntegerField(min_value=0, max_value=services.SEED_MAX, required=False)
 

@@ -423,12 +423,12 @@ def entity_graph(
             near = Q(head_id__in=frontier, tail__type__in=wanted_types) | Q(
                 tail_id__in=frontier, head__type__in=wanted_types
             )
-        found = (
-            Edge.objects.filter(near)
-            .select_related("relation", "head", "tail")
-            .order_by("-weight", "pk")[: max_nodes * 20]
+        found = _visible_near(
+            Edge.objects.filter(near).select_related("relation", "head", "tail"),
+            scopes,
+            min_weight,
+            cap=max_nodes * 20,
         )
-        found = _weighed(list(found), scopes, min_weight)
         next_frontier = []
         for edge in found:
             for end in (edge.head, edge.tail):
@@ -455,6 +455,22 @@ def _graph_limits_check(depth: int, max_nodes: int, min_weight: float) -> None:
         raise InvalidInput(f"max_nodes must be between 1 and {GRAPH_NODES_MAX}", field="max_nodes")
     if not _number_between(min_weight, 0, float("inf")):
         raise InvalidInput("min_weight must be a number, 0 or more", field="min_weight")
+
+
+def _visible_near(edges, scopes: ScopeFilter, min_weight: float, *, cap: int) -> list[Edge]:
+    """Up to ``cap`` of ``edges`` the reader sees, strongest first. The cap counts
+    visible edges: cut before the filter, another project's many heavier edges left a
+    reader fewer edges than the cap (or none) while more of its own were there."""
+    ordered = edges.order_by("-weight", "pk")
+    kept: list[Edge] = []
+    start = 0
+    while len(kept) < cap:
+        batch = list(ordered[start : start + cap])
+        kept += _weighed(batch, scopes, min_weight)
+        if len(batch) < cap:
+            break
+        start += cap
+    return sorted(kept, key=lambda e: (-e.weight, e.pk))[:cap]
 
 
 def _weighed(edges: list[Edge], scopes: ScopeFilter, min_weight: float) -> list[Edge]:

@@ -28,6 +28,9 @@ logger = logging.getLogger(__name__)
 MIN_TRIPLES = 8
 # The largest model one may ask for, over REST or the command: beyond, memory runs out.
 DIM_MAX = 512
+# The smallest, over REST or the command: fewer dimensions cannot hold apart the
+# entities of a relation, and the model would still replace the readers' current one.
+DIM_MIN = 8
 EPOCHS_MAX = 2000
 # torch.manual_seed takes at most 2**64 - 1; a larger seed failed the run mid-way.
 SEED_MAX = 2**32 - 1

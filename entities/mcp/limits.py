@@ -57,6 +57,8 @@ CAPS: dict[tuple[str, str], tuple[str, str]] = {
     ("episode_store", "narrative"): ("entities.recall.api.EpisodeWriteSerializer", "narrative"),
     ("episode_store", "session_id"): ("entities.recall.api.EpisodeWriteSerializer", "session_id"),
     ("episode_store", "ai_id"): ("entities.recall.api.EpisodeWriteSerializer", "ai_id"),
+    ("episode_store", "entities"): ("entities.recall.api.EpisodeWriteSerializer", "entities"),
+    ("episode_store", "facts"): ("entities.recall.api.EpisodeWriteSerializer", "facts"),
     ("validate_knowledge", "subject"): ("entities.graph.api.ValidateRequestSerializer", "subject"),
     ("validate_knowledge", "predicate"): (
         "entities.graph.api.ValidateRequestSerializer",

@@ -76,9 +76,21 @@ def entity_get(ctx: ToolContext, *, name: str, type: str | None = None, all_scop
         # The id another tool answered with (a merged-away one stands for its survivor).
         result = selectors.entity_lookup(name=own.canonical_name, type=own.type, scopes=scopes)
         result.match = "id"
-    payload = result.as_dict()
-    facts = Fact.objects.in_bulk(payload["facts"][:MAX_LIST])
+    payload = _capped(result.as_dict())
+    facts = Fact.objects.in_bulk(payload["facts"])
     payload["fact_texts"] = [fact_brief(facts[i]) for i in payload["facts"] if i in facts]
+    return payload
+
+
+def _capped(payload: dict[str, Any]) -> dict[str, Any]:
+    """At most ``MAX_LIST`` fact ids and imported fact ids, the newest facts (as
+    facts_list with entity answers them), with the totals: an entity of 100,000 facts
+    made an answer of megabytes."""
+    for key in ("facts", "external_facts"):
+        rows = payload[key]
+        payload[f"{key}_total"] = len(rows)
+        if len(rows) > MAX_LIST:
+            payload[key] = rows[-MAX_LIST:] if key == "facts" else rows[:MAX_LIST]
     return payload
 
 

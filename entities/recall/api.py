@@ -20,7 +20,13 @@ from kgsite.schema import ErrorResponseSerializer, bad_request
 from .. import selectors as entity_selectors
 from ..models import Fact
 from ..scopes import ScopeFilter
-from ..serializers import ALL_SCOPES_HELP, SCOPE_HELP, FactSerializer, StrictSerializer
+from ..serializers import (
+    ALL_SCOPES_HELP,
+    MAX_FACT_ENTITIES,
+    SCOPE_HELP,
+    FactSerializer,
+    StrictSerializer,
+)
 from . import selectors, services
 from .options import BOUNDS, INTEGERS, RecallOptions
 
@@ -128,14 +134,29 @@ class QueryRequestSerializer(RecallRequestSerializer):
     query = serializers.CharField(max_length=10_000, help_text="What the agent wants to recall.")
 
 
+# An episode is one piece of work: it is about a handful of entities and facts, as a
+# fact names at most MAX_FACT_ENTITIES; thousands of ids are refused unread.
+MAX_EPISODE_LINKS = MAX_FACT_ENTITIES
+
+
 class EpisodeWriteSerializer(StrictSerializer):
     narrative = serializers.CharField(max_length=services.MAX_NARRATIVE)
     scope = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
     session_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
     ai_id = serializers.CharField(required=False, allow_blank=True, default="", max_length=128)
-    entities = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    entities = serializers.ListField(
+        child=serializers.CharField(max_length=255),
+        required=False,
+        default=list,
+        max_length=MAX_EPISODE_LINKS,
+        help_text=f"Entity ids the work was about (at most {MAX_EPISODE_LINKS}).",
+    )
     facts = serializers.ListField(
-        child=serializers.IntegerField(min_value=1, max_value=MAX_ID), required=False, default=list
+        child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
+        required=False,
+        default=list,
+        max_length=MAX_EPISODE_LINKS,
+        help_text=f"Fact ids the work was about (at most {MAX_EPISODE_LINKS}).",
     )
 
 
@@ -424,11 +445,11 @@ class QueryView(RecallView):
         )
 
 
-def _fact_named(fact_id: int) -> Fact:
+def _fact_named(fact_id: int, field: str) -> Fact:
     try:
         return entity_selectors.fact_get(fact_id=fact_id)
     except NotFound as exc:
-        exc.field = "facts"  # the body's field
+        exc.field = field  # the body's list item, as MCP episode_store names it
         raise
 
 
@@ -449,9 +470,10 @@ class EpisodeCreateView(GenericAPIView):
     def post(self, request):
         data = _request(EpisodeWriteSerializer, request.data).validated_data
         entities = [
-            entity_selectors.entity_named(entity_id=e, field="entities") for e in data["entities"]
+            entity_selectors.entity_named(entity_id=e, field=f"entities.{i}")
+            for i, e in enumerate(data["entities"])
         ]
-        facts = [_fact_named(f) for f in data["facts"]]
+        facts = [_fact_named(f, f"facts.{i}") for i, f in enumerate(data["facts"])]
         episode = services.episode_store(
             narrative=data["narrative"],
             scope=data["scope"],

@@ -90,5 +90,6 @@ class FactSearchView(GenericAPIView):
             source=data.get("source"),
             min_score=data["minScore"],
             scopes=ScopeFilter.of(data["scope"], data["all_scopes"]),
+            kinds=[data["kind"]] if data.get("kind") else None,
         )
         return Response(result)

@@ -105,6 +105,11 @@ class FactSearchQuerySerializer(ScopeFieldsMixin):
         choices=[*Fact.Status.values, ranking.STATUS_ALL], default="active"
     )
     source = serializers.CharField(required=False, max_length=255)
+    kind = serializers.ChoiceField(
+        choices=Fact.Kind.values,
+        required=False,
+        help_text="Only facts of this kind (a goal, a decision, ...), as MCP facts_search.",
+    )
     minScore = serializers.FloatField(min_value=0, max_value=1, default=0.0)  # noqa: N815
 
 

@@ -181,8 +181,8 @@ KGSITE_ARCHIVE_MAX_TOTAL_BYTES = env_int("KGSITE_ARCHIVE_MAX_TOTAL_BYTES", 128 *
 KGSITE_ARCHIVE_MAX_RATIO = env_float("KGSITE_ARCHIVE_MAX_RATIO", 100.0, low=1)
 KGSITE_ARCHIVE_MAX_ENTRIES = env_int("KGSITE_ARCHIVE_MAX_ENTRIES", 10_000, low=1)
 # Caps on one request's work, documented in the schema.
-KGSITE_MAX_DESCRIPTION_CHARS = env_int("KGSITE_MAX_DESCRIPTION_CHARS", 10_000)
-KGSITE_MAX_ALIASES_PER_REQUEST = env_int("KGSITE_MAX_ALIASES_PER_REQUEST", 100)
+KGSITE_MAX_DESCRIPTION_CHARS = env_int("KGSITE_MAX_DESCRIPTION_CHARS", 10_000, low=1)
+KGSITE_MAX_ALIASES_PER_REQUEST = env_int("KGSITE_MAX_ALIASES_PER_REQUEST", 100, low=1)
 KGSITE_MAX_EXTRACT_CHARS = env_int("KGSITE_MAX_EXTRACT_CHARS", 20_000, low=1)
 
 # Reads need an authenticated user unless this opens them (a public knowledge base).
@@ -300,8 +300,8 @@ REDIS_URL = env("REDIS_URL", "").strip()  # set but blank: no Redis, as unset
 Q_CLUSTER = {
     # Several deployments sharing one Redis need their own queue name.
     "name": env("KGSITE_Q_NAME", "kgsite"),
-    "workers": env_int("KGSITE_Q_WORKERS", 1),
-    "timeout": env_int("KGSITE_Q_TIMEOUT", 3600),
+    "workers": env_int("KGSITE_Q_WORKERS", 1, low=1),
+    "timeout": env_int("KGSITE_Q_TIMEOUT", 3600, low=1),
     "retry": env_int("KGSITE_Q_RETRY", 3700),
     "max_attempts": 1,
     "catch_up": False,
@@ -328,9 +328,9 @@ KGSITE_WARM_START = env_bool("KGSITE_WARM_START", False)
 if KGSITE_INGEST_CLUSTER:
     Q_CLUSTER["ALT_CLUSTERS"] = {
         KGSITE_INGEST_CLUSTER: {
-            "workers": env_int("KGSITE_INGEST_WORKERS", 1),
-            "timeout": env_int("KGSITE_INGEST_TIMEOUT", 4 * 3600),
-            "retry": env_int("KGSITE_INGEST_TIMEOUT", 4 * 3600) + 100,
+            "workers": env_int("KGSITE_INGEST_WORKERS", 1, low=1),
+            "timeout": env_int("KGSITE_INGEST_TIMEOUT", 4 * 3600, low=1),
+            "retry": env_int("KGSITE_INGEST_TIMEOUT", 4 * 3600, low=1) + 100,
         }
     }
 
@@ -351,7 +351,7 @@ KGSITE_EMBEDDER = env(
 # trained on 128 (its config allows 256). Measured on 200 SRD chunks: 128 finds a chunk
 # from its opening words far better (recall@10 0.91 vs 0.63), 256 from words 150-190
 # (0.64 vs 0.38), and 128 embeds the whole SRD in half the time (31 s vs 62 s).
-KGSITE_EMBED_MAX_TOKENS = env_int("KGSITE_EMBED_MAX_TOKENS", 128)
+KGSITE_EMBED_MAX_TOKENS = env_int("KGSITE_EMBED_MAX_TOKENS", 128, low=1)
 # bfloat16 inference: "auto" (None here) uses it where the CPU computes bfloat16 natively
 # (AVX512-BF16, AMX); otherwise a boolean. Measured here (2 cores), float32 -> bfloat16:
 # the SRD's 2,358 chunks at 16 per batch 45 -> 86 per second, short facts 217 -> 352 per
@@ -427,11 +427,11 @@ KGSITE_LLM_BASE_URL = env("KGSITE_LLM_BASE_URL", "http://127.0.0.1:8080/v1")
 KGSITE_LLM_MODEL = env("KGSITE_LLM_MODEL", "local-model")
 KGSITE_LLM_API_KEY = env("KGSITE_LLM_API_KEY", "not-needed")
 KGSITE_LLM_TIMEOUT = env_float("KGSITE_LLM_TIMEOUT", 30.0)
-KGSITE_LLM_CONCURRENCY = env_int("KGSITE_LLM_CONCURRENCY", 4)
-KGSITE_LLM_MAX_RETRIES = env_int("KGSITE_LLM_MAX_RETRIES", 3)
+KGSITE_LLM_CONCURRENCY = env_int("KGSITE_LLM_CONCURRENCY", 4, low=1)
+KGSITE_LLM_MAX_RETRIES = env_int("KGSITE_LLM_MAX_RETRIES", 3, low=0)
 
 # Integrity.
-KGSITE_DUPLICATE_SIMILARITY = env_float("KGSITE_DUPLICATE_SIMILARITY", 0.9)
+KGSITE_DUPLICATE_SIMILARITY = env_float("KGSITE_DUPLICATE_SIMILARITY", 0.9, low=0, high=1)
 # The pair model's sentence encoder (integrity.signals.ENCODERS: use, minilm), or none
 # for the model head trained without one. None by default (issue 28, round 2, both
 # heads' cut-offs re-fitted for reach): in nested leave-one-file-out cross-validation
@@ -444,34 +444,43 @@ KGSITE_DUPLICATE_SIMILARITY = env_float("KGSITE_DUPLICATE_SIMILARITY", 0.9)
 # against 0.66), but those weights saw every file (docs/curators/pair-model.md).
 KGSITE_PAIR_ENCODER = env("KGSITE_PAIR_ENCODER", "none")
 # Below this classifier confidence the optional LLM judge is asked.
-KGSITE_JUDGE_BELOW = env_float("KGSITE_JUDGE_BELOW", 0.6)
+KGSITE_JUDGE_BELOW = env_float("KGSITE_JUDGE_BELOW", 0.6, low=0, high=1)
 # Embedding cosine below which two facts without shared values are simply unrelated.
-KGSITE_UNRELATED_SIMILARITY = env_float("KGSITE_UNRELATED_SIMILARITY", 0.3)
+KGSITE_UNRELATED_SIMILARITY = env_float("KGSITE_UNRELATED_SIMILARITY", 0.3, low=0, high=1)
 # Index neighbours of a new fact tried by the synchronous duplicate check.
-KGSITE_NEAR_DUPLICATE_K = env_int("KGSITE_NEAR_DUPLICATE_K", 5)
+KGSITE_NEAR_DUPLICATE_K = env_int("KGSITE_NEAR_DUPLICATE_K", 5, low=1)
 # Facts about the same subject, and facts sharing any entity when the index has nothing,
 # compared with a new fact (newest first) unless KGSITE_CANDIDATE_EXHAUSTIVE.
-KGSITE_CANDIDATE_SUBJECT_LIMIT = env_int("KGSITE_CANDIDATE_SUBJECT_LIMIT", 200)
-KGSITE_CANDIDATE_FALLBACK_LIMIT = env_int("KGSITE_CANDIDATE_FALLBACK_LIMIT", 200)
+KGSITE_CANDIDATE_SUBJECT_LIMIT = env_int("KGSITE_CANDIDATE_SUBJECT_LIMIT", 200, low=1)
+KGSITE_CANDIDATE_FALLBACK_LIMIT = env_int("KGSITE_CANDIDATE_FALLBACK_LIMIT", 200, low=1)
 # Contradictions from this confidence up (and below the notify threshold) are MEDIUM.
-KGSITE_CONTRADICTION_MEDIUM_THRESHOLD = env_float("KGSITE_CONTRADICTION_MEDIUM_THRESHOLD", 0.5)
-KGSITE_CANDIDATE_SIMILARITY = env_float("KGSITE_CANDIDATE_SIMILARITY", 0.7)
-KGSITE_CANDIDATE_TOP_N = env_int("KGSITE_CANDIDATE_TOP_N", 10)
+KGSITE_CONTRADICTION_MEDIUM_THRESHOLD = env_float(
+    "KGSITE_CONTRADICTION_MEDIUM_THRESHOLD", 0.5, low=0, high=1
+)
+KGSITE_CANDIDATE_SIMILARITY = env_float("KGSITE_CANDIDATE_SIMILARITY", 0.7, low=0, high=1)
+KGSITE_CANDIDATE_TOP_N = env_int("KGSITE_CANDIDATE_TOP_N", 10, low=1)
 KGSITE_CANDIDATE_EXHAUSTIVE = env_bool("KGSITE_CANDIDATE_EXHAUSTIVE", False)
-KGSITE_CONTRADICTION_NOTIFY_THRESHOLD = env_float("KGSITE_CONTRADICTION_NOTIFY_THRESHOLD", 0.8)
+KGSITE_CONTRADICTION_NOTIFY_THRESHOLD = env_float(
+    "KGSITE_CONTRADICTION_NOTIFY_THRESHOLD", 0.8, low=0, high=1
+)
 KGSITE_LLM_JUDGE = env_bool("KGSITE_LLM_JUDGE", False)
 
 # Recall for agents (entities/recall): defaults of the six triggers. Each can be overridden
-# per request within the bounds in entities/recall/settings.py.
-KGSITE_RECALL_SIMILARITY = env_float("KGSITE_RECALL_SIMILARITY", 0.8)
-KGSITE_RECALL_UNKNOWN_SIMILARITY = env_float("KGSITE_RECALL_UNKNOWN_SIMILARITY", 0.85)
-KGSITE_RECALL_RELEVANCE = env_float("KGSITE_RECALL_RELEVANCE", 0.3)
-KGSITE_RECALL_MIN_CONFIDENCE = env_float("KGSITE_RECALL_MIN_CONFIDENCE", 0.5)
-KGSITE_RECALL_MAX_FACTS = env_int("KGSITE_RECALL_MAX_FACTS", 5)
-KGSITE_RECALL_MAX_EPISODES = env_int("KGSITE_RECALL_MAX_EPISODES", 3)
-KGSITE_RECALL_UNCERTAINTY = env_float("KGSITE_RECALL_UNCERTAINTY", 0.5)
-KGSITE_RECALL_RECENT_SESSIONS = env_int("KGSITE_RECALL_RECENT_SESSIONS", 0)  # 0: all
-KGSITE_RECALL_BUDGET_CHARS = env_int("KGSITE_RECALL_BUDGET_CHARS", 4000)
+# per request within the bounds in entities/recall/options.py (BOUNDS), which hold the
+# defaults read here too: tests/kgsite/test_settings_env.py checks that they agree.
+KGSITE_RECALL_SIMILARITY = env_float("KGSITE_RECALL_SIMILARITY", 0.8, low=0.5, high=1.0)
+KGSITE_RECALL_UNKNOWN_SIMILARITY = env_float(
+    "KGSITE_RECALL_UNKNOWN_SIMILARITY", 0.85, low=0.5, high=1.0
+)
+KGSITE_RECALL_RELEVANCE = env_float("KGSITE_RECALL_RELEVANCE", 0.3, low=0.0, high=1.0)
+KGSITE_RECALL_MIN_CONFIDENCE = env_float("KGSITE_RECALL_MIN_CONFIDENCE", 0.5, low=0.0, high=1.0)
+KGSITE_RECALL_MAX_FACTS = env_int("KGSITE_RECALL_MAX_FACTS", 5, low=1, high=20)
+KGSITE_RECALL_MAX_EPISODES = env_int("KGSITE_RECALL_MAX_EPISODES", 3, low=0, high=10)
+KGSITE_RECALL_UNCERTAINTY = env_float("KGSITE_RECALL_UNCERTAINTY", 0.5, low=0.0, high=1.0)
+KGSITE_RECALL_RECENT_SESSIONS = env_int(
+    "KGSITE_RECALL_RECENT_SESSIONS", 0, low=0, high=100
+)  # 0: all
+KGSITE_RECALL_BUDGET_CHARS = env_int("KGSITE_RECALL_BUDGET_CHARS", 4000, low=200, high=20_000)
 # The trained relevance scorers of the triggers (manage.py train_recall); empty: the one
 # in the repository (entities/recall/recall_model.json). Used only with the embedder it
 # was trained with; otherwise the cosine thresholds above decide.

@@ -36,15 +36,22 @@ def env_bool(name: str, default: bool = False) -> bool:
     return word in _TRUE
 
 
-def _at_least(name: str, number, low, value: str):
-    """``number`` unless it is below ``low``: a size, a count or a duration of 0 or less
-    starts the site and fails later, in every job or request that uses it."""
+def _at_least(name: str, number, low, value: str, high=None):
+    """``number`` unless it is below ``low`` or above ``high``: a size, a count or a
+    duration of 0 or less starts the site and fails later, in every job or request that
+    uses it; a similarity of 80 (a percentage for a cosine) silently matches nothing."""
+    if high is not None and low is not None and not low <= number <= high:
+        raise _misread(name, f"between {low} and {high}", value)
+    if high is not None and number > high:
+        raise _misread(name, f"at most {high}", value)
     if low is not None and number < low:
         raise _misread(name, f"at least {low}", value)
     return number
 
 
-def env_float(name: str, default: float, *, low: float | None = None) -> float:
+def env_float(
+    name: str, default: float, *, low: float | None = None, high: float | None = None
+) -> float:
     value = os.environ.get(name)
     if value is None:
         return default
@@ -54,10 +61,10 @@ def env_float(name: str, default: float, *, low: float | None = None) -> float:
         raise _misread(name, "a number", value) from None
     if not math.isfinite(number):  # 'nan', 'inf': every comparison or duration fails later
         raise _misread(name, "a finite number", value)
-    return _at_least(name, number, low, value)
+    return _at_least(name, number, low, value, high)
 
 
-def env_int(name: str, default: int, *, low: int | None = None) -> int:
+def env_int(name: str, default: int, *, low: int | None = None, high: int | None = None) -> int:
     value = os.environ.get(name)
     if value is None:
         return default
@@ -65,7 +72,7 @@ def env_int(name: str, default: int, *, low: int | None = None) -> int:
         number = int(value)
     except ValueError:
         raise _misread(name, "a whole number", value) from None
-    return _at_least(name, number, low, value)
+    return _at_least(name, number, low, value, high)
 
 
 def env_required(name: str, what: str) -> str:

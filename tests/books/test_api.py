@@ -43,7 +43,7 @@ def test_upload_queues_job_and_book_appears(
 
 @pytest.mark.parametrize(
     ("name", "content", "field"),
-    [("notes.docx", b"hello", "format"), ("empty.md", b"", "file"), ("blank.txt", b" \n", "file")],
+    [("notes.docx", b"hello", "file"), ("empty.md", b"", "file"), ("blank.txt", b" \n", "file")],
 )
 def test_upload_bad_file_is_400_naming_field(curator_api, tmp_path, name, content, field):
     path = tmp_path / name

@@ -73,3 +73,13 @@ def test_a_merged_away_entity_filter_says_where_it_went(api, curator, harbour):
     assert f"merged into '{port.pk}'" in response.json()["error"]["message"]
     moved = _texts(api.get(FACTS, {"entity": port.pk}))
     assert "Ellery Harbour silted up in winter." in moved
+
+
+def test_a_source_filter_with_surrounding_blanks_finds_the_stored_source(api, harbour):
+    port, facts = harbour
+    fact_store(text="Port Ellery's pier is 200 m long.", entities=[port], source="survey 1901")
+    assert _texts(api.get(FACTS, {"source": "  survey 1901 "})) == {
+        "Port Ellery's pier is 200 m long."
+    }
+    every = _texts(api.get(FACTS, {"source": "   "}))  # blank: no filter
+    assert every == {facts[""].text, "Port Ellery's pier is 200 m long."}

@@ -40,8 +40,9 @@ def run(*args: str) -> str:
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (("train_kge", "--no-progress", "--dim", "1"), "--dim must be between 2 and 512"),
-        (("train_kge", "--no-progress", "--dim", "100000"), "--dim must be between 2 and 512"),
+        (("train_kge", "--no-progress", "--dim", "1"), "--dim must be between 8 and 512"),
+        (("train_kge", "--no-progress", "--dim", "4"), "--dim must be between 8 and 512"),
+        (("train_kge", "--no-progress", "--dim", "100000"), "--dim must be between 8 and 512"),
         (("train_kge", "--no-progress", "--epochs", "0"), "--epochs must be between 1 and 2000"),
         (("train_kge", "--no-progress", "--epochs", "-3"), "--epochs must be between 1 and 2000"),
         (("train_kge", "--no-progress", "--dim", "abc"), "invalid int value: 'abc'"),

@@ -77,7 +77,7 @@ def test_unknown_ids_are_404_naming_the_field(curator_api, graph):
         MERGE, {"survivor": graph["survivor"].pk, "duplicates": ["nope"]}, format="json"
     )
     assert response.status_code == 404
-    assert response.json()["error"]["field"] == "duplicates"
+    assert response.json()["error"]["field"] == "duplicates.0"
     response = curator_api.post(
         MERGE, {"survivor": "nope", "duplicates": [graph["dup"].pk]}, format="json"
     )
@@ -93,7 +93,18 @@ def test_survivor_among_duplicates_is_400(curator_api, graph):
         format="json",
     )
     assert response.status_code == 400
-    assert response.json()["error"]["field"] == "duplicates"
+    assert response.json()["error"]["field"] == "duplicates.0"
+
+
+def test_the_error_names_the_offending_item_of_the_duplicates(curator_api, graph):
+    """A client merging several ids is told which one is wrong, not only the list."""
+    good = [graph["dup"].pk, graph["other"].pk]
+    for bad, code in (("nope", 404), (graph["survivor"].pk, 400)):
+        request = {"survivor": graph["survivor"].pk, "duplicates": [*good, bad]}
+        response = curator_api.post(MERGE, {**request, "allow_cross_type": True}, format="json")
+        assert response.status_code == code, response.json()
+        assert response.json()["error"]["field"] == "duplicates.2"
+    assert not EntityMerge.objects.exists()
 
 
 def test_empty_or_malformed_body_is_400(curator_api, graph):
@@ -207,7 +218,7 @@ def test_a_merge_takes_the_imported_ids_the_entity_address_takes(curator_api, gr
     assert response.status_code == 200, response.json()
     assert [d["id"] for d in response.json()["duplicates"]] == [graph["dup"].pk]
     unknown = curator_api.post(MERGE, {**request, "duplicates": ["e-99"]}, format="json")
-    assert unknown.status_code == 404 and unknown.json()["error"]["field"] == "duplicates"
+    assert unknown.status_code == 404 and unknown.json()["error"]["field"] == "duplicates.0"
 
 
 def test_a_fact_about_a_merged_away_entity_says_where_it_went(curator_api, graph):
@@ -215,10 +226,9 @@ def test_a_fact_about_a_merged_away_entity_says_where_it_went(curator_api, graph
     only "no entity with id": it created the entity again, splitting its memory."""
     curator_api.post(MERGE, body(graph), format="json")
     old, survivor = graph["dup"].pk, graph["survivor"].pk
-    for field, value in (("subject", old), ("entities", [old])):
-        response = curator_api.post(
-            "/api/v1/facts/", {"text": "Maggie charts the reef", field: value}, format="json"
-        )
+    for field, value in (("subject", old), ("entities.1", [survivor, old])):
+        sent = {"text": "Maggie charts the reef", field.partition(".")[0]: value}
+        response = curator_api.post("/api/v1/facts/", sent, format="json")
         assert response.status_code == 400, response.json()
         error = response.json()["error"]
         assert error["field"] == field and f"merged into '{survivor}'" in error["message"]

@@ -52,7 +52,7 @@ def test_a_merged_away_duplicate_is_404_naming_the_duplicates(curator_api, graph
         format="json",
     )
     assert response.status_code == 404
-    assert response.json()["error"]["field"] == "duplicates"
+    assert response.json()["error"]["field"] == "duplicates.0"
     assert _snapshot() == before
 
 
@@ -65,7 +65,7 @@ def test_an_entity_named_only_as_its_own_duplicate_is_400_and_writes_nothing(cur
         )
         assert response.status_code == 400
         error = response.json()["error"]
-        assert error["field"] == "duplicates" and "survivor" in error["message"]
+        assert error["field"] == "duplicates.0" and "survivor" in error["message"]
     assert _snapshot() == before and not EntityRedirect.objects.exists()
 
 

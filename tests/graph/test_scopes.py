@@ -178,3 +178,27 @@ def test_the_model_list_shows_the_views_a_reader_sees(api, world):
     assert views({"scope": "alpha"}) == {("", False), ("alpha", False)}
     assert views({"scope": "beta"}) == {("", False)}
     assert views({"all_scopes": "true"}) == {("", False), ("alpha", False), ("", True)}
+
+
+def test_the_edge_cap_counts_only_the_edges_a_reader_sees(api, vector_dir):
+    """Another project's heavier edges filled the cap before the scope filter: a reader
+    of global memory saw no edge of the hub although its own were there."""
+    from entities.graph.edges import edges_rebuild
+    from entities.services import entity_create, fact_store
+
+    hub = entity_create(name="Korvath Hub", type="organisation", actor=None)
+    for i in range(45):  # beta's, stated first: ahead of global memory's at equal weight
+        spoke = entity_create(name=f"Spoke {i}", type="place", actor=None)
+        text = f"Korvath Hub serves Spoke {i} ({MARKER} record)"
+        fact_store(text=text, subject=hub, predicate="serves", object_entity=spoke, scope="beta")
+    own = entity_create(name="Lindqvist Depot", type="place", actor=None)
+    fact_store(
+        text="Korvath Hub serves Lindqvist Depot",
+        subject=hub,
+        predicate="serves",
+        object_entity=own,
+    )
+    edges_rebuild()
+    body = api.get(f"/api/v1/graph/entity/{hub.pk}", {"max_nodes": 2}).json()
+    assert [(e["source"], e["target"]) for e in body["edges"]] == [(hub.pk, own.pk)]
+    assert MARKER.lower() not in json.dumps(body).lower()

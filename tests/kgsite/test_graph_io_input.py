@@ -3,15 +3,21 @@ is one readable line, and a refused import leaves the database as it was."""
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import threading
+from collections import Counter
 
 import pytest
+from django.apps import apps
 from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.db import connections
 
-from entities.models import Entity
-from entities.services import entity_store
+from entities.models import Alias, Entity
+from entities.services import alias_add, entity_store
+from kgsite.graph_io import graph_export
 from kgsite.models import AuditEntry
 from tests.commands import command_fails
 
@@ -54,6 +60,26 @@ def test_an_export_to_standard_output_is_the_same_file(tmp_path, settings, capsy
 
 def test_an_export_into_a_missing_folder_is_one_line(tmp_path):
     assert "cannot write" in command_fails("export_graph", str(tmp_path / "no" / "g.jsonl"))
+
+
+def test_a_failed_export_leaves_the_previous_backup_whole(tmp_path, settings, monkeypatch):
+    """The file was truncated first: a full disk half-way lost last night's backup too,
+    and the failure was a traceback."""
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+    entity_store(name="Izmir", type="place")
+    path = exported(tmp_path)
+    backup = path.read_bytes()
+    entity_store(name="Konya", type="place")
+
+    def disk_full(*, out, progress=None):
+        out.write('{"format": "kgsite-graph"}\n')
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("kgsite.management.commands.export_graph.graph_export", disk_full)
+    says = command_fails("export_graph", str(path))
+    assert says == f"cannot write {path}: No space left on device"
+    assert path.read_bytes() == backup
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.jsonl", "vectors"]
 
 
 @pytest.mark.parametrize(
@@ -124,3 +150,37 @@ def test_a_row_that_is_no_graph_row_names_its_line(one_entity_export, row):
     message = command_fails("import_graph", str(one_entity_export), "--skip-derived", "-v0")
     assert f"line {len(lines) + 1}" in message
     assert not Entity.objects.exists() and not User.objects.filter(username="mallory").exists()
+
+
+def test_an_export_while_the_site_writes_holds_what_its_header_counts(tmp_path, settings):
+    """The header counted the tables first, the rows were read later: a row written in
+    between made a backup that import_graph refused ("a truncated export?")."""
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+    ankara, _ = entity_store(name="Ankara", type="place")
+    entity_store(name="Bursa", type="place")
+    failures: list[BaseException] = []
+
+    def another_request_adds_an_alias() -> None:
+        try:
+            alias_add(entity=Entity.objects.get(pk=ankara.pk), alias="Angora")
+        except BaseException as exc:  # noqa: BLE001 - the test reads it
+            failures.append(exc)
+        finally:
+            connections.close_all()
+
+    writers: list[threading.Thread] = []
+
+    def meanwhile(_rows: int) -> None:
+        if not writers:  # once, after the first row (an entity) is written
+            writers.append(threading.Thread(target=another_request_adds_an_alias))
+            writers[0].start()
+            writers[0].join()
+
+    out = io.StringIO()
+    graph_export(out=out, progress=meanwhile)
+    assert not failures, failures  # the export held no writer off
+    lines = out.getvalue().splitlines()
+    promised = {label: n for label, n in json.loads(lines[0])["tables"].items() if n}
+    held = Counter(apps.get_model(json.loads(line)["model"])._meta.label for line in lines[1:])
+    assert dict(held) == promised
+    assert Alias.objects.filter(alias="Angora").exists()

@@ -5,6 +5,7 @@ nothing) or, for a yes/no, silently meaning "no"."""
 from __future__ import annotations
 
 import os
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
+from entities.recall.options import BOUNDS
 from kgsite.settings.base import env_bool, env_float, env_int
 from kgsite.settings.environ import env_choice, env_rate
 
@@ -104,6 +106,16 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
             "KGSITE_PROXY_COUNT",
             "-1",
             "ImproperlyConfigured: KGSITE_PROXY_COUNT must be at least 0, not '-1'",
+        ),
+        (
+            "KGSITE_DUPLICATE_SIMILARITY",
+            "90",
+            "ImproperlyConfigured: KGSITE_DUPLICATE_SIMILARITY must be between 0 and 1, not '90'",
+        ),
+        (
+            "KGSITE_Q_WORKERS",
+            "0",
+            "ImproperlyConfigured: KGSITE_Q_WORKERS must be at least 1, not '0'",
         ),
         (
             "KGSITE_LOG_LEVEL",
@@ -291,3 +303,40 @@ def test_a_blank_redis_url_means_no_redis():
         settings_module="kgsite.settings.dev",
     )
     assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    ("read", "value", "kind"),
+    [
+        (env_float, "80", "between 0 and 1"),
+        (env_float, "-0.1", "between 0 and 1"),
+        (env_int, "2", "between 0 and 1"),
+    ],
+)
+def test_a_value_outside_its_range_is_one_line_naming_the_range(monkeypatch, read, value, kind):
+    """A cosine threshold of 80 (meant as a percentage) started the site, which then
+    matched nothing, silently."""
+    monkeypatch.setenv("KGSITE_PROBE", value)
+    with pytest.raises(ImproperlyConfigured) as caught:
+        read("KGSITE_PROBE", 0, low=0, high=1)
+    assert str(caught.value) == f"KGSITE_PROBE must be {kind}, not {value!r}"
+
+
+def _settings_read(monkeypatch, variable: str, value: str) -> None:
+    """The shared settings module read afresh with ``variable`` set to ``value``."""
+    monkeypatch.setenv(variable, value)
+    runpy.run_path(str(ROOT / "kgsite" / "settings" / "base.py"))
+
+
+def test_each_recall_default_is_held_to_the_bounds_a_request_may_ask_for(monkeypatch):
+    """KGSITE_RECALL_MAX_FACTS=0 or 500 started the site; a request may ask only 1 to 20,
+    so the default was one no client could set."""
+    for setting, low, high in BOUNDS.values():
+        integer = isinstance(high, int)
+        for edge in (low, high):
+            _settings_read(monkeypatch, setting, str(edge))
+        for outside in (low - 1, high + 1) if integer else (low - 0.01, high + 0.01):
+            with pytest.raises(ImproperlyConfigured) as caught:
+                _settings_read(monkeypatch, setting, str(outside))
+            assert str(caught.value).startswith(f"{setting} must be between {low} and {high}")
+        monkeypatch.delenv(setting)

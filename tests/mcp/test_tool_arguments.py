@@ -107,13 +107,16 @@ def test_an_argument_of_the_wrong_type_is_an_error_naming_it(server, tool, argum
     [
         ("fact_store", {"text": "Pods restart", "entities": ["Kubernetes"] * 101}),
         ("fact_link", {"fact": 1, "entities": ["Kubernetes"] * 101}),
+        ("episode_store", {"narrative": "Moved pods", "entities": ["Kubernetes"] * 101}),
+        ("episode_store", {"narrative": "Moved pods", "facts": [1] * 101}),
     ],
 )
 def test_a_statement_names_at_most_a_hundred_entities_as_over_rest(server, tool, arguments):
     error, text = call(server, tool, arguments)
+    field = "facts" if "facts" in arguments else "entities"
     # Worded as every other tool error: the tool, then the argument.
-    assert error and text.startswith(f"Error executing tool {tool}: entities: "), text
-    assert "entities takes at most 100 items" in text, text
+    assert error and text.startswith(f"Error executing tool {tool}: {field}: "), text
+    assert f"{field} takes at most 100 items" in text, text
 
 
 def test_the_graph_types_error_names_the_types_argument(server):

@@ -72,7 +72,7 @@ def test_an_id_list_with_one_unknown_id_marks_none_of_them(curator_api):
     mine = make()
     response = curator_api.post(READ, {"ids": [mine.pk, mine.pk + 1000]}, format="json")
     assert response.status_code == 404
-    assert response.json()["error"]["field"] == "ids"
+    assert response.json()["error"]["field"] == "ids.1"
     assert str(mine.pk + 1000) in response.json()["error"]["message"]
     assert unread() == 1
 

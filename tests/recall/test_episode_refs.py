@@ -1,12 +1,13 @@
 """An episode's body names entities and facts: one that is not there is a 404 naming the
-body's field (``entities`` or ``facts``), and a merged-away entity says where it went."""
+body's item (``entities.1`` or ``facts.0``, as MCP ``episode_store`` names it), and a
+merged-away entity says where it went."""
 
 from __future__ import annotations
 
 import pytest
 
 from entities.recall.models import Episode
-from entities.services import entity_merge, entity_store
+from entities.services import entity_merge, entity_store, fact_store
 
 URL = "/api/v1/recall/episodes"
 
@@ -25,16 +26,18 @@ def test_a_merged_away_entity_names_the_field_and_the_survivor(curator_api, merg
     response = curator_api.post(URL, body, format="json")
     assert response.status_code == 404
     error = response.json()["error"]
-    assert error["field"] == "entities"  # it said "id", a field this body does not have
+    assert error["field"] == "entities.1"  # it said "id", a field this body does not have
     assert kept.pk in error["message"]
     assert not Episode.objects.exists()
 
 
 def test_an_unknown_fact_names_the_facts_field(curator_api, db, vector_dir):
-    body = {"narrative": "Checked the ledger", "facts": [987654]}
+    known, _ = entity_store(name="Harbour Works", type="organization")
+    fact = fact_store(text="Harbour Works keeps a ledger.", entities=[known]).fact
+    body = {"narrative": "Checked the ledger", "facts": [fact.pk, 987654]}
     response = curator_api.post(URL, body, format="json")
     assert response.status_code == 404
-    assert response.json()["error"]["field"] == "facts"
+    assert response.json()["error"]["field"] == "facts.1"
     assert not Episode.objects.exists()
 
 
@@ -55,4 +58,17 @@ def test_a_fact_id_no_column_holds_is_400_naming_the_field(curator_api, db, vect
     response = curator_api.post(URL, body, format="json")
     assert response.status_code == 400
     assert response.json()["error"]["field"] == "facts.0"
+    assert not Episode.objects.exists()
+
+
+def test_an_episode_names_at_most_a_hundred_entities_or_facts(curator_api, db, vector_dir):
+    """Each id is read one by one: a body of 100,000 ids held a worker for minutes."""
+    kept, _ = entity_store(name="Harbour Works", type="organization")
+    fact = fact_store(text="Harbour Works keeps a ledger.", entities=[kept]).fact
+    for field, ids in (("entities", [kept.pk] * 101), ("facts", [fact.pk] * 101)):
+        body = {"narrative": "Checked the ledger", field: ids}
+        response = curator_api.post(URL, body, format="json")
+        assert response.status_code == 400, response.json()
+        error = response.json()["error"]
+        assert error["field"] == field and "100" in error["message"]
     assert not Episode.objects.exists()

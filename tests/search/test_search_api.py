@@ -175,6 +175,8 @@ def test_fact_search_filters_by_entity_status_and_source(client, graph):
 
     assert found(entity=graph["redis"]) == [linked.pk]
     assert found(source="handbook") == [sourced.pk]
+    goal = services.fact_store(text="Sessions must survive a restart", kind="goal").fact
+    assert found(kind="goal") == [goal.pk]  # the parameter was ignored: every kind came back
     assert graph["bread"] not in found("sourdough starter")
     assert found("sourdough starter", status="superseded") == [graph["bread"]]
     assert graph["bread"] in found("sourdough starter", status="all")
@@ -187,6 +189,7 @@ def test_fact_search_filters_by_entity_status_and_source(client, graph):
         ({"q": "x", "k": 0}, "k"),
         ({"q": "x", "k": 51}, "k"),
         ({"q": "x", "status": "gone"}, "status"),
+        ({"q": "x", "kind": "gossip"}, "kind"),
         ({"q": "x", "minScore": 2}, "minScore"),
     ],
 )

@@ -5,7 +5,7 @@ from tqdm import tqdm
 
 from entities.graph.edges import edges_rebuild
 from entities.graph.models import KGEModel
-from entities.graph.services import DIM_MAX, EPOCHS_MAX, SEED_MAX, kge_train
+from entities.graph.services import DIM_MAX, DIM_MIN, EPOCHS_MAX, SEED_MAX, kge_train
 from entities.models import Fact
 from entities.scopes import ScopeFilter
 from kgsite.errors import InvalidInput
@@ -54,9 +54,11 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        # The upper bounds are the API's.
-        if not 2 <= options["dim"] <= DIM_MAX:
-            raise CommandError(f"--dim must be between 2 and {DIM_MAX}, not {options['dim']}")
+        # The API's bounds: a model the API refuses is not trained here either.
+        if not DIM_MIN <= options["dim"] <= DIM_MAX:
+            raise CommandError(
+                f"--dim must be between {DIM_MIN} and {DIM_MAX}, not {options['dim']}"
+            )
         if not 1 <= options["epochs"] <= EPOCHS_MAX:
             raise CommandError(
                 f"--epochs must be between 1 and {EPOCHS_MAX}, not {options['epochs']}"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
@@ -18,27 +21,39 @@ class Command(BaseCommand):
 
     def handle(self, *args, path: str, **options) -> None:
         total = sum(graph_counts().values())
-        try:
-            out = sys.stdout if path == "-" else open(path, "w", encoding="utf-8")  # noqa: SIM115
-        except OSError as exc:
-            raise CommandError(f"cannot write {path}: {exc.strerror}") from None
-        with (
-            out if out is not sys.stdout else _NoClose(out),
-            tqdm(
-                total=total, unit="rows", file=sys.stderr, disable=options["verbosity"] < 1
-            ) as bar,
-        ):
-            counts = graph_export(out=out, progress=bar.update)
-        if path != "-":
-            self.stdout.write(f"{sum(counts.values())} rows written to {path}")
+        bar = tqdm(total=total, unit="rows", file=sys.stderr, disable=options["verbosity"] < 1)
+        with bar:
+            if path == "-":
+                graph_export(out=sys.stdout, progress=bar.update)
+                sys.stdout.flush()
+                return
+            counts = _export_to(Path(path), bar.update)
+        self.stdout.write(f"{sum(counts.values())} rows written to {path}")
 
 
-class _NoClose:
-    def __init__(self, stream) -> None:
-        self.stream = stream
+def _export_to(path: Path, progress) -> dict[str, int]:
+    """Written beside ``path`` and moved over it once whole: a failed export (a full disk,
+    an interrupt) leaves the previous backup there as it was, not a truncated file."""
+    if path.is_dir():
+        raise CommandError(f"cannot write {path}: Is a directory")
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    except OSError as exc:
+        raise CommandError(f"cannot write {path}: {exc.strerror}") from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            counts = graph_export(out=out, progress=progress)
+        os.chmod(temporary, 0o666 & ~_umask())  # as open() would have created it
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise CommandError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+    return counts
 
-    def __enter__(self):
-        return self.stream
 
-    def __exit__(self, *exc) -> None:
-        self.stream.flush()
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
