@@ -22,6 +22,7 @@ from kgsite.models import AuditEntry
 from kgsite.pages import (
     Panel,
     UndoAction,
+    audit_target_ids,
     checked_get,
     curator_required,
     is_curator,
@@ -264,10 +265,10 @@ AUDIT_LABELS = {
 
 
 def describe_books(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
-    found = Book.objects.in_bulk([int(e.target_id) for e in entries if e.target_id.isdigit()])
+    found = Book.objects.in_bulk(audit_target_ids(entries))
     out = {}
     for entry in entries:
-        book = found.get(int(entry.target_id)) if entry.target_id.isdigit() else None
+        book = found.get(parse_id(entry.target_id))
         if book is not None:
             out[entry.pk] = (book.title, reverse("books:detail", args=[book.pk]))
         else:
@@ -276,10 +277,10 @@ def describe_books(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
 
 
 def describe_jobs(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
-    found = IngestJob.objects.in_bulk([int(e.target_id) for e in entries if e.target_id.isdigit()])
+    found = IngestJob.objects.in_bulk(audit_target_ids(entries))
     out = {}
     for entry in entries:
-        job = found.get(int(entry.target_id)) if entry.target_id.isdigit() else None
+        job = found.get(parse_id(entry.target_id))
         if job is not None:
             out[entry.pk] = (job.title or job.source_name, reverse("books:job", args=[job.pk]))
     return out

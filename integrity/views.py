@@ -25,6 +25,7 @@ from kgsite.models import AuditEntry
 from kgsite.pages import (
     Panel,
     UndoAction,
+    audit_target_ids,
     checked_get,
     curator_required,
     is_curator,
@@ -350,11 +351,11 @@ AUDIT_LABELS = {
 
 
 def describe_contradictions(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
-    ids = [int(e.target_id) for e in entries if e.target_id.isdigit()]
+    ids = audit_target_ids(entries)
     found = Contradiction.objects.select_related("fact_a", "fact_b").in_bulk(ids)
     out = {}
     for entry in entries:
-        c = found.get(int(entry.target_id)) if entry.target_id.isdigit() else None
+        c = found.get(parse_id(entry.target_id))
         if c is not None:
             name = f"{Truncator(c.fact_a.text).chars(50)} / {Truncator(c.fact_b.text).chars(50)}"
             out[entry.pk] = (name, reverse("integrity:detail", args=[c.pk]))
@@ -366,11 +367,11 @@ def hidden_contradictions(entries: list[AuditEntry], reader) -> set[int]:
     scopes = page_scopes(reader)
     if scopes.all_scopes:
         return set()
-    ids = [int(e.target_id) for e in entries if e.target_id.isdigit()]
+    ids = audit_target_ids(entries)
     seen = set(
         selectors.contradiction_list(scopes=scopes).filter(pk__in=ids).values_list("pk", flat=True)
     )
-    return {e.pk for e in entries if not (e.target_id.isdigit() and int(e.target_id) in seen)}
+    return {e.pk for e in entries if parse_id(e.target_id) not in seen}
 
 
 RESOLUTION_UNDO = UndoAction(

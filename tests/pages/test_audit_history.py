@@ -82,3 +82,16 @@ def test_a_narrowed_log_says_so_and_offers_everything(curator_client, curator):
     empty = curator_client.get(link + "&action=entity.merge").content.decode()
     assert "No curator action matches" in empty and "No curator actions yet." not in empty
     assert "Only what was done to" not in curator_client.get("/audit/").content.decode()
+
+
+@pytest.mark.parametrize("target", ["²", "99999999999999999999999"])
+@pytest.mark.parametrize(
+    "kind",
+    ["entities.fact", "entities.entitymerge", "integrity.contradiction", "books.book"],
+)
+def test_a_target_that_is_no_id_shows_an_empty_log(curator_client, shared_id, target, kind):
+    """A history address edited by hand (a superscript digit, a
+    number past 64 bits) matches no row: the log says so instead of a server error."""
+    response = curator_client.get("/audit/", {"target": target, "type": kind})
+    assert response.status_code == 200
+    assert "No curator action matches these filters." in response.content.decode()
