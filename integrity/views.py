@@ -18,6 +18,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from entities import hooks
+from entities.forms import state_seen
 from entities.scopes import page_scopes
 from kgsite.converters import parse_id
 from kgsite.errors import DomainError
@@ -135,7 +136,19 @@ def _card(
         "decision": _latest_resolution(contradiction.pk)
         if contradiction.status == Contradiction.Status.RESOLVED
         else None,
+        "seen": pair_seen(contradiction),
     }
+
+
+PAIR_SHOWN = ("text",)
+
+
+def pair_seen(contradiction: Contradiction) -> str:
+    """The two texts the card was drawn with, posted back with a resolution: a fact
+    edited since is noticed before a decision is made on words nobody saw."""
+    return state_seen(contradiction.fact_a, PAIR_SHOWN) + state_seen(
+        contradiction.fact_b, PAIR_SHOWN
+    )
 
 
 def _with_entities(qs):
@@ -227,6 +240,17 @@ def resolve(request, contradiction_id: int):
         request, selectors.contradiction_list(), contradiction_id, write=True
     )
     note = request.POST.get("note", "")
+    shown = request.POST.get("seen")
+    if (
+        shown is not None
+        and contradiction.status == Contradiction.Status.OPEN
+        and shown != pair_seen(contradiction)
+    ):
+        error = _(
+            "One of these facts was edited since your page showed it; the pair is shown as "
+            "it is now. Decide again on what it says."
+        )
+        return _card_response(request, contradiction, error=error, note=note, status=409)
     try:
         contradiction = resolution.contradiction_resolve(
             contradiction=contradiction,

@@ -263,3 +263,54 @@ def test_next_after_resolving_a_whole_page_skips_nothing(curator_client, monkeyp
     after = curator_client.get(reverse("integrity:inbox") + link).content.decode()
     assert [p for p in pairs if f'id="contradiction-{p.pk}"' in after] == pairs[2:4]
     assert "3 open" in after
+
+
+def _resolve_form(html: str) -> dict[str, str]:
+    """The hidden fields of an open card's resolve form, as the browser posts them."""
+    form = re.search(r"<form[^>]*integrity/contradictions/\d+/resolve.*?</form>", html, re.S)
+    assert form, "the open card offers its resolutions"
+    return dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form.group(0)))
+
+
+def test_resolving_a_card_whose_fact_was_edited_since_is_refused(curator_client, curator):
+    """The inbox showed "40 metres" against "55 metres"; meanwhile another curator
+    rewrote the first fact. "Drop both" retracted the rewritten fact, whose words the
+    curator never saw. Now the card comes back as it is, the note kept, nothing changed."""
+    a, b = _facts(40, 55)
+    pair = _pair(a, b)
+    drawn = _resolve_form(
+        curator_client.get(reverse("integrity:detail", args=[pair.pk])).content.decode()
+    )
+    fact_update(fact=a, actor=curator, text="The tower was 40 metres tall before 1990")
+    url = reverse("integrity:resolve", args=[pair.pk])
+    response = curator_client.post(
+        url, {**drawn, "resolution": "drop_both", "note": "both wrong"}, **HTMX
+    )
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "edited since your page showed it" in html and "before 1990" in html
+    assert "both wrong" in html  # the note typed is kept
+    pair.refresh_from_db()
+    assert pair.status == "open" and set(_statuses().values()) == {"active"}
+    # decided again on the card as it is now: taken
+    current = _resolve_form(html)
+    response = curator_client.post(url, {**current, "resolution": "drop_both"}, **HTMX)
+    assert response.status_code == 200
+    assert set(_statuses().values()) == {"retracted"}
+
+
+def test_the_edited_fact_refusal_reads_in_italian(curator_client, curator):
+    a, b = _facts(40, 55)
+    pair = _pair(a, b)
+    curator_client.post(reverse("set_language"), {"language": "it", "next": "/"})
+    drawn = _resolve_form(
+        curator_client.get(reverse("integrity:detail", args=[pair.pk])).content.decode()
+    )
+    fact_update(fact=a, actor=curator, text="The tower was 40 metres tall before 1990")
+    response = curator_client.post(
+        reverse("integrity:resolve", args=[pair.pk]),
+        {**drawn, "resolution": "keep_first"},
+        **HTMX,
+    )
+    assert response.status_code == 409
+    assert "è stato modificato dopo che la pagina" in response.content.decode()
