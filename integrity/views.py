@@ -32,6 +32,7 @@ from kgsite.pages import (
     is_curator,
     render_page,
 )
+from kgsite.text import has_control_chars
 from notifications.models import Notification
 from notifications.views import EVENT
 
@@ -260,7 +261,8 @@ def resolve(request, contradiction_id: int):
         )
     except DomainError as exc:
         contradiction = selectors.contradiction_get(contradiction_id=contradiction.pk)
-        return _card_response(request, contradiction, error=exc.message, note=note, status=400)
+        error = refusal(exc, contradiction, note=note)
+        return _card_response(request, contradiction, error=error, note=note, status=400)
     return _card_response(request, selectors.contradiction_get(contradiction_id=contradiction.pk))
 
 
@@ -282,8 +284,46 @@ def undo(request, contradiction_id: int):
     try:
         resolution.contradiction_undo(contradiction=contradiction, actor=request.user)
     except DomainError as exc:
-        return _card_response(request, contradiction, error=exc.message, status=409)
+        error = refusal(exc, contradiction)
+        return _card_response(request, contradiction, error=error, status=409)
     return _card_response(request, selectors.contradiction_get(contradiction_id=contradiction.pk))
+
+
+def refusal(exc: DomainError, contradiction: Contradiction, *, note: str = "") -> str:
+    """A resolution's or an undo's refusal in the page's language, in the service's words
+    (which the API answers in English)."""
+    fact = next(
+        (
+            f
+            for f in (contradiction.fact_a, contradiction.fact_b)
+            if re.search(rf"\bfact {f.pk}\b", exc.message)
+        ),
+        contradiction.fact_a,
+    )
+    if exc.code == "kept_inactive":
+        return _(
+            "fact %(id)s is %(status)s already, so it cannot be kept; undo what ended it, "
+            "or choose another resolution"
+        ) % {"id": fact.pk, "status": _(fact.get_status_display()).lower()}
+    if exc.code == "already_resolved":
+        return _("contradiction %(id)s is already resolved (%(resolution)s); undo it first") % {
+            "id": contradiction.pk,
+            "resolution": RESOLUTION_LABELS.get(contradiction.resolution, ""),
+        }
+    if exc.code == "not_resolved":
+        return _("contradiction %(id)s is not resolved; nothing to undo") % {"id": contradiction.pk}
+    if exc.code == "changed_since":
+        return _("fact %(id)s changed since this resolution; restore it by hand") % {"id": fact.pk}
+    if exc.code == "no_history":
+        return _("no record of how this was resolved")
+    if exc.field == "resolution":
+        choices = ", ".join(Contradiction.Resolution.values)
+        return _("resolution must be one of %(choices)s") % {"choices": choices}
+    if exc.field == "note":
+        if isinstance(note, str) and has_control_chars(note):
+            return _("note must be text without control characters")
+        return _("say in a note why both facts are true")
+    return exc.message
 
 
 # --- what integrity adds to other pages -------------------------------------------------

@@ -314,3 +314,22 @@ def test_the_edited_fact_refusal_reads_in_italian(curator_client, curator):
     )
     assert response.status_code == 409
     assert "è stato modificato dopo che la pagina" in response.content.decode()
+
+
+def test_the_cards_refusals_read_in_italian(curator_client):
+    """The resolve and undo refusals were the service's English sentences on the
+    Italian inbox: a missing note, a double click, an undo of an open card, a kept fact
+    another decision ended."""
+    a, b, c = _facts(40, 55, 61)
+    pair = _pair(a, b)
+    curator_client.post(reverse("set_language"), {"language": "it", "next": "/"})
+    said = _resolve(curator_client, pair, "both_true").content.decode()
+    assert "scrivi in una nota perché entrambi i fatti sono veri" in said
+    undo = curator_client.post(reverse("integrity:undo", args=[pair.pk]), **HTMX)
+    assert "non c&#x27;è nulla da annullare" in undo.content.decode()
+    assert _resolve(curator_client, pair, "keep_second").status_code == 200
+    twice = _resolve(curator_client, pair, "keep_second").content.decode()
+    assert "è già risolta (Tieni il secondo)" in twice
+    ended = _resolve(curator_client, _pair(a, c), "keep_first").content.decode()
+    assert f"il fatto {a.pk} è già superato, quindi non può essere tenuto" in ended
+    assert "already" not in said + twice + ended and "nothing to undo" not in undo.content.decode()
