@@ -173,7 +173,7 @@ def fact_add(request, entity_id: str):
     if form.is_valid():
         data = form.cleaned_data
         try:
-            fact = curation.fact_create(
+            stored = curation.fact_create(
                 entity=entity,
                 text=data["text"],
                 predicate=data["predicate"],
@@ -188,7 +188,8 @@ def fact_add(request, entity_id: str):
         except DomainError as exc:
             form.add_error(None, form_error(exc, form.fields, FIELD_NAMES.get(exc.field or "")))
         else:
-            return facts_response(request, entity, added=fact)
+            confirmed = stored.action == "confirmed"
+            return facts_response(request, entity, added=stored.fact, confirmed=confirmed)
     return facts_response(request, entity, fact_form=form, status=400)
 
 

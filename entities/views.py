@@ -219,16 +219,31 @@ def aliases_response(
 
 
 def facts_response(
-    request, entity: Entity, *, fact_form=None, added=None, retracted=None, error="", status=200
+    request,
+    entity: Entity,
+    *,
+    fact_form=None,
+    added=None,
+    confirmed=False,
+    retracted=None,
+    error="",
+    status=200,
 ):
     """The facts card alone (after adding or retracting one), with the undo of what was
-    just done."""
+    just done. A text already stored was confirmed, not created: the undo of its
+    creation (retracting it, maybe an earlier one of this curator's) is not this one's."""
     undo = None
-    if added is not None:
+    if added is not None and not confirmed:
         undo = latest_entry(request.user, "fact.create", added)
     elif retracted is not None:
         undo = latest_entry(request.user, "fact.update", retracted)
-    extra = {"added": added, "retracted": retracted, "fact_undo": undo, "fact_error": error}
+    extra = {
+        "added": added,
+        "confirmed": confirmed,
+        "retracted": retracted,
+        "fact_undo": undo,
+        "fact_error": error,
+    }
     if fact_form is not None:
         extra["fact_form"] = fact_form
     return render_page(
@@ -266,8 +281,6 @@ def alias_remove(request, entity_id: str):
         return aliases_response(request, entity, error=exc.message, status=400)
     return aliases_response(request, entity, removed=alias)
 
-
-# --- merge ---------------------------------------------------------------------------------
 
 # --- merge ---------------------------------------------------------------------------------
 
