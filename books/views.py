@@ -344,27 +344,30 @@ def candidates(request):
     )
 
 
-def _candidates_decide(request, action: str, ids: list[str]) -> str:
-    """Run the chosen decision; returns what to tell the curator."""
+def _candidates_decide(request, action: str, ids: list[str]) -> tuple[str, AuditEntry | None]:
+    """Run the chosen decision; returns what to tell the curator, and the rejection this
+    request wrote (its undo: not the latest one, which may be another curator's)."""
     user = request.user
     if action == "accept":
         n = review.candidates_accept(entity_ids=ids, actor=user)
-        return ngettext("Accepted %(n)d candidate.", "Accepted %(n)d candidates.", n) % {"n": n}
+        msg = ngettext("Accepted %(n)d candidate.", "Accepted %(n)d candidates.", n)
+        return msg % {"n": n}, None
     if action == "retype":
         new_type = request.POST.get("new_type", "")
         n = review.candidates_retype(entity_ids=ids, type=new_type, actor=user)
         return ngettext(
             "Gave %(n)d candidate the type %(type)s.", "Gave %(n)d candidates the type %(type)s.", n
-        ) % {"n": n, "type": new_type}
+        ) % {"n": n, "type": new_type}, None
     if action == "merge":
         outcome = review.candidates_merge(
             entity_ids=ids, target=request.POST.get("target", ""), actor=user
         )
-        return _("Merged into “%(name)s”.") % {"name": outcome.plan.survivor.canonical_name}
+        return _("Merged into “%(name)s”.") % {"name": outcome.plan.survivor.canonical_name}, None
     if action == "reject":
         entry = review.candidates_reject(entity_ids=ids, actor=user)
         n = len(entry.payload["entities"])
-        return ngettext("Rejected %(n)d candidate.", "Rejected %(n)d candidates.", n) % {"n": n}
+        msg = ngettext("Rejected %(n)d candidate.", "Rejected %(n)d candidates.", n)
+        return msg % {"n": n}, entry
     raise InvalidInput(_("Choose what to do with the chosen candidates."), field="action")
 
 
@@ -378,12 +381,9 @@ def candidates_decide(request):
     error = notice = ""
     undo = None
     try:
-        notice = _candidates_decide(request, action, ids)
+        notice, undo = _candidates_decide(request, action, ids)
     except DomainError as exc:
         error = exc.message
-    else:
-        if action == "reject":
-            undo = AuditEntry.objects.filter(action="entity.reject").order_by("-id").first()
     context = _candidates_context(request, error=error, notice=notice, undo=undo)
     return render_page(
         request,
