@@ -119,8 +119,12 @@ def _panel_context(request, error: str = "") -> dict:
         }
         for urgency, items in pending.items()
     ]
+    shown = [n.pk for items in pending.values() for n in items]
     return {
         "groups": groups,
+        # "Mark all read" marks what was unread when the panel was drawn, not a notice
+        # raised since (an urgent one would be read before anyone saw it).
+        "upto": max(shown, default=0),
         "counts": selectors.notification_unread_count(user=request.user),
         "error": error,
         "can_write": is_curator(request.user),  # readers see no button they may not use
@@ -140,7 +144,8 @@ def mark_read(request):
     error = ""
     try:
         if request.POST.get("all"):
-            services.notification_mark_read(user=request.user, everything=True)
+            upto = parse_id(request.POST.get("upto", ""))
+            services.notification_mark_read(user=request.user, everything=True, upto=upto)
         else:
             raw = request.POST.get("id", "")
             notification_id = parse_id(raw)
