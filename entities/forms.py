@@ -70,6 +70,13 @@ class EntityForm(forms.Form):
         return [a.strip() for a in self.cleaned_data.get("aliases", "").splitlines() if a.strip()]
 
 
+# An <input type="date"> holds its value as yyyy-mm-dd whatever the page's language (the
+# browser shows it in the reader's own format): the locale's first input format
+# ("08/07/1835" on the Italian pages) is no value to it, so the box showed empty and a
+# save sent the date away.
+DATE_VALUE = "%Y-%m-%d"
+
+
 class FactForm(forms.Form):
     text = forms.CharField(
         label=gettext_lazy("Fact"), widget=forms.Textarea(attrs={"rows": 2}), max_length=10_000
@@ -93,12 +100,12 @@ class FactForm(forms.Form):
     valid_from = forms.DateField(
         label=gettext_lazy("Valid from"),
         required=False,
-        widget=forms.DateInput(attrs={"type": "date"}),
+        widget=forms.DateInput(attrs={"type": "date"}, format=DATE_VALUE),
     )
     valid_to = forms.DateField(
         label=gettext_lazy("Valid until"),
         required=False,
-        widget=forms.DateInput(attrs={"type": "date"}),
+        widget=forms.DateInput(attrs={"type": "date"}, format=DATE_VALUE),
     )
 
 
