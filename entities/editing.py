@@ -265,7 +265,7 @@ def _stale_message(fact: Fact) -> str:
     return _(
         "This fact was changed since you opened this page (it is %(status)s now). Your "
         "changes are kept below: save again to apply them over it."
-    ) % {"status": fact.get_status_display()}
+    ) % {"status": _(fact.get_status_display()).lower()}
 
 
 def _fact_back(fact: Fact, entity: Entity | None) -> str:

@@ -184,3 +184,14 @@ def test_retract_from_a_stale_entity_page_leaves_an_ended_fact_as_it_is(
     assert "Retracted “" not in html and "Undo" not in html
     fact.refresh_from_db()
     assert (fact.status, fact.source) == (meanwhile, "the casebook")
+
+
+def test_the_stale_fact_message_names_the_status_in_italian(curator_client, other_curator, holmes):
+    """The Italian refusal read "(ora è Retracted)": the status was the English label."""
+    fact = fact_store(text="Holmes plays the violin", entities=[holmes], source="a").fact
+    curator_client.post(reverse("set_language"), {"language": "it", "next": "/"})
+    url = reverse("entities:fact", args=[fact.pk])
+    form = form_of(curator_client.get(url).content.decode())
+    fact_update(fact=fact, actor=other_curator, status="retracted")
+    html = curator_client.post(url, {**form, "source": "b"}).content.decode()
+    assert "(ora è ritirato)" in html and "Retracted" not in html
