@@ -33,6 +33,10 @@ LABELS = {
     "fact.delete": _("deleted the fact"),
     "fact.supersede": _("replaced the fact"),
     "fact.supersede_undo": _("undid the replacement of"),
+    "fact.link": _("linked entities to the fact"),
+    "fact.confirmation_undo": _("kept apart a confirmation of"),
+    "entity_kg.import": _("imported entities from a graph file"),
+    "episode.create": _("recorded an episode"),
     "duplicate.dismiss": _("dismissed the duplicate pair"),
     "duplicate.undismiss": _("reopened the duplicate pair"),
 }
