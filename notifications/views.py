@@ -12,6 +12,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from entities.models import Entity, EntityFact
@@ -150,8 +151,11 @@ def mark_read(request):
             raw = request.POST.get("id", "")
             notification_id = parse_id(raw)
             if notification_id is None:
-                raise InvalidInput("choose a notification", field="id")
-            services.notification_mark_read(user=request.user, ids=[notification_id])
+                raise InvalidInput(_("choose a notification"), field="id")
+            try:
+                services.notification_mark_read(user=request.user, ids=[notification_id])
+            except NotFound:  # the service's sentence is the API's, in English
+                error = _("no notification with id %(id)s") % {"id": notification_id}
     except DomainError as exc:
         error = exc.message
     if not request.htmx:
