@@ -174,6 +174,18 @@ def test_a_note_with_control_characters_is_an_inline_error(curator_client, note)
     assert pair.status == "open" and pair.note == ""
 
 
+@pytest.mark.parametrize("note", ["\u200b", "\u200b \u200e", "\ufeff\u2060"])
+def test_both_true_with_a_note_that_shows_nothing_is_an_inline_error(curator_client, note):
+    """A pasted note of zero-width spaces or bidi marks settled the pair as "both true"
+    with a note that says nothing (the card showed “”)."""
+    pair = _pair(*_facts(40, 55))
+    response = _resolve(curator_client, pair, "both_true", note=note)
+    assert response.status_code == 400
+    assert "say in a note why both facts are true" in response.content.decode()
+    pair.refresh_from_db()
+    assert pair.status == "open"
+
+
 def test_a_note_may_run_over_lines(curator_client):
     pair = _pair(*_facts(40, 55))
     note = "Two towers:\nthe old one and the new one."
