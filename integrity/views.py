@@ -138,6 +138,7 @@ def _card(
         if contradiction.status == Contradiction.Status.RESOLVED
         else None,
         "seen": pair_seen(contradiction),
+        "max_note": resolution.MAX_NOTE,
     }
 
 
@@ -322,6 +323,8 @@ def refusal(exc: DomainError, contradiction: Contradiction, *, note: str = "") -
     if exc.field == "note":
         if isinstance(note, str) and has_control_chars(note):
             return _("note must be text without control characters")
+        if isinstance(note, str) and len(note.strip()) > resolution.MAX_NOTE:
+            return _("The note is longer than %(n)s characters.") % {"n": resolution.MAX_NOTE}
         return _("say in a note why both facts are true")
     return exc.message
 

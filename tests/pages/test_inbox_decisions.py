@@ -186,6 +186,19 @@ def test_both_true_with_a_note_that_shows_nothing_is_an_inline_error(curator_cli
     assert pair.status == "open"
 
 
+def test_a_note_past_the_apis_limit_is_an_inline_error(curator_client):
+    """The API takes a note of up to 5,000 characters; the inbox stored one of 100,000
+    (and its audit row a second copy)."""
+    pair = _pair(*_facts(40, 55))
+    response = _resolve(curator_client, pair, "both_true", note="two towers " * 10_000)
+    assert response.status_code == 400
+    assert "The note is longer than 5000 characters." in response.content.decode()
+    pair.refresh_from_db()
+    assert pair.status == "open" and pair.note == ""
+    html = curator_client.get(reverse("integrity:detail", args=[pair.pk])).content.decode()
+    assert 'maxlength="5000"' in html  # the box itself stops there
+
+
 def test_a_note_may_run_over_lines(curator_client):
     pair = _pair(*_facts(40, 55))
     note = "Two towers:\nthe old one and the new one."
