@@ -6,6 +6,7 @@ import hashlib
 import json
 
 from django import forms
+from django.conf import settings
 from django.utils.translation import gettext_lazy
 
 from kgsite.models import AuditEntry
@@ -65,6 +66,18 @@ class EntityForm(forms.Form):
         help_text=gettext_lazy("one a line"),
         widget=forms.Textarea(attrs={"rows": 2}),
     )
+
+    def clean_aliases(self) -> str:
+        """As many as the API takes at once (``KGSITE_MAX_ALIASES_PER_REQUEST``): each is
+        checked against every name, so a pasted list of thousands held the request."""
+        text = self.cleaned_data.get("aliases", "")
+        limit = settings.KGSITE_MAX_ALIASES_PER_REQUEST
+        if sum(1 for line in text.splitlines() if line.strip()) > limit:
+            raise forms.ValidationError(
+                gettext_lazy("At most %(limit)s aliases at once; add more on the entity's page.")
+                % {"limit": limit}
+            )
+        return text
 
     def alias_list(self) -> list[str]:
         return [a.strip() for a in self.cleaned_data.get("aliases", "").splitlines() if a.strip()]
