@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from kgsite.errors import DomainError
+from kgsite.errors import Conflict, DomainError
 from kgsite.pages import checked_get, curator_required, form_error, render_page
 
 from . import curation, hooks, selectors, services
@@ -311,7 +311,12 @@ def fact_supersede(request, fact_id: int):
     """Replace a fact by a corrected text: the old one is superseded, not lost."""
     fact, _w = checked_get(request, Fact, fact_id, write=True)
     entity = _fact_entity(request, fact)
+    seen = state_seen(fact, FACT_SHOWN)
     try:
+        if request.POST.get("seen", seen) != seen:
+            # Drawn before another curator's edit: the fact replaced would be one whose
+            # words this curator never saw.
+            raise Conflict(_stale_message(fact))
         curation.fact_supersede(fact=fact, text=request.POST.get("text", ""), actor=request.user)
     except DomainError as exc:  # the page again, the corrected text kept in its box
         fact.refresh_from_db()
