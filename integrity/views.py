@@ -262,9 +262,21 @@ def resolve(request, contradiction_id: int):
         )
     except DomainError as exc:
         contradiction = selectors.contradiction_get(contradiction_id=contradiction.pk)
+        if exc.code == "already_resolved" and _as_asked(contradiction, request.POST, note):
+            # A double click (or the key pressed twice): the second request found the
+            # decision the first one made, which is what the curator asked for.
+            return _card_response(request, contradiction)
         error = refusal(exc, contradiction, note=note)
         return _card_response(request, contradiction, error=error, note=note, status=400)
     return _card_response(request, selectors.contradiction_get(contradiction_id=contradiction.pk))
+
+
+def _as_asked(contradiction: Contradiction, posted, note: str) -> bool:
+    """Whether the contradiction is resolved as this request asks (the note too)."""
+    asked = posted.get("resolution", "")
+    if asked != contradiction.resolution:
+        return False
+    return asked != Contradiction.Resolution.BOTH_TRUE or note.strip() == contradiction.note
 
 
 @require_POST

@@ -353,8 +353,25 @@ def test_the_cards_refusals_read_in_italian(curator_client):
     undo = curator_client.post(reverse("integrity:undo", args=[pair.pk]), **HTMX)
     assert "non c&#x27;è nulla da annullare" in undo.content.decode()
     assert _resolve(curator_client, pair, "keep_second").status_code == 200
-    twice = _resolve(curator_client, pair, "keep_second").content.decode()
+    twice = _resolve(curator_client, pair, "keep_first").content.decode()
     assert "è già risolta (Tieni il secondo)" in twice
     ended = _resolve(curator_client, _pair(a, c), "keep_first").content.decode()
     assert f"il fatto {a.pk} è già superato, quindi non può essere tenuto" in ended
     assert "already" not in said + twice + ended and "nothing to undo" not in undo.content.decode()
+
+
+@pytest.mark.parametrize(("resolution", "note"), [("keep_first", ""), ("both_true", "two towers")])
+def test_a_decision_sent_twice_shows_it_taken_not_an_error(curator_client, resolution, note):
+    """A double click (or the key pressed twice) sent the same decision twice: the second
+    answer swapped in "already resolved; undo it first" as an alert over the decision
+    the first one had just made."""
+    pair = _pair(*_facts(40, 55))
+    assert _resolve(curator_client, pair, resolution, note=note).status_code == 200
+    again = _resolve(curator_client, pair, resolution, note=note)
+    assert again.status_code == 200
+    html = again.content.decode()
+    assert "Resolved:" in html and 'role="alert"' not in html
+    assert AuditEntry.objects.filter(action="contradiction.resolve").count() == 1
+    # another decision than the one taken is still refused
+    other = _resolve(curator_client, pair, "drop_both")
+    assert other.status_code == 400 and "already resolved" in other.content.decode()
