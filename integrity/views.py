@@ -271,6 +271,16 @@ def resolve(request, contradiction_id: int):
     return _card_response(request, selectors.contradiction_get(contradiction_id=contradiction.pk))
 
 
+def _undone_since(contradiction: Contradiction, decision: int) -> bool:
+    """Whether the decision a card showed has been undone (and nothing decided since)."""
+    return AuditEntry.objects.filter(
+        action="contradiction.undo",
+        target_type=Contradiction._meta.label_lower,
+        target_id=str(contradiction.pk),
+        pk__gt=decision,
+    ).exists()
+
+
 def _as_asked(contradiction: Contradiction, posted, note: str) -> bool:
     """Whether the contradiction is resolved as this request asks (the note too)."""
     asked = posted.get("resolution", "")
@@ -297,6 +307,8 @@ def undo(request, contradiction_id: int):
     try:
         resolution.contradiction_undo(contradiction=contradiction, actor=request.user)
     except DomainError as exc:
+        if exc.code == "not_resolved" and shown is not None and _undone_since(contradiction, shown):
+            return _card_response(request, contradiction)  # a double click: undone already
         error = refusal(exc, contradiction)
         return _card_response(request, contradiction, error=error, status=409)
     return _card_response(request, selectors.contradiction_get(contradiction_id=contradiction.pk))

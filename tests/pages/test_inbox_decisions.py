@@ -375,3 +375,20 @@ def test_a_decision_sent_twice_shows_it_taken_not_an_error(curator_client, resol
     # another decision than the one taken is still refused
     other = _resolve(curator_client, pair, "drop_both")
     assert other.status_code == 400 and "already resolved" in other.content.decode()
+
+
+def test_an_undo_sent_twice_shows_the_card_reopened_not_an_error(curator_client):
+    """The second of two Undo clicks swapped in "not resolved; nothing to undo" as an
+    alert over the card the first one had just reopened."""
+    pair = _pair(*_facts(40, 55))
+    form = _undo_form(_resolve(curator_client, pair, "keep_first").content.decode())
+    url = reverse("integrity:undo", args=[pair.pk])
+    assert curator_client.post(url, form, **HTMX).status_code == 200
+    again = curator_client.post(url, form, **HTMX)
+    assert again.status_code == 200
+    html = again.content.decode()
+    assert 'value="keep_first"' in html and 'role="alert"' not in html
+    assert AuditEntry.objects.filter(action="contradiction.undo").count() == 1
+    # an Undo on a card that never showed a decision is still said to have nothing to undo
+    bare = curator_client.post(url, **HTMX)
+    assert bare.status_code == 409 and "nothing to undo" in bare.content.decode()
