@@ -412,3 +412,19 @@ def duplicate_undismiss(*, suggestion, actor):
     suggestion.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
     audit(actor=actor, action="duplicate.undismiss", target=suggestion, payload={})
     return suggestion
+
+
+def duplicate_reopened(*, suggestion) -> bool:
+    """Whether the pair waits because its dismissal was just taken back (the last thing
+    done to it): a second Undo of that dismissal asks for what is already so."""
+    last = (
+        AuditEntry.objects.filter(target_type="entities.duplicatesuggestion")
+        .filter(target_id=str(suggestion.pk))
+        .order_by("-id")
+        .values_list("action", flat=True)
+        .first()
+    )
+    pending = DuplicateSuggestion.objects.filter(
+        pk=suggestion.pk, status=DuplicateSuggestion.Status.PENDING
+    ).exists()
+    return pending and last == "duplicate.undismiss"

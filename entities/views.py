@@ -549,8 +549,8 @@ def duplicate_undismiss(request, suggestion_id: int):
     error = ""
     try:
         suggestion = curation.duplicate_undismiss(suggestion=suggestion, actor=request.user)
-    except DomainError as exc:
-        error = exc.message
+    except DomainError as exc:  # Undo clicked twice: the first reopened it, as asked
+        error = "" if curation.duplicate_reopened(suggestion=suggestion) else exc.message
     return _suggestion_response(request, suggestion, error=error)
 
 

@@ -218,3 +218,22 @@ def test_next_after_deciding_a_whole_page_skips_nothing(curator_client, monkeypa
     after = curator_client.get(reverse("entities:duplicates") + link).content.decode()
     assert [p for p in pairs if f'id="suggestion-{p.pk}"' in after] == pairs[2:4]
     assert "3 pending" in after
+
+
+def test_undo_of_a_dismissal_sent_twice_shows_the_pair_waiting_not_an_error(curator_client, pair):
+    """The second of two Undo clicks swapped in "this pair is not dismissed" as an alert
+    over the pair the first click had just put back in the queue."""
+    _keeper, _other, suggestion = pair
+    curator_client.post(reverse("entities:dismiss", args=[suggestion.pk]), **HTMX)
+    url = reverse("entities:undismiss", args=[suggestion.pk])
+    assert curator_client.post(url, **HTMX).status_code == 200
+    again = curator_client.post(url, **HTMX)
+    assert again.status_code == 200
+    html = again.content.decode()
+    assert "Not the same: dismiss" in html and 'role="alert"' not in html
+    # a pair never dismissed is still said not to be
+    other = DuplicateSuggestion.objects.get(pk=suggestion.pk)
+    other.status = "merged"
+    other.save()
+    refused = curator_client.post(url, **HTMX)
+    assert refused.status_code == 409 and b"not dismissed" in refused.content
