@@ -434,6 +434,16 @@ def merge_undoable_for(*, entity: Entity) -> EntityMerge | None:
     return merge_list().filter(survivor=entity, undone_at__isnull=True).first()
 
 
+def merge_done_as_asked(*, survivor_id: str, duplicate_ids: list[str], actor) -> EntityMerge | None:
+    """The newest merge into ``survivor_id``, not undone, if ``actor`` made it and it
+    merged every one of ``duplicate_ids``: the same merge asked twice finds it done."""
+    merge = merge_list().filter(survivor_id=survivor_id, undone_at__isnull=True).first()
+    if merge is None or merge.actor_id != getattr(actor, "pk", None):
+        return None
+    wanted = {i for i in duplicate_ids if i}
+    return merge if wanted and wanted <= set(merge.duplicate_ids) else None
+
+
 def duplicate_suggestions_pending(*, entity: Entity | None = None) -> QuerySet[DuplicateSuggestion]:
     """Pairs waiting for a curator, best evidence first (both entities still exist)."""
     qs = DuplicateSuggestion.objects.filter(

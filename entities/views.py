@@ -410,7 +410,10 @@ def merge(request, entity_id: str):
     except DomainError as exc:
         # From the queue the confirm swaps the pair's card: the refusal goes in the card.
         if (suggestion := _posted_suggestion(request)) is not None:
-            return _suggestion_response(request, suggestion, error=exc.message)
+            ids, me = request.POST.getlist("duplicates"), request.user  # Confirm clicked twice
+            done = selectors.merge_done_as_asked(survivor_id=entity_id, duplicate_ids=ids, actor=me)
+            extra = {"merge": done} if done else {"error": exc.message}
+            return _suggestion_response(request, suggestion, **extra)
         return _merge_error(request, entity_id, exc)
     if (suggestion := _posted_suggestion(request)) is not None:
         return _suggestion_response(request, suggestion, merge=outcome.merge)

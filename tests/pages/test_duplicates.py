@@ -4,6 +4,7 @@ good."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 from django.urls import reverse
 
 from entities.models import DuplicateSuggestion, Entity, EntityMerge
@@ -145,7 +146,8 @@ def test_a_refused_merge_from_the_queue_keeps_the_pairs_card(curator_client, cur
     from entities.services import entity_merge
 
     keeper, other, suggestion = pair
-    entity_merge(survivor=keeper, duplicates=[other], actor=curator)
+    colleague = User.objects.create_user("colleague")
+    entity_merge(survivor=keeper, duplicates=[other], actor=colleague)
     response = curator_client.post(
         reverse("entities:merge", args=[keeper.pk]),
         {
@@ -237,3 +239,17 @@ def test_undo_of_a_dismissal_sent_twice_shows_the_pair_waiting_not_an_error(cura
     other.save()
     refused = curator_client.post(url, **HTMX)
     assert refused.status_code == 409 and b"not dismissed" in refused.content
+
+
+def test_a_merge_confirmed_twice_from_the_queue_shows_it_merged_not_an_error(curator_client, pair):
+    """The second of two Confirm clicks swapped "One of the chosen entities no longer
+    exists" as an alert over the card the first click had just marked merged."""
+    keeper, other, suggestion = pair
+    form = {"duplicates": [other.pk], "suggestion": suggestion.pk}
+    url = reverse("entities:merge", args=[keeper.pk])
+    assert curator_client.post(url, form, **HTMX).status_code == 200
+    again = curator_client.post(url, form, **HTMX)
+    assert again.status_code == 200
+    html = again.content.decode()
+    assert "Merged into “Marie Curie”." in html and 'role="alert"' not in html
+    assert EntityMerge.objects.count() == 1
