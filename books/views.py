@@ -419,8 +419,11 @@ def candidates_reject_undo(request, entry_id: int):
     try:
         ids = review.candidates_reject_undo(entry=entry, actor=request.user)
     except DomainError as exc:
-        error = exc.message
-    else:
+        ids = [row["id"] for row in entry.payload.get("entities", [])]
+        # Undo clicked twice: this curator's first click brought them back, as asked.
+        mine = AuditEntry.objects.filter(action="entity.reject_undo", actor=request.user)
+        error = "" if mine.filter(payload__entry=entry.pk).exists() else exc.message
+    if not error:
         notice = ngettext(
             "Brought back %(n)d candidate.", "Brought back %(n)d candidates.", len(ids)
         ) % {"n": len(ids)}
