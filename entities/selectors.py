@@ -444,6 +444,18 @@ def merge_done_as_asked(*, survivor_id: str, duplicate_ids: list[str], actor) ->
     return merge if wanted and wanted <= set(merge.duplicate_ids) else None
 
 
+def merge_undone_by(*, merge_id: int, actor) -> bool:
+    """Whether ``actor`` undid this merge and none of its entities was merged again
+    since: its Undo asked a second time finds it done."""
+    merge = EntityMerge.objects.filter(pk=merge_id, undone_by_id=getattr(actor, "pk", None))
+    merge = merge.first()
+    if merge is None:
+        return False
+    ids = {merge.survivor_id, *merge.duplicate_ids}
+    later = EntityMerge.objects.filter(pk__gt=merge.pk, undone_at__isnull=True)
+    return not any(ids & {m.survivor_id, *m.duplicate_ids} for m in later)
+
+
 def duplicate_suggestions_pending(*, entity: Entity | None = None) -> QuerySet[DuplicateSuggestion]:
     """Pairs waiting for a curator, best evidence first (both entities still exist)."""
     qs = DuplicateSuggestion.objects.filter(

@@ -450,10 +450,10 @@ def merge_undo(request, merge_id: int):
     suggestion_id = request.POST.get("suggestion", "")
     try:
         _undo_merge(merge_obj, request.user)
-    except DomainError as exc:
-        error = exc.message
-    else:
         error = ""
+    except DomainError as exc:  # Undo clicked twice: this curator's first click undid it
+        done = selectors.merge_undone_by(merge_id=merge_obj.pk, actor=request.user)
+        error = "" if done else exc.message
     if request.htmx and (suggestion_pk := parse_id(suggestion_id)) is not None:
         suggestion = DuplicateSuggestion.objects.filter(pk=suggestion_pk).first()
         if suggestion is not None:

@@ -253,3 +253,23 @@ def test_a_merge_confirmed_twice_from_the_queue_shows_it_merged_not_an_error(cur
     html = again.content.decode()
     assert "Merged into “Marie Curie”." in html and 'role="alert"' not in html
     assert EntityMerge.objects.count() == 1
+
+
+def test_a_merges_undo_clicked_twice_shows_it_undone_not_an_error(curator_client, pair):
+    """The second of two Undo clicks on a merged pair swapped "merge 1 cannot be undone
+    exactly: merge 1 was already undone" as an alert over the pair just put back."""
+    keeper, other, suggestion = pair
+    url = reverse("entities:merge", args=[keeper.pk])
+    curator_client.post(url, {"duplicates": [other.pk], "suggestion": suggestion.pk}, **HTMX)
+    merge = EntityMerge.objects.get()
+    undo = reverse("entities:merge-undo", args=[merge.pk])
+    assert curator_client.post(undo, {"suggestion": suggestion.pk}, **HTMX).status_code == 200
+    again = curator_client.post(undo, {"suggestion": suggestion.pk}, **HTMX)
+    assert again.status_code == 200
+    html = again.content.decode()
+    assert "Merge undone: both entities are back." in html and 'role="alert"' not in html
+    # merged again since: the old Undo is refused, it undoes nothing of the new merge
+    curator_client.post(url, {"duplicates": [other.pk], "suggestion": suggestion.pk}, **HTMX)
+    stale = curator_client.post(undo, {"suggestion": suggestion.pk}, **HTMX)
+    assert stale.status_code == 409 and b"already undone" in stale.content
+    assert not Entity.objects.filter(pk=other.pk).exists()
