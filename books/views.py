@@ -22,6 +22,7 @@ from kgsite.models import AuditEntry
 from kgsite.pages import (
     Panel,
     UndoAction,
+    audit_target_ids,
     checked_get,
     curator_required,
     is_curator,
@@ -159,7 +160,7 @@ def job_retry(request, job_id: int):
     try:
         job = services.ingest_job_retry(job=job, actor=request.user)
     except DomainError as exc:
-        error = exc.message
+        error = "" if _retried_by(job, request.user) else exc.message
     job = selectors.job_list().select_related("book").get(pk=job.pk)
     return render_page(
         request,
@@ -168,6 +169,21 @@ def job_retry(request, job_id: int):
         partial="books/_job.html",
         status=409 if error else 200,
     )
+
+
+def _retried_by(job: IngestJob, user) -> bool:
+    """Whether the job waits or runs again on ``user``'s retry, the last one it had: a
+    Retry clicked twice finds it done, as asked, not refused."""
+    live = IngestJob.objects.filter(
+        pk=job.pk, status__in=[IngestJob.Status.QUEUED, IngestJob.Status.RUNNING]
+    ).exists()
+    last = (
+        AuditEntry.objects.filter(action="ingest_job.retry", target_id=str(job.pk))
+        .filter(target_type=IngestJob._meta.label_lower)
+        .order_by("-id")
+        .first()
+    )
+    return live and last is not None and last.actor_id == user.pk
 
 
 @require_GET
@@ -264,10 +280,10 @@ AUDIT_LABELS = {
 
 
 def describe_books(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
-    found = Book.objects.in_bulk([int(e.target_id) for e in entries if e.target_id.isdigit()])
+    found = Book.objects.in_bulk(audit_target_ids(entries))
     out = {}
     for entry in entries:
-        book = found.get(int(entry.target_id)) if entry.target_id.isdigit() else None
+        book = found.get(parse_id(entry.target_id))
         if book is not None:
             out[entry.pk] = (book.title, reverse("books:detail", args=[book.pk]))
         else:
@@ -276,10 +292,10 @@ def describe_books(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
 
 
 def describe_jobs(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
-    found = IngestJob.objects.in_bulk([int(e.target_id) for e in entries if e.target_id.isdigit()])
+    found = IngestJob.objects.in_bulk(audit_target_ids(entries))
     out = {}
     for entry in entries:
-        job = found.get(int(entry.target_id)) if entry.target_id.isdigit() else None
+        job = found.get(parse_id(entry.target_id))
         if job is not None:
             out[entry.pk] = (job.title or job.source_name, reverse("books:job", args=[job.pk]))
     return out
@@ -343,27 +359,30 @@ def candidates(request):
     )
 
 
-def _candidates_decide(request, action: str, ids: list[str]) -> str:
-    """Run the chosen decision; returns what to tell the curator."""
+def _candidates_decide(request, action: str, ids: list[str]) -> tuple[str, AuditEntry | None]:
+    """Run the chosen decision; returns what to tell the curator, and the rejection this
+    request wrote (its undo: not the latest one, which may be another curator's)."""
     user = request.user
     if action == "accept":
         n = review.candidates_accept(entity_ids=ids, actor=user)
-        return ngettext("Accepted %(n)d candidate.", "Accepted %(n)d candidates.", n) % {"n": n}
+        msg = ngettext("Accepted %(n)d candidate.", "Accepted %(n)d candidates.", n)
+        return msg % {"n": n}, None
     if action == "retype":
         new_type = request.POST.get("new_type", "")
         n = review.candidates_retype(entity_ids=ids, type=new_type, actor=user)
         return ngettext(
             "Gave %(n)d candidate the type %(type)s.", "Gave %(n)d candidates the type %(type)s.", n
-        ) % {"n": n, "type": new_type}
+        ) % {"n": n, "type": new_type}, None
     if action == "merge":
         outcome = review.candidates_merge(
             entity_ids=ids, target=request.POST.get("target", ""), actor=user
         )
-        return _("Merged into “%(name)s”.") % {"name": outcome.plan.survivor.canonical_name}
+        return _("Merged into “%(name)s”.") % {"name": outcome.plan.survivor.canonical_name}, None
     if action == "reject":
         entry = review.candidates_reject(entity_ids=ids, actor=user)
         n = len(entry.payload["entities"])
-        return ngettext("Rejected %(n)d candidate.", "Rejected %(n)d candidates.", n) % {"n": n}
+        msg = ngettext("Rejected %(n)d candidate.", "Rejected %(n)d candidates.", n)
+        return msg % {"n": n}, entry
     raise InvalidInput(_("Choose what to do with the chosen candidates."), field="action")
 
 
@@ -377,12 +396,9 @@ def candidates_decide(request):
     error = notice = ""
     undo = None
     try:
-        notice = _candidates_decide(request, action, ids)
+        notice, undo = _candidates_decide(request, action, ids)
     except DomainError as exc:
         error = exc.message
-    else:
-        if action == "reject":
-            undo = AuditEntry.objects.filter(action="entity.reject").order_by("-id").first()
     context = _candidates_context(request, error=error, notice=notice, undo=undo)
     return render_page(
         request,
@@ -403,8 +419,11 @@ def candidates_reject_undo(request, entry_id: int):
     try:
         ids = review.candidates_reject_undo(entry=entry, actor=request.user)
     except DomainError as exc:
-        error = exc.message
-    else:
+        ids = [row["id"] for row in entry.payload.get("entities", [])]
+        # Undo clicked twice: this curator's first click brought them back, as asked.
+        mine = AuditEntry.objects.filter(action="entity.reject_undo", actor=request.user)
+        error = "" if mine.filter(payload__entry=entry.pk).exists() else exc.message
+    if not error:
         notice = ngettext(
             "Brought back %(n)d candidate.", "Brought back %(n)d candidates.", len(ids)
         ) % {"n": len(ids)}

@@ -7,8 +7,9 @@ from django.urls import reverse
 from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 
+from kgsite.converters import parse_id
 from kgsite.models import AuditEntry
-from kgsite.pages import UndoAction, audit_action, audit_target, undo_action
+from kgsite.pages import UndoAction, audit_action, audit_target, audit_target_ids, undo_action
 
 from . import curation, services
 from .models import DuplicateSuggestion, Entity, EntityMerge, Fact
@@ -32,6 +33,10 @@ LABELS = {
     "fact.delete": _("deleted the fact"),
     "fact.supersede": _("replaced the fact"),
     "fact.supersede_undo": _("undid the replacement of"),
+    "fact.link": _("linked entities to the fact"),
+    "fact.confirmation_undo": _("kept apart a confirmation of"),
+    "entity_kg.import": _("imported entities from a graph file"),
+    "episode.create": _("recorded an episode"),
     "duplicate.dismiss": _("dismissed the duplicate pair"),
     "duplicate.undismiss": _("reopened the duplicate pair"),
 }
@@ -67,11 +72,11 @@ def describe_entities(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
 
 
 def describe_facts(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
-    ids = [int(e.target_id) for e in entries if e.target_id.isdigit()]
+    ids = audit_target_ids(entries)
     found = Fact.objects.in_bulk(ids)
     out = {}
     for entry in entries:
-        fact = found.get(int(entry.target_id)) if entry.target_id.isdigit() else None
+        fact = found.get(parse_id(entry.target_id))
         if fact is not None:
             text = Truncator(fact.text).chars(70)
             out[entry.pk] = (text, reverse("entities:fact", args=[fact.pk]))
@@ -86,18 +91,16 @@ def hidden_facts(entries: list[AuditEntry], reader) -> set[int]:
     scopes = page_scopes(reader)
     if scopes.all_scopes:
         return set()
-    ids = [int(e.target_id) for e in entries if e.target_id.isdigit()]
+    ids = audit_target_ids(entries)
     unseen = set(Fact.objects.filter(pk__in=ids).exclude(scopes.q()).values_list("pk", flat=True))
-    return {e.pk for e in entries if e.target_id.isdigit() and int(e.target_id) in unseen}
+    return {e.pk for e in entries if parse_id(e.target_id) in unseen}
 
 
 def describe_merges(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
-    found = EntityMerge.objects.in_bulk(
-        [int(e.target_id) for e in entries if e.target_id.isdigit()]
-    )
+    found = EntityMerge.objects.in_bulk(audit_target_ids(entries))
     out = {}
     for entry in entries:
-        merge = found.get(int(entry.target_id)) if entry.target_id.isdigit() else None
+        merge = found.get(parse_id(entry.target_id))
         if merge is not None:
             url = reverse("entities:detail", args=[merge.survivor_id]) if merge.survivor_id else ""
             out[entry.pk] = (merge.survivor_name, url)
@@ -105,11 +108,11 @@ def describe_merges(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
 
 
 def describe_suggestions(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
-    ids = [int(e.target_id) for e in entries if e.target_id.isdigit()]
+    ids = audit_target_ids(entries)
     found = DuplicateSuggestion.objects.select_related("entity_a", "entity_b").in_bulk(ids)
     out = {}
     for entry in entries:
-        pair = found.get(int(entry.target_id)) if entry.target_id.isdigit() else None
+        pair = found.get(parse_id(entry.target_id))
         if pair is not None:
             names = [e.canonical_name for e in (pair.entity_a, pair.entity_b) if e is not None]
             out[entry.pk] = (" / ".join(names), reverse("entities:duplicates"))

@@ -22,6 +22,7 @@ from kgsite.text import normalize
 from . import hooks
 from .models import Alias, DuplicateSuggestion, Entity, EntityFact, Fact
 from .services import (
+    FactStoreResult,
     _check_no_twin,
     _entities_saved,
     _insert_exact,
@@ -69,18 +70,19 @@ def fact_create(
     source: str = "",
     valid_from: datetime | None = None,
     valid_to: datetime | None = None,
-) -> Fact:
+) -> FactStoreResult:
     """A curator writes a fact about ``entity`` on its page. With a predicate the fact is
     a triple whose subject is the entity and whose object is another entity (named) or a
     literal value; without one it only mentions the entity. The same text already stored
-    is confirmed, as ``fact_store`` does (its audit row says who)."""
+    is confirmed, as ``fact_store`` does (its confirmation says who): the result says
+    which, since only a created fact is undone by retracting it."""
     predicate = (predicate or "").strip()
     if (object_name or object_value) and not predicate:
         raise InvalidInput("a triple needs a predicate", field="predicate")
     if object_name and object_value:
         raise InvalidInput("give an object entity or a value, not both", field="object_value")
     obj = entity_by_name(name=object_name) if object_name else None
-    result = fact_store(
+    return fact_store(
         text=text,
         subject=entity if predicate else None,
         predicate=predicate,
@@ -93,7 +95,6 @@ def fact_create(
         valid_to=valid_to,
         actor=actor,
     )
-    return result.fact
 
 
 def fact_supersede(*, fact: Fact, text: str, actor, source: str | None = None) -> Fact:
@@ -411,3 +412,19 @@ def duplicate_undismiss(*, suggestion, actor):
     suggestion.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])
     audit(actor=actor, action="duplicate.undismiss", target=suggestion, payload={})
     return suggestion
+
+
+def duplicate_reopened(*, suggestion) -> bool:
+    """Whether the pair waits because its dismissal was just taken back (the last thing
+    done to it): a second Undo of that dismissal asks for what is already so."""
+    last = (
+        AuditEntry.objects.filter(target_type="entities.duplicatesuggestion")
+        .filter(target_id=str(suggestion.pk))
+        .order_by("-id")
+        .values_list("action", flat=True)
+        .first()
+    )
+    pending = DuplicateSuggestion.objects.filter(
+        pk=suggestion.pk, status=DuplicateSuggestion.Status.PENDING
+    ).exists()
+    return pending and last == "duplicate.undismiss"

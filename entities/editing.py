@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from kgsite.errors import DomainError
+from kgsite.errors import Conflict, DomainError
 from kgsite.pages import checked_get, curator_required, form_error, render_page
 
 from . import curation, hooks, selectors, services
@@ -173,7 +173,7 @@ def fact_add(request, entity_id: str):
     if form.is_valid():
         data = form.cleaned_data
         try:
-            fact = curation.fact_create(
+            stored = curation.fact_create(
                 entity=entity,
                 text=data["text"],
                 predicate=data["predicate"],
@@ -188,7 +188,8 @@ def fact_add(request, entity_id: str):
         except DomainError as exc:
             form.add_error(None, form_error(exc, form.fields, FIELD_NAMES.get(exc.field or "")))
         else:
-            return facts_response(request, entity, added=fact)
+            confirmed = stored.action == "confirmed"
+            return facts_response(request, entity, added=stored.fact, confirmed=confirmed)
     return facts_response(request, entity, fact_form=form, status=400)
 
 
@@ -264,7 +265,7 @@ def _stale_message(fact: Fact) -> str:
     return _(
         "This fact was changed since you opened this page (it is %(status)s now). Your "
         "changes are kept below: save again to apply them over it."
-    ) % {"status": fact.get_status_display()}
+    ) % {"status": _(fact.get_status_display()).lower()}
 
 
 def _fact_back(fact: Fact, entity: Entity | None) -> str:
@@ -310,7 +311,12 @@ def fact_supersede(request, fact_id: int):
     """Replace a fact by a corrected text: the old one is superseded, not lost."""
     fact, _w = checked_get(request, Fact, fact_id, write=True)
     entity = _fact_entity(request, fact)
+    seen = state_seen(fact, FACT_SHOWN)
     try:
+        if request.POST.get("seen", seen) != seen:
+            # Drawn before another curator's edit: the fact replaced would be one whose
+            # words this curator never saw.
+            raise Conflict(_stale_message(fact))
         curation.fact_supersede(fact=fact, text=request.POST.get("text", ""), actor=request.user)
     except DomainError as exc:  # the page again, the corrected text kept in its box
         fact.refresh_from_db()

@@ -6,6 +6,7 @@ import hashlib
 import json
 
 from django import forms
+from django.conf import settings
 from django.utils.translation import gettext_lazy
 
 from kgsite.models import AuditEntry
@@ -66,8 +67,27 @@ class EntityForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}),
     )
 
+    def clean_aliases(self) -> str:
+        """As many as the API takes at once (``KGSITE_MAX_ALIASES_PER_REQUEST``): each is
+        checked against every name, so a pasted list of thousands held the request."""
+        text = self.cleaned_data.get("aliases", "")
+        limit = settings.KGSITE_MAX_ALIASES_PER_REQUEST
+        if sum(1 for line in text.splitlines() if line.strip()) > limit:
+            raise forms.ValidationError(
+                gettext_lazy("At most %(limit)s aliases at once; add more on the entity's page.")
+                % {"limit": limit}
+            )
+        return text
+
     def alias_list(self) -> list[str]:
         return [a.strip() for a in self.cleaned_data.get("aliases", "").splitlines() if a.strip()]
+
+
+# An <input type="date"> holds its value as yyyy-mm-dd whatever the page's language (the
+# browser shows it in the reader's own format): the locale's first input format
+# ("08/07/1835" on the Italian pages) is no value to it, so the box showed empty and a
+# save sent the date away.
+DATE_VALUE = "%Y-%m-%d"
 
 
 class FactForm(forms.Form):
@@ -93,12 +113,12 @@ class FactForm(forms.Form):
     valid_from = forms.DateField(
         label=gettext_lazy("Valid from"),
         required=False,
-        widget=forms.DateInput(attrs={"type": "date"}),
+        widget=forms.DateInput(attrs={"type": "date"}, format=DATE_VALUE),
     )
     valid_to = forms.DateField(
         label=gettext_lazy("Valid until"),
         required=False,
-        widget=forms.DateInput(attrs={"type": "date"}),
+        widget=forms.DateInput(attrs={"type": "date"}, format=DATE_VALUE),
     )
 
 

@@ -435,6 +435,28 @@ def merge_undoable_for(*, entity: Entity) -> EntityMerge | None:
     return merge_list().filter(survivor=entity, undone_at__isnull=True).first()
 
 
+def merge_done_as_asked(*, survivor_id: str, duplicate_ids: list[str], actor) -> EntityMerge | None:
+    """The newest merge into ``survivor_id``, not undone, if ``actor`` made it and it
+    merged every one of ``duplicate_ids``: the same merge asked twice finds it done."""
+    merge = merge_list().filter(survivor_id=survivor_id, undone_at__isnull=True).first()
+    if merge is None or merge.actor_id != getattr(actor, "pk", None):
+        return None
+    wanted = {i for i in duplicate_ids if i}
+    return merge if wanted and wanted <= set(merge.duplicate_ids) else None
+
+
+def merge_undone_by(*, merge_id: int, actor) -> bool:
+    """Whether ``actor`` undid this merge and none of its entities was merged again
+    since: its Undo asked a second time finds it done."""
+    merge = EntityMerge.objects.filter(pk=merge_id, undone_by_id=getattr(actor, "pk", None))
+    merge = merge.first()
+    if merge is None:
+        return False
+    ids = {merge.survivor_id, *merge.duplicate_ids}
+    later = EntityMerge.objects.filter(pk__gt=merge.pk, undone_at__isnull=True)
+    return not any(ids & {m.survivor_id, *m.duplicate_ids} for m in later)
+
+
 def duplicate_suggestions_pending(*, entity: Entity | None = None) -> QuerySet[DuplicateSuggestion]:
     """Pairs waiting for a curator, best evidence first (both entities still exist)."""
     qs = DuplicateSuggestion.objects.filter(

@@ -219,16 +219,31 @@ def aliases_response(
 
 
 def facts_response(
-    request, entity: Entity, *, fact_form=None, added=None, retracted=None, error="", status=200
+    request,
+    entity: Entity,
+    *,
+    fact_form=None,
+    added=None,
+    confirmed=False,
+    retracted=None,
+    error="",
+    status=200,
 ):
     """The facts card alone (after adding or retracting one), with the undo of what was
-    just done."""
+    just done. A text already stored was confirmed, not created: the undo of its
+    creation (retracting it, maybe an earlier one of this curator's) is not this one's."""
     undo = None
-    if added is not None:
+    if added is not None and not confirmed:
         undo = latest_entry(request.user, "fact.create", added)
     elif retracted is not None:
         undo = latest_entry(request.user, "fact.update", retracted)
-    extra = {"added": added, "retracted": retracted, "fact_undo": undo, "fact_error": error}
+    extra = {
+        "added": added,
+        "confirmed": confirmed,
+        "retracted": retracted,
+        "fact_undo": undo,
+        "fact_error": error,
+    }
     if fact_form is not None:
         extra["fact_form"] = fact_form
     return render_page(
@@ -266,8 +281,6 @@ def alias_remove(request, entity_id: str):
         return aliases_response(request, entity, error=exc.message, status=400)
     return aliases_response(request, entity, removed=alias)
 
-
-# --- merge ---------------------------------------------------------------------------------
 
 # --- merge ---------------------------------------------------------------------------------
 
@@ -397,7 +410,10 @@ def merge(request, entity_id: str):
     except DomainError as exc:
         # From the queue the confirm swaps the pair's card: the refusal goes in the card.
         if (suggestion := _posted_suggestion(request)) is not None:
-            return _suggestion_response(request, suggestion, error=exc.message)
+            ids, me = request.POST.getlist("duplicates"), request.user  # Confirm clicked twice
+            done = selectors.merge_done_as_asked(survivor_id=entity_id, duplicate_ids=ids, actor=me)
+            extra = {"merge": done} if done else {"error": exc.message}
+            return _suggestion_response(request, suggestion, **extra)
         return _merge_error(request, entity_id, exc)
     if (suggestion := _posted_suggestion(request)) is not None:
         return _suggestion_response(request, suggestion, merge=outcome.merge)
@@ -434,10 +450,10 @@ def merge_undo(request, merge_id: int):
     suggestion_id = request.POST.get("suggestion", "")
     try:
         _undo_merge(merge_obj, request.user)
-    except DomainError as exc:
-        error = exc.message
-    else:
         error = ""
+    except DomainError as exc:  # Undo clicked twice: this curator's first click undid it
+        done = selectors.merge_undone_by(merge_id=merge_obj.pk, actor=request.user)
+        error = "" if done else exc.message
     if request.htmx and (suggestion_pk := parse_id(suggestion_id)) is not None:
         suggestion = DuplicateSuggestion.objects.filter(pk=suggestion_pk).first()
         if suggestion is not None:
@@ -536,8 +552,8 @@ def duplicate_undismiss(request, suggestion_id: int):
     error = ""
     try:
         suggestion = curation.duplicate_undismiss(suggestion=suggestion, actor=request.user)
-    except DomainError as exc:
-        error = exc.message
+    except DomainError as exc:  # Undo clicked twice: the first reopened it, as asked
+        error = "" if curation.duplicate_reopened(suggestion=suggestion) else exc.message
     return _suggestion_response(request, suggestion, error=error)
 
 

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from kgsite.text import normalize
+
 from .models import Contradiction, PendingFactCheck
 
 
@@ -12,7 +14,9 @@ class ContradictionAdmin(admin.ModelAdmin):
 
     list_display = ["id", "fact_a", "fact_b", "kind", "confidence", "status", "resolution"]
     list_filter = ["status", "kind", "resolution"]
-    search_fields = ["fact_a__text", "fact_b__text", "explanation"]
+    # The facts' normalised texts with the normalised term, as the fact admin searches:
+    # "köln" or a decomposed "Köln" finds "KÖLN" (SQLite's LIKE folds ASCII letters only).
+    search_fields = ["fact_a__text_norm", "fact_b__text_norm", "explanation"]
     list_select_related = ["fact_a", "fact_b"]
     raw_id_fields = ["fact_a", "fact_b", "resolved_by"]
     readonly_fields = [
@@ -29,6 +33,9 @@ class ContradictionAdmin(admin.ModelAdmin):
         "created_at",
         "updated_at",
     ]
+
+    def get_search_results(self, request, queryset, search_term):
+        return super().get_search_results(request, queryset, normalize(search_term))
 
     def has_add_permission(self, request) -> bool:
         return False  # contradictions are found by the check, not typed in

@@ -15,13 +15,14 @@ from entities.models import Fact
 from entities.services import fact_status_set
 from kgsite.errors import Conflict, InvalidInput
 from kgsite.models import AuditEntry, audit
-from kgsite.text import has_control_chars
+from kgsite.text import has_control_chars, shows_nothing
 from notifications.services import notification_mark_read_by_key, notification_mark_unread_by_key
 
 from .models import Contradiction
 
 _AUDIT_RESOLVE = "contradiction.resolve"
 _AUDIT_UNDO = "contradiction.undo"
+MAX_NOTE = 5000
 
 
 def _losers(contradiction: Contradiction, resolution: str) -> tuple[list[Fact], str]:
@@ -75,7 +76,10 @@ def contradiction_resolve(
     if not isinstance(note, str) or has_control_chars(note):
         raise InvalidInput("note must be text without control characters", field="note")
     note = note.strip()
-    if resolution == Contradiction.Resolution.BOTH_TRUE and not note:
+    if len(note) > MAX_NOTE:  # as the API's field allows: a note, not a document
+        raise InvalidInput(f"note is longer than {MAX_NOTE} characters", field="note")
+    # A note of zero-width spaces or bidi marks (pasted) shows nothing: it says no why.
+    if resolution == Contradiction.Resolution.BOTH_TRUE and shows_nothing(note):
         raise InvalidInput("say in a note why both facts are true", field="note")
     contradiction = _locked(contradiction)
     if contradiction.status == Contradiction.Status.RESOLVED:

@@ -9,6 +9,7 @@ from integrity.detection.tokens import LANGS
 
 from . import selectors
 from .models import Contradiction
+from .resolution import MAX_NOTE
 
 
 class PairCheckSerializer(StrictSerializer):
@@ -78,4 +79,4 @@ class ResolveSerializer(StrictSerializer):
         choices=Contradiction.Resolution.values,
         help_text="keep_first (the older fact), keep_second, both_true (needs a note), drop_both.",
     )
-    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=MAX_NOTE)

@@ -18,6 +18,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from entities import hooks
+from entities.forms import state_seen
 from entities.scopes import page_scopes
 from kgsite.converters import parse_id
 from kgsite.errors import DomainError
@@ -25,11 +26,13 @@ from kgsite.models import AuditEntry
 from kgsite.pages import (
     Panel,
     UndoAction,
+    audit_target_ids,
     checked_get,
     curator_required,
     is_curator,
     render_page,
 )
+from kgsite.text import has_control_chars
 from notifications.models import Notification
 from notifications.views import EVENT
 
@@ -134,7 +137,20 @@ def _card(
         "decision": _latest_resolution(contradiction.pk)
         if contradiction.status == Contradiction.Status.RESOLVED
         else None,
+        "seen": pair_seen(contradiction),
+        "max_note": resolution.MAX_NOTE,
     }
+
+
+PAIR_SHOWN = ("text",)
+
+
+def pair_seen(contradiction: Contradiction) -> str:
+    """The two texts the card was drawn with, posted back with a resolution: a fact
+    edited since is noticed before a decision is made on words nobody saw."""
+    return state_seen(contradiction.fact_a, PAIR_SHOWN) + state_seen(
+        contradiction.fact_b, PAIR_SHOWN
+    )
 
 
 def _with_entities(qs):
@@ -226,6 +242,17 @@ def resolve(request, contradiction_id: int):
         request, selectors.contradiction_list(), contradiction_id, write=True
     )
     note = request.POST.get("note", "")
+    shown = request.POST.get("seen")
+    if (
+        shown is not None
+        and contradiction.status == Contradiction.Status.OPEN
+        and shown != pair_seen(contradiction)
+    ):
+        error = _(
+            "One of these facts was edited since your page showed it; the pair is shown as "
+            "it is now. Decide again on what it says."
+        )
+        return _card_response(request, contradiction, error=error, note=note, status=409)
     try:
         contradiction = resolution.contradiction_resolve(
             contradiction=contradiction,
@@ -235,8 +262,31 @@ def resolve(request, contradiction_id: int):
         )
     except DomainError as exc:
         contradiction = selectors.contradiction_get(contradiction_id=contradiction.pk)
-        return _card_response(request, contradiction, error=exc.message, note=note, status=400)
+        if exc.code == "already_resolved" and _as_asked(contradiction, request.POST, note):
+            # A double click (or the key pressed twice): the second request found the
+            # decision the first one made, which is what the curator asked for.
+            return _card_response(request, contradiction)
+        error = refusal(exc, contradiction, note=note)
+        return _card_response(request, contradiction, error=error, note=note, status=400)
     return _card_response(request, selectors.contradiction_get(contradiction_id=contradiction.pk))
+
+
+def _undone_since(contradiction: Contradiction, decision: int) -> bool:
+    """Whether the decision a card showed has been undone (and nothing decided since)."""
+    return AuditEntry.objects.filter(
+        action="contradiction.undo",
+        target_type=Contradiction._meta.label_lower,
+        target_id=str(contradiction.pk),
+        pk__gt=decision,
+    ).exists()
+
+
+def _as_asked(contradiction: Contradiction, posted, note: str) -> bool:
+    """Whether the contradiction is resolved as this request asks (the note too)."""
+    asked = posted.get("resolution", "")
+    if asked != contradiction.resolution:
+        return False
+    return asked != Contradiction.Resolution.BOTH_TRUE or note.strip() == contradiction.note
 
 
 @require_POST
@@ -257,8 +307,50 @@ def undo(request, contradiction_id: int):
     try:
         resolution.contradiction_undo(contradiction=contradiction, actor=request.user)
     except DomainError as exc:
-        return _card_response(request, contradiction, error=exc.message, status=409)
+        if exc.code == "not_resolved" and shown is not None and _undone_since(contradiction, shown):
+            return _card_response(request, contradiction)  # a double click: undone already
+        error = refusal(exc, contradiction)
+        return _card_response(request, contradiction, error=error, status=409)
     return _card_response(request, selectors.contradiction_get(contradiction_id=contradiction.pk))
+
+
+def refusal(exc: DomainError, contradiction: Contradiction, *, note: str = "") -> str:
+    """A resolution's or an undo's refusal in the page's language, in the service's words
+    (which the API answers in English)."""
+    fact = next(
+        (
+            f
+            for f in (contradiction.fact_a, contradiction.fact_b)
+            if re.search(rf"\bfact {f.pk}\b", exc.message)
+        ),
+        contradiction.fact_a,
+    )
+    if exc.code == "kept_inactive":
+        return _(
+            "fact %(id)s is %(status)s already, so it cannot be kept; undo what ended it, "
+            "or choose another resolution"
+        ) % {"id": fact.pk, "status": _(fact.get_status_display()).lower()}
+    if exc.code == "already_resolved":
+        return _("contradiction %(id)s is already resolved (%(resolution)s); undo it first") % {
+            "id": contradiction.pk,
+            "resolution": RESOLUTION_LABELS.get(contradiction.resolution, ""),
+        }
+    if exc.code == "not_resolved":
+        return _("contradiction %(id)s is not resolved; nothing to undo") % {"id": contradiction.pk}
+    if exc.code == "changed_since":
+        return _("fact %(id)s changed since this resolution; restore it by hand") % {"id": fact.pk}
+    if exc.code == "no_history":
+        return _("no record of how this was resolved")
+    if exc.field == "resolution":
+        choices = ", ".join(Contradiction.Resolution.values)
+        return _("resolution must be one of %(choices)s") % {"choices": choices}
+    if exc.field == "note":
+        if isinstance(note, str) and has_control_chars(note):
+            return _("note must be text without control characters")
+        if isinstance(note, str) and len(note.strip()) > resolution.MAX_NOTE:
+            return _("The note is longer than %(n)s characters.") % {"n": resolution.MAX_NOTE}
+        return _("say in a note why both facts are true")
+    return exc.message
 
 
 # --- what integrity adds to other pages -------------------------------------------------
@@ -350,11 +442,11 @@ AUDIT_LABELS = {
 
 
 def describe_contradictions(entries: list[AuditEntry]) -> dict[int, tuple[str, str]]:
-    ids = [int(e.target_id) for e in entries if e.target_id.isdigit()]
+    ids = audit_target_ids(entries)
     found = Contradiction.objects.select_related("fact_a", "fact_b").in_bulk(ids)
     out = {}
     for entry in entries:
-        c = found.get(int(entry.target_id)) if entry.target_id.isdigit() else None
+        c = found.get(parse_id(entry.target_id))
         if c is not None:
             name = f"{Truncator(c.fact_a.text).chars(50)} / {Truncator(c.fact_b.text).chars(50)}"
             out[entry.pk] = (name, reverse("integrity:detail", args=[c.pk]))
@@ -366,11 +458,11 @@ def hidden_contradictions(entries: list[AuditEntry], reader) -> set[int]:
     scopes = page_scopes(reader)
     if scopes.all_scopes:
         return set()
-    ids = [int(e.target_id) for e in entries if e.target_id.isdigit()]
+    ids = audit_target_ids(entries)
     seen = set(
         selectors.contradiction_list(scopes=scopes).filter(pk__in=ids).values_list("pk", flat=True)
     )
-    return {e.pk for e in entries if not (e.target_id.isdigit() and int(e.target_id) in seen)}
+    return {e.pk for e in entries if parse_id(e.target_id) not in seen}
 
 
 RESOLUTION_UNDO = UndoAction(

@@ -95,9 +95,11 @@ def notification_mark_read(
     urgency: str | None = None,
     everything: bool = False,
     scopes: ScopeFilter | None = None,
+    upto: int | None = None,
 ) -> int:
     """Mark notifications read: the given ids, or all unread ones (optionally one urgency);
-    with ``scopes``, only notices of that view of the memory (as the reads filter).
+    with ``scopes``, only notices of that view of the memory (as the reads filter); with
+    ``upto``, none newer than that id (what a panel showed: not one raised since).
 
     Returns how many changed; an id the user cannot see is a 404 naming it.
     """
@@ -115,6 +117,8 @@ def notification_mark_read(
         raise InvalidInput("give ids, or all=true", field="ids")
     if urgency is not None:
         qs = qs.filter(urgency=_choice(urgency, Notification.Urgency.values, "urgency"))
+    if upto is not None:
+        qs = qs.filter(pk__lte=upto)
     return qs.filter(read=False).update(read=True, read_at=timezone.now())
 
 

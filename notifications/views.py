@@ -12,6 +12,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from entities.models import Entity, EntityFact
@@ -119,8 +120,12 @@ def _panel_context(request, error: str = "") -> dict:
         }
         for urgency, items in pending.items()
     ]
+    shown = [n.pk for items in pending.values() for n in items]
     return {
         "groups": groups,
+        # "Mark all read" marks what was unread when the panel was drawn, not a notice
+        # raised since (an urgent one would be read before anyone saw it).
+        "upto": max(shown, default=0),
         "counts": selectors.notification_unread_count(user=request.user),
         "error": error,
         "can_write": is_curator(request.user),  # readers see no button they may not use
@@ -140,13 +145,17 @@ def mark_read(request):
     error = ""
     try:
         if request.POST.get("all"):
-            services.notification_mark_read(user=request.user, everything=True)
+            upto = parse_id(request.POST.get("upto", ""))
+            services.notification_mark_read(user=request.user, everything=True, upto=upto)
         else:
             raw = request.POST.get("id", "")
             notification_id = parse_id(raw)
             if notification_id is None:
-                raise InvalidInput("choose a notification", field="id")
-            services.notification_mark_read(user=request.user, ids=[notification_id])
+                raise InvalidInput(_("choose a notification"), field="id")
+            try:
+                services.notification_mark_read(user=request.user, ids=[notification_id])
+            except NotFound:  # the service's sentence is the API's, in English
+                error = _("no notification with id %(id)s") % {"id": notification_id}
     except DomainError as exc:
         error = exc.message
     if not request.htmx:

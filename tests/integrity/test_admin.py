@@ -7,7 +7,10 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
+from entities.services import fact_store
+from integrity.detection.classifier import Verdict
 from integrity.models import Contradiction, PendingFactCheck
+from integrity.services import contradiction_store
 from kgsite.models import AuditEntry
 
 
@@ -37,3 +40,15 @@ def test_a_fact_waiting_for_its_check_cannot_be_dropped_in_the_admin(admin_clien
     admin_client.post(url, {"post": "yes"})
     assert PendingFactCheck.objects.filter(pk=waiting.pk).exists()
     assert not AuditEntry.objects.filter(action__startswith="contradiction").exists()
+
+
+@pytest.mark.parametrize("term", ["köln", "KÖLN", "Ko\u0308ln"])
+def test_the_admin_search_finds_a_contradiction_however_its_words_are_cased(admin_client, term):
+    """SQLite's LIKE folds ASCII letters only: the facts' raw texts missed "köln" for a
+    fact written "KÖLN"; their normalised texts match the normalised term."""
+    first = fact_store(text="The tower in KÖLN is 40 metres tall").fact
+    second = fact_store(text="The tower in KÖLN is 55 metres tall").fact
+    verdict = Verdict("contradiction", "number", 0.9, "values differ")
+    contradiction_store(fact_a=first, fact_b=second, verdict=verdict)
+    page = admin_client.get("/admin/integrity/contradiction/", {"q": term}).content.decode()
+    assert "40 metres tall" in page and "1 contradiction" in page

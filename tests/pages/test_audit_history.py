@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from entities.services import alias_add, entity_store, fact_store
+from entities.services import alias_add, entity_store, fact_entities_link, fact_store
 from integrity.detection.classifier import Verdict
 from integrity.resolution import contradiction_resolve
 from integrity.services import contradiction_store
@@ -82,3 +82,36 @@ def test_a_narrowed_log_says_so_and_offers_everything(curator_client, curator):
     empty = curator_client.get(link + "&action=entity.merge").content.decode()
     assert "No curator action matches" in empty and "No curator actions yet." not in empty
     assert "Only what was done to" not in curator_client.get("/audit/").content.decode()
+
+
+@pytest.mark.parametrize("target", ["²", "99999999999999999999999"])
+@pytest.mark.parametrize(
+    "kind",
+    ["entities.fact", "entities.entitymerge", "integrity.contradiction", "books.book"],
+)
+def test_a_target_that_is_no_id_shows_an_empty_log(curator_client, shared_id, target, kind):
+    """A history address edited by hand (a superscript digit, a
+    number past 64 bits) matches no row: the log says so instead of a server error."""
+    response = curator_client.get("/audit/", {"target": target, "type": kind})
+    assert response.status_code == 200
+    assert "No curator action matches these filters." in response.content.decode()
+
+
+def test_every_curator_action_in_the_log_is_named_in_words(curator_client, curator):
+    """ "Not the same: keep apart" on an entity page and a fact linked to entities were
+    logged as "fact: confirmation undo" and "fact: link", the action's code, in English
+    on the Italian log too (the action menu as well)."""
+    holmes, _ = entity_store(name="Sherlock Holmes", type="person", actor=curator)
+    first = fact_store(text="Holmes plays the violin", entities=[holmes], actor=curator).fact
+    fact_store(text="holmes plays the Violin", entities=[holmes], source="a letter")
+    evidence = first.confirmation_rows.get()
+    url = f"/entities/{holmes.pk}/confirmations/{evidence.pk}/undo"
+    assert curator_client.post(url).status_code == 302
+    street, _ = entity_store(name="Baker Street", type="place")
+    fact_entities_link(fact=first, entities=[street], role="mention", actor=curator)
+    html = curator_client.get("/audit/").content.decode()
+    assert "kept apart a confirmation of" in html and "linked entities to the fact" in html
+    assert "fact: confirmation undo" not in html and "fact: link" not in html
+    curator_client.post("/i18n/setlang/", {"language": "it", "next": "/"})
+    italian = curator_client.get("/audit/").content.decode()
+    assert "ha separato una conferma di" in italian and "ha collegato entità al fatto" in italian

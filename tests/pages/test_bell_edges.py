@@ -4,6 +4,8 @@ and bad ids."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -133,6 +135,22 @@ def test_marking_all_read_leaves_another_curators_own_notice_unread(curator_clie
     hers.refresh_from_db()
     assert hers.read is False
     assert Notification.objects.filter(recipient__isnull=True, read=False).count() == 0
+
+
+def test_mark_all_read_leaves_a_notice_raised_after_the_panel_was_drawn(curator_client):
+    """The panel was open when an urgent notice came in (the badge showed it, the panel
+    did not): "Mark all read" marked it read before anyone had seen it."""
+    seen = _notice(title="Shown in the panel")
+    panel = curator_client.get(reverse("notifications:panel"), **HTMX).content.decode()
+    form = re.search(r"<form[^>]*notifications/read.*?</form>", panel, re.S).group(0)
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form))
+    late = _notice(title="Raised after the panel was drawn", urgency="high")
+    response = curator_client.post(reverse("notifications:read"), fields, **HTMX)
+    assert response.status_code == 200
+    seen.refresh_from_db()
+    late.refresh_from_db()
+    assert seen.read is True and late.read is False
+    assert "Raised after the panel was drawn" in response.content.decode()
 
 
 @pytest.mark.parametrize("raw", ["abc", "-1", "1.5", "", " 3", "²", "①", "9" * 25])

@@ -87,6 +87,24 @@ def test_a_failed_job_shows_its_error_and_can_be_retried(
     assert response.status_code == 409 and b"only a failed job" in response.content
 
 
+def test_retry_clicked_twice_shows_the_job_queued_not_an_error(curator_client):
+    """The second of two Retry clicks swapped "job 1 is queued; only a failed job can be
+    retried" as an alert over the progress the first click had just started."""
+    _upload(curator_client)
+    job = IngestJob.objects.get()
+    IngestJob.objects.filter(pk=job.pk).update(status="failed", error="the disk was full")
+    url = reverse("books:job-retry", args=[job.pk])
+    assert curator_client.post(url, **HTMX).status_code == 200
+    again = curator_client.post(url, **HTMX)
+    assert again.status_code == 200 and b'role="alert"' not in again.content
+    job.refresh_from_db()
+    assert job.status == "queued"
+    # a job waiting for its first run (never retried) is still refused
+    waiting = IngestJob.objects.create(title="Kites", source_name="kites.md", status="queued")
+    refused = curator_client.post(reverse("books:job-retry", args=[waiting.pk]), **HTMX)
+    assert refused.status_code == 409 and b"only a failed job" in refused.content
+
+
 def test_a_book_page_lists_chapters_chunks_and_mentions(
     curator_client, django_capture_on_commit_callbacks
 ):

@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth.models import User
 from django.urls import reverse
 
+from books import review
 from books.models import Mention
 from books.services import book_ingest
 from entities.models import Entity
@@ -117,9 +119,12 @@ def test_a_rejection_undone_twice_brings_back_once(curator_client, book):
     url = _undo_url(html)
     assert curator_client.post(url, **HTMX).status_code == 200
     assert _state() == before
+    # the second click (a double click) finds them back, as it asks: no alert over them
     again = curator_client.post(url, **HTMX)
-    assert again.status_code >= 400 and b'role="alert"' in again.content
+    assert again.status_code == 200 and b'role="alert"' not in again.content
+    assert b"Brought back 1 candidate." in again.content
     assert _state() == before
+    assert AuditEntry.objects.filter(action="entity.reject_undo").count() == 1
 
 
 def test_rejecting_ids_rejected_meanwhile_rejects_none_and_says_why(curator_client, book):
@@ -152,3 +157,22 @@ def test_a_merge_target_with_a_nul_is_an_inline_error(curator_client, book):
     response = _decide(curator_client, "merge", [_candidates(book)[0].pk], target="Port\x00")
     assert response.status_code == 400 and b"the name contains a NUL character" in response.content
     assert _state() == before
+
+
+def test_the_undo_after_a_rejection_is_this_curators_own(curator_client, book, monkeypatch):
+    """Two curators reject at the same moment: the Undo offered after mine undid the
+    latest rejection in the log, the other curator's, bringing back what they rejected."""
+    mine, theirs = _candidates(book)[:2]
+    reject = review.candidates_reject
+
+    def with_another_rejection_after(**kwargs):
+        entry = reject(**kwargs)
+        other = User.objects.create_user("other-curator")
+        reject(entity_ids=[theirs.pk], actor=other)  # committed just after mine
+        return entry
+
+    monkeypatch.setattr(review, "candidates_reject", with_another_rejection_after)
+    html = _decide(curator_client, "reject", [mine.pk]).content.decode()
+    assert curator_client.post(_undo_url(html), **HTMX).status_code == 200
+    assert Entity.objects.filter(pk=mine.pk).exists()
+    assert not Entity.objects.filter(pk=theirs.pk).exists()

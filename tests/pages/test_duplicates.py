@@ -4,6 +4,7 @@ good."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 from django.urls import reverse
 
 from entities.models import DuplicateSuggestion, Entity, EntityMerge
@@ -145,7 +146,8 @@ def test_a_refused_merge_from_the_queue_keeps_the_pairs_card(curator_client, cur
     from entities.services import entity_merge
 
     keeper, other, suggestion = pair
-    entity_merge(survivor=keeper, duplicates=[other], actor=curator)
+    colleague = User.objects.create_user("colleague")
+    entity_merge(survivor=keeper, duplicates=[other], actor=colleague)
     response = curator_client.post(
         reverse("entities:merge", args=[keeper.pk]),
         {
@@ -218,3 +220,56 @@ def test_next_after_deciding_a_whole_page_skips_nothing(curator_client, monkeypa
     after = curator_client.get(reverse("entities:duplicates") + link).content.decode()
     assert [p for p in pairs if f'id="suggestion-{p.pk}"' in after] == pairs[2:4]
     assert "3 pending" in after
+
+
+def test_undo_of_a_dismissal_sent_twice_shows_the_pair_waiting_not_an_error(curator_client, pair):
+    """The second of two Undo clicks swapped in "this pair is not dismissed" as an alert
+    over the pair the first click had just put back in the queue."""
+    _keeper, _other, suggestion = pair
+    curator_client.post(reverse("entities:dismiss", args=[suggestion.pk]), **HTMX)
+    url = reverse("entities:undismiss", args=[suggestion.pk])
+    assert curator_client.post(url, **HTMX).status_code == 200
+    again = curator_client.post(url, **HTMX)
+    assert again.status_code == 200
+    html = again.content.decode()
+    assert "Not the same: dismiss" in html and 'role="alert"' not in html
+    # a pair never dismissed is still said not to be
+    other = DuplicateSuggestion.objects.get(pk=suggestion.pk)
+    other.status = "merged"
+    other.save()
+    refused = curator_client.post(url, **HTMX)
+    assert refused.status_code == 409 and b"not dismissed" in refused.content
+
+
+def test_a_merge_confirmed_twice_from_the_queue_shows_it_merged_not_an_error(curator_client, pair):
+    """The second of two Confirm clicks swapped "One of the chosen entities no longer
+    exists" as an alert over the card the first click had just marked merged."""
+    keeper, other, suggestion = pair
+    form = {"duplicates": [other.pk], "suggestion": suggestion.pk}
+    url = reverse("entities:merge", args=[keeper.pk])
+    assert curator_client.post(url, form, **HTMX).status_code == 200
+    again = curator_client.post(url, form, **HTMX)
+    assert again.status_code == 200
+    html = again.content.decode()
+    assert "Merged into “Marie Curie”." in html and 'role="alert"' not in html
+    assert EntityMerge.objects.count() == 1
+
+
+def test_a_merges_undo_clicked_twice_shows_it_undone_not_an_error(curator_client, pair):
+    """The second of two Undo clicks on a merged pair swapped "merge 1 cannot be undone
+    exactly: merge 1 was already undone" as an alert over the pair just put back."""
+    keeper, other, suggestion = pair
+    url = reverse("entities:merge", args=[keeper.pk])
+    curator_client.post(url, {"duplicates": [other.pk], "suggestion": suggestion.pk}, **HTMX)
+    merge = EntityMerge.objects.get()
+    undo = reverse("entities:merge-undo", args=[merge.pk])
+    assert curator_client.post(undo, {"suggestion": suggestion.pk}, **HTMX).status_code == 200
+    again = curator_client.post(undo, {"suggestion": suggestion.pk}, **HTMX)
+    assert again.status_code == 200
+    html = again.content.decode()
+    assert "Merge undone: both entities are back." in html and 'role="alert"' not in html
+    # merged again since: the old Undo is refused, it undoes nothing of the new merge
+    curator_client.post(url, {"duplicates": [other.pk], "suggestion": suggestion.pk}, **HTMX)
+    stale = curator_client.post(undo, {"suggestion": suggestion.pk}, **HTMX)
+    assert stale.status_code == 409 and b"already undone" in stale.content
+    assert not Entity.objects.filter(pk=other.pk).exists()

@@ -141,6 +141,40 @@ def test_add_a_triple_fact_and_undo_it(curator_client, holmes):
     assert fact.status == "retracted"
 
 
+def test_more_aliases_at_once_than_the_api_takes_are_an_error_beside_the_field(
+    curator_client, settings
+):
+    """The API takes 100 aliases per request; the New entity form took a pasted list of
+    any length, each alias checked against every name while the request waited."""
+    settings.KGSITE_MAX_ALIASES_PER_REQUEST = 3
+    lines = "\n".join(f"Ferro {i}" for i in range(4))
+    response = curator_client.post(
+        reverse("entities:new"), {"canonical_name": "Lina Ferro", "aliases": lines}
+    )
+    assert response.status_code == 400
+    field = response.content.decode().split('for="id_aliases"')[1].split("</div>")[0]
+    assert "At most 3 aliases at once" in field
+    assert not Entity.objects.exists()
+    lines = "\n".join(f"Ferro {i}" for i in range(3))
+    response = curator_client.post(
+        reverse("entities:new"), {"canonical_name": "Lina Ferro", "aliases": lines}
+    )
+    assert response.status_code == 302
+
+
+def test_a_fact_typed_again_says_it_was_confirmed_and_offers_no_retraction(curator_client, holmes):
+    """Typing a stored fact again confirms it. The card said "Saved the fact" with the
+    Undo of this curator's first writing of it: clicking it retracted the fact itself."""
+    url = reverse("entities:fact-add", args=[holmes.pk])
+    curator_client.post(url, {"text": "Holmes plays the violin", "confidence": "0.5"}, **HTMX)
+    response = curator_client.post(url, {"text": "holmes plays the Violin"}, **HTMX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "“Holmes plays the violin” was stored already: it is confirmed." in html
+    assert "Saved the fact" not in html and not re.search(r'action="/audit/\d+/undo"', html)
+    assert Fact.objects.get().status == "active"
+
+
 def test_fact_errors_show_beside_their_field(curator_client, holmes):
     url = reverse("entities:fact-add", args=[holmes.pk])
     response = curator_client.post(

@@ -51,3 +51,31 @@ def test_a_changed_date_is_stored(curator_client, holmes):
     assert response.status_code == 302
     fact.refresh_from_db()
     assert fact.valid_from == datetime(2019, 1, 2, tzinfo=UTC)
+
+
+def _as_a_browser_holds_it(value: str) -> str:
+    """An <input type="date"> takes a value written yyyy-mm-dd only; any other is dropped
+    (the box shows empty and the form sends nothing)."""
+    return value if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) else ""
+
+
+def test_the_italian_fact_page_shows_and_keeps_the_dates(curator_client, holmes):
+    """The Italian page wrote the dates as 01/05/2020 into the date boxes: they showed
+    empty, and saving another field erased the fact's validity."""
+    fact = fact_store(
+        text="Holmes lodges in the city", entities=[holmes], valid_from=START, valid_to=END
+    ).fact
+    curator_client.post(reverse("set_language"), {"language": "it", "next": "/"})
+    url = reverse("entities:fact", args=[fact.pk])
+    page = curator_client.get(url).content.decode()
+    form = {name: shown(page, name) for name in ("text", "source")}
+    for name in ("valid_from", "valid_to"):
+        form[name] = _as_a_browser_holds_it(shown(page, name))
+    assert (form["valid_from"], form["valid_to"]) == ("2020-05-01", "2021-02-03")
+    response = curator_client.post(
+        url, {**form, "text": fact.text, "confidence": "0,4", "status": "active"}
+    )
+    assert response.status_code == 302
+    fact.refresh_from_db()
+    assert fact.confidence == 0.4
+    assert (fact.valid_from, fact.valid_to) == (START, END)

@@ -174,6 +174,31 @@ def test_a_note_with_control_characters_is_an_inline_error(curator_client, note)
     assert pair.status == "open" and pair.note == ""
 
 
+@pytest.mark.parametrize("note", ["\u200b", "\u200b \u200e", "\ufeff\u2060"])
+def test_both_true_with_a_note_that_shows_nothing_is_an_inline_error(curator_client, note):
+    """A pasted note of zero-width spaces or bidi marks settled the pair as "both true"
+    with a note that says nothing (the card showed “”)."""
+    pair = _pair(*_facts(40, 55))
+    response = _resolve(curator_client, pair, "both_true", note=note)
+    assert response.status_code == 400
+    assert "say in a note why both facts are true" in response.content.decode()
+    pair.refresh_from_db()
+    assert pair.status == "open"
+
+
+def test_a_note_past_the_apis_limit_is_an_inline_error(curator_client):
+    """The API takes a note of up to 5,000 characters; the inbox stored one of 100,000
+    (and its audit row a second copy)."""
+    pair = _pair(*_facts(40, 55))
+    response = _resolve(curator_client, pair, "both_true", note="two towers " * 10_000)
+    assert response.status_code == 400
+    assert "The note is longer than 5000 characters." in response.content.decode()
+    pair.refresh_from_db()
+    assert pair.status == "open" and pair.note == ""
+    html = curator_client.get(reverse("integrity:detail", args=[pair.pk])).content.decode()
+    assert 'maxlength="5000"' in html  # the box itself stops there
+
+
 def test_a_note_may_run_over_lines(curator_client):
     pair = _pair(*_facts(40, 55))
     note = "Two towers:\nthe old one and the new one."
@@ -263,3 +288,107 @@ def test_next_after_resolving_a_whole_page_skips_nothing(curator_client, monkeyp
     after = curator_client.get(reverse("integrity:inbox") + link).content.decode()
     assert [p for p in pairs if f'id="contradiction-{p.pk}"' in after] == pairs[2:4]
     assert "3 open" in after
+
+
+def _resolve_form(html: str) -> dict[str, str]:
+    """The hidden fields of an open card's resolve form, as the browser posts them."""
+    form = re.search(r"<form[^>]*integrity/contradictions/\d+/resolve.*?</form>", html, re.S)
+    assert form, "the open card offers its resolutions"
+    return dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form.group(0)))
+
+
+def test_resolving_a_card_whose_fact_was_edited_since_is_refused(curator_client, curator):
+    """The inbox showed "40 metres" against "55 metres"; meanwhile another curator
+    rewrote the first fact. "Drop both" retracted the rewritten fact, whose words the
+    curator never saw. Now the card comes back as it is, the note kept, nothing changed."""
+    a, b = _facts(40, 55)
+    pair = _pair(a, b)
+    drawn = _resolve_form(
+        curator_client.get(reverse("integrity:detail", args=[pair.pk])).content.decode()
+    )
+    fact_update(fact=a, actor=curator, text="The tower was 40 metres tall before 1990")
+    url = reverse("integrity:resolve", args=[pair.pk])
+    response = curator_client.post(
+        url, {**drawn, "resolution": "drop_both", "note": "both wrong"}, **HTMX
+    )
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "edited since your page showed it" in html and "before 1990" in html
+    assert "both wrong" in html  # the note typed is kept
+    pair.refresh_from_db()
+    assert pair.status == "open" and set(_statuses().values()) == {"active"}
+    # decided again on the card as it is now: taken
+    current = _resolve_form(html)
+    response = curator_client.post(url, {**current, "resolution": "drop_both"}, **HTMX)
+    assert response.status_code == 200
+    assert set(_statuses().values()) == {"retracted"}
+
+
+def test_the_edited_fact_refusal_reads_in_italian(curator_client, curator):
+    a, b = _facts(40, 55)
+    pair = _pair(a, b)
+    curator_client.post(reverse("set_language"), {"language": "it", "next": "/"})
+    drawn = _resolve_form(
+        curator_client.get(reverse("integrity:detail", args=[pair.pk])).content.decode()
+    )
+    fact_update(fact=a, actor=curator, text="The tower was 40 metres tall before 1990")
+    response = curator_client.post(
+        reverse("integrity:resolve", args=[pair.pk]),
+        {**drawn, "resolution": "keep_first"},
+        **HTMX,
+    )
+    assert response.status_code == 409
+    assert "è stato modificato dopo che la pagina" in response.content.decode()
+
+
+def test_the_cards_refusals_read_in_italian(curator_client):
+    """The resolve and undo refusals were the service's English sentences on the
+    Italian inbox: a missing note, a double click, an undo of an open card, a kept fact
+    another decision ended."""
+    a, b, c = _facts(40, 55, 61)
+    pair = _pair(a, b)
+    curator_client.post(reverse("set_language"), {"language": "it", "next": "/"})
+    said = _resolve(curator_client, pair, "both_true").content.decode()
+    assert "scrivi in una nota perché entrambi i fatti sono veri" in said
+    undo = curator_client.post(reverse("integrity:undo", args=[pair.pk]), **HTMX)
+    assert "non c&#x27;è nulla da annullare" in undo.content.decode()
+    assert _resolve(curator_client, pair, "keep_second").status_code == 200
+    twice = _resolve(curator_client, pair, "keep_first").content.decode()
+    assert "è già risolta (Tieni il secondo)" in twice
+    ended = _resolve(curator_client, _pair(a, c), "keep_first").content.decode()
+    assert f"il fatto {a.pk} è già superato, quindi non può essere tenuto" in ended
+    assert "already" not in said + twice + ended and "nothing to undo" not in undo.content.decode()
+
+
+@pytest.mark.parametrize(("resolution", "note"), [("keep_first", ""), ("both_true", "two towers")])
+def test_a_decision_sent_twice_shows_it_taken_not_an_error(curator_client, resolution, note):
+    """A double click (or the key pressed twice) sent the same decision twice: the second
+    answer swapped in "already resolved; undo it first" as an alert over the decision
+    the first one had just made."""
+    pair = _pair(*_facts(40, 55))
+    assert _resolve(curator_client, pair, resolution, note=note).status_code == 200
+    again = _resolve(curator_client, pair, resolution, note=note)
+    assert again.status_code == 200
+    html = again.content.decode()
+    assert "Resolved:" in html and 'role="alert"' not in html
+    assert AuditEntry.objects.filter(action="contradiction.resolve").count() == 1
+    # another decision than the one taken is still refused
+    other = _resolve(curator_client, pair, "drop_both")
+    assert other.status_code == 400 and "already resolved" in other.content.decode()
+
+
+def test_an_undo_sent_twice_shows_the_card_reopened_not_an_error(curator_client):
+    """The second of two Undo clicks swapped in "not resolved; nothing to undo" as an
+    alert over the card the first one had just reopened."""
+    pair = _pair(*_facts(40, 55))
+    form = _undo_form(_resolve(curator_client, pair, "keep_first").content.decode())
+    url = reverse("integrity:undo", args=[pair.pk])
+    assert curator_client.post(url, form, **HTMX).status_code == 200
+    again = curator_client.post(url, form, **HTMX)
+    assert again.status_code == 200
+    html = again.content.decode()
+    assert 'value="keep_first"' in html and 'role="alert"' not in html
+    assert AuditEntry.objects.filter(action="contradiction.undo").count() == 1
+    # an Undo on a card that never showed a decision is still said to have nothing to undo
+    bare = curator_client.post(url, **HTMX)
+    assert bare.status_code == 409 and "nothing to undo" in bare.content.decode()

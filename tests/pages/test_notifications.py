@@ -66,3 +66,16 @@ def test_marking_an_unknown_notification_without_htmx_says_so_on_the_page(curato
     assert response.redirect_chain and response.status_code == 200
     assert f"no notification with id {theirs.pk}" in response.content.decode()
     assert not Notification.objects.get(pk=theirs.pk).read
+
+
+def test_the_bells_refusals_read_in_italian(curator_client):
+    """The bell said "choose a notification" and "no notification with id 5" in English
+    on the Italian pages."""
+    other = User.objects.create_user("grace")
+    theirs = notification_create(type="system", urgency="high", title="Grace's", recipient=other)
+    curator_client.post(reverse("set_language"), {"language": "it", "next": "/"})
+    url = reverse("notifications:read")
+    missing = curator_client.post(url, {"id": "abc"}, **HTMX).content.decode()
+    assert "scegli una notifica" in missing
+    hidden = curator_client.post(url, {"id": str(theirs.pk)}, **HTMX).content.decode()
+    assert f"nessuna notifica con id {theirs.pk}" in hidden and "no notification" not in hidden

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from entities.models import Entity
+from entities.models import Entity, Fact
 from entities.services import entity_update, fact_store, fact_update
 
 pytestmark = pytest.mark.django_db
@@ -184,3 +184,40 @@ def test_retract_from_a_stale_entity_page_leaves_an_ended_fact_as_it_is(
     assert "Retracted “" not in html and "Undo" not in html
     fact.refresh_from_db()
     assert (fact.status, fact.source) == (meanwhile, "the casebook")
+
+
+def test_the_stale_fact_message_names_the_status_in_italian(curator_client, other_curator, holmes):
+    """The Italian refusal read "(ora è Retracted)": the status was the English label."""
+    fact = fact_store(text="Holmes plays the violin", entities=[holmes], source="a").fact
+    curator_client.post(reverse("set_language"), {"language": "it", "next": "/"})
+    url = reverse("entities:fact", args=[fact.pk])
+    form = form_of(curator_client.get(url).content.decode())
+    fact_update(fact=fact, actor=other_curator, status="retracted")
+    html = curator_client.post(url, {**form, "source": "b"}).content.decode()
+    assert "(ora è ritirato)" in html and "Retracted" not in html
+
+
+def test_a_stale_fact_page_does_not_supersede_words_it_never_showed(
+    curator_client, other_curator, holmes
+):
+    """The page showed "plays the violin"; another curator rewrote the fact meanwhile.
+    Replace superseded the rewritten fact, whose words this curator never saw."""
+    fact = fact_store(text="Holmes plays the violin", entities=[holmes]).fact
+    url = reverse("entities:fact", args=[fact.pk])
+    supersede = reverse("entities:fact-supersede", args=[fact.pk])
+    form = form_of(curator_client.get(url).content.decode(), supersede)
+    fact_update(fact=fact, actor=other_curator, text="Holmes plays the violin badly")
+
+    response = curator_client.post(supersede, {**form, "text": "Holmes plays the viola"})
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "changed since you opened" in html and "Holmes plays the viola" in html
+    fact.refresh_from_db()
+    assert (fact.status, fact.text) == ("active", "Holmes plays the violin badly")
+    assert not Fact.objects.filter(text="Holmes plays the viola").exists()
+
+    again = form_of(html, supersede)  # the page as it is now: replacing applies
+    assert curator_client.post(supersede, again).status_code == 302
+    fact.refresh_from_db()
+    assert fact.status == "superseded"
+    assert Fact.objects.filter(text="Holmes plays the viola", status="active").exists()
