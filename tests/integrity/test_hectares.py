@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from integrity.detection.classifier import classify_pair
 from integrity.detection.features import FEATURE_NAMES, pair_features
 from integrity.detection.guard import duplicate_blockers
 from integrity.detection.structure import read
@@ -41,3 +42,12 @@ def test_another_area_in_square_metres_is_a_changed_amount():
         "The farm has 2 hectares of wheat.", "The farm has 2,000 square metres of wheat."
     )
     assert row[FEATURE_NAMES.index("amount_differs")] == 1.0
+
+
+def test_the_committed_model_folds_one_hectare_restated_in_square_metres():
+    # Round 14's reader and model sent this pair to a person (uncertain).
+    verdict = classify_pair(
+        "Il vigneto di Aldo ha un ettaro di terreno.",
+        "Il vigneto di Aldo ha 10.000 metri quadrati di terreno.",
+    )
+    assert verdict.label == "duplicate"

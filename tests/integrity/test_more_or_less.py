@@ -14,6 +14,7 @@ import math
 
 import pytest
 
+from integrity.detection.classifier import classify_pair
 from integrity.detection.features import FEATURE_NAMES, pair_features
 from integrity.detection.guard import duplicate_blockers
 from integrity.detection.structure import read
@@ -55,3 +56,15 @@ def test_another_duration_is_a_changed_value_not_one_inside_an_interval():
     )
     assert row[FEATURE_NAMES.index("amount_within")] == 0.0
     assert row[FEATURE_NAMES.index("number_swap")] == 1.0
+
+
+def test_the_committed_model_folds_the_restatement_and_flags_the_changed_duration():
+    # Round 14's reader and model answered both pairs compatible.
+    stored = "The ferry to the island takes about three hours."
+    assert classify_pair(
+        stored, "The ferry to the island takes more or less 180 minutes."
+    ).label == ("duplicate")
+    stored = "A travessia até à ilha demora mais ou menos 3 horas."
+    assert classify_pair(stored, "A travessia até à ilha demora 10 horas.").label == (
+        "contradiction"
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from integrity.detection.classifier import classify_pair
 from integrity.detection.features import FEATURE_NAMES, pair_features
 
 
@@ -42,3 +43,21 @@ def test_one_opening_name_put_in_place_of_another_still_counts():
     assert _column(row, "name_new") > 0.0
     assert _column(row, "name_lost") > 0.0
     assert _column(row, "name_swap") == 1.0
+
+
+@pytest.mark.parametrize(
+    ("stored", "new"),
+    [
+        (
+            "Harlow Services charges £2,000 a month to clean the depot.",
+            "Cleaning the depot costs £24,000 per year with Harlow Services.",
+        ),
+        (
+            "A licença do CRM custa R$ 1.000 mensais.",
+            "Pagamos R$ 12.000 por ano pela licença do CRM.",
+        ),
+    ],
+)
+def test_the_committed_model_folds_a_restatement_opening_with_an_ordinary_word(stored, new):
+    # Round 14's features and model answered both compatible.
+    assert classify_pair(stored, new).label == "duplicate"
