@@ -315,8 +315,8 @@ def _wording(a: Reading, b: Reading) -> list[float]:
 
     length_a, length_b = max(len(a.text), 1), max(len(b.text), 1)
     opposite = affix_opposite(only_a, only_b)
-    # Only the literals one side has alone: "starts on 14 May" / "kicks off on 2025-05-14"
-    # share "on", and its "off" is no value put in place of it.
+    # Only the literals one side has alone: a phrasal verb's "off" beside an "on" both
+    # sides say ("begins on the 3rd" / "kicks off on the 3rd") is no value swapped.
     booleans_a = {tb.BOOLEANS[w] for w in only_a if w in tb.BOOLEANS}
     booleans_b = {tb.BOOLEANS[w] for w in only_b if w in tb.BOOLEANS}
     boolean_swap = float(bool(booleans_a and booleans_b and booleans_a != booleans_b))

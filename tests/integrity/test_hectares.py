@@ -1,5 +1,5 @@
 """Issue 28, round 15: hectares and acres are areas ("un ettaro", "3 hectares", "5
-acres"). They were no unit: "one hectare of land" and "10,000 square metres of land"
+acres"). They were no unit: "one hectare" and "10,000 m²"
 shared no value, so the duplicate guard held the restatement apart, and "2 hectares" /
 "2,000 square metres" were two numbers never compared.
 
@@ -19,7 +19,7 @@ from integrity.detection.structure import read
 @pytest.mark.parametrize(
     ("text", "square_metres"),
     [
-        ("Il vigneto ha un ettaro di terreno.", 1e4),
+        ("Il vigneto copre un ettaro.", 1e4),
         ("A fazenda tem 3 hectares de pasto.", 3e4),
         ("La finca tiene 2 hectáreas.", 2e4),
         ("The orchard covers 5 acres.", 5 * 4046.8564224),
@@ -31,8 +31,8 @@ def test_hectares_and_acres_are_areas(text, square_metres):
 
 
 def test_one_hectare_restated_in_square_metres_may_be_folded():
-    stored = "Il vigneto di Aldo ha un ettaro di terreno."
-    new = "Il vigneto di Aldo ha 10.000 metri quadrati di terreno."
+    stored = "Il vigneto di Aldo copre un ettaro."
+    new = "Il vigneto di Aldo copre 10.000 m²."
     assert duplicate_blockers(stored, new) == []
     assert pair_features(stored, new)[FEATURE_NAMES.index("value_converted")] == 1.0
 
@@ -47,7 +47,7 @@ def test_another_area_in_square_metres_is_a_changed_amount():
 def test_the_committed_model_folds_one_hectare_restated_in_square_metres():
     # Round 14's reader and model sent this pair to a person (uncertain).
     verdict = classify_pair(
-        "Il vigneto di Aldo ha un ettaro di terreno.",
-        "Il vigneto di Aldo ha 10.000 metri quadrati di terreno.",
+        "Il vigneto di Aldo copre un ettaro.",
+        "Il vigneto di Aldo copre 10.000 m².",
     )
     assert verdict.label == "duplicate"

@@ -23,12 +23,12 @@ def _column(row, name: str) -> float:
     ("stored", "new"),
     [
         (
-            "Harlow Services charges £2,000 a month to clean the depot.",
-            "Cleaning the depot costs £24,000 per year with Harlow Services.",
+            "Harlow Services bills us £2,000 monthly for the depot.",
+            "Cleaning the depot costs £24,000 yearly, billed by Harlow Services.",
         ),
         (
             "A licença do CRM custa R$ 1.000 mensais.",
-            "Pagamos R$ 12.000 por ano pela licença do CRM.",
+            "Pagamos R$ 12.000 ao ano pela licença do CRM.",
         ),
     ],
 )
@@ -49,12 +49,12 @@ def test_one_opening_name_put_in_place_of_another_still_counts():
     ("stored", "new"),
     [
         (
-            "Harlow Services charges £2,000 a month to clean the depot.",
-            "Cleaning the depot costs £24,000 per year with Harlow Services.",
+            "Harlow Services bills us £2,000 monthly for the depot.",
+            "Cleaning the depot costs £24,000 yearly, billed by Harlow Services.",
         ),
         (
             "A licença do CRM custa R$ 1.000 mensais.",
-            "Pagamos R$ 12.000 por ano pela licença do CRM.",
+            "Pagamos R$ 12.000 ao ano pela licença do CRM.",
         ),
     ],
 )

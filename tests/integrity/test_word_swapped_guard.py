@@ -34,7 +34,7 @@ def test_one_word_put_in_place_of_another_is_never_a_duplicate(stored, new):
     ("stored", "new"),
     [
         ("O Tiago tem miopia.", "O Tiago é míope."),
-        ("The QA lead reviews every sheet.", "The QA lead reviewed every sheet."),
+        ("The night nurse checks every chart.", "The night nurse checked every chart."),
         ("The ferry takes 3 hours.", "The ferry takes three hours."),
     ],
 )
