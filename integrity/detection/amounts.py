@@ -171,8 +171,8 @@ def _quantity(
         seconds, last = _times_per(r, last)
         if seconds:
             lo, hi, dim = lo * _YEAR_SECONDS / seconds, hi * _YEAR_SECONDS / seconds, "times/year"
-    approx = _approximate_before(r, first)
-    upper, lower = _bound_before(r, first)
+    approx = _approximate_before(r, first) or _either_way_before(r, first)
+    upper, lower = (False, False) if approx else _bound_before(r, first)
     if _range_opened(r, first):
         lo, hi, dim, last = _range_end(r, last, lo, hi, dim, factor)
     tail = {t.norm for t in r.tokens[last + 2 : last + 5]}
@@ -227,6 +227,21 @@ def _approximate_before(r: Reading, i: int) -> bool:
     if k > 0 and r.tokens[k].norm in ("de", "di", "of", "d'"):
         k -= 1
     return k >= 0 and i > 0 and r.tokens[k].norm in tb.APPROXIMATE
+
+
+def _either_way_before(r: Reading, i: int) -> bool:
+    """ "more or less 40", "più o meno 40", "mais ou menos 40", "plus ou moins 40": a
+    comparative of each direction joined by "or" before the number is an approximation,
+    not a bound (each word alone bounds it: "40 or more", "pelo menos 40")."""
+    if i < 3:
+        return False
+    first, joiner, second = (r.tokens[k].norm for k in range(i - 3, i))
+    directions = {first in tb.LOWER_AFTER, second in tb.LOWER_AFTER}
+    return (
+        joiner in tb.BOUND_JOINERS
+        and directions == {True, False}
+        and (first in tb.UPPER_AFTER or second in tb.UPPER_AFTER)
+    )
 
 
 def _temperature(lo: float, hi: float, dim: str) -> tuple[float, float, str]:

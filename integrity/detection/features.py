@@ -129,6 +129,7 @@ def pair_features(
     row: list[float] = []
     new_flags = covered_flags(a, b, mentions) if flags is None else flags
     lost_flags = covered_flags(b, a, mentions) if lost is None else lost
+    new_flags, lost_flags = weak_names_weighed(new_flags, lost_flags)
     for kind in KINDS:
         has_a, has_b = bool(a.of(kind)), bool(b.of(kind))
         new_count = sum(1 for v, ok in new_flags if v.kind == kind and not ok)
@@ -167,6 +168,22 @@ def pair_features(
         row += NEUTRAL
     row.append(1.0)
     return np.asarray(row, dtype=np.float64)
+
+
+def weak_names_weighed(new_flags: list, lost_flags: list) -> tuple[list, list]:
+    """Both sides' values with each weak name (a capitalised word opening a sentence:
+    "Pagamos ...", "Cleaning the site ...") counted as found unless the other side
+    lacks a value too, as the duplicate guard counts it (``guard._blockers``): a
+    sentence may open with an ordinary word, while one name put in place of another
+    loses one on each side. Round 15: every such opening word was a new name in the
+    value columns (and in ``blocked``), pushing restatements towards compatible."""
+
+    def weighed(flags: list, other: list) -> list:
+        if any(not ok for _v, ok in other):
+            return flags
+        return [(v, ok or (v.kind == "name" and bool(v.key[1]))) for v, ok in flags]
+
+    return weighed(new_flags, lost_flags), weighed(lost_flags, new_flags)
 
 
 def overlap_shape(jaccard: float, *, negation: bool) -> list[float]:
@@ -298,8 +315,10 @@ def _wording(a: Reading, b: Reading) -> list[float]:
 
     length_a, length_b = max(len(a.text), 1), max(len(b.text), 1)
     opposite = affix_opposite(only_a, only_b)
-    booleans_a = {tb.BOOLEANS[w] for w in wa if w in tb.BOOLEANS}
-    booleans_b = {tb.BOOLEANS[w] for w in wb if w in tb.BOOLEANS}
+    # Only the literals one side has alone: a phrasal verb's "off" beside an "on" both
+    # sides say ("begins on the 3rd" / "kicks off on the 3rd") is no value swapped.
+    booleans_a = {tb.BOOLEANS[w] for w in only_a if w in tb.BOOLEANS}
+    booleans_b = {tb.BOOLEANS[w] for w in only_b if w in tb.BOOLEANS}
     boolean_swap = float(bool(booleans_a and booleans_b and booleans_a != booleans_b))
     return [
         jaccard,

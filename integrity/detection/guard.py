@@ -20,6 +20,7 @@ import dataclasses
 import math
 import os
 import re
+from difflib import SequenceMatcher
 
 from . import tables as tb
 from .aliases import Mentions, initialism_in, numeronym_in, shortened_in
@@ -75,6 +76,8 @@ def _blockers(
         reasons.append("negation")
     elif a.negations % 2 == b.negations % 2 and _opposite_word(a, b):
         reasons.append("a word and its opposite")
+    elif _word_swapped(a, b):
+        reasons.append("a word put in place of another")
     return reasons
 
 
@@ -84,6 +87,36 @@ def _opposite_word(a: Reading, b: Reading) -> bool:
     the two say opposite things."""
     wa, wb = set(a.words()[:60]), set(b.words()[:60])
     return bool(affix_opposite(wa - wb, wb - wa))
+
+
+# One span of at most this many words a side put in place of another (``_word_swapped``).
+SWAP_WORDS = 2
+
+
+def _word_swapped(a: Reading, b: Reading) -> bool:
+    """The statements are equal but for one short span of words put in place of
+    another, no value in it and no word of one a form of a word of the other ("the
+    staging cluster" / "the production cluster", "approved" / "rejected"): the slot
+    holds another thing. Folding would lose it; a synonym stays a fact of its own."""
+    ta = [
+        (plain(t.text), i) for i, t in enumerate(a.tokens[:120]) if any(c.isalnum() for c in t.text)
+    ]
+    tb_ = [
+        (plain(t.text), i) for i, t in enumerate(b.tokens[:120]) if any(c.isalnum() for c in t.text)
+    ]
+    if not ta or not tb_:
+        return False
+    matcher = SequenceMatcher(None, [w for w, _i in ta], [w for w, _i in tb_], autojunk=False)
+    ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "replace":
+        return False
+    _tag, i1, i2, j1, j2 = ops[0]
+    if i2 - i1 > SWAP_WORDS or j2 - j1 > SWAP_WORDS:
+        return False
+    span_a, span_b = ta[i1:i2], tb_[j1:j2]
+    if any(i in a.used for _w, i in span_a) or any(j in b.used for _w, j in span_b):
+        return False
+    return not any(x == y or _same_stem(x, y) for x, _i in span_a for y, _j in span_b)
 
 
 def affix_opposite(only_a: set[str], only_b: set[str]) -> float:

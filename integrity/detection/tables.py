@@ -346,6 +346,8 @@ def _more_unit_rows() -> dict[str, tuple[str, float]]:
     add("pressure", 133.322, "mmhg")
     add("area", 1.0, "m2 m² sqm")
     add("area", 0.09290304, "sqft ft²")
+    add("area", 1e4, "hectare hectares ettaro ettari hectárea hectáreas hektar")
+    add("area", 4046.8564224, "acre acres acri")
     return rows
 
 
