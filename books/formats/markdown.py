@@ -8,6 +8,9 @@ import bisect
 import re
 
 _TICKS = re.compile(r"`+")
+# Python's special names (``__init__``, ``__enter__``): a lowercase identifier between
+# double underscores, which CommonMark would read as strong emphasis.
+_SPECIAL_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
 def code_spans(line: str) -> list[tuple[int, int]]:
@@ -113,6 +116,8 @@ def _span_at(
         found = closers[mark, k]
         at = bisect.bisect_left(found, begin + 2)
         if at < len(found) and found[at] <= line_end[begin]:
+            if k == 2 and mark == "_" and _SPECIAL_NAME.fullmatch(text, begin, found[at]):
+                return None  # ``__enter__`` names Python's method, it stresses nothing
             return begin, found[at], found[at] + k
         if at and found[at - 1] == begin + 1:
             return begin, begin + 1, begin + 1 + k

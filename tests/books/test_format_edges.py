@@ -470,6 +470,26 @@ def test_a_code_name_in_a_heading_keeps_its_underscores_and_stars(fmt, source):
 
 
 @pytest.mark.parametrize(
+    "source",
+    [
+        "# Kiteflow\n\n## __enter__\n\nx\n\n## __exit__ and __spool_max__\n\ny\n",
+        "# Kiteflow\n\n__enter__\n---------\n\nx\n\n__exit__ and __spool_max__\n---\n\ny\n",
+    ],
+    ids=["atx", "setext"],
+)
+def test_a_python_special_name_in_a_markdown_heading_keeps_its_underscores(source):
+    """The heading ``__enter__`` read as strong emphasis: its section was "enter", and
+    the heading defined an entity "enter". A word in capitals between them is still emphasis."""
+    assert paths(parse_document(source.encode(), fmt="markdown")) == [
+        ("Kiteflow",),
+        ("Kiteflow", "__enter__"),
+        ("Kiteflow", "__exit__ and __spool_max__"),
+    ]
+    bold = parse_document(b"# __Kites__ and **lines**\n\nx\n", fmt="markdown")
+    assert paths(bold) == [("Kites and lines",)]
+
+
+@pytest.mark.parametrize(
     ("fmt", "source"),
     [
         # Sphinx and MkDocs end every heading with a permalink mark
