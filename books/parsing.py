@@ -580,4 +580,6 @@ def _plain_sections(text: str, start: int, end: int, *, page_text: bool = False)
     headings = [] if page_text else technical_headings(text, start, end)
     if not headings:
         headings = _plain_headings(text, start, end, page_text=page_text)
+    # A title reads as its words: a text file's runs of blanks are layout, not title.
+    headings = [(pos, level, " ".join(title.split())) for pos, level, title in headings]
     return _build_sections(text, headings, start, end)
