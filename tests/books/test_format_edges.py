@@ -175,6 +175,19 @@ def test_html_navigation_and_scripts_bring_no_heading_or_text():
     assert "Menu" not in document.text and "var h" not in document.text
 
 
+def test_an_html_paragraph_opening_with_hashes_is_text_not_a_heading():
+    """``<p># x</p>`` became the Markdown line "# x", read back as a heading "x" (a
+    section, and a heading term); it is the paragraph's text, as a browser shows it."""
+    html = (
+        "<h1>Kites</h1><p># of kites flown</p><p>Kites fly.</p>"
+        "<ul><li>## spare lines</li></ul><p><b>Note</b># 5 and C# <code>x_y</code></p>"
+    )
+    document = parse_document(html.encode(), fmt="html")
+    assert paths(document) == [("Kites",)]
+    assert "# of kites flown" in document.text and "- ## spare lines" in document.text
+    assert "**Note**# 5 and C# `x_y`" in document.text
+
+
 @pytest.mark.parametrize(
     ("roff", "expected"),
     [
