@@ -217,13 +217,14 @@ def _substituted(markdown: list[str], source: list[str]) -> list[str]:
 # (``\*(L"``), characters written as escapes (``\-``, ``\e``), and what prints nothing:
 # fonts, sizes, colours, motions (``\h'..'``, ``\u``), number registers, italic
 # corrections and thin spaces (help2man's ``\,`` and ``\/``, DocBook's ``\m[blue]``,
-# Pod::Man's ``\|``), and a comment to the line's end.
+# Pod::Man's ``\|``), and a comment to the line's end. A bracketed name ends before a
+# backslash (one free to run past it re-read the rest of the line from every ``\[``).
 _ROFF_ESCAPE = re.compile(
-    r"\\(?:\((?P<glyph>..)|\[(?P<glyph_long>[^\]\s]+)\]"
-    r"|\*(?:\[(?P<string_long>[^\]\n]*)\]|\((?P<string>..)|(?P<string_one>[^(\[\n]))"
+    r"\\(?:\((?P<glyph>..)|\[(?P<glyph_long>[^\]\s\\]+)\]"
+    r"|\*(?:\[(?P<string_long>[^\]\n\\]*)\]|\((?P<string>..)|(?P<string_one>[^(\[\n]))"
     r"|(?P<char>[-e ~0\\])"
-    r"|[fFmMn](?:\[[^\]\n]*\]|\(..|[^\[(\n])"
-    r"|s(?:\[[^\]\n]*\]|[+-]?\(\d\d|[+-]?\d)"
+    r"|[fFmMn](?:\[[^\]\n\\]*\]|\(..|[^\[(\n])"
+    r"|s(?:\[[^\]\n\\]*\]|[+-]?\(\d\d|[+-]?\d)"
     r"|[hvwxlLDNSHR](?P<q>['\"|]).*?(?P=q)"
     r"|k.|\".*|[&c:%,/|^)duz])"
 )

@@ -52,6 +52,8 @@ PIECES = st.sampled_from(
         "*a ",
         "__",
         "#",
+        "\\[",
+        "\\*[",
     ]
 )
 TEXTS = st.lists(PIECES, min_size=1, max_size=400).map("".join)
@@ -121,3 +123,13 @@ def test_markdown_headings_read_a_long_run_of_unclosed_emphasis_marks_in_linear_
     _within_budget(clean_heading, "*a " * (LONG // 3))
     _within_budget(clean_heading, "__a. " * (LONG // 5))
     assert clean_heading("_Kites_ and **kite lines**") == "Kites and kite lines"
+
+
+def test_manual_pages_read_a_long_run_of_unclosed_bracketed_escapes_in_linear_time():
+    # Each "\[" (a named character, a string, a font, a size) ran past the backslashes
+    # of the next ones to the line's end: 2 s at 40 KB, 33 s at 160 KB.
+    for escape in ("\\[x", "\\*[x", "\\f[x", "\\s[x"):
+        page = ".TH KITE 1\n.SH NAME\nkite " + escape * (LONG // len(escape)) + "\n"
+        _within_budget(roff_to_markdown, page)
+    page = ".TH KITE 1\n.SH NAME\nkite \\[em] a \\[x line\n"
+    assert "kite — a \\[x line" in roff_to_markdown(page)
