@@ -78,6 +78,7 @@ def emphasis_stripped(text: str) -> str:
                 for e in _find_all(text, run)
                 if e > 0
                 and not text[e - 1].isspace()
+                and not _escaped(text, e)
                 and (mark == "*" or e + width == n or not _is_word(text[e + width]))
             ]
     line_end = [n] * (n + 1)
@@ -104,7 +105,7 @@ def _span_at(
     marks at ``i``, or None: the longest opening run (up to three) that a run of as many
     marks closes, two or more held characters tried before one."""
     mark, n = text[i], len(text)
-    if mark == "_" and i and _is_word(text[i - 1]):
+    if mark == "_" and i and _is_word(text[i - 1]) or _escaped(text, i):
         return None
     width = 1
     while width < 3 and i + width < n and text[i + width] == mark:
@@ -122,6 +123,15 @@ def _span_at(
         if at and found[at - 1] == begin + 1:
             return begin, begin + 1, begin + 1 + k
     return None
+
+
+def _escaped(text: str, i: int) -> bool:
+    """Whether ``text[i]`` follows an odd run of backslashes: a literal character
+    (``\\_\\_init\\_\\_``, as an HTML heading's underscores come), never a mark."""
+    j = i
+    while j and text[j - 1] == "\\":
+        j -= 1
+    return (i - j) % 2 == 1
 
 
 def _find_all(text: str, run: str) -> list[int]:
