@@ -103,7 +103,7 @@ def _span_at(
 ) -> tuple[int, int, int] | None:
     """(held text's start, closing run's start, span's end) of the emphasis opened by the
     marks at ``i``, or None: the longest opening run (up to three) that a run of as many
-    marks closes, two or more held characters tried before one."""
+    marks closes, at its first closing run: "*n* and *k*" holds "n", then "k"."""
     mark, n = text[i], len(text)
     if mark == "_" and i and _is_word(text[i - 1]) or _escaped(text, i):
         return None
@@ -115,13 +115,11 @@ def _span_at(
         if begin >= n or text[begin].isspace():
             continue
         found = closers[mark, k]
-        at = bisect.bisect_left(found, begin + 2)
+        at = bisect.bisect_left(found, begin + 1)
         if at < len(found) and found[at] <= line_end[begin]:
             if k == 2 and mark == "_" and _SPECIAL_NAME.fullmatch(text, begin, found[at]):
                 return None  # ``__enter__`` names Python's method, it stresses nothing
             return begin, found[at], found[at] + k
-        if at and found[at - 1] == begin + 1:
-            return begin, begin + 1, begin + 1 + k
     return None
 
 

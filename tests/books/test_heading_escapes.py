@@ -1,9 +1,10 @@
-"""Marks a heading escapes are its text: an HTML heading's underscores and stars come
-escaped from the converter, and Markdown writes its own escapes."""
+"""How a heading's emphasis marks read: escaped ones are its text (an HTML heading's
+underscores and stars come escaped from the converter, and Markdown writes its own
+escapes); a span closes at its first closing run."""
 
 from __future__ import annotations
 
-from books.parsing import parse_document
+from books.parsing import clean_heading, parse_document
 
 
 def paths(document) -> list[tuple[str, ...]]:
@@ -24,3 +25,11 @@ def test_escaped_marks_in_a_heading_are_its_text_not_emphasis():
         ("Kiteflow",),
         ("Kiteflow", "**kwargs** and lines"),
     ]
+
+
+def test_a_one_letter_emphasis_closes_at_its_first_closing_mark():
+    """A one-letter span ran on to the next span's closing mark: "Choosing *n* and *k*"
+    read "Choosing n* and *k"."""
+    assert clean_heading("Choosing *n* and *k*") == "Choosing n and k"
+    assert clean_heading("The _x_ axis and the _y_ axis") == "The x axis and the y axis"
+    assert clean_heading("**Kites** and *spools*") == "Kites and spools"
