@@ -55,6 +55,11 @@ PIECES = st.sampled_from(
         "#",
         "\\[",
         "\\*[",
+        " <",
+        ">`_",
+        ":ref:`",
+        "(A",
+        "\\",
     ]
 )
 TEXTS = st.lists(PIECES, min_size=1, max_size=400).map("".join)
@@ -86,6 +91,7 @@ def test_the_format_readers_finish_on_any_layout(text):
     assert dehyphenate(text).count("\n") == text.count("\n")  # the layout is kept
     rst_to_markdown(text)
     roff_to_markdown(text)
+    heading_key(text)
 
 
 # Lines built to make the readers' Markdown patterns backtrack: a long run of backticks
