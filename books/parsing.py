@@ -19,7 +19,7 @@ from pathlib import PurePath
 
 from books.formats.archive import lost_text
 from books.formats.html import PERMALINK_MARKS, epub_to_markdown, html_to_markdown
-from books.formats.markdown import code_spans, comments_stripped
+from books.formats.markdown import code_spans, comments_stripped, emphasis_stripped
 from books.formats.pdf import MIN_REPEATS, clean_pages, outline_headings, outline_items
 from books.formats.rst import is_roff, roff_includes, roff_to_markdown, rst_to_markdown
 from books.formats.text import dehyphenate, technical_headings
@@ -298,9 +298,6 @@ _MD_LINE = re.compile(
     r"|(?P<fence>`{3,}|~{3,}).*)$",
     re.MULTILINE,
 )
-# Underscores mark emphasis only at a word's edge: inside a word they are part of it
-# (``OPT_SORT_KEYS``, ``snake_case``), as CommonMark reads them.
-_EMPHASIS = re.compile(r"(\*{1,3})(\S(?:.*?\S)?)\1|(?<!\w)(_{1,3})(\S(?:.*?\S)?)\3(?!\w)")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|])")
 _SPACES = re.compile(r"\s+")
 _HOLE = "\ue000"  # a private-use mark holding a code span's place meanwhile
@@ -359,7 +356,7 @@ def clean_heading(raw: str) -> str:
         last = end
     held.append(raw[last:])
     text = _LINK.sub(_link_text, _ATTRIBUTES.sub("", "".join(held)))
-    text = _EMPHASIS.sub(lambda m: m.group(2) or m.group(4) or "", text)
+    text = emphasis_stripped(text)
     text = _ESCAPE.sub(r"\1", text)
     for span in spans:
         text = text.replace(_HOLE, span, 1)
@@ -583,4 +580,6 @@ def _plain_sections(text: str, start: int, end: int, *, page_text: bool = False)
     headings = [] if page_text else technical_headings(text, start, end)
     if not headings:
         headings = _plain_headings(text, start, end, page_text=page_text)
+    # A title reads as its words: a text file's runs of blanks are layout, not title.
+    headings = [(pos, level, " ".join(title.split())) for pos, level, title in headings]
     return _build_sections(text, headings, start, end)

@@ -113,7 +113,8 @@ HEADING_RULES: tuple[_Rule, ...] = (
 )
 
 _PREFIX = re.compile(r"^(?:appendix|chapter|part|book)\s+[\w.-]+\s*[:.\-–—]\s*", re.I)
-_SUFFIX = re.compile(r"\s*\([^()]*\)$")  # "Spells (A)", "Creatures (A-C)"
+# "Spells (A)", "Creatures (A-C)"; blanks from their run's start: a long run read once.
+_SUFFIX = re.compile(r"(?<!\s)\s*\([^()]*\)$")
 
 
 def heading_key(heading: str) -> str:

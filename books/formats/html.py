@@ -20,6 +20,7 @@ from kgsite.errors import InvalidInput
 
 _DROP = ("script", "style", "noscript", "template", "nav", "svg", "head")
 _BLANKS = re.compile(r"\n{3,}")
+_LINE_HASHES = re.compile(r"^([ \t]*)(#{1,6})(?=[ \t]|$)", re.MULTILINE)
 # What a heading's permalink shows (Sphinx and MkDocs end every heading with "¶", GitHub
 # opens it with an empty anchor): a mark, never a word of the heading.
 PERMALINK_MARKS = frozenset({"", "¶", "§", "#", "🔗"})
@@ -54,6 +55,10 @@ def _converter():
             MarkdownConverter.convert_div
         )
 
+        def escape(self, text, parent_tags):
+            # Hashes opening a line of text are text: Markdown reads "# x" as a heading.
+            return _LINE_HASHES.sub(r"\1\\\2", super().escape(text, parent_tags))
+
     return Converter(heading_style="ATX", bullets="-", escape_misc=False)
 
 
@@ -72,7 +77,8 @@ def html_to_markdown(markup: bytes | str) -> str:
     return _BLANKS.sub("\n\n", "\n".join(lines)).strip() + "\n"
 
 
-_ESCAPED = re.compile(r"\\([_*])")
+_ESCAPED = re.compile(r"\\([_*#])")
+_OPENING_HASH = re.compile(r"[ \t]*\\#")  # escaped where a heading's hashes would be
 
 
 def _unescaped(lines: list[str]) -> list[str]:
@@ -92,7 +98,10 @@ def _unescaped(lines: list[str]) -> list[str]:
         for start, end in spans:
             pieces += [_ESCAPED.sub(r"\1", line[last:start]), line[start:end]]
             last = end
-        out.append("".join([*pieces, _ESCAPED.sub(r"\1", line[last:])]))
+        text = "".join([*pieces, _ESCAPED.sub(r"\1", line[last:])])
+        if opening := _OPENING_HASH.match(line):  # "\# x" stays text, not a heading
+            text = f"{line[: opening.end() - 2]}\\{text[opening.end() - 2 :]}"
+        out.append(text)
     return out
 
 

@@ -45,7 +45,9 @@ _FOOTNOTE_MARK = re.compile(rf"(?<![ \t])[ \t]*\[(?:{_FOOTNOTE_LABEL})\]_(?!\w)"
 _FIELD = re.compile(r"^\s*:\w[\w-]*:")
 # Roles whose text is a standard's number.
 _NUMBERED_ROLES = {"pep": "PEP", "rfc": "RFC"}
-_TARGET = re.compile(r"^(?P<text>.*?)\s*<[^<>]+>$")
+# A hyperlink with its target: the text and the blanks before "<" in one run of what
+# may precede it, so no position is read twice.
+_LINK = re.compile(r"`(?P<written>[^`\n<]++)<[^<>\n]+>`_{1,2}")
 _CODEISH = re.compile(r"[._()\[\]]|^[a-z]+[A-Z]|^[A-Z][a-z]+[A-Z]")
 
 
@@ -54,18 +56,33 @@ def _role(match: re.Match) -> str:
     text = match.group("text").strip()
     if role in _NUMBERED_ROLES:
         return f"{_NUMBERED_ROLES[role]} {text}"
-    if target := _TARGET.match(text):
-        text = target.group("text") or text
+    text = _target_text(text) or text
     if text.startswith("~"):
         text = text[1:].rsplit(".", 1)[-1]
     text = text.lstrip("!")
     return f"`{text}`" if _CODEISH.search(text) or " " not in text else text
 
 
+def _target_text(text: str) -> str | None:
+    """A role's or a link's text before its target ("the rules <rules.html>" -> "the
+    rules"), None without a target. One search from the right: a lazy text followed by
+    blanks (``(.*?)\\s*<[^<>]+>$``) re-read a long run of blanks once per blank."""
+    start = text.rfind("<")
+    if start < 0 or not text.endswith(">") or ">" in text[start + 1 : -1] or len(text) - start < 3:
+        return None
+    return text[:start].rstrip()
+
+
+def _link_text(match: re.Match) -> str:
+    """`text <url>`_ reads as its text (its first character if all blank)."""
+    written = match.group("written")
+    return written.rstrip() or written[0]
+
+
 def _inline(line: str) -> str:
     line = _ROLE.sub(_role, line)
     line = _LITERAL.sub(lambda m: f"`{m.group('code')}`", line)
-    line = re.sub(r"`([^`\n<]+?)\s*<[^<>\n]+>`_{1,2}", r"\1", line)  # `text <url>`_
+    line = _LINK.sub(_link_text, line)  # `text <url>`_
     line = re.sub(r"(?<![`\w])`([^`\n]+)`_{1,2}(?![\w`])", r"\1", line)  # `the rules`_
     line = _FOOTNOTE_MARK.sub("", line)  # footnote marks: [#]_
     return re.sub(r"\[([A-Za-z][\w.-]*)\]_(?!\w)", r"[\1]", line)  # citations: [CIT2002]_
@@ -217,13 +234,14 @@ def _substituted(markdown: list[str], source: list[str]) -> list[str]:
 # (``\*(L"``), characters written as escapes (``\-``, ``\e``), and what prints nothing:
 # fonts, sizes, colours, motions (``\h'..'``, ``\u``), number registers, italic
 # corrections and thin spaces (help2man's ``\,`` and ``\/``, DocBook's ``\m[blue]``,
-# Pod::Man's ``\|``), and a comment to the line's end.
+# Pod::Man's ``\|``), and a comment to the line's end. A bracketed name ends before a
+# backslash (one free to run past it re-read the rest of the line from every ``\[``).
 _ROFF_ESCAPE = re.compile(
-    r"\\(?:\((?P<glyph>..)|\[(?P<glyph_long>[^\]\s]+)\]"
-    r"|\*(?:\[(?P<string_long>[^\]\n]*)\]|\((?P<string>..)|(?P<string_one>[^(\[\n]))"
+    r"\\(?:\((?P<glyph>..)|\[(?P<glyph_long>[^\]\s\\]+)\]"
+    r"|\*(?:\[(?P<string_long>[^\]\n\\]*)\]|\((?P<string>..)|(?P<string_one>[^(\[\n]))"
     r"|(?P<char>[-e ~0\\])"
-    r"|[fFmMn](?:\[[^\]\n]*\]|\(..|[^\[(\n])"
-    r"|s(?:\[[^\]\n]*\]|[+-]?\(\d\d|[+-]?\d)"
+    r"|[fFmMn](?:\[[^\]\n\\]*\]|\(..|[^\[(\n])"
+    r"|s(?:\[[^\]\n\\]*\]|[+-]?\(\d\d|[+-]?\d)"
     r"|[hvwxlLDNSHR](?P<q>['\"|]).*?(?P=q)"
     r"|k.|\".*|[&c:%,/|^)duz])"
 )

@@ -175,6 +175,19 @@ def test_html_navigation_and_scripts_bring_no_heading_or_text():
     assert "Menu" not in document.text and "var h" not in document.text
 
 
+def test_an_html_paragraph_opening_with_hashes_is_text_not_a_heading():
+    """``<p># x</p>`` became the Markdown line "# x", read back as a heading "x" (a
+    section, and a heading term); it is the paragraph's text, as a browser shows it."""
+    html = (
+        "<h1>Kites</h1><p># of kites flown</p><p>Kites fly.</p>"
+        "<ul><li>## spare lines</li></ul><p><b>Note</b># 5 and C# <code>x_y</code></p>"
+    )
+    document = parse_document(html.encode(), fmt="html")
+    assert paths(document) == [("Kites",)]
+    assert "# of kites flown" in document.text and "- ## spare lines" in document.text
+    assert "**Note**# 5 and C# `x_y`" in document.text
+
+
 @pytest.mark.parametrize(
     ("roff", "expected"),
     [
@@ -467,6 +480,26 @@ def test_a_code_name_in_a_heading_keeps_its_underscores_and_stars(fmt, source):
         ("Kiteflow", "`__enter__`"),
         ("Kiteflow", "The `**spool_opts` and `*args` keywords"),
     ]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "# Kiteflow\n\n## __enter__\n\nx\n\n## __exit__ and __spool_max__\n\ny\n",
+        "# Kiteflow\n\n__enter__\n---------\n\nx\n\n__exit__ and __spool_max__\n---\n\ny\n",
+    ],
+    ids=["atx", "setext"],
+)
+def test_a_python_special_name_in_a_markdown_heading_keeps_its_underscores(source):
+    """The heading ``__enter__`` read as strong emphasis: its section was "enter", and
+    the heading defined an entity "enter". A word in capitals between them is still emphasis."""
+    assert paths(parse_document(source.encode(), fmt="markdown")) == [
+        ("Kiteflow",),
+        ("Kiteflow", "__enter__"),
+        ("Kiteflow", "__exit__ and __spool_max__"),
+    ]
+    bold = parse_document(b"# __Kites__ and **lines**\n\nx\n", fmt="markdown")
+    assert paths(bold) == [("Kites and lines",)]
 
 
 @pytest.mark.parametrize(

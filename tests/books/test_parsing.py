@@ -186,6 +186,34 @@ def test_gutenberg_boilerplate_is_skipped_and_chapter_styles_recognised():
     assert doc.text == text  # offsets stay those of the uploaded file
 
 
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (
+            "CHAPTER  I.  THE  KITE\n\nIt was windy.\n\nCHAPTER II\n\nIt was not.\n",
+            [("CHAPTER I. THE KITE",), ("CHAPTER II",)],
+        ),
+        (
+            "1.  Flying  kites\n\nHold the line.\n\n2.  Winding   lines\n\nWind it.\n\n"
+            "3. Storing\n\nDry it.\n",
+            [("1. Flying kites",), ("2. Winding lines",), ("3. Storing",)],
+        ),
+        (
+            "Kite  Club\n==========\n\nWe fly.\n\nSpool  Care\n===========\n\nWind it.\n",
+            [("Kite Club",), ("Spool Care",)],
+        ),
+    ],
+    ids=["novel", "numbered", "underlined"],
+)
+def test_plain_text_heading_titles_read_without_runs_of_blanks(source, expected):
+    """A plain-text heading laid out with two blanks between its words kept them in its
+    title ("1.  Flying  kites"), so the same heading written with one blank elsewhere
+    was another title; the section text keeps its layout."""
+    document = parse_document(source.encode(), fmt="text")
+    assert [s.heading_path for s in document.sections] == expected
+    assert document.sections[0].text.startswith(source.split("\n")[0])
+
+
 def test_capitals_inside_prose_are_not_headings():
     text = (
         "CHAPTER I\n\nHe read the telegram:\n\n"
