@@ -285,6 +285,9 @@ def fact_retract(request, fact_id: int):
         # The page offered Retract while the fact was active; another curator (or a
         # resolution) ended it since: a superseded fact stays superseded.
         error, status = _ended_message(fact), 409
+    elif request.POST.get("seen", state_seen(fact, ("text",))) != state_seen(fact, ("text",)):
+        # Rewritten since the row was drawn: retracting it would end words never seen.
+        error, status = _rewritten_message(), 409
     else:
         try:
             services.fact_update(fact=fact, actor=request.user, status=Fact.Status.RETRACTED)
@@ -296,6 +299,13 @@ def fact_retract(request, fact_id: int):
     if error:
         return facts_response(request, entity, error=error, status=status)
     return facts_response(request, entity, retracted=fact)
+
+
+def _rewritten_message() -> str:
+    return _(
+        "This fact was rewritten since you opened this page: nothing was retracted. It is "
+        "shown as it is now; retract it again if you still mean to."
+    )
 
 
 def _ended_message(fact: Fact) -> str:
