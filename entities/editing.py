@@ -14,7 +14,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from kgsite.errors import Conflict, DomainError
+from kgsite.models import AuditEntry
 from kgsite.pages import checked_get, curator_required, form_error, render_page
+from kgsite.text import normalize, type_tag
 
 from . import curation, hooks, selectors, services
 from .forms import (
@@ -68,6 +70,13 @@ def entity_new(request):
                 actor=request.user,
             )
         except DomainError as exc:
+            mine = _just_created(request.user, data["canonical_name"], data["type"])
+            if mine is not None and exc.field == "canonical_name":
+                # Create clicked twice: the first click made it (the browser shows the
+                # answer to the second), so the curator is taken to it, not told it clashes.
+                message = _("You created “%(name)s” just before; here it is.")
+                messages.info(request, message % {"name": mine.canonical_name})
+                return redirect("entities:detail", entity_id=mine.pk)
             field = "aliases" if exc.field == "alias" else exc.field
             form.add_error(None, form_error(exc, form.fields, field))
         else:
@@ -75,6 +84,15 @@ def entity_new(request):
             return redirect("entities:detail", entity_id=entity.pk)
     status = 400 if form.errors else 200
     return _form_page(request, "entities/new.html", {"form": form}, status=status)
+
+
+def _just_created(user, name: str, entity_type: str) -> Entity | None:
+    """The entity of this name and type, if creating it was this user's last action."""
+    last = AuditEntry.objects.filter(actor=user).order_by("-id").first()
+    if last is None or last.action != "entity.create":
+        return None
+    found = Entity.objects.filter(pk=last.target_id, name_norm=normalize(name)).first()
+    return found if found is not None and found.type == type_tag(entity_type) else None
 
 
 @require_POST
