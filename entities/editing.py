@@ -232,9 +232,10 @@ def fact_edit(request, fact_id: int):
     status = 200
     if request.method == "POST":
         checked_get(request, Fact, fact_id, write=True)
-        if request.POST.get("seen", seen) != seen:
+        if request.POST.get("seen", seen) != seen and not _as_stored(form, initial):
             # Drawn before another change (a retraction, a resolution): saving it
-            # would write every field back over that change.
+            # would write every field back over that change. (Save clicked twice finds
+            # the fact as this form has it: nothing to write over.)
             form.add_error(None, _stale_message(fact))
             status = 409
         elif form.is_valid():
@@ -257,6 +258,16 @@ def fact_edit(request, fact_id: int):
     if form.errors and status == 200:
         status = 400
     return _fact_page(request, fact, entity, form=form, can_write=can_write, status=status)
+
+
+def _as_stored(form: FactEditForm, stored: dict) -> bool:
+    """Whether the posted form says what the fact holds now, field for field."""
+    if not form.is_valid():
+        return False
+    data = {**form.cleaned_data}
+    if data["confidence"] is None:  # left empty: the stored confidence is kept
+        data["confidence"] = stored["confidence"]
+    return all(data[k] == v for k, v in stored.items())
 
 
 def _fact_initial(fact: Fact) -> dict:

@@ -245,3 +245,19 @@ def test_retract_from_a_stale_entity_page_leaves_a_rewritten_fact_active(
     assert curator_client.post(retract, again, HTTP_HX_REQUEST="true").status_code == 200
     fact.refresh_from_db()
     assert fact.status == "retracted"
+
+
+def test_save_clicked_twice_on_a_fact_page_is_saved_not_stale(curator_client, holmes):
+    """A double click on Save sends the form twice; the second found the fact changed
+    since the page was drawn (by the first) and the browser showed the 409 "changed
+    since you opened this page" over a save that had worked."""
+    fact = fact_store(text="Holmes plays the violin", entities=[holmes], source="a").fact
+    url = reverse("entities:fact", args=[fact.pk])
+    form = {**form_of(curator_client.get(url).content.decode()), "source": "the casebook"}
+    assert curator_client.post(url, form).status_code == 302
+    again = curator_client.post(url, form)
+    assert again.status_code == 302
+    fact.refresh_from_db()
+    assert fact.source == "the casebook"
+    # a form that differs from what the fact holds now is still stale
+    assert curator_client.post(url, {**form, "source": "b"}).status_code == 409
