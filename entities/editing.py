@@ -14,7 +14,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from kgsite.errors import Conflict, DomainError
+from kgsite.models import AuditEntry
 from kgsite.pages import checked_get, curator_required, form_error, render_page
+from kgsite.text import normalize, type_tag
 
 from . import curation, hooks, selectors, services
 from .forms import (
@@ -68,6 +70,13 @@ def entity_new(request):
                 actor=request.user,
             )
         except DomainError as exc:
+            mine = _just_created(request.user, data["canonical_name"], data["type"])
+            if mine is not None and exc.field == "canonical_name":
+                # Create clicked twice: the first click made it (the browser shows the
+                # answer to the second), so the curator is taken to it, not told it clashes.
+                message = _("You created “%(name)s” just before; here it is.")
+                messages.info(request, message % {"name": mine.canonical_name})
+                return redirect("entities:detail", entity_id=mine.pk)
             field = "aliases" if exc.field == "alias" else exc.field
             form.add_error(None, form_error(exc, form.fields, field))
         else:
@@ -75,6 +84,15 @@ def entity_new(request):
             return redirect("entities:detail", entity_id=entity.pk)
     status = 400 if form.errors else 200
     return _form_page(request, "entities/new.html", {"form": form}, status=status)
+
+
+def _just_created(user, name: str, entity_type: str) -> Entity | None:
+    """The entity of this name and type, if creating it was this user's last action."""
+    last = AuditEntry.objects.filter(actor=user).order_by("-id").first()
+    if last is None or last.action != "entity.create":
+        return None
+    found = Entity.objects.filter(pk=last.target_id, name_norm=normalize(name)).first()
+    return found if found is not None and found.type == type_tag(entity_type) else None
 
 
 @require_POST
@@ -214,9 +232,10 @@ def fact_edit(request, fact_id: int):
     status = 200
     if request.method == "POST":
         checked_get(request, Fact, fact_id, write=True)
-        if request.POST.get("seen", seen) != seen:
+        if request.POST.get("seen", seen) != seen and not _as_stored(form, initial):
             # Drawn before another change (a retraction, a resolution): saving it
-            # would write every field back over that change.
+            # would write every field back over that change. (Save clicked twice finds
+            # the fact as this form has it: nothing to write over.)
             form.add_error(None, _stale_message(fact))
             status = 409
         elif form.is_valid():
@@ -239,6 +258,16 @@ def fact_edit(request, fact_id: int):
     if form.errors and status == 200:
         status = 400
     return _fact_page(request, fact, entity, form=form, can_write=can_write, status=status)
+
+
+def _as_stored(form: FactEditForm, stored: dict) -> bool:
+    """Whether the posted form says what the fact holds now, field for field."""
+    if not form.is_valid():
+        return False
+    data = {**form.cleaned_data}
+    if data["confidence"] is None:  # left empty: the stored confidence is kept
+        data["confidence"] = stored["confidence"]
+    return all(data[k] == v for k, v in stored.items())
 
 
 def _fact_initial(fact: Fact) -> dict:
@@ -285,6 +314,9 @@ def fact_retract(request, fact_id: int):
         # The page offered Retract while the fact was active; another curator (or a
         # resolution) ended it since: a superseded fact stays superseded.
         error, status = _ended_message(fact), 409
+    elif request.POST.get("seen", state_seen(fact, ("text",))) != state_seen(fact, ("text",)):
+        # Rewritten since the row was drawn: retracting it would end words never seen.
+        error, status = _rewritten_message(), 409
     else:
         try:
             services.fact_update(fact=fact, actor=request.user, status=Fact.Status.RETRACTED)
@@ -296,6 +328,13 @@ def fact_retract(request, fact_id: int):
     if error:
         return facts_response(request, entity, error=error, status=status)
     return facts_response(request, entity, retracted=fact)
+
+
+def _rewritten_message() -> str:
+    return _(
+        "This fact was rewritten since you opened this page: nothing was retracted. It is "
+        "shown as it is now; retract it again if you still mean to."
+    )
 
 
 def _ended_message(fact: Fact) -> str:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-
 from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy
 
 from kgsite.models import AuditEntry
+from kgsite.pages import state_seen
 
 from .models import Fact
+
+__all__ = ["state_seen"]  # kept here for the pages that import it from the forms
 
 
 def latest_entry(user, action: str, target) -> AuditEntry | None:
@@ -26,13 +26,6 @@ def latest_entry(user, action: str, target) -> AuditEntry | None:
         .order_by("-id")
         .first()
     )
-
-
-def state_seen(obj, fields: tuple[str, ...]) -> str:
-    """A short digest of what an edit page shows of ``obj``: posted back with the form,
-    it tells whether someone changed the object since the page was drawn."""
-    state = json.dumps([str(getattr(obj, name)) for name in fields], ensure_ascii=False)
-    return hashlib.sha256(state.encode()).hexdigest()[:16]
 
 
 FACT_SHOWN = (

@@ -21,6 +21,8 @@ Pages live with the app whose data they show (``<app>/views.py``, ``<app>/urls.p
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -93,6 +95,13 @@ def checked_get(
     if write and not can_write:
         raise PermissionDenied("writing needs the curator permission")
     return obj, can_write
+
+
+def state_seen(obj, fields: tuple[str, ...]) -> str:
+    """A short digest of what a page shows of ``obj``: posted back with a form or a
+    button, it tells whether someone changed the object since the page was drawn."""
+    state = json.dumps([str(getattr(obj, name)) for name in fields], ensure_ascii=False)
+    return hashlib.sha256(state.encode()).hexdigest()[:16]
 
 
 def form_error(exc: DomainError, fields, field: str | None = None) -> ValidationError:

@@ -8,6 +8,8 @@ from django import template
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
+from kgsite.pages import state_seen
+
 register = template.Library()
 
 UNDO_TAG = "undo:"
@@ -45,6 +47,13 @@ def elapsed(start, end):
     if not start or not end:
         return ""
     return duration(end - start)
+
+
+@register.filter
+def seen(obj, fields: str) -> str:
+    """``state_seen`` of ``obj`` for the comma-separated ``fields``, for a row's button
+    (a retraction) to say what its page showed."""
+    return state_seen(obj, tuple(f.strip() for f in fields.split(",") if f.strip()))
 
 
 @register.filter

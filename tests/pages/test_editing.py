@@ -141,6 +141,29 @@ def test_add_a_triple_fact_and_undo_it(curator_client, holmes):
     assert fact.status == "retracted"
 
 
+def test_create_clicked_twice_lands_on_the_entity_not_on_a_clash(curator_client):
+    """A double click on Create sends the form twice; the browser shows the answer to
+    the second, which said "another person entity is named 'Lina Ferro'", as if the
+    entity had not been made."""
+    form = {"canonical_name": "Lina Ferro", "type": "person", "aliases": "L. Ferro"}
+    first = curator_client.post(reverse("entities:new"), form)
+    second = curator_client.post(reverse("entities:new"), form)
+    assert second.status_code == 302 and second["Location"] == first["Location"]
+    page = curator_client.get(second["Location"]).content.decode()
+    assert "You created “Lina Ferro” just before; here it is." in page
+    assert Entity.objects.count() == 1
+    # someone else's entity of that name is still a clash
+    other = curator_client.post(
+        reverse("entities:new"), {"canonical_name": "Ada Byron", "type": "person"}
+    )
+    assert other.status_code == 302
+    entity_store(name="Mary Somerville", type="person")
+    clash = curator_client.post(
+        reverse("entities:new"), {"canonical_name": "Mary Somerville", "type": "person"}
+    )
+    assert clash.status_code == 400 and "another person entity is named" in clash.content.decode()
+
+
 def test_more_aliases_at_once_than_the_api_takes_are_an_error_beside_the_field(
     curator_client, settings
 ):

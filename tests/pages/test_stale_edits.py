@@ -221,3 +221,43 @@ def test_a_stale_fact_page_does_not_supersede_words_it_never_showed(
     fact.refresh_from_db()
     assert fact.status == "superseded"
     assert Fact.objects.filter(text="Holmes plays the viola", status="active").exists()
+
+
+def test_retract_from_a_stale_entity_page_leaves_a_rewritten_fact_active(
+    curator_client, other_curator, holmes
+):
+    """The facts card showed "plays the violin"; another curator rewrote the fact since.
+    Retract ended the rewritten fact, whose words this curator never saw."""
+    fact = fact_store(text="Holmes plays the violin", entities=[holmes]).fact
+    page = curator_client.get(reverse("entities:detail", args=[holmes.pk])).content.decode()
+    retract = reverse("entities:fact-retract", args=[fact.pk])
+    form = form_of(page, retract)
+    fact_update(fact=fact, actor=other_curator, text="Holmes plays the violin at night")
+
+    response = curator_client.post(retract, form, HTTP_HX_REQUEST="true")
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert 'role="alert"' in html and "rewritten since you opened" in html
+    assert "at night" in html  # the card shows the fact as it is now
+    fact.refresh_from_db()
+    assert fact.status == "active"
+    again = form_of(html, retract)  # retracting from the card as it is now is taken
+    assert curator_client.post(retract, again, HTTP_HX_REQUEST="true").status_code == 200
+    fact.refresh_from_db()
+    assert fact.status == "retracted"
+
+
+def test_save_clicked_twice_on_a_fact_page_is_saved_not_stale(curator_client, holmes):
+    """A double click on Save sends the form twice; the second found the fact changed
+    since the page was drawn (by the first) and the browser showed the 409 "changed
+    since you opened this page" over a save that had worked."""
+    fact = fact_store(text="Holmes plays the violin", entities=[holmes], source="a").fact
+    url = reverse("entities:fact", args=[fact.pk])
+    form = {**form_of(curator_client.get(url).content.decode()), "source": "the casebook"}
+    assert curator_client.post(url, form).status_code == 302
+    again = curator_client.post(url, form)
+    assert again.status_code == 302
+    fact.refresh_from_db()
+    assert fact.source == "the casebook"
+    # a form that differs from what the fact holds now is still stale
+    assert curator_client.post(url, {**form, "source": "b"}).status_code == 409
