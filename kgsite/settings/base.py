@@ -108,7 +108,8 @@ DATABASES = {
 # (``kgsite.middleware``) instead of hanging on for 20 s and failing with a 500. Writes do
 # their slow work (embedding, the near-duplicate search) before they open a transaction,
 # so a lock is only ever held for a few queries; 5 s is many such writes queued.
-DB_BUSY_TIMEOUT = env_float("KGSITE_DB_BUSY_TIMEOUT", 5.0)
+# Above 0: SQLite would not wait at all, PostgreSQL's lock_timeout=0 waits for ever.
+DB_BUSY_TIMEOUT = env_float("KGSITE_DB_BUSY_TIMEOUT", 5.0, low=0.001)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers and one writer work together; IMMEDIATE takes the write lock at
     # BEGIN so two writers queue on the busy timeout instead of failing on upgrade.
@@ -137,7 +138,7 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out login early
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_FAILURE_LIMIT = env_int("KGSITE_LOGIN_FAILURE_LIMIT", 5)
+AXES_FAILURE_LIMIT = env_int("KGSITE_LOGIN_FAILURE_LIMIT", 5, low=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_float("KGSITE_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counted on its own
 # Not on success: a success would also clear the address's failures for other names.
@@ -149,10 +150,12 @@ AXES_VERBOSE = False
 # the address is REMOTE_ADDR; behind a proxy that would be the proxy's, for everyone.
 KGSITE_PROXY_COUNT = env_int("KGSITE_PROXY_COUNT", 0, low=0)
 # Bad API tokens (Authorization: Token ...) from one address within the window: the
-# address then gets 429 with Retry-After on every token for the lockout's length.
-KGSITE_TOKEN_FAILURE_LIMIT = env_int("KGSITE_TOKEN_FAILURE_LIMIT", 20)
-KGSITE_TOKEN_FAILURE_WINDOW_SECONDS = env_int("KGSITE_TOKEN_FAILURE_WINDOW_SECONDS", 900)
-KGSITE_TOKEN_LOCKOUT_SECONDS = env_int("KGSITE_TOKEN_LOCKOUT_SECONDS", 900)
+# address then gets 429 with Retry-After on every token for the lockout's length. Each is
+# at least 1: a window of 0 forgot every failure at once (no lockout ever), a limit of 0
+# locked an address out on its first typo.
+KGSITE_TOKEN_FAILURE_LIMIT = env_int("KGSITE_TOKEN_FAILURE_LIMIT", 20, low=1)
+KGSITE_TOKEN_FAILURE_WINDOW_SECONDS = env_int("KGSITE_TOKEN_FAILURE_WINDOW_SECONDS", 900, low=1)
+KGSITE_TOKEN_LOCKOUT_SECONDS = env_int("KGSITE_TOKEN_LOCKOUT_SECONDS", 900, low=1)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -168,8 +171,8 @@ USE_TZ = True
 
 # --- Request limits (answered in the API's JSON error shape, 413 or 400) -----------------
 # A request body other than a file upload (JSON, form fields): Django's default, 2.5 MB.
-DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("KGSITE_MAX_REQUEST_BYTES", 2_621_440)
-DATA_UPLOAD_MAX_NUMBER_FIELDS = env_int("KGSITE_MAX_REQUEST_FIELDS", 1000)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("KGSITE_MAX_REQUEST_BYTES", 2_621_440, low=1)
+DATA_UPLOAD_MAX_NUMBER_FIELDS = env_int("KGSITE_MAX_REQUEST_FIELDS", 1000, low=1)
 # A book upload (POST /api/v1/books/).
 KGSITE_MAX_UPLOAD_BYTES = env_int("KGSITE_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, low=1)
 # A compressed upload (an EPUB is a ZIP archive), checked before anything is expanded

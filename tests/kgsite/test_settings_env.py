@@ -118,6 +118,16 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
             "ImproperlyConfigured: KGSITE_Q_WORKERS must be at least 1, not '0'",
         ),
         (
+            "KGSITE_TOKEN_FAILURE_WINDOW_SECONDS",
+            "0",
+            "ImproperlyConfigured: KGSITE_TOKEN_FAILURE_WINDOW_SECONDS must be at least 1, not '0'",
+        ),
+        (
+            "KGSITE_DB_BUSY_TIMEOUT",
+            "-1",
+            "ImproperlyConfigured: KGSITE_DB_BUSY_TIMEOUT must be at least 0.001, not '-1'",
+        ),
+        (
             "KGSITE_LOG_LEVEL",
             "verbose",
             "ImproperlyConfigured: KGSITE_LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, "
