@@ -375,7 +375,7 @@ class FactConfirmationUndoView(GenericAPIView):
 
     @extend_schema(
         request=None,
-        responses=FactConfirmationUndoResponseSerializer,
+        responses={201: FactConfirmationUndoResponseSerializer},
         summary="Undo a confirmation: store the statement it folded in as its own fact",
     )
     def post(self, request, fact_id: int, confirmation_id: int):
