@@ -14,6 +14,7 @@ from kgsite.settings.environ import (
     env,
     env_bool,
     env_choice,
+    env_choices,
     env_float,
     env_int,
     env_log_level,
@@ -493,11 +494,18 @@ KGSITE_RECALL_MODEL = env("KGSITE_RECALL_MODEL", "")
 KGSITE_RECALL_CROSSLINGUAL = env(
     "KGSITE_RECALL_CROSSLINGUAL", "kgsite.vectors.embedder.MultilingualEmbedder"
 )
-# Triggers switched off (comma list of session_start, pre_check, unknown, finding, domain,
-# query, uncertainty): their endpoint answers 403 and the MCP tool an error.
-KGSITE_RECALL_DISABLED = [
-    t.strip() for t in env("KGSITE_RECALL_DISABLED", "").split(",") if t.strip()
-]
+# Triggers switched off (a comma list of RECALL_TRIGGERS, entities.recall.options'
+# TRIGGERS): their endpoint answers 403 and the MCP tool an error.
+RECALL_TRIGGERS = (
+    "session_start",
+    "pre_check",
+    "unknown",
+    "finding",
+    "domain",
+    "query",
+    "uncertainty",
+)
+KGSITE_RECALL_DISABLED = env_choices("KGSITE_RECALL_DISABLED", RECALL_TRIGGERS)
 # Domain detection for the domain trigger: words in a tool's name or arguments. A JSON
 # object in the environment replaces the whole table.
 KGSITE_RECALL_DOMAINS: dict[str, list[str]] = env_word_lists(

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from entities.recall.options import BOUNDS
+from entities.recall.options import BOUNDS, TRIGGERS
 from kgsite.settings.base import env_bool, env_float, env_int
 from kgsite.settings.environ import env_choice, env_rate
 
@@ -121,6 +121,13 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
             "KGSITE_TOKEN_FAILURE_WINDOW_SECONDS",
             "0",
             "ImproperlyConfigured: KGSITE_TOKEN_FAILURE_WINDOW_SECONDS must be at least 1, not '0'",
+        ),
+        (
+            "KGSITE_RECALL_DISABLED",
+            "session_start, pre-check",
+            "ImproperlyConfigured: KGSITE_RECALL_DISABLED must be a comma list of "
+            "session_start, pre_check, unknown, finding, domain, query, uncertainty, "
+            "not 'pre-check'",
         ),
         (
             "KGSITE_DB_BUSY_TIMEOUT",
@@ -350,3 +357,10 @@ def test_each_recall_default_is_held_to_the_bounds_a_request_may_ask_for(monkeyp
                 _settings_read(monkeypatch, setting, str(outside))
             assert str(caught.value).startswith(f"{setting} must be between {low} and {high}")
         monkeypatch.delenv(setting)
+
+
+def test_the_triggers_settings_may_switch_off_are_recalls_triggers(monkeypatch):
+    from kgsite.settings.base import RECALL_TRIGGERS
+
+    assert set(RECALL_TRIGGERS) == set(TRIGGERS)
+    _settings_read(monkeypatch, "KGSITE_RECALL_DISABLED", " Pre_Check ,domain")
