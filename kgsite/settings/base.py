@@ -446,7 +446,9 @@ KGSITE_DUPLICATE_SIMILARITY = env_float("KGSITE_DUPLICATE_SIMILARITY", 0.9, low=
 # (macro-F1 0.460 against 0.356) and costs about 70 ms a pair in encodings. With the
 # committed weights and only the cut-offs held out the use head leads (reach 0.69
 # against 0.66), but those weights saw every file (docs/curators/pair-model.md).
-KGSITE_PAIR_ENCODER = env("KGSITE_PAIR_ENCODER", "none")
+# Any other word (a typo, "mini-lm") ran the head without an encoder, silently.
+PAIR_ENCODERS = ("none", "use", "minilm")  # integrity.signals.ENCODERS, and none
+KGSITE_PAIR_ENCODER = env_choice("KGSITE_PAIR_ENCODER", "none", PAIR_ENCODERS)
 # Below this classifier confidence the optional LLM judge is asked.
 KGSITE_JUDGE_BELOW = env_float("KGSITE_JUDGE_BELOW", 0.6, low=0, high=1)
 # Embedding cosine below which two facts without shared values are simply unrelated.

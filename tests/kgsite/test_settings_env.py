@@ -123,6 +123,12 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
             "ImproperlyConfigured: KGSITE_TOKEN_FAILURE_WINDOW_SECONDS must be at least 1, not '0'",
         ),
         (
+            "KGSITE_PAIR_ENCODER",
+            "mini-lm",
+            "ImproperlyConfigured: KGSITE_PAIR_ENCODER must be one of none, use, minilm, "
+            "not 'mini-lm'",
+        ),
+        (
             "KGSITE_RECALL_DISABLED",
             "session_start, pre-check",
             "ImproperlyConfigured: KGSITE_RECALL_DISABLED must be a comma list of "
@@ -364,3 +370,11 @@ def test_the_triggers_settings_may_switch_off_are_recalls_triggers(monkeypatch):
 
     assert set(RECALL_TRIGGERS) == set(TRIGGERS)
     _settings_read(monkeypatch, "KGSITE_RECALL_DISABLED", " Pre_Check ,domain")
+
+
+def test_the_pair_encoders_settings_accept_are_the_pair_models(monkeypatch):
+    from integrity.signals import ENCODERS
+    from kgsite.settings.base import PAIR_ENCODERS
+
+    assert set(PAIR_ENCODERS) == {"none", *ENCODERS}
+    _settings_read(monkeypatch, "KGSITE_PAIR_ENCODER", " MiniLM ")
