@@ -93,7 +93,10 @@ TEMPLATES = [
 ]
 
 # --- Data ----------------------------------------------------------------------------
-DATA_DIR = Path(env("KGSITE_DATA_DIR", str(BASE_DIR / "var")))
+# Set but blank is unset (as REDIS_URL): Path("") is the working directory, so a blank
+# KGSITE_DATA_DIR put the database wherever each process was started (web and worker
+# then used two databases).
+DATA_DIR = Path(env("KGSITE_DATA_DIR").strip() or BASE_DIR / "var")
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 DATABASE_URL = env("DATABASE_URL", f"sqlite:///{DATA_DIR / 'kgsite.sqlite3'}")
@@ -366,8 +369,8 @@ KGSITE_EMBED_BF16: bool | None = (
     else env_bool("KGSITE_EMBED_BF16")
 )
 # Where kgsite.vectors.onnx keeps its ONNX export of the bundled model (made on first use).
-KGSITE_ONNX_DIR = Path(env("KGSITE_ONNX_DIR", str(DATA_DIR / "onnx")))
-KGSITE_VECTOR_DIR = Path(env("KGSITE_VECTOR_DIR", str(DATA_DIR / "vectors")))
+KGSITE_ONNX_DIR = Path(env("KGSITE_ONNX_DIR").strip() or DATA_DIR / "onnx")
+KGSITE_VECTOR_DIR = Path(env("KGSITE_VECTOR_DIR").strip() or DATA_DIR / "vectors")
 # hnswlib: files under KGSITE_VECTOR_DIR (one host); pgvector: tables in PostgreSQL.
 KGSITE_VECTOR_BACKEND = env_choice("KGSITE_VECTOR_BACKEND", "hnswlib", ("hnswlib", "pgvector"))
 if KGSITE_VECTOR_BACKEND == "pgvector" and "postgresql" not in DATABASES["default"]["ENGINE"]:

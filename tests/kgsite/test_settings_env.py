@@ -378,3 +378,33 @@ def test_the_pair_encoders_settings_accept_are_the_pair_models(monkeypatch):
 
     assert set(PAIR_ENCODERS) == {"none", *ENCODERS}
     _settings_read(monkeypatch, "KGSITE_PAIR_ENCODER", " MiniLM ")
+
+
+def test_a_blank_data_folder_is_the_default_not_the_working_directory(tmp_path):
+    """KGSITE_DATA_DIR= (set but blank) put the database in whatever folder each process
+    started in: the web server and the worker wrote two databases."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "shell", "-c", _PRINT_DIRS],
+        cwd=tmp_path,
+        env={
+            **{k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
+            "KGSITE_DATA_DIR": " ",
+            "KGSITE_VECTOR_DIR": "",
+            "KGSITE_ONNX_DIR": "",
+            "DJANGO_SETTINGS_MODULE": "kgsite.settings.dev",
+        },
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    data, vectors, onnx, database = done.stdout.splitlines()[-1].split()
+    assert data == str(ROOT / "var") and database.startswith(data)
+    assert (vectors, onnx) == (str(ROOT / "var" / "vectors"), str(ROOT / "var" / "onnx"))
+    assert list(tmp_path.iterdir()) == []
+
+
+_PRINT_DIRS = (
+    "from django.conf import settings as s; "
+    "print(s.DATA_DIR, s.KGSITE_VECTOR_DIR, s.KGSITE_ONNX_DIR, s.DATABASES['default']['NAME'])"
+)
