@@ -27,8 +27,11 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 SECRET_KEY = env("DJANGO_SECRET_KEY", "dev-insecure-change-me")
 DEBUG = env_bool("DJANGO_DEBUG", False)
 # "a.example, localhost" is two hosts: a space kept in " localhost" matched no request.
-ALLOWED_HOSTS = [
-    h.strip() for h in env("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()
+# Set but blank (or only commas) is unset: no host answered every request 400, naming
+# nothing.
+ALLOWED_HOSTS = [h.strip() for h in env("DJANGO_ALLOWED_HOSTS").split(",") if h.strip()] or [
+    "127.0.0.1",
+    "localhost",
 ]
 
 INSTALLED_APPS = [

@@ -408,3 +408,12 @@ _PRINT_DIRS = (
     "from django.conf import settings as s; "
     "print(s.DATA_DIR, s.KGSITE_VECTOR_DIR, s.KGSITE_ONNX_DIR, s.DATABASES['default']['NAME'])"
 )
+
+
+@pytest.mark.parametrize("hosts", ["", " ", ", ,"])
+def test_blank_allowed_hosts_are_the_default_hosts(monkeypatch, hosts):
+    """DJANGO_ALLOWED_HOSTS set but blank (an empty line in a compose file) allowed no
+    host: every request answered 400."""
+    monkeypatch.setenv("DJANGO_ALLOWED_HOSTS", hosts)
+    read = runpy.run_path(str(ROOT / "kgsite" / "settings" / "base.py"))
+    assert read["ALLOWED_HOSTS"] == ["127.0.0.1", "localhost"]
