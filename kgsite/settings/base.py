@@ -504,15 +504,8 @@ KGSITE_RECALL_CROSSLINGUAL = env(
 )
 # Triggers switched off (a comma list of RECALL_TRIGGERS, entities.recall.options'
 # TRIGGERS): their endpoint answers 403 and the MCP tool an error.
-RECALL_TRIGGERS = (
-    "session_start",
-    "pre_check",
-    "unknown",
-    "finding",
-    "domain",
-    "query",
-    "uncertainty",
-)
+RECALL_TRIGGERS = ("session_start", "pre_check", "unknown", "finding", "domain", "query")
+RECALL_TRIGGERS += ("uncertainty",)
 KGSITE_RECALL_DISABLED = env_choices("KGSITE_RECALL_DISABLED", RECALL_TRIGGERS)
 # Domain detection for the domain trigger: words in a tool's name or arguments. A JSON
 # object in the environment replaces the whole table.
