@@ -238,7 +238,7 @@ class FactListView(GenericAPIView):
 
     def get_queryset(self):
         p = self.request.query_params
-        entity = p.get("entity")
+        entity = (p.get("entity") or "").strip()  # as GET /facts/search reads it
         if entity:  # an unknown or merged-away id is an error, not an empty list
             # Our id, or an imported memory's (as the entity's own address takes).
             entity = selectors.entity_named(entity_id=entity, field="entity").pk
@@ -375,7 +375,7 @@ class FactConfirmationUndoView(GenericAPIView):
 
     @extend_schema(
         request=None,
-        responses=FactConfirmationUndoResponseSerializer,
+        responses={201: FactConfirmationUndoResponseSerializer},
         summary="Undo a confirmation: store the statement it folded in as its own fact",
     )
     def post(self, request, fact_id: int, confirmation_id: int):
@@ -494,7 +494,7 @@ class DuplicateListView(GenericAPIView):
         "merged one says where it went), as for the fact list.",
     )
     def get(self, request):
-        entity_id = request.query_params.get("entity")
+        entity_id = (request.query_params.get("entity") or "").strip()
         entity = selectors.entity_named(entity_id=entity_id, field="entity") if entity_id else None
         page = self.paginate_queryset(selectors.duplicate_suggestions_pending(entity=entity))
         return self.get_paginated_response(DuplicateSuggestionSerializer(page, many=True).data)

@@ -104,8 +104,9 @@ def entities_by_pk(*, ids: list[str]) -> dict[str, Entity]:
 
 def entity_list(*, type: str | None = None, prefix: str | None = None) -> QuerySet[Entity]:  # noqa: A002
     qs = Entity.objects.all()
-    if type:
-        qs = qs.filter(type=normalize_type(type))
+    wanted = normalize_type(type) if type else ""
+    if wanted:  # blank once trimmed: any type, as lookup reads it (not "untyped only")
+        qs = qs.filter(type=wanted)
     if prefix:
         qs = qs.filter(name_norm__startswith=normalize(prefix))
     return qs.order_by("name_norm", "type")

@@ -73,3 +73,19 @@ def test_documented_shapes_match_what_the_views_answer():
     assert "200" in delete and "204" not in delete
     # Paginated lists: a page past the end is a 404.
     assert "404" in paths["/api/v1/entities/"]["get"]["responses"]
+
+
+@pytest.mark.django_db
+def test_undoing_a_confirmation_answers_the_status_the_schema_documents(curator_api, vector_dir):
+    """The view answers 201 (a fact is created again); the schema said 200, so a
+    generated client took the success for an undocumented answer."""
+    from entities.services import fact_store
+
+    first = fact_store(text="The west gate opens at dawn").fact
+    fact_store(text="the West gate opens at dawn", source="patrol log")
+    [evidence] = curator_api.get(f"/api/v1/facts/{first.pk}/").json()["confirmed_by"]
+    response = curator_api.post(f"/api/v1/facts/{first.pk}/confirmations/{evidence['id']}/undo")
+    path = "/api/v1/facts/{fact_id}/confirmations/{confirmation_id}/undo"
+    documented = _schema()["paths"][path]["post"]["responses"]
+    assert response.status_code == 201
+    assert [code for code in documented if code.startswith("2")] == ["201"]

@@ -14,6 +14,7 @@ from kgsite.settings.environ import (
     env,
     env_bool,
     env_choice,
+    env_choices,
     env_float,
     env_int,
     env_log_level,
@@ -26,8 +27,11 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 SECRET_KEY = env("DJANGO_SECRET_KEY", "dev-insecure-change-me")
 DEBUG = env_bool("DJANGO_DEBUG", False)
 # "a.example, localhost" is two hosts: a space kept in " localhost" matched no request.
-ALLOWED_HOSTS = [
-    h.strip() for h in env("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()
+# Set but blank (or only commas) is unset: no host answered every request 400, naming
+# nothing.
+ALLOWED_HOSTS = [h.strip() for h in env("DJANGO_ALLOWED_HOSTS").split(",") if h.strip()] or [
+    "127.0.0.1",
+    "localhost",
 ]
 
 INSTALLED_APPS = [
@@ -92,7 +96,10 @@ TEMPLATES = [
 ]
 
 # --- Data ----------------------------------------------------------------------------
-DATA_DIR = Path(env("KGSITE_DATA_DIR", str(BASE_DIR / "var")))
+# Set but blank is unset (as REDIS_URL): Path("") is the working directory, so a blank
+# KGSITE_DATA_DIR put the database wherever each process was started (web and worker
+# then used two databases).
+DATA_DIR = Path(env("KGSITE_DATA_DIR").strip() or BASE_DIR / "var")
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 DATABASE_URL = env("DATABASE_URL", f"sqlite:///{DATA_DIR / 'kgsite.sqlite3'}")
@@ -108,7 +115,8 @@ DATABASES = {
 # (``kgsite.middleware``) instead of hanging on for 20 s and failing with a 500. Writes do
 # their slow work (embedding, the near-duplicate search) before they open a transaction,
 # so a lock is only ever held for a few queries; 5 s is many such writes queued.
-DB_BUSY_TIMEOUT = env_float("KGSITE_DB_BUSY_TIMEOUT", 5.0)
+# Above 0: SQLite would not wait at all, PostgreSQL's lock_timeout=0 waits for ever.
+DB_BUSY_TIMEOUT = env_float("KGSITE_DB_BUSY_TIMEOUT", 5.0, low=0.001)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers and one writer work together; IMMEDIATE takes the write lock at
     # BEGIN so two writers queue on the busy timeout instead of failing on upgrade.
@@ -137,7 +145,7 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out login early
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_FAILURE_LIMIT = env_int("KGSITE_LOGIN_FAILURE_LIMIT", 5)
+AXES_FAILURE_LIMIT = env_int("KGSITE_LOGIN_FAILURE_LIMIT", 5, low=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_float("KGSITE_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counted on its own
 # Not on success: a success would also clear the address's failures for other names.
@@ -149,10 +157,12 @@ AXES_VERBOSE = False
 # the address is REMOTE_ADDR; behind a proxy that would be the proxy's, for everyone.
 KGSITE_PROXY_COUNT = env_int("KGSITE_PROXY_COUNT", 0, low=0)
 # Bad API tokens (Authorization: Token ...) from one address within the window: the
-# address then gets 429 with Retry-After on every token for the lockout's length.
-KGSITE_TOKEN_FAILURE_LIMIT = env_int("KGSITE_TOKEN_FAILURE_LIMIT", 20)
-KGSITE_TOKEN_FAILURE_WINDOW_SECONDS = env_int("KGSITE_TOKEN_FAILURE_WINDOW_SECONDS", 900)
-KGSITE_TOKEN_LOCKOUT_SECONDS = env_int("KGSITE_TOKEN_LOCKOUT_SECONDS", 900)
+# address then gets 429 with Retry-After on every token for the lockout's length. Each is
+# at least 1: a window of 0 forgot every failure at once (no lockout ever), a limit of 0
+# locked an address out on its first typo.
+KGSITE_TOKEN_FAILURE_LIMIT = env_int("KGSITE_TOKEN_FAILURE_LIMIT", 20, low=1)
+KGSITE_TOKEN_FAILURE_WINDOW_SECONDS = env_int("KGSITE_TOKEN_FAILURE_WINDOW_SECONDS", 900, low=1)
+KGSITE_TOKEN_LOCKOUT_SECONDS = env_int("KGSITE_TOKEN_LOCKOUT_SECONDS", 900, low=1)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -168,8 +178,8 @@ USE_TZ = True
 
 # --- Request limits (answered in the API's JSON error shape, 413 or 400) -----------------
 # A request body other than a file upload (JSON, form fields): Django's default, 2.5 MB.
-DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("KGSITE_MAX_REQUEST_BYTES", 2_621_440)
-DATA_UPLOAD_MAX_NUMBER_FIELDS = env_int("KGSITE_MAX_REQUEST_FIELDS", 1000)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("KGSITE_MAX_REQUEST_BYTES", 2_621_440, low=1)
+DATA_UPLOAD_MAX_NUMBER_FIELDS = env_int("KGSITE_MAX_REQUEST_FIELDS", 1000, low=1)
 # A book upload (POST /api/v1/books/).
 KGSITE_MAX_UPLOAD_BYTES = env_int("KGSITE_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, low=1)
 # A compressed upload (an EPUB is a ZIP archive), checked before anything is expanded
@@ -362,8 +372,8 @@ KGSITE_EMBED_BF16: bool | None = (
     else env_bool("KGSITE_EMBED_BF16")
 )
 # Where kgsite.vectors.onnx keeps its ONNX export of the bundled model (made on first use).
-KGSITE_ONNX_DIR = Path(env("KGSITE_ONNX_DIR", str(DATA_DIR / "onnx")))
-KGSITE_VECTOR_DIR = Path(env("KGSITE_VECTOR_DIR", str(DATA_DIR / "vectors")))
+KGSITE_ONNX_DIR = Path(env("KGSITE_ONNX_DIR").strip() or DATA_DIR / "onnx")
+KGSITE_VECTOR_DIR = Path(env("KGSITE_VECTOR_DIR").strip() or DATA_DIR / "vectors")
 # hnswlib: files under KGSITE_VECTOR_DIR (one host); pgvector: tables in PostgreSQL.
 KGSITE_VECTOR_BACKEND = env_choice("KGSITE_VECTOR_BACKEND", "hnswlib", ("hnswlib", "pgvector"))
 if KGSITE_VECTOR_BACKEND == "pgvector" and "postgresql" not in DATABASES["default"]["ENGINE"]:
@@ -442,7 +452,9 @@ KGSITE_DUPLICATE_SIMILARITY = env_float("KGSITE_DUPLICATE_SIMILARITY", 0.9, low=
 # (macro-F1 0.460 against 0.356) and costs about 70 ms a pair in encodings. With the
 # committed weights and only the cut-offs held out the use head leads (reach 0.69
 # against 0.66), but those weights saw every file (docs/curators/pair-model.md).
-KGSITE_PAIR_ENCODER = env("KGSITE_PAIR_ENCODER", "none")
+# Any other word (a typo, "mini-lm") ran the head without an encoder, silently.
+PAIR_ENCODERS = ("none", "use", "minilm")  # integrity.signals.ENCODERS, and none
+KGSITE_PAIR_ENCODER = env_choice("KGSITE_PAIR_ENCODER", "none", PAIR_ENCODERS)
 # Below this classifier confidence the optional LLM judge is asked.
 KGSITE_JUDGE_BELOW = env_float("KGSITE_JUDGE_BELOW", 0.6, low=0, high=1)
 # Embedding cosine below which two facts without shared values are simply unrelated.
@@ -490,11 +502,11 @@ KGSITE_RECALL_MODEL = env("KGSITE_RECALL_MODEL", "")
 KGSITE_RECALL_CROSSLINGUAL = env(
     "KGSITE_RECALL_CROSSLINGUAL", "kgsite.vectors.embedder.MultilingualEmbedder"
 )
-# Triggers switched off (comma list of session_start, pre_check, unknown, finding, domain,
-# query, uncertainty): their endpoint answers 403 and the MCP tool an error.
-KGSITE_RECALL_DISABLED = [
-    t.strip() for t in env("KGSITE_RECALL_DISABLED", "").split(",") if t.strip()
-]
+# Triggers switched off (a comma list of RECALL_TRIGGERS, entities.recall.options'
+# TRIGGERS): their endpoint answers 403 and the MCP tool an error.
+RECALL_TRIGGERS = ("session_start", "pre_check", "unknown", "finding", "domain", "query")
+RECALL_TRIGGERS += ("uncertainty",)
+KGSITE_RECALL_DISABLED = env_choices("KGSITE_RECALL_DISABLED", RECALL_TRIGGERS)
 # Domain detection for the domain trigger: words in a tool's name or arguments. A JSON
 # object in the environment replaces the whole table.
 KGSITE_RECALL_DOMAINS: dict[str, list[str]] = env_word_lists(

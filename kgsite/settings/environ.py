@@ -109,6 +109,17 @@ def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     return word
 
 
+def env_choices(name: str, choices: tuple[str, ...]) -> list[str]:
+    """A comma list of some of ``choices`` (any case, spaces around ignored); a word not
+    among them is one line naming the variable: a typo ("pre-check") switched nothing
+    off, silently."""
+    words = [w.strip().lower() for w in os.environ.get(name, "").split(",") if w.strip()]
+    unknown = [w for w in words if w not in choices]
+    if unknown:
+        raise _misread(name, f"a comma list of {', '.join(choices)}", unknown[0])
+    return words
+
+
 def env_word_lists(name: str, default: dict[str, list[str]]) -> dict[str, list[str]]:
     """A JSON object of word lists (``{"auth": ["login", "token"]}``); anything else is one
     line naming the variable (it was a JSON traceback, or a 500 on the first request)."""

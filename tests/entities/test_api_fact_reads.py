@@ -83,3 +83,11 @@ def test_a_source_filter_with_surrounding_blanks_finds_the_stored_source(api, ha
     }
     every = _texts(api.get(FACTS, {"source": "   "}))  # blank: no filter
     assert every == {facts[""].text, "Port Ellery's pier is 200 m long."}
+
+
+def test_an_entity_filter_with_surrounding_blanks_finds_the_entity(api, harbour):
+    """GET /facts/search trimmed the id; the list answered 404 "no entity with id ' x '"."""
+    port, facts = harbour
+    assert _texts(api.get(FACTS, {"entity": f" {port.pk} "})) == {facts[""].text}
+    response = api.get("/api/v1/entities/duplicates", {"entity": f" {port.pk}\t"})
+    assert response.status_code == 200, response.content

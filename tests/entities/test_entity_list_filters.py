@@ -38,6 +38,12 @@ def test_a_sharp_s_prefix_matches_its_double_s_spelling(api, names, prefix):
     assert listed(api, prefix=prefix) == ["Straße Kite"]
 
 
+@pytest.mark.parametrize("type_", ["", " ", "\u00a0"])
+def test_a_type_filter_of_blanks_lists_every_type(api, names, type_):
+    """Spaces from an emptied form field listed only untyped entities: here none."""
+    assert len(listed(api, type=type_)) == 5
+
+
 @pytest.mark.parametrize("type_", ["toy", "TOY", " Toy "])
 def test_the_type_filter_takes_any_case(api, names, type_):
     assert listed(api, type=type_) == ["Box Kite", "Delta Kite", "Straße Kite"]

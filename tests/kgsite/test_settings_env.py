@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from entities.recall.options import BOUNDS
+from entities.recall.options import BOUNDS, TRIGGERS
 from kgsite.settings.base import env_bool, env_float, env_int
 from kgsite.settings.environ import env_choice, env_rate
 
@@ -116,6 +116,29 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
             "KGSITE_Q_WORKERS",
             "0",
             "ImproperlyConfigured: KGSITE_Q_WORKERS must be at least 1, not '0'",
+        ),
+        (
+            "KGSITE_TOKEN_FAILURE_WINDOW_SECONDS",
+            "0",
+            "ImproperlyConfigured: KGSITE_TOKEN_FAILURE_WINDOW_SECONDS must be at least 1, not '0'",
+        ),
+        (
+            "KGSITE_PAIR_ENCODER",
+            "mini-lm",
+            "ImproperlyConfigured: KGSITE_PAIR_ENCODER must be one of none, use, minilm, "
+            "not 'mini-lm'",
+        ),
+        (
+            "KGSITE_RECALL_DISABLED",
+            "session_start, pre-check",
+            "ImproperlyConfigured: KGSITE_RECALL_DISABLED must be a comma list of "
+            "session_start, pre_check, unknown, finding, domain, query, uncertainty, "
+            "not 'pre-check'",
+        ),
+        (
+            "KGSITE_DB_BUSY_TIMEOUT",
+            "-1",
+            "ImproperlyConfigured: KGSITE_DB_BUSY_TIMEOUT must be at least 0.001, not '-1'",
         ),
         (
             "KGSITE_LOG_LEVEL",
@@ -340,3 +363,57 @@ def test_each_recall_default_is_held_to_the_bounds_a_request_may_ask_for(monkeyp
                 _settings_read(monkeypatch, setting, str(outside))
             assert str(caught.value).startswith(f"{setting} must be between {low} and {high}")
         monkeypatch.delenv(setting)
+
+
+def test_the_triggers_settings_may_switch_off_are_recalls_triggers(monkeypatch):
+    from kgsite.settings.base import RECALL_TRIGGERS
+
+    assert set(RECALL_TRIGGERS) == set(TRIGGERS)
+    _settings_read(monkeypatch, "KGSITE_RECALL_DISABLED", " Pre_Check ,domain")
+
+
+def test_the_pair_encoders_settings_accept_are_the_pair_models(monkeypatch):
+    from integrity.signals import ENCODERS
+    from kgsite.settings.base import PAIR_ENCODERS
+
+    assert set(PAIR_ENCODERS) == {"none", *ENCODERS}
+    _settings_read(monkeypatch, "KGSITE_PAIR_ENCODER", " MiniLM ")
+
+
+def test_a_blank_data_folder_is_the_default_not_the_working_directory(tmp_path):
+    """KGSITE_DATA_DIR= (set but blank) put the database in whatever folder each process
+    started in: the web server and the worker wrote two databases."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "shell", "-c", _PRINT_DIRS],
+        cwd=tmp_path,
+        env={
+            **{k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
+            "KGSITE_DATA_DIR": " ",
+            "KGSITE_VECTOR_DIR": "",
+            "KGSITE_ONNX_DIR": "",
+            "DJANGO_SETTINGS_MODULE": "kgsite.settings.dev",
+        },
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    data, vectors, onnx, database = done.stdout.splitlines()[-1].split()
+    assert data == str(ROOT / "var") and database.startswith(data)
+    assert (vectors, onnx) == (str(ROOT / "var" / "vectors"), str(ROOT / "var" / "onnx"))
+    assert list(tmp_path.iterdir()) == []
+
+
+_PRINT_DIRS = (
+    "from django.conf import settings as s; "
+    "print(s.DATA_DIR, s.KGSITE_VECTOR_DIR, s.KGSITE_ONNX_DIR, s.DATABASES['default']['NAME'])"
+)
+
+
+@pytest.mark.parametrize("hosts", ["", " ", ", ,"])
+def test_blank_allowed_hosts_are_the_default_hosts(monkeypatch, hosts):
+    """DJANGO_ALLOWED_HOSTS set but blank (an empty line in a compose file) allowed no
+    host: every request answered 400."""
+    monkeypatch.setenv("DJANGO_ALLOWED_HOSTS", hosts)
+    read = runpy.run_path(str(ROOT / "kgsite" / "settings" / "base.py"))
+    assert read["ALLOWED_HOSTS"] == ["127.0.0.1", "localhost"]

@@ -50,6 +50,9 @@ class Command(BaseCommand):
             loaded = [(p, recall_file_load(p)) for p in options["paths"]]
         except RecallFileError as exc:
             raise CommandError(str(exc)) from exc
+        out = Path(options["out"])
+        if not out.parent.is_dir():  # said now, not after minutes of collecting
+            raise CommandError(f"cannot write {out}: no folder {out.parent}")
         sets = {Path(p).stem: data for p, data in loaded}
         signature = scorer.model_signature()
         self.stdout.write(f"embedder: {signature}")
@@ -57,7 +60,10 @@ class Command(BaseCommand):
         if not rows:
             raise CommandError("the queries gave no candidates to train on: no model written")
         model = model_fit(rows, signature)
-        model_write(model, Path(options["out"]))
+        try:
+            model_write(model, out)
+        except OSError as exc:
+            raise CommandError(f"cannot write {out}: {exc.strerror or exc}") from None
         scorer.model_clear()
         self.stdout.write(f"written: {options['out']}")
         folds = {}
@@ -74,7 +80,16 @@ class Command(BaseCommand):
 
     def _rows(self, sets: dict, cache: Path | None) -> list:
         if cache is not None and cache.exists():
-            return pickle.loads(cache.read_bytes())  # noqa: S301 - our own file
+            try:
+                rows = pickle.loads(cache.read_bytes())  # noqa: S301 - our own file
+            except (OSError, pickle.UnpicklingError, EOFError, ValueError, AttributeError) as exc:
+                raise CommandError(
+                    f"--rows {cache}: not a rows file this command wrote ({exc}); "
+                    "delete it to collect again"
+                ) from None
+            if not isinstance(rows, list):
+                raise CommandError(f"--rows {cache}: not a rows file this command wrote")
+            return rows
         rows = []
         for name, data in sets.items():
             with scratch_database():
