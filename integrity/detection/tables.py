@@ -120,8 +120,10 @@ NEGATIONS: frozenset[str] = frozenset(
 # "plus" is "more"). "ne" alone is not counted: in Italian it is a pronoun.
 NE_PAIRED: frozenset[str] = frozenset(_words("personne plus guère guere nulle"))
 
-# "no": a negation in English, Spanish and Italian, "in the" in Portuguese.
-AMBIGUOUS_NEGATIONS: frozenset[str] = frozenset({"no", "nos"})
+# "no": a negation in English, Spanish and Italian, "in the" in Portuguese. ("nos" is
+# no negation in any of the languages read: Portuguese "in the", Spanish "us", French
+# "our".)
+AMBIGUOUS_NEGATIONS: frozenset[str] = frozenset({"no"})
 
 # Words that make an amount approximate: "about 40", "circa 40", "~40".
 APPROXIMATE: frozenset[str] = frozenset(

@@ -114,6 +114,18 @@ def test_identifiers_names_and_negation() -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "El taller nos cobró 80 euros por la revisión.",  # Spanish "nos" = us
+        "Le syndic a envoyé nos relevés de charges en mars.",  # French "nos" = our
+        "Os vasos ficam nos armários de cima.",  # Portuguese "nos" = in the
+    ],
+)
+def test_nos_is_no_negation(text: str) -> None:
+    assert read(text).negations == 0
+
+
+@pytest.mark.parametrize(
     ("existing", "new"),
     [
         ("Ravi owes 40 EUR.", "Ravi owes 41 EUR."),
