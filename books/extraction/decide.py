@@ -185,6 +185,10 @@ def term_rows(
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 # A common English word: at least twice per million words (wordfreq's Zipf scale).
 COMMON_ZIPF = 3.3
+# One of English's most common words (about its 1,500 most frequent: a hundred per
+# million words): "name", "value", "home". A term of one such word is a word of the
+# language, not a name of this document's, when the document also writes it in lower case.
+VERY_COMMON_ZIPF = 5.0
 # Letters a word in capitals needs before it counts as a shouted word, not an acronym
 # that happens to spell one (``DER``, ``ECHO``, ``GNOME`` stay names).
 SHOUTED_LETTERS = 6
@@ -196,9 +200,18 @@ def _literal(display: str, key: str, stats: DocStats) -> bool:
     words written in capitals (a heading or a keyword in capitals: ``TROUBLESHOOTING``,
     ``INTEGER``; an acronym of five letters or fewer may spell a word and is left to the
     scorer), or one word repeated ("word word", a run of one word; a name written with
-    capitals, as a town named by a doubled word, stays the scorer's)."""
+    capitals, as a town named by a doubled word, stays the scorer's), or one of the
+    language's most common words that the document also writes in lower case (a
+    column header ``NAME`` of a listing and the word "name" of the prose; a place such as
+    "California", always capitalised, stays a name)."""
     count = stats.counts.get(key, 0)
     if display.isalpha() and count > 0 and 2 * stats.after_number.get(key, 0) >= count:
+        return True
+    if (
+        display.isalpha()
+        and zipf(display) >= VERY_COMMON_ZIPF
+        and stats.capitalised.get(key, 0) < count
+    ):
         return True
     words = display.split()
     if len(words) > 1 and len({w.casefold() for w in words}) == 1 and not display.istitle():

@@ -1,0 +1,50 @@
+"""Words of the language that a listing or a manual page writes in capitals (a column
+header, a placeholder) are not names of the document, whatever the learned models say."""
+
+from __future__ import annotations
+
+from books.extraction.candidates import book_term_rows
+from books.extraction.decide import rows_decide, rows_rejected
+from books.extraction.termhood import term_key
+from tests.extraction.test_names_and_units import chunks_of, keep_everything
+
+# Invented text: a process lister whose output has a NAME column, and a town.
+LISTER = """\
+Using procls
+============
+
+Run procls to list what each process holds open. Each line ends with the name of the
+file, and the name is the path as the kernel reports it:
+
+    COMMAND   PID  USER   NAME
+    tallyd    812  root   /var/log/tallyd.log
+    tallyd    812  root   /dev/null
+
+Reading the NAME column
+-----------------------
+
+The NAME column shows a socket as its address. When the name is too long, procls cuts
+it. Tallyd writes its journal in London and its replica in London too; procls
+shows both under NAME.
+
+Options
+-------
+
+Give procls the name of a process to show only that process.
+"""
+
+
+def test_a_column_header_that_is_a_common_word_is_not_an_entity():
+    rows = book_term_rows(chunks_of(LISTER))
+    found = {term_key(d.display) for d in rows_decide(rows, keep_everything(rows))}
+    assert "name" not in found
+    assert "procls" in found  # the program stays the scorer's to keep
+
+
+def test_a_capitalised_name_is_not_rejected_for_spelling_a_common_word():
+    # "London", as common a word as "name", is never written in lower case: it stays a
+    # name NER may propose.
+    rows = book_term_rows(chunks_of(LISTER))
+    rejected = rows_rejected(rows, rows_decide(rows, keep_everything(rows)), keep_everything(rows))
+    assert "name" in rejected
+    assert "london" not in rejected
