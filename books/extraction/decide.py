@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -109,8 +109,14 @@ def _support(term: Term) -> int:
 
 
 def term_rows(
-    chunks: Sequence[ChunkDraft], texts: Sequence[str], rules: Sequence[RuleEntry]
+    chunks: Sequence[ChunkDraft],
+    texts: Sequence[str],
+    rules: Sequence[RuleEntry],
+    placeholders: Collection[str] = (),
 ) -> list[TermRow]:
+    """The pool's terms measured. ``placeholders``: names that stand for a value (the
+    parameters of a synopsis's declarations): never entities, unless a rule found a
+    chunk defining one."""
     pool = gather(chunks, texts)
     for entry in rules:
         term = pool.add(entry.display, "rules")
@@ -176,7 +182,8 @@ def term_rows(
                 rule_by=term.rule_by if term.rule_kept else "",
                 lists=tuple(sorted(term.lists | pool.tags.get(key, set()))),
                 measure=partial(measure, term, key),
-                literal=_literal(term.display, key, stats),
+                literal=_literal(term.display, key, stats)
+                or (term.display in placeholders and term.rule_define is None),
             )
         )
     return rows
