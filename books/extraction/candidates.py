@@ -178,6 +178,7 @@ def _heading_candidates(pool: Pool, index: int, chunk: ChunkDraft) -> None:
         if parsed is not None:
             name, type_, params = parsed
             pool.parameters.update(params)
+            pool.declared_parameters.update(params)  # an API reference's declaration
             alias = name[:-2] if name.endswith("()") else None
             pool.define(
                 name,

@@ -3,9 +3,11 @@ header, a placeholder) are not names of the document, whatever the learned model
 
 from __future__ import annotations
 
+from books.chunking import chunk_sections
 from books.extraction.candidates import book_term_rows
 from books.extraction.decide import rows_decide, rows_rejected
 from books.extraction.termhood import term_key
+from books.parsing import parse_document
 from tests.extraction.test_names_and_units import chunks_of, keep_everything
 
 # Invented text: a process lister whose output has a NAME column, and a town.
@@ -78,3 +80,26 @@ def test_a_parameter_of_a_synopsis_is_not_an_entity():
     assert "gauge_p" not in found and "reset_mode" not in found
     assert "gauge_read()" in found or "gauge_read" in found
     assert "gauge" in found  # the structure named as a parameter's type stays
+
+
+# Invented API reference: each heading declares a call; its parameters are placeholders.
+METER = """\
+# Meter API
+
+## `meter.poll(sensor_id, on_reading)`
+
+Polls the sensor named by sensor_id and calls on_reading with each value. The
+sensor_id is the one Meterhub printed; on_reading gets an error first.
+
+## `meter.stop(sensor_id)`
+
+Stops polling sensor_id. Meterhub keeps the last value.
+"""
+
+
+def test_a_parameter_of_an_api_heading_is_not_an_entity():
+    chunks = chunk_sections(parse_document(METER.encode(), fmt="markdown").sections, max_chars=2000)
+    rows = book_term_rows(chunks)
+    found = {term_key(d.display) for d in rows_decide(rows, keep_everything(rows))}
+    assert "sensor_id" not in found and "on_reading" not in found
+    assert "meter.poll" in found  # the call the heading declares stays
