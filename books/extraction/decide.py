@@ -214,6 +214,8 @@ def _literal(display: str, key: str, stats: DocStats) -> bool:
     count = stats.counts.get(key, 0)
     if display.isalpha() and count > 0 and 2 * stats.after_number.get(key, 0) >= count:
         return True
+    if display.isupper() and display.isalpha() and stats.shouted.get(key, 0) >= max(count, 1):
+        return True  # only ever among words in capitals: a shouted notice's word
     if (
         display.isalpha()
         and zipf(display) >= VERY_COMMON_ZIPF

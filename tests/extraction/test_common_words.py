@@ -103,3 +103,26 @@ def test_a_parameter_of_an_api_heading_is_not_an_entity():
     found = {term_key(d.display) for d in rows_decide(rows, keep_everything(rows))}
     assert "sensor_id" not in found and "on_reading" not in found
     assert "meter.poll" in found  # the call the heading declares stays
+
+
+# Invented licence: its disclaimer is shouted, a run of words in capitals.
+LICENCE = """\
+Quillpad licence
+
+Quillpad may be copied by anyone. Quillpad is given as is.
+
+QUILLPAD IS PROVIDED WITHOUT WARRANTIES OF ANY KIND, AND THE AUTHORS DISCLAIM ALL
+WARRANTIES OF FITNESS AND MERCHANTABILITY. IN NO EVENT SHALL THE AUTHORS BE LIABLE FOR
+ANY DAMAGES, EVEN IF TOLD OF THE POSSIBILITY OF MERCHANTABILITY CLAIMS.
+
+Quillpad reads the notes of Quillpad users.
+"""
+
+
+def test_a_word_only_ever_shouted_in_a_notice_is_not_an_entity():
+    rows = book_term_rows(chunks_of(LICENCE))
+    decisions = rows_decide(rows, keep_everything(rows))
+    found = {term_key(d.display) for d in decisions}
+    assert "merchantability" not in found and "warranties" not in found
+    # The program's name, written in the prose too, stays a name NER may propose.
+    assert "quillpad" not in rows_rejected(rows, decisions, keep_everything(rows))
