@@ -178,6 +178,7 @@ def _heading_candidates(pool: Pool, index: int, chunk: ChunkDraft) -> None:
         if parsed is not None:
             name, type_, params = parsed
             pool.parameters.update(params)
+            pool.declared_parameters.update(params)  # an API reference's declaration
             alias = name[:-2] if name.endswith("()") else None
             pool.define(
                 name,
@@ -299,6 +300,8 @@ def _signatures(pool: Pool, index: int, text: str) -> None:
             continue
         params = [m.group(1) for m in re.finditer(r"([A-Za-z_]\w*)\s*(?:\[\])?\s*(?:,|$)", args)]
         pool.parameters.update(params)
+        pool.declared_parameters.update(params)
+        pool.declared_types.update(words.difference(params))
         name, start, kind = match.group("name"), match.start("name"), {"type_": "function"}
         if prose_share(text) < SYNOPSIS_PROSE:  # a synopsis declares, its prose defines
             pool.see(f"{name}()", index, bonus=2, weight=3, alias=name, **kind)
@@ -483,7 +486,9 @@ def book_term_rows(chunks: Sequence[ChunkDraft]) -> list[TermRow]:
                 typed_by=entry.typed_by(type_) if type_ and entry.votes else "",
             )
         )
-    return term_rows(chunks, texts, rules)
+    # A declaration's parameter (never also a type's name) is a placeholder of its
+    # function's synopsis, not a thing of its own.
+    return term_rows(chunks, texts, rules, pool.declared_parameters - pool.declared_types)
 
 
 def book_candidates(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -109,8 +109,14 @@ def _support(term: Term) -> int:
 
 
 def term_rows(
-    chunks: Sequence[ChunkDraft], texts: Sequence[str], rules: Sequence[RuleEntry]
+    chunks: Sequence[ChunkDraft],
+    texts: Sequence[str],
+    rules: Sequence[RuleEntry],
+    placeholders: Collection[str] = (),
 ) -> list[TermRow]:
+    """The pool's terms measured. ``placeholders``: names that stand for a value (the
+    parameters of a synopsis's declarations): never entities, unless a rule found a
+    chunk defining one."""
     pool = gather(chunks, texts)
     for entry in rules:
         term = pool.add(entry.display, "rules")
@@ -176,7 +182,8 @@ def term_rows(
                 rule_by=term.rule_by if term.rule_kept else "",
                 lists=tuple(sorted(term.lists | pool.tags.get(key, set()))),
                 measure=partial(measure, term, key),
-                literal=_literal(term.display, key, stats),
+                literal=_literal(term.display, key, stats)
+                or (term.display in placeholders and term.rule_define is None),
             )
         )
     return rows
@@ -185,6 +192,10 @@ def term_rows(
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 # A common English word: at least twice per million words (wordfreq's Zipf scale).
 COMMON_ZIPF = 3.3
+# One of English's most common words (about its 1,500 most frequent: a hundred per
+# million words): "name", "value", "home". A term of one such word is a word of the
+# language, not a name of this document's, when the document also writes it in lower case.
+VERY_COMMON_ZIPF = 5.0
 # Letters a word in capitals needs before it counts as a shouted word, not an acronym
 # that happens to spell one (``DER``, ``ECHO``, ``GNOME`` stay names).
 SHOUTED_LETTERS = 6
@@ -196,9 +207,20 @@ def _literal(display: str, key: str, stats: DocStats) -> bool:
     words written in capitals (a heading or a keyword in capitals: ``TROUBLESHOOTING``,
     ``INTEGER``; an acronym of five letters or fewer may spell a word and is left to the
     scorer), or one word repeated ("word word", a run of one word; a name written with
-    capitals, as a town named by a doubled word, stays the scorer's)."""
+    capitals, as a town named by a doubled word, stays the scorer's), or one of the
+    language's most common words that the document also writes in lower case (a
+    column header ``NAME`` of a listing and the word "name" of the prose; a place such as
+    "California", always capitalised, stays a name)."""
     count = stats.counts.get(key, 0)
     if display.isalpha() and count > 0 and 2 * stats.after_number.get(key, 0) >= count:
+        return True
+    if display.isupper() and display.isalpha() and stats.shouted.get(key, 0) >= max(count, 1):
+        return True  # only ever among words in capitals: a shouted notice's word
+    if (
+        display.isalpha()
+        and zipf(display) >= VERY_COMMON_ZIPF
+        and stats.capitalised.get(key, 0) < count
+    ):
         return True
     words = display.split()
     if len(words) > 1 and len({w.casefold() for w in words}) == 1 and not display.istitle():

@@ -37,6 +37,10 @@ class Pool:
     def __init__(self) -> None:
         self.entries: dict[str, Entry] = {}
         self.parameters: set[str] = set()
+        # The parameters of C declarations and the words naming their types
+        # (``struct termios *termios_p``: ``termios_p``; ``termios``).
+        self.declared_parameters: set[str] = set()
+        self.declared_types: set[str] = set()
         # The rule now reading the text: its votes are recorded under this name.
         self.rule = ""
 
