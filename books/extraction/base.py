@@ -76,6 +76,9 @@ class BookLexicon:
     # Normalised names the learned scorer judged not to be entities: another source
     # (spaCy's NER) proposing one of them is overruled.
     rejected: frozenset[str] = frozenset()
+    # Stored entities only this book's previous version made (nothing else holds them):
+    # the lexicon ignores them, so a new version finds what a first ingest of it finds.
+    renew: frozenset[str] = frozenset()
 
 
 class Extractor(Protocol):

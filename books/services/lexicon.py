@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from entities.extraction import Gazetteer, GazetteerEntry
 from entities.models import Alias, Entity
 from entities.names import normalize_type, validate_name
+from entities.services import entities_machine_only
 from kgsite.errors import InvalidInput
 from kgsite.text import normalize
 
@@ -32,9 +33,11 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
 
     The structure sees the whole document (a table split across chunks keeps its
     header and group rows) and the stored names (a heading naming a known entity
-    defines it).
+    defines it). The entities only the book's previous version made are not read: a new
+    version finds what a first ingest of it would find, not what an old one left.
     """
-    gazetteer = Gazetteer.from_db()
+    own = _previous_version_only(title_norm)
+    gazetteer = Gazetteer.from_db(exclude=own)
     # Entities another book defines: one query, then a set lookup per name.
     defined_elsewhere = set(
         Mention.objects.filter(mention_type=Mention.Type.DEFINES)
@@ -77,7 +80,7 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
     norms = {norm for norm, _type in wanted}
     # The candidates' names are looked up in the same queries (one pair per 500 names).
     candidate_norms = {normalize(c.name) for c in found}
-    stored, existing = _stored_names(sorted(norms | candidate_norms), norms)
+    stored, existing = _stored_names(sorted(norms | candidate_norms), norms, own)
     defined_ids: dict[tuple[str, str], str] = {}
     defined_names: dict[str, tuple[str, str]] = {}
     for (norm, entity_type), (display, aliases) in wanted.items():
@@ -99,23 +102,51 @@ def _lexicon(chunks: Sequence[ChunkDraft], document_text: str, title_norm: str) 
         definitions=definitions,
         candidates=_candidates_lexicon(found, gazetteer, defined_ids, stored),
         rejected=frozenset(rejected - {norm for norm, _t in defined_ids}),
+        renew=own,
     )
 
 
-def _stored_names(lookup: list[str], norms: set[str]) -> tuple[dict, dict]:
+def _previous_version_only(title_norm: str) -> frozenset[str]:
+    """The entities the stored book of this title names that no other book names and
+    nothing but extraction holds (a re-ingest would otherwise find them by name)."""
+    named = set(
+        Mention.objects.filter(book__title_norm=title_norm)
+        .order_by()
+        .values_list("entity_id", flat=True)
+        .distinct()
+    )
+    if not named:
+        return frozenset()
+    elsewhere: set[str] = set()
+    ids = sorted(named)
+    for start in range(0, len(ids), 500):
+        elsewhere.update(
+            Mention.objects.filter(entity_id__in=ids[start : start + 500])
+            .exclude(book__title_norm=title_norm)
+            .order_by()
+            .values_list("entity_id", flat=True)
+            .distinct()
+        )
+    return frozenset(entities_machine_only(named - elsewhere))
+
+
+def _stored_names(lookup: list[str], norms: set[str], ignored: frozenset[str]) -> tuple[dict, dict]:
     """Stored entities named by ``lookup`` (by name), and those named by ``norms`` by name
-    or alias: (norm, type) -> (entity id, canonical name); two queries per 500 names."""
+    or alias, but the ``ignored`` ids: (norm, type) -> (entity id, canonical name); two
+    queries per 500 names."""
     stored: dict[tuple[str, str], tuple[str, str]] = {}
     existing: dict[tuple[str, str], tuple[str, str]] = {}
     for start in range(0, len(lookup), 500):
         batch = lookup[start : start + 500]
-        for pk, name, norm, entity_type in Entity.objects.filter(name_norm__in=batch).values_list(
+        rows = Entity.objects.filter(name_norm__in=batch).exclude(pk__in=ignored)
+        for pk, name, norm, entity_type in rows.values_list(
             "pk", "canonical_name", "name_norm", "type"
         ):
             stored[(norm, entity_type)] = (pk, name)
             if norm in norms:
                 existing[(norm, entity_type)] = (pk, name)
-        for pk, name, norm, entity_type in Alias.objects.filter(alias_norm__in=batch).values_list(
+        aliases = Alias.objects.filter(alias_norm__in=batch).exclude(entity_id__in=ignored)
+        for pk, name, norm, entity_type in aliases.values_list(
             "entity_id", "entity__canonical_name", "alias_norm", "type"
         ):
             if norm in norms:

@@ -119,7 +119,7 @@ def _entities_for(found: Iterable[FoundMention], lexicon: BookLexicon, *, source
         key = (normalize(display), entity_type)
         if key not in drafts:
             drafts[key] = EntityDraft(display, entity_type, aliases.get(key, ()))
-    return entities_ensure(drafts=drafts.values(), source=source)
+    return entities_ensure(drafts=drafts.values(), source=source, renew=lexicon.renew)
 
 
 def _candidates_record(
@@ -298,9 +298,9 @@ def _book_write(
     book.save()
     rows = _chunk_rows(book, chunks)
     ensured = _entities_for((m for ms in found for m in ms), lexicon, source=f"book:{book.pk}")
-    _candidates_record(
-        book=book, new_ids=ensured.ids, created=ensured.created, lexicon=lexicon, found=found
-    )
+    # An entity only the previous version made is marked as a first ingest marks it.
+    made = ensured.created + ensured.renewed
+    _candidates_record(book=book, new_ids=ensured.ids, created=made, lexicon=lexicon, found=found)
     mentions: list[Mention] = []
     for index, (chunk, row) in enumerate(zip(chunks, rows, strict=True)):
         mentions += _chunk_mentions(book, chunk, row, found[index], ensured.ids)

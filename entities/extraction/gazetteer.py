@@ -210,13 +210,16 @@ class Gazetteer:
         self._strict.pop(entity_id, None)
 
     @classmethod
-    def from_db(cls) -> Gazetteer:
-        """All entities and aliases, using the normalised forms stored with them."""
+    def from_db(cls, exclude: frozenset[str] = frozenset()) -> Gazetteer:
+        """All entities and aliases (but the ``exclude`` ids), using the normalised forms
+        stored with them."""
 
         gaz = cls()
         entries: dict[str, GazetteerEntry] = {}
-        rows = Entity.objects.order_by().values_list(
-            "id", "canonical_name", "name_norm", "type", "candidate"
+        rows = (
+            Entity.objects.exclude(pk__in=exclude)
+            .order_by()
+            .values_list("id", "canonical_name", "name_norm", "type", "candidate")
         )
         for entity_id, name, norm, entity_type, candidate in rows.iterator(chunk_size=10_000):
             entry = GazetteerEntry(entity_id, name, entity_type)

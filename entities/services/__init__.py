@@ -12,6 +12,7 @@ from .bulk import (  # noqa: F401
     entities_candidates_confirm,
     entities_candidates_mark,
     entities_ensure,
+    entities_machine_only,
     entity_gc,
 )
 from .duplicate_queue import (  # noqa: F401

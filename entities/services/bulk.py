@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import transaction
 
@@ -39,6 +39,8 @@ class EntityDraft:
 class EnsureResult:
     ids: dict[tuple[str, str], str]  # (name_norm, type) -> entity id
     created: list[str]
+    # Stored entities made anew from their drafts (``renew``): name and machine aliases.
+    renewed: list[str] = field(default_factory=list)
 
 
 def _ids_by_norm(keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
@@ -96,10 +98,16 @@ def _machine_aliases(drafts: dict[tuple[str, str], EntityDraft], ids, created) -
 
 
 @transaction.atomic
-def entities_ensure(*, drafts: Iterable[EntityDraft], source: str, actor=None) -> EnsureResult:
+def entities_ensure(
+    *, drafts: Iterable[EntityDraft], source: str, actor=None, renew: Iterable[str] = ()
+) -> EnsureResult:
     """Map each draft to a stored entity of that normalised name and type, creating the
     missing ones in bulk (with the aliases read with them). Drafts with a bad name or
     type are skipped. One audit row names what was created and by which ``source``.
+
+    A stored entity in ``renew`` (one only a machine made, from a source now read again)
+    keeps its id but is made as its draft would make it: its name, its machine aliases
+    and no candidate mark (the caller marks it again).
 
     Race-safe like ``entity_store``: a row another writer inserted meanwhile is
     re-selected, never duplicated.
@@ -125,9 +133,12 @@ def entities_ensure(*, drafts: Iterable[EntityDraft], source: str, actor=None) -
         ignore_conflicts=True,  # another writer created it meanwhile: re-selected below
     )
     created = [pk for key, pk in _ids_by_norm(missing).items() if key not in ids]
+    renewed = _entities_renew(wanted, ids, set(renew))
     ids.update(_ids_by_norm(missing))
     Alias.objects.bulk_create(
-        _machine_aliases(wanted, ids, created), batch_size=BULK_BATCH, ignore_conflicts=True
+        _machine_aliases(wanted, ids, created + renewed),
+        batch_size=BULK_BATCH,
+        ignore_conflicts=True,
     )
     if created:
         audit_many(
@@ -138,7 +149,40 @@ def entities_ensure(*, drafts: Iterable[EntityDraft], source: str, actor=None) -
         )
         _entities_saved(created)
         hooks.entities_ingested_fire(created)
-    return EnsureResult(ids=ids, created=created)
+    return EnsureResult(ids=ids, created=created, renewed=renewed)
+
+
+def _entities_renew(wanted: dict[tuple[str, str], EntityDraft], ids, renew: set[str]):
+    """Reset the stored entities in ``renew`` that a draft names to what the draft would
+    create (unless a curator touched one meanwhile); return their ids."""
+    named = [pk for pk in ids.values() if pk in renew]
+    still = entities_machine_only(named)
+    renewed = {key: pk for key, pk in ids.items() if pk in still}
+    if not renewed:
+        return []
+    Alias.objects.filter(entity_id__in=list(renewed.values()), manual=False).delete()
+    Entity.objects.bulk_update(
+        [
+            Entity(pk=pk, canonical_name=wanted[key].name, candidate=False, evidence=0)
+            for key, pk in renewed.items()
+        ],
+        ["canonical_name", "candidate", "evidence"],
+        batch_size=BULK_BATCH,
+    )
+    ids_renewed = sorted(renewed.values())
+    _entities_saved(ids_renewed)
+    return ids_renewed
+
+
+def entities_machine_only(entity_ids: Iterable[str]) -> set[str]:
+    """The ids among ``entity_ids`` that nothing but a machine's reading holds on to (no
+    fact, hand-made alias, curator's flag or edit): what ``entity_gc`` would remove once
+    no source names them."""
+    ids = sorted(set(entity_ids))
+    out: set[str] = set()
+    for batch in _chunks(ids):
+        out.update(set(batch) - _entities_held(batch))
+    return out
 
 
 def _entities_held(batch: list[str]) -> set[str]:

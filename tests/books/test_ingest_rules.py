@@ -185,6 +185,49 @@ def test_a_reingested_book_is_exactly_a_fresh_ingest_of_its_last_version(case: i
     assert stored(fresh.book) == replaced
 
 
+def guide(sections: list[tuple[str, str]]) -> bytes:
+    parts = ["# Field Guide of the Marsh\n", "A short guide to what grows in the marsh.\n"]
+    parts += [f"## {heading}\n\n{body}\n" for heading, body in sections]
+    return "\n".join(parts).encode()
+
+
+@pytest.mark.django_db
+def test_a_name_only_the_old_version_defined_is_not_found_again_for_being_stored() -> None:
+    """Version 1 defines terms under their own headings; version 2 drops those sections
+    and names the terms in passing. What version 2 keeps is what a first ingest of it
+    makes: a term is not an entity again because version 1 stored it. An entity another
+    book names or a curator edited is a stored name for both, and a kept entity keeps
+    its id."""
+    terms = ["Marsh tea", "Quillan", "the Stillwater", "Osric Lantern", "Tarn"]
+    root = ("Velmora Root", "Velmora Root is a plant of the marsh. It grows only in spring.")
+    first = [root] + [
+        (t, f"{t} is a plant of the marsh. Travellers carry {t} in a tin.") for t in terms
+    ]
+    passing = " ".join(f"Its leaves turn copper near {t} before the first frost." for t in terms)
+    second = [(root[0], f"{root[1]} {passing}")]
+    book_ingest(
+        data=guide([("Osric Lantern", "Osric Lantern is a plant of the marsh.")]),
+        filename="second-guide.md",
+        title="Second Guide of the Marsh",
+        extractor="offline",
+        embed=False,
+    )
+    book = ingest(guide(first)).book
+    made = set(Entity.objects.values_list("name_norm", "type"))
+    entity_update(entity=Entity.objects.get(name_norm="tarn"), actor=None, description="Seen.")
+    kept_id = Entity.objects.get(name_norm="velmora root").pk
+
+    assert ingest(guide(second)).action == "replaced"
+    replaced = stored(book)
+    assert Entity.objects.get(name_norm="velmora root").pk == kept_id
+    book_delete(book=book, actor=None)
+    fresh = ingest(guide(second))
+    assert fresh.action == "created"
+    assert stored(fresh.book) == replaced
+    only_old = made - {(norm, t) for norm, t, _c in replaced["entities"]}
+    assert only_old, "every term of version 1 is found again: the rule is vacuous"
+
+
 @pytest.mark.django_db
 def test_an_unchanged_version_changes_nothing() -> None:
     data = book_text(list(NAMES[:4]), random.Random(2454))
