@@ -14,24 +14,24 @@ import pytest
 from integrity.detection.classifier import classify_pair
 from integrity.detection.features import FEATURE_NAMES, pair_features
 
+# Restatements whose new side opens with an ordinary capitalised word, not a name.
+OPENING_WORD_PAIRS = [
+    (
+        "Harlow Services bills us £2,000 monthly for the depot.",
+        "Cleaning the depot costs £24,000 yearly, billed by Harlow Services.",
+    ),
+    (
+        "A licença do CRM custa R$ 1.000 mensais.",
+        "Pagamos R$ 12.000 ao ano pela licença do CRM.",
+    ),
+]
+
 
 def _column(row, name: str) -> float:
     return float(row[FEATURE_NAMES.index(name)])
 
 
-@pytest.mark.parametrize(
-    ("stored", "new"),
-    [
-        (
-            "Harlow Services bills us £2,000 monthly for the depot.",
-            "Cleaning the depot costs £24,000 yearly, billed by Harlow Services.",
-        ),
-        (
-            "A licença do CRM custa R$ 1.000 mensais.",
-            "Pagamos R$ 12.000 ao ano pela licença do CRM.",
-        ),
-    ],
-)
+@pytest.mark.parametrize(("stored", "new"), OPENING_WORD_PAIRS)
 def test_an_ordinary_word_opening_a_sentence_is_no_new_name(stored, new):
     row = pair_features(stored, new)
     assert _column(row, "name_new") == 0.0
@@ -45,19 +45,7 @@ def test_one_opening_name_put_in_place_of_another_still_counts():
     assert _column(row, "name_swap") == 1.0
 
 
-@pytest.mark.parametrize(
-    ("stored", "new"),
-    [
-        (
-            "Harlow Services bills us £2,000 monthly for the depot.",
-            "Cleaning the depot costs £24,000 yearly, billed by Harlow Services.",
-        ),
-        (
-            "A licença do CRM custa R$ 1.000 mensais.",
-            "Pagamos R$ 12.000 ao ano pela licença do CRM.",
-        ),
-    ],
-)
+@pytest.mark.parametrize(("stored", "new"), OPENING_WORD_PAIRS)
 def test_the_committed_model_folds_a_restatement_opening_with_an_ordinary_word(stored, new):
     # Round 14's features and model answered both compatible.
     assert classify_pair(stored, new).label == "duplicate"
