@@ -65,7 +65,7 @@ def entity_list(request):
     an HTMX request (typing in the search box) gets only the results."""
     q = request.GET.get("q", "")
     entity_type = request.GET.get("type", "")
-    with_candidates = bool(request.GET.get("candidates"))
+    with_candidates = request.GET.get("candidates", "").strip().lower() not in ("", "0", "false")
     error = ""
     try:
         found = selectors.entity_search(

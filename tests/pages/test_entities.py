@@ -247,3 +247,15 @@ def test_a_type_filter_finds_an_alias_among_many_of_other_types(curator_client):
         reverse("entities:list"), {"q": "kettle", "type": "person"}, **HTMX
     )
     assert response.status_code == 200 and "Hana Ito" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("flag", "shown"), [("1", True), ("0", False), ("false", False), ("", False)]
+)
+def test_the_candidates_filter_reads_its_value(curator_client, flag, shown):
+    """`?candidates=0` (a link or a bookmark saying "no") leaves the unreviewed candidates
+    out, as an unticked box does; the box ticked sends 1."""
+    entity_store(name="Quillan Marsh", type="place")
+    Entity.objects.filter(name_norm="quillan marsh").update(candidate=True)
+    html = curator_client.get("/entities/", {"q": "quillan", "candidates": flag}, **HTMX)
+    assert ("Quillan Marsh" in html.content.decode()) is shown
