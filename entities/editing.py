@@ -238,6 +238,10 @@ def fact_edit(request, fact_id: int):
             # the fact as this form has it: nothing to write over.)
             form.add_error(None, _stale_message(fact))
             status = 409
+        elif _as_stored(form, initial):
+            # Nothing to write: no "saved" with the Undo of this curator's earlier edit.
+            messages.info(request, _("Nothing to save: the fact already says this."))
+            return redirect(_fact_back(fact, entity))
         elif form.is_valid():
             data = form.cleaned_data
             changes = {k: data[k] for k in ("text", "predicate", "object_value", "source")}

@@ -4,6 +4,7 @@ second save (made knowing it) applies it."""
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -261,3 +262,18 @@ def test_save_clicked_twice_on_a_fact_page_is_saved_not_stale(curator_client, ho
     assert fact.source == "the casebook"
     # a form that differs from what the fact holds now is still stale
     assert curator_client.post(url, {**form, "source": "b"}).status_code == 409
+
+
+def test_saving_a_fact_unchanged_offers_no_undo_of_the_earlier_edit(curator_client, holmes):
+    """Save on a fact page that changes nothing wrote nothing, yet said "Fact saved" with
+    the Undo of this curator's earlier edit: clicking it took that edit back."""
+    fact = fact_store(text="Holmes plays the violin", entities=[holmes], source="a").fact
+    url = reverse("entities:fact", args=[fact.pk])
+    form = {**form_of(curator_client.get(url).content.decode()), "source": "the casebook"}
+    curator_client.post(url, form)
+    unchanged = form_of(curator_client.get(url).content.decode())
+    html = curator_client.post(url, unchanged, follow=True).content.decode()
+    assert "Nothing to save" in html and "Fact saved" not in html
+    assert not re.search(r'action="/audit/\d+/undo"', html)
+    fact.refresh_from_db()
+    assert fact.source == "the casebook"
