@@ -253,11 +253,15 @@ def _label(model: str) -> str:
 def _import_line(line: str, number: int, known: set[str]) -> None:
     try:
         row = json.loads(line)
+        if not isinstance(row, dict):
+            raise ValueError("not a JSON object of a table's row")
         if _label(row["model"]) not in known:
             raise ValueError(f"{row['model']} is not a table of the graph")
         for obj in serializers.deserialize("python", [row], handle_forward_references=False):
             _fold_again(obj.object)
             obj.save()
+    except KeyError as exc:  # its str() is the bare key: "line 2: 'model'" said nothing
+        raise InvalidInput(f"line {number}: the row has no {exc} field", field="path") from None
     except Exception as exc:  # noqa: BLE001 - any bad row: one readable error, no half-write
         raise InvalidInput(f"line {number}: {exc}", field="path") from None
 

@@ -184,3 +184,19 @@ def test_an_export_while_the_site_writes_holds_what_its_header_counts(tmp_path, 
     held = Counter(apps.get_model(json.loads(line)["model"])._meta.label for line in lines[1:])
     assert dict(held) == promised
     assert Alias.objects.filter(alias="Angora").exists()
+
+
+@pytest.mark.parametrize(
+    ("row", "says"),
+    [
+        ('{"pk": 1, "fields": {}}', "the row has no 'model' field"),
+        ('{"model": "entities.entity", "pk": "x1"}', "the row has no 'fields' field"),
+        ('["entities.entity", 1]', "not a JSON object"),
+    ],
+)
+def test_a_row_missing_a_part_says_which(one_entity_export, row, says):
+    lines = one_entity_export.read_text().splitlines()
+    one_entity_export.write_text("\n".join([*lines, row]) + "\n")
+    message = command_fails("import_graph", str(one_entity_export), "--skip-derived", "-v0")
+    assert message.startswith(f"line {len(lines) + 1}: ") and says in message
+    assert not Entity.objects.exists()
