@@ -55,6 +55,7 @@ def _number_at(r: Reading, i: int) -> int:
         number, last = number + part, last + 1  # "1 ½ hours"
     elif len(next_norm(r, last)) > 1 and next_norm(r, last) in tb.MULTIPLIERS:
         number, last = number * tb.MULTIPLIERS[next_norm(r, last)], last + 1
+        last = _of_unit(r, last)
     if number is None and norm in tb.ONE_WORDS and i + 1 < len(r.tokens):
         k = i + 2 if r.tokens[i + 1].norm == "'" else i + 1  # "un'ora"
         if k < len(r.tokens) and r.tokens[k].norm in tb.UNITS and len(r.tokens[k].norm) > 2:
@@ -69,6 +70,20 @@ def _number_at(r: Reading, i: int) -> int:
         number = -number  # "-20 °C", "−3"
         i -= 1
     return _quantity(r, i, last, number, None)
+
+
+# Between a multiplier word and its unit: "4,5 millones de euros", "3 millions of dollars".
+_OF = frozenset(("de", "di", "of"))
+
+
+def _of_unit(r: Reading, last: int) -> int:
+    """After a multiplier word ending at ``last``, the index before its unit when "de",
+    "di", "of" or an elided "d'" joins them ("2 milioni di litri", "3 millions d'euros")."""
+    elided = next_norm(r, last) == "d" and next_norm(r, last + 1) == "'"
+    gap = 2 if elided else 1
+    if (elided or next_norm(r, last) in _OF) and unit_of(next_norm(r, last + gap)):
+        return last + gap
+    return last
 
 
 # Number words that are common words of another language: "once" is eleven in Spanish
