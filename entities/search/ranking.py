@@ -24,7 +24,7 @@ from functools import cached_property
 from typing import Any
 
 from kgsite.errors import InvalidInput
-from kgsite.text import normalize
+from kgsite.text import normalize, shows_nothing
 from kgsite.vectors import service as vectors
 
 from ..extraction import AMBIGUOUS, extract_entities, gazetteer_get
@@ -150,11 +150,13 @@ def _search_types(
         "give between 1 and 20 entity names",
         "entities",
     )
-    _check(
-        all(isinstance(n, str) and n.strip() for n in entities),
-        "entity names must be non-empty strings",
-        "entities",
-    )
+    for i, name in enumerate(entities):
+        # A name of zero-width spaces or joiners shows nothing, as a blank one.
+        _check(
+            isinstance(name, str) and not shows_nothing(name),
+            "entity names must be non-empty strings",
+            f"entities.{i}",
+        )
     _check(match_mode in MATCH_MODES, "matchMode must be 'any' or 'all'", "matchMode")
     _check(1 <= top_k <= 50, "topK must be between 1 and 50", "topK")
     _check(0 <= min_score <= 1, "minScore must be between 0 and 1", "minScore")
@@ -467,7 +469,7 @@ def fact_search(
     of one status (``all`` for any), from one source or of some kinds; always only
     those the reader's scope sees (global memory by default)."""
     started = time.perf_counter()
-    _check(isinstance(q, str) and bool(q.strip()), "q must not be empty", "q")
+    _check(isinstance(q, str) and not shows_nothing(q), "q must not be empty", "q")
     _check(1 <= k <= 50, "k must be between 1 and 50", "k")
     _check(0 <= min_score <= 1, "minScore must be between 0 and 1", "minScore")
     statuses = [*Fact.Status.values, STATUS_ALL]

@@ -82,3 +82,30 @@ def test_entity_search_fields_of_the_wrong_kind_are_400_naming_them(client, body
     response = client.post("/api/v1/search/entities", body, format="json")
     assert response.status_code == 400
     assert response.json()["error"]["field"].split(".")[0] == field
+
+
+NOTHING = "\u200b\u2060"
+
+
+def test_a_search_for_text_that_shows_nothing_is_refused_by_name(client, kites):
+    """Zero-width spaces and joiners read as a blank: they answered the stored facts
+    closest to nothing, as if they were a question."""
+    response = client.get(URL, {"q": NOTHING})
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "q"
+    body = {"entities": ["Box Kite", NOTHING]}
+    response = client.post("/api/v1/search/entities", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "entities.1"
+
+
+def test_the_search_tools_refuse_text_that_shows_nothing_by_name(kites):
+    from entities.mcp.server import mcp_server_build
+    from entities.mcp.tools import ToolContext
+    from tests.recall.test_mcp import call
+
+    server = mcp_server_build(ToolContext())
+    error, text = call(server, "facts_search", {"q": NOTHING})
+    assert error and "q: q must not be empty" in text, text
+    error, text = call(server, "search_by_entities", {"entities": [NOTHING]})
+    assert error and "entities.0:" in text, text
