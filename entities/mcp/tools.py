@@ -528,7 +528,7 @@ def ppr_retrieve(
     hops: int = graph_ppr.HOPS,
     all_scopes: bool = False,
 ):
-    if not (query or "").strip() and not query_entities:
+    if shows_nothing(query or "") and not query_entities:
         raise InvalidInput("give query or query_entities", field="query")
     if isinstance(k, bool) or not 1 <= k <= graph_ppr.K_MAX:  # the REST API's bound
         raise InvalidInput(f"k must be between 1 and {graph_ppr.K_MAX}", field="k")
