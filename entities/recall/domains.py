@@ -158,6 +158,7 @@ def _domain_scored(tool, arguments, detected, scopes, options, started) -> dict[
         floor=-1.0,
         strict=False,
         keep=lambda c: "hint" in c.ranks,
+        kept_as="a pattern of a domain the call touches",
     )
     budget = Budget(options.budget_chars)
     items = budget.fit(

@@ -64,3 +64,23 @@ def test_a_memory_shown_below_the_threshold_is_not_said_to_clear_it(
     ).json()
     reasons = comparisons_hold(check["mistakes"])
     assert reasons and "among the 2 most probable" in reasons[0], reasons
+
+
+def test_a_pattern_shown_for_its_domain_below_the_threshold_says_so(
+    vector_dir, reader, settings, tmp_path
+):
+    head = {"features": ["cosine"], "coef": [0.0], "intercept": -5.0, "threshold": 0.5}
+    path = tmp_path / "domain.json"
+    path.write_text(json.dumps({"embedder": scorer.model_signature(), "heads": {"domain": head}}))
+    settings.KGSITE_RECALL_MODEL = str(path)
+    scorer.model_clear()
+    try:
+        services.fact_store(text="Billing retries wait an hour", kind="pattern", domain="billing")
+        client = APIClient()
+        client.force_authenticate(reader)
+        body = {"tool": "billing_refund", "arguments": {"order": "42"}}
+        answer = client.post("/api/v1/recall/domain", body, format="json").json()
+    finally:
+        scorer.model_clear()
+    reasons = comparisons_hold(answer["patterns"])
+    assert reasons and "a pattern of a domain the call touches" in reasons[0], reasons
