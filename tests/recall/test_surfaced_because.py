@@ -84,3 +84,23 @@ def test_a_pattern_shown_for_its_domain_below_the_threshold_says_so(
         scorer.model_clear()
     reasons = comparisons_hold(answer["patterns"])
     assert reasons and "a pattern of a domain the call touches" in reasons[0], reasons
+
+
+def test_a_pattern_stored_without_a_domain_is_said_to_be_of_none(
+    vector_dir, reader, settings, tmp_path
+):
+    head = {"features": ["cosine"], "coef": [0.0], "intercept": 5.0, "threshold": 0.5}
+    path = tmp_path / "domain.json"
+    path.write_text(json.dumps({"embedder": scorer.model_signature(), "heads": {"domain": head}}))
+    settings.KGSITE_RECALL_MODEL = str(path)
+    scorer.model_clear()
+    try:
+        services.fact_store(text="Refund calls are retried once", kind="pattern")
+        client = APIClient()
+        client.force_authenticate(reader)
+        body = {"tool": "refund", "arguments": {"order": "42"}}
+        answer = client.post("/api/v1/recall/domain", body, format="json").json()
+    finally:
+        scorer.model_clear()
+    reasons = [p["surfaced_because"] for p in answer["patterns"]]
+    assert reasons and reasons[0].startswith("pattern of no domain for this call"), reasons
