@@ -41,8 +41,9 @@ class BriefEntitySerializer(serializers.Serializer):
 
 
 KNOWN_HELP = (
-    "False when an entity is unknown, the model has not seen an entity or the relation, or "
-    "no model is trained yet: then no score is given (`reason` says why)."
+    "False when an entity is unknown, the model has not seen an entity or the relation, "
+    "no model is trained yet, or both sides are the same entity: then no score is given "
+    "(`reason` says why)."
 )
 
 

@@ -95,6 +95,19 @@ def test_unknown_entities_and_relations_answer_known_false(api, team_world):
     assert body == {**body, "known": False, "results": []}
 
 
+def test_an_entity_against_itself_is_known_false_never_scored(api, team_world):
+    """TransE scores h against h by the relation's length alone: "Brightwell is located
+    in Brightwell" read valid, and every relation had a confidence between the two."""
+    company = team_world["companies"][0].pk
+    payload = {"subject": company, "predicate": "is located in", "object": company}
+    body = api.post("/api/v1/kge/validate", payload, format="json").json()
+    assert body["known"] is False and body["reason"] == "the same entity on both sides"
+    assert "validation" not in body and "confidence" not in body
+    payload = {"head": company, "tail": company}
+    body = api.post("/api/v1/kge/infer-relation", payload, format="json").json()
+    assert body["known"] is False and body["relations"] == []
+
+
 def test_related_finds_the_unstated_employer_first(api, team_world):
     silent = team_world["people"][(2, 5)]
     body = api.post(
