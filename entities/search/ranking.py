@@ -163,6 +163,14 @@ def _search_types(
     _check(
         1 <= boost_exact_match <= 10, "boostExactMatch must be between 1 and 10", "boostExactMatch"
     )
+    for i, kind in enumerate(entity_types or ()):
+        # A blank type kept every name unresolved (no entity has the type ""), as the
+        # REST field refuses it.
+        _check(
+            isinstance(kind, str) and not shows_nothing(kind),
+            "entity types must be non-empty strings",
+            f"entityTypes.{i}",
+        )
     try:
         return frozenset(normalize_type(t) for t in entity_types) if entity_types else None
     except InvalidInput as exc:

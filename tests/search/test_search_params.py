@@ -109,3 +109,14 @@ def test_the_search_tools_refuse_text_that_shows_nothing_by_name(kites):
     assert error and "q: q must not be empty" in text, text
     error, text = call(server, "search_by_entities", {"entities": [NOTHING]})
     assert error and "entities.0:" in text, text
+
+
+def test_the_entity_search_tool_refuses_a_blank_entity_type_by_name(kites):
+    """As the REST field does: a type "" resolved no name and answered by meaning alone."""
+    from entities.mcp.server import mcp_server_build
+    from entities.mcp.tools import ToolContext
+    from tests.recall.test_mcp import call
+
+    arguments = {"entities": ["Box Kite"], "entity_types": ["toy", " "]}
+    error, text = call(mcp_server_build(ToolContext()), "search_by_entities", arguments)
+    assert error and "entity_types.1:" in text, text
