@@ -419,7 +419,9 @@ def memory_hint(ctx: ToolContext, *, arguments: dict[str, Any], uncertainty: flo
     """The high-uncertainty trigger: memory close to what the call is about. Its words
     are cut to a trigger's length: a call may carry more (an episode's narrative), and
     the call itself, maybe a write already made, must not fail for its hint."""
-    words = [v for v in arguments.values() if isinstance(v, str) and not shows_nothing(v)]
+    values = [w for v in arguments.values() for w in (v if isinstance(v, list) else [v])]
+    # Names given as a list (search_by_entities' entities) are words of the call too.
+    words = [v for v in values if isinstance(v, str) and not shows_nothing(v)]
     text = " ".join(words)[:MAX_TEXT]
     if not text:
         return None
