@@ -28,9 +28,10 @@ from kgsite.text import normalize, shows_nothing
 from kgsite.vectors import service as vectors
 
 from ..extraction import AMBIGUOUS, extract_entities, gazetteer_get
-from ..models import EntityFact, Fact
+from ..models import Entity, EntityFact, Fact
 from ..names import normalize_type
 from ..scopes import ScopeFilter
+from ..selectors import entity_redirect_target
 
 SIMILARITY_WEIGHT = 0.7
 ENTITY_WEIGHT = 0.3
@@ -110,17 +111,34 @@ def query_entities_resolve(
                         }
                     )
         single = picks[0] if len(picks) == 1 and picks[0].canonical_id else None
+        canonical_name = single.canonical_name if single else None
+        entity_type = single.entity_type if single else None
+        own = None if ids else _entity_by_id(name, types)
+        if own is not None:
+            # The id another answer named it by (facts_search, entity_get, the graph).
+            ids, canonical_name, entity_type = {own.pk}, own.canonical_name, own.type
         resolved.append(
             QueryEntity(
                 name=name,
                 ids=frozenset(ids),
-                canonical_name=single.canonical_name if single else None,
-                entity_type=single.entity_type if single else None,
+                canonical_name=canonical_name,
+                entity_type=entity_type,
                 candidates=candidates,
                 text_match=not ids and (types is None or name not in gazetteer_get()),
             )
         )
     return resolved
+
+
+def _entity_by_id(value: str, types: frozenset[str] | None) -> Entity | None:
+    """The entity ``value`` is the id of (a merged-away id: its survivor), of one of
+    ``types`` when given; None otherwise."""
+    found = Entity.objects.filter(pk=value).first()
+    if found is None and (target := entity_redirect_target(entity_id=value)):
+        found = Entity.objects.filter(pk=target).first()
+    if found is None or (types is not None and found.type not in types):
+        return None
+    return found
 
 
 def _mentions_text(norm_text: str, name_norm: str) -> bool:

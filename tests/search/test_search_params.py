@@ -120,3 +120,14 @@ def test_the_entity_search_tool_refuses_a_blank_entity_type_by_name(kites):
     arguments = {"entities": ["Box Kite"], "entity_types": ["toy", " "]}
     error, text = call(mcp_server_build(ToolContext()), "search_by_entities", arguments)
     assert error and "entity_types.1:" in text, text
+
+
+def test_an_entity_search_by_the_entitys_id_finds_its_facts(client, kites):
+    """Other answers name entities by id (facts_search, entity_get, the graph): given
+    back to the entity search, the id resolved to nothing and no fact was found."""
+    kite, fact = kites
+    body = {"entities": [kite.pk]}
+    answer = client.post("/api/v1/search/entities", body, format="json").json()
+    assert answer["detected_query_entities"][0]["canonical_id"] == kite.pk
+    assert [r["memory_id"] for r in answer["results"]] == [fact.pk]
+    assert answer["results"][0]["matched_entities"] == ["Box Kite"]
