@@ -338,7 +338,7 @@ def recall_finding(
     if not 0 <= confidence <= 1:  # as POST /recall/finding: refused with or without log
         raise InvalidInput("confidence must be between 0 and 1", field="confidence")
     result = recall.recall_finding(text=text, scope=ctx.scope, kind=kind)
-    result["logged"] = None
+    result.update({"logged": None, "fact": None})  # as POST /recall/finding answers
     if log:
         # As POST /recall/finding: the memory the finding named is the one confirmed.
         ctx.writable()

@@ -233,3 +233,14 @@ def test_facts_of_an_entity_by_its_imported_id_as_everywhere_else(server, merged
     found = api.get("/api/v1/facts/search", {"q": "works for", "entity": "entity_0042ada"})
     assert found.status_code == 200, found.json()
     assert {r["id"] for r in found.json()["results"]} == {f["id"] for f in own}
+
+
+def test_a_finding_not_logged_answers_the_same_keys_as_its_rest_twin(server, api):
+    """The REST answer always carries ``logged`` and ``fact`` (null without log); the
+    tool's had no ``fact`` at all unless it logged."""
+    asked = {"text": "The Quarry Dell mill grinds oats."}
+    rest = api.post("/api/v1/recall/finding", asked, format="json").json()
+    error, mcp = call(server, "recall_finding", asked)
+    assert not error, mcp
+    assert set(mcp) == set(rest)
+    assert mcp["fact"] is None and mcp["logged"] is None
