@@ -12,7 +12,7 @@ from django.db.models import Case, Count, IntegerField, Min, QuerySet, Value, Wh
 from entities.models import Alias, Entity
 from entities.names import normalize_type
 from kgsite.errors import InvalidInput, NotFound
-from kgsite.text import normalize
+from kgsite.text import normalize, shows_nothing
 from kgsite.vectors.service import similar_items
 
 from .excerpts import chunk_excerpt
@@ -109,7 +109,7 @@ def chunk_search(*, q: str, k: int = 10, book_id: int | None = None) -> list[Chu
     Reads the "chunks" kind of the semantic index, which the ingest fills; an empty
     store (or a book without chunks) gives no hits.
     """
-    if not isinstance(q, str) or not q.strip():
+    if not isinstance(q, str) or shows_nothing(q):  # zero-width characters read as blank
         raise InvalidInput("q must not be empty", field="q")
     if k < 1:
         raise InvalidInput("k must be positive", field="k")

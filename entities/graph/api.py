@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from kgsite.api import Reader, validated
 from kgsite.errors import InvalidInput
+from kgsite.text import shows_nothing
 
 from ..names import normalize_type
 from ..scopes import ScopeFilter
@@ -40,8 +41,9 @@ class BriefEntitySerializer(serializers.Serializer):
 
 
 KNOWN_HELP = (
-    "False when an entity is unknown, the model has not seen an entity or the relation, or "
-    "no model is trained yet: then no score is given (`reason` says why)."
+    "False when an entity is unknown, the model has not seen an entity or the relation, "
+    "no model is trained yet, or both sides are the same entity: then no score is given "
+    "(`reason` says why)."
 )
 
 
@@ -408,7 +410,7 @@ class PPRRequestSerializer(StrictSerializer, ScopeQuerySerializer):
     hops = serializers.IntegerField(min_value=1, max_value=ppr.HOPS_MAX, default=ppr.HOPS)
 
     def validate(self, attrs):
-        if not attrs.get("query_entities") and not (attrs.get("query") or "").strip():
+        if not attrs.get("query_entities") and shows_nothing(attrs.get("query") or ""):
             raise serializers.ValidationError({"query": "give query_entities or query"})
         return super().validate(attrs)
 

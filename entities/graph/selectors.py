@@ -118,6 +118,12 @@ def entity_brief(entity: Entity) -> dict:
     return {"id": entity.id, "canonical_name": entity.canonical_name, "type": entity.type}
 
 
+# TransE scores an entity against itself by the relation vector's length alone (h + r - h
+# = r): the shortest relation read "valid" for any entity, as kge/related never offers
+# an entity as its own answer.
+SAME_ENTITY = "the same entity on both sides"
+
+
 def _unknown(reason: str, **extra) -> dict:
     return {"known": False, "reason": reason, **extra}
 
@@ -191,6 +197,8 @@ def kge_validate(
     facts = {"supporting_facts": supporting, "contradicting_facts": contradicting}
     if model is None:
         return _unknown("no trained model", **base, **facts)
+    if head == tail:  # the model's score is then the relation's length alone
+        return _unknown(SAME_ENTITY, model=model.id, **base, **facts)
     if head not in model.entity_index or tail not in model.entity_index:
         return _unknown("entity not in the model", model=model.id, **base, **facts)
     if ref.name not in model.relation_index:
@@ -243,6 +251,8 @@ def kge_infer_relation(
         return _unknown("unknown entity", **base, relations=[])
     if model is None:
         return _unknown("no trained model", **base, relations=[])
+    if h.id == t.id:
+        return _unknown(SAME_ENTITY, model=model.id, **base, relations=[])
     if h.id not in model.entity_index or t.id not in model.entity_index:
         return _unknown("entity not in the model", model=model.id, **base, relations=[])
     forward = model.relation_scores(h.id, t.id)

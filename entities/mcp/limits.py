@@ -132,7 +132,7 @@ def arguments_check(
     schemas: dict[str, dict[str, Any]] | None = None,
 ) -> None:
     """Refuse unknown arguments (naming them), values over the API's caps, and true or
-    false for a whole number (the SDK reads ``true`` as 1; the REST API refuses it)."""
+    false for a number (the SDK reads ``true`` as 1 or 1.0; the REST API refuses it)."""
     unknown = sorted(set(arguments) - accepted)
     if unknown:
         raise InvalidInput(
@@ -142,10 +142,9 @@ def arguments_check(
         )
     for name, value in arguments.items():
         types = _types((schemas or {}).get(name, {}))
-        if isinstance(value, bool) and "integer" in types and "boolean" not in types:
-            raise InvalidInput(
-                f"{name} must be a whole number, not {str(value).lower()}", field=name
-            )
+        if isinstance(value, bool) and types & {"integer", "number"} and "boolean" not in types:
+            wanted = "a whole number" if "number" not in types else "a number"
+            raise InvalidInput(f"{name} must be {wanted}, not {str(value).lower()}", field=name)
         mapped = CAPS.get((tool, name))
         field = _field(*mapped) if mapped else None
         if isinstance(value, str):

@@ -83,8 +83,8 @@ DESCRIPTIONS: dict[str, str] = {
         "ppr_retrieve or recall)."
     ),
     "search_by_entities": (
-        "Facts about given entity names, ranked by meaning and entity overlap. Use when "
-        "the question names entities ('Redis and Django'). Not for free text."
+        "Facts about given entity names (or ids), ranked by meaning and entity overlap. "
+        "Use when the question names entities ('Redis and Django'). Not for free text."
     ),
     "extract_entities": (
         "Which entities a text mentions (known ones resolved; include_unknown adds names "

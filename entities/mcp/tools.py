@@ -338,7 +338,7 @@ def recall_finding(
     if not 0 <= confidence <= 1:  # as POST /recall/finding: refused with or without log
         raise InvalidInput("confidence must be between 0 and 1", field="confidence")
     result = recall.recall_finding(text=text, scope=ctx.scope, kind=kind)
-    result["logged"] = None
+    result.update({"logged": None, "fact": None})  # as POST /recall/finding answers
     if log:
         # As POST /recall/finding: the memory the finding named is the one confirmed.
         ctx.writable()
@@ -419,7 +419,9 @@ def memory_hint(ctx: ToolContext, *, arguments: dict[str, Any], uncertainty: flo
     """The high-uncertainty trigger: memory close to what the call is about. Its words
     are cut to a trigger's length: a call may carry more (an episode's narrative), and
     the call itself, maybe a write already made, must not fail for its hint."""
-    words = [v for v in arguments.values() if isinstance(v, str) and not shows_nothing(v)]
+    values = [w for v in arguments.values() for w in (v if isinstance(v, list) else [v])]
+    # Names given as a list (search_by_entities' entities) are words of the call too.
+    words = [v for v in values if isinstance(v, str) and not shows_nothing(v)]
     text = " ".join(words)[:MAX_TEXT]
     if not text:
         return None
@@ -528,7 +530,7 @@ def ppr_retrieve(
     hops: int = graph_ppr.HOPS,
     all_scopes: bool = False,
 ):
-    if not (query or "").strip() and not query_entities:
+    if shows_nothing(query or "") and not query_entities:
         raise InvalidInput("give query or query_entities", field="query")
     if isinstance(k, bool) or not 1 <= k <= graph_ppr.K_MAX:  # the REST API's bound
         raise InvalidInput(f"k must be between 1 and {graph_ppr.K_MAX}", field="k")

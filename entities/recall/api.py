@@ -19,7 +19,7 @@ from kgsite.schema import ErrorResponseSerializer, bad_request
 
 from .. import selectors as entity_selectors
 from ..models import Fact
-from ..scopes import ScopeFilter
+from ..scopes import ScopeFilter, key_clean
 from ..serializers import (
     ALL_SCOPES_HELP,
     MAX_FACT_ENTITIES,
@@ -381,6 +381,8 @@ class FindingView(RecallView):
                 request, message="logging a finding needs an authenticated curator"
             )
         scope = ScopeFilter.of(data["scope"]).scope
+        for key in ("ai_id", "session_id"):  # refused as a logged one is, with or without log
+            key_clean(data[key], field=key)
         result = selectors.recall_finding(text=data["text"], scope=scope, kind=data["kind"])
         result.update({"logged": None, "fact": None})
         if data["log"]:

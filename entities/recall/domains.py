@@ -147,6 +147,11 @@ def domain_candidates(
     return candidates(query, qs, hinted=hinted)
 
 
+def _pattern_of(pattern: Fact) -> str:
+    """A pattern as its reason names it; one stored without a domain is of none."""
+    return f"pattern of the '{pattern.domain}' domain" if pattern.domain else "pattern of no domain"
+
+
 def _domain_scored(tool, arguments, detected, scopes, options, started) -> dict[str, Any]:
     found = domain_candidates(tool, arguments, detected, scopes, options)
     # The operator's keyword list (KGSITE_RECALL_DOMAINS) still shows its domains'
@@ -158,11 +163,11 @@ def _domain_scored(tool, arguments, detected, scopes, options, started) -> dict[
         floor=-1.0,
         strict=False,
         keep=lambda c: "hint" in c.ranks,
+        kept_as="a pattern of a domain the call touches",
     )
     budget = Budget(options.budget_chars)
     items = budget.fit(
-        fact_item(p, s, f"pattern of the '{p.domain}' domain for this call ({why})")
-        for p, s, why in shown.facts
+        fact_item(p, s, f"{_pattern_of(p)} for this call ({why})") for p, s, why in shown.facts
     )
     return {
         "domains": sorted(set(detected) | {i["domain"] for i in items if i.get("domain")}),

@@ -123,10 +123,12 @@ def ranked(
     strict: bool,
     keep: Callable[[Candidate], bool] | None = None,
     at_least: int = 0,
+    kept_as: str = "the closest in meaning",
 ) -> Ranked:
     """What ``trigger`` shows of ``found``: with a trained head, the candidates it
     finds relevant (a cosine ``floor`` applies too when the request set one: ``strict``),
-    those ``keep`` asks for and at least the ``at_least`` most probable; without one,
+    those ``keep`` asks for (said to be shown as ``kept_as``) and at least the
+    ``at_least`` most probable; without one,
     the candidates at or above the cosine ``floor`` (the settings)."""
     head = head_for(trigger)
     if head is None:
@@ -138,12 +140,22 @@ def ranked(
         )
     ordered = [(c, p) for c, p in scored(head, found) if not strict or c.cosine >= floor]
     kept = [
-        (c, p)
+        (c, p, _kept_because(p, n, head.threshold, at_least, kept_as))
         for n, (c, p) in enumerate(ordered)
         if p >= head.threshold or n < at_least or (keep is not None and keep(c))
     ][:k]
-    shown = [(c.fact, p, f"relevance {p:.2f} ≥ {head.threshold:.2f}: {c.why()}") for c, p in kept]
-    return Ranked(shown, scorer=True, candidates=[c for c, _p in kept])
+    shown = [(c.fact, p, f"{because}: {c.why()}") for c, p, because in kept]
+    return Ranked(shown, scorer=True, candidates=[c for c, _p, _b in kept])
+
+
+def _kept_because(p: float, n: int, threshold: float, at_least: int, kept_as: str) -> str:
+    """Why a candidate is shown, in words that hold: its relevance clears the threshold,
+    or it is shown anyway (among the most probable, or the pair space's first)."""
+    if p >= threshold:
+        return f"relevance {p:.2f} ≥ {threshold:.2f}"
+    if n < at_least:
+        return f"relevance {p:.2f}, among the {at_least} most probable"
+    return f"relevance {p:.2f}, {kept_as}"
 
 
 # --- Finding: is the retrieved memory restated? --------------------------------------------

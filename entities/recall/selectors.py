@@ -114,10 +114,18 @@ def _goal_recalls(
     return out
 
 
-def session_render(goals: list[dict[str, Any]], notices: list[dict[str, Any]]) -> str:
-    """The Markdown an agent's session hook injects into its context."""
+def session_render(
+    goals: list[dict[str, Any]], notices: list[dict[str, Any]], omitted: int = 0
+) -> str:
+    """The Markdown an agent's session hook injects into its context. With nothing
+    shown, it says whether memory holds nothing or nothing fitted the budget."""
     lines = ["## Memory Context", ""]
-    if not goals and not notices:
+    if not goals and not notices and omitted:
+        lines.append(
+            f"Active goals or notices are in memory, but none fits the budget "
+            f"({omitted} left out): ask again with a larger budget_chars."
+        )
+    elif not goals and not notices:
         lines.append("No active goals or pending notices in memory.")
     for goal in goals:
         lines.append(f"### Goal: {goal['goal']['text']}")
@@ -183,7 +191,7 @@ def recall_session_start(
             attempt(entry["episodes"], item)
     for notice in notices:
         attempt(kept_notices, notice)
-    context = session_render(goals, kept_notices)
+    context = session_render(goals, kept_notices, omitted)
     return {
         "scope": scopes.scope,
         "session_id": session_id,

@@ -24,13 +24,14 @@ from functools import cached_property
 from typing import Any
 
 from kgsite.errors import InvalidInput
-from kgsite.text import normalize
+from kgsite.text import normalize, shows_nothing
 from kgsite.vectors import service as vectors
 
 from ..extraction import AMBIGUOUS, extract_entities, gazetteer_get
-from ..models import EntityFact, Fact
+from ..models import Entity, EntityFact, Fact
 from ..names import normalize_type
 from ..scopes import ScopeFilter
+from ..selectors import entity_redirect_target
 
 SIMILARITY_WEIGHT = 0.7
 ENTITY_WEIGHT = 0.3
@@ -110,17 +111,34 @@ def query_entities_resolve(
                         }
                     )
         single = picks[0] if len(picks) == 1 and picks[0].canonical_id else None
+        canonical_name = single.canonical_name if single else None
+        entity_type = single.entity_type if single else None
+        own = None if ids else _entity_by_id(name, types)
+        if own is not None:
+            # The id another answer named it by (facts_search, entity_get, the graph).
+            ids, canonical_name, entity_type = {own.pk}, own.canonical_name, own.type
         resolved.append(
             QueryEntity(
                 name=name,
                 ids=frozenset(ids),
-                canonical_name=single.canonical_name if single else None,
-                entity_type=single.entity_type if single else None,
+                canonical_name=canonical_name,
+                entity_type=entity_type,
                 candidates=candidates,
                 text_match=not ids and (types is None or name not in gazetteer_get()),
             )
         )
     return resolved
+
+
+def _entity_by_id(value: str, types: frozenset[str] | None) -> Entity | None:
+    """The entity ``value`` is the id of (a merged-away id: its survivor), of one of
+    ``types`` when given; None otherwise."""
+    found = Entity.objects.filter(pk=value).first()
+    if found is None and (target := entity_redirect_target(entity_id=value)):
+        found = Entity.objects.filter(pk=target).first()
+    if found is None or (types is not None and found.type not in types):
+        return None
+    return found
 
 
 def _mentions_text(norm_text: str, name_norm: str) -> bool:
@@ -150,17 +168,27 @@ def _search_types(
         "give between 1 and 20 entity names",
         "entities",
     )
-    _check(
-        all(isinstance(n, str) and n.strip() for n in entities),
-        "entity names must be non-empty strings",
-        "entities",
-    )
+    for i, name in enumerate(entities):
+        # A name of zero-width spaces or joiners shows nothing, as a blank one.
+        _check(
+            isinstance(name, str) and not shows_nothing(name),
+            "entity names must be non-empty strings",
+            f"entities.{i}",
+        )
     _check(match_mode in MATCH_MODES, "matchMode must be 'any' or 'all'", "matchMode")
     _check(1 <= top_k <= 50, "topK must be between 1 and 50", "topK")
     _check(0 <= min_score <= 1, "minScore must be between 0 and 1", "minScore")
     _check(
         1 <= boost_exact_match <= 10, "boostExactMatch must be between 1 and 10", "boostExactMatch"
     )
+    for i, kind in enumerate(entity_types or ()):
+        # A blank type kept every name unresolved (no entity has the type ""), as the
+        # REST field refuses it.
+        _check(
+            isinstance(kind, str) and not shows_nothing(kind),
+            "entity types must be non-empty strings",
+            f"entityTypes.{i}",
+        )
     try:
         return frozenset(normalize_type(t) for t in entity_types) if entity_types else None
     except InvalidInput as exc:
@@ -467,7 +495,7 @@ def fact_search(
     of one status (``all`` for any), from one source or of some kinds; always only
     those the reader's scope sees (global memory by default)."""
     started = time.perf_counter()
-    _check(isinstance(q, str) and bool(q.strip()), "q must not be empty", "q")
+    _check(isinstance(q, str) and not shows_nothing(q), "q must not be empty", "q")
     _check(1 <= k <= 50, "k must be between 1 and 50", "k")
     _check(0 <= min_score <= 1, "minScore must be between 0 and 1", "minScore")
     statuses = [*Fact.Status.values, STATUS_ALL]

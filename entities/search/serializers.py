@@ -24,7 +24,7 @@ class EntitySearchRequestSerializer(StrictSerializer, ScopeFieldsMixin):
         child=serializers.CharField(max_length=512, allow_blank=False),
         min_length=1,
         max_length=20,
-        help_text="Entity names or aliases to search memories about (1 to 20).",
+        help_text="Entity names, aliases or ids to search memories about (1 to 20).",
     )
     entityTypes = serializers.ListField(  # noqa: N815 - the API's published field name
         child=serializers.CharField(max_length=64),

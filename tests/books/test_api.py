@@ -185,6 +185,7 @@ def test_chunk_search_on_an_empty_store_finds_nothing(api, db, vector_dir):
     [
         ({}, "q"),
         ({"q": "   "}, "q"),
+        ({"q": "\u200b\u2060"}, "q"),  # shows nothing: it answered the passages closest to it
         ({"q": "x" * 2001}, "q"),
         ({"q": "sight", "k": "0"}, "k"),
         ({"q": "sight", "k": "51"}, "k"),

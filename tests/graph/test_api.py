@@ -95,6 +95,19 @@ def test_unknown_entities_and_relations_answer_known_false(api, team_world):
     assert body == {**body, "known": False, "results": []}
 
 
+def test_an_entity_against_itself_is_known_false_never_scored(api, team_world):
+    """TransE scores h against h by the relation's length alone: "Brightwell is located
+    in Brightwell" read valid, and every relation had a confidence between the two."""
+    company = team_world["companies"][0].pk
+    payload = {"subject": company, "predicate": "is located in", "object": company}
+    body = api.post("/api/v1/kge/validate", payload, format="json").json()
+    assert body["known"] is False and body["reason"] == "the same entity on both sides"
+    assert "validation" not in body and "confidence" not in body
+    payload = {"head": company, "tail": company}
+    body = api.post("/api/v1/kge/infer-relation", payload, format="json").json()
+    assert body["known"] is False and body["relations"] == []
+
+
 def test_related_finds_the_unstated_employer_first(api, team_world):
     silent = team_world["people"][(2, 5)]
     body = api.post(
@@ -167,6 +180,8 @@ def test_related_uses_the_models_vector_index(api, team_world):
         ),
         ("/api/v1/kge/related", {"entity": "a", "relation": "uses", "minScore": 2}, "minScore"),
         ("/api/v1/graph/ppr", {"k": 5}, "query"),
+        # A query of zero-width characters shows nothing: it walked from no entity.
+        ("/api/v1/graph/ppr", {"query": "\u200b\u2060"}, "query"),
         ("/api/v1/graph/ppr", {"query_entities": ["a"], "k": 0}, "k"),
         ("/api/v1/graph/ppr", {"query_entities": ["a"], "damping": 1.5}, "damping"),
     ],
@@ -247,3 +262,12 @@ def test_a_model_stored_before_the_norm_setting_keeps_scoring_with_l2(api, team_
     l2_score = api.post("/api/v1/kge/validate", body, format="json").json()["transe_score"]
     assert l2_score != pytest.approx(l1_score)
     assert -l2_score <= -l1_score  # ||x||_2 <= ||x||_1
+
+
+def test_the_ppr_tool_refuses_a_query_that_shows_nothing(db):
+    from entities.mcp.server import mcp_server_build
+    from entities.mcp.tools import ToolContext
+    from tests.recall.test_mcp import call
+
+    error, text = call(mcp_server_build(ToolContext()), "ppr_retrieve", {"query": "\u200b"})
+    assert error and "query: give query or query_entities" in text, text

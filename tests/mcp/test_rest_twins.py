@@ -94,6 +94,32 @@ def test_true_or_false_is_no_whole_number_as_in_the_rest_api(
     assert text == f"Error executing tool {tool}: {field}: {field} must be a whole number, not true"
 
 
+NUMBERS = [
+    ("recall_pre_check", {"action": "Ada", "similarity": True}, "similarity"),
+    ("ppr_retrieve", {"query": "Ada", "damping": False}, "damping"),
+    ("get_entity_graph", {"entity": "Ada Byron", "min_weight": True}, "min_weight"),
+    ("find_related_entities", {"entity": "Ada Byron", "relation": "x", "min_score": True},
+     "min_score"),
+    ("search_by_entities", {"entities": ["Ada Byron"], "min_score": True}, "min_score"),
+    ("search_by_entities", {"entities": ["Ada Byron"], "boost_exact_match": True},
+     "boost_exact_match"),
+    ("fact_store", {"text": "Ada counts", "confidence": True}, "confidence"),
+    ("recall_finding", {"text": "Ada counts", "confidence": True}, "confidence"),
+    ("facts_search", {"q": "Ada", "uncertainty": True}, "uncertainty"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field"), NUMBERS, ids=[f"{t}-{f}" for t, _a, f in NUMBERS]
+)
+def test_true_or_false_is_no_number_as_in_the_rest_api(server, merged, tool, arguments, field):
+    """The REST API answers 400 to ``"similarity": true``; the tool took it as 1.0 (a
+    fact was stored with confidence 1 from ``"confidence": true``)."""
+    error, text = call(server, tool, arguments)
+    assert error, text
+    assert text.endswith(f"{field}: {field} must be a number, not {str(arguments[field]).lower()}")
+
+
 def test_the_rest_twin_refuses_true_for_a_whole_number(api):
     response = api.post("/api/v1/graph/ppr", {"query": "Ada", "k": True}, format="json")
     assert response.status_code == 400 and response.json()["error"]["field"] == "k"
@@ -207,3 +233,14 @@ def test_facts_of_an_entity_by_its_imported_id_as_everywhere_else(server, merged
     found = api.get("/api/v1/facts/search", {"q": "works for", "entity": "entity_0042ada"})
     assert found.status_code == 200, found.json()
     assert {r["id"] for r in found.json()["results"]} == {f["id"] for f in own}
+
+
+def test_a_finding_not_logged_answers_the_same_keys_as_its_rest_twin(server, api):
+    """The REST answer always carries ``logged`` and ``fact`` (null without log); the
+    tool's had no ``fact`` at all unless it logged."""
+    asked = {"text": "The Quarry Dell mill grinds oats."}
+    rest = api.post("/api/v1/recall/finding", asked, format="json").json()
+    error, mcp = call(server, "recall_finding", asked)
+    assert not error, mcp
+    assert set(mcp) == set(rest)
+    assert mcp["fact"] is None and mcp["logged"] is None

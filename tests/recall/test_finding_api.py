@@ -73,3 +73,12 @@ def test_logging_a_finding_without_credentials_asks_for_them(vector_dir, setting
     assert response.json()["error"]["code"] == "not_authenticated"
     assert "WWW-Authenticate" in response
     assert not Fact.objects.exists()
+
+
+@pytest.mark.parametrize("key", ["ai_id", "session_id"])
+def test_a_key_with_a_control_character_is_refused_without_log_too(client, vector_dir, key):
+    """As with log, and as every recall call refuses one: it answered 200."""
+    body = {"text": "The export runs at night", key: "agent\nsecond line"}
+    response = client.post("/api/v1/recall/finding", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == key

@@ -163,6 +163,22 @@ def test_high_uncertainty_adds_a_memory_hint(alpha, settings):
     assert [e["text"] for e in hint["episodes"]] == ["Moved the alpha workers to Kubernetes"]
 
 
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("search_by_entities", {"entities": ["Kubernetes"]}),
+        ("ppr_retrieve", {"query_entities": ["Kubernetes"]}),
+    ],
+)
+def test_high_uncertainty_hints_from_a_list_of_names_too(alpha, settings, tool, arguments):
+    """A tool whose words come as a list (entity names) gave no hint at all."""
+    settings.KGSITE_RECALL_RELEVANCE = 0.1
+    error, unsure = call(alpha, tool, {**arguments, "uncertainty": 0.9})
+    assert not error, unsure
+    texts = [f["text"] for f in unsure["memory_hint"]["facts"]]
+    assert "Kubernetes runs the alpha workers" in texts
+
+
 def _database_url() -> str:
     db = connection.settings_dict
     if connection.vendor == "sqlite":

@@ -213,6 +213,17 @@ def test_session_start_with_no_goals_says_so(client, vector_dir):
     assert "No active goals" in body["context"]
 
 
+def test_session_start_whose_goal_does_not_fit_never_says_there_is_none(client, vector_dir):
+    """The hook injects the context alone: it said "No active goals" of a project whose
+    one goal is longer than the budget."""
+    store("Ship the billing export " + "step by step " * 20, kind="goal", scope="shop")
+    body = post(client, "/session-start", scope="shop", budget_chars=200)
+    assert body["goals"] == [] and body["budget"]["omitted"] == 1
+    assert "No active goals" not in body["context"]
+    assert "none fits the budget (1 left out)" in body["context"]
+    assert len(body["context"]) <= 200 and body["budget"]["used_chars"] == len(body["context"])
+
+
 # --- pre-check ------------------------------------------------------------------------------
 
 

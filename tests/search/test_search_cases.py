@@ -234,8 +234,8 @@ def test_entity_search_with_bad_input_is_400_naming_the_field(api, vector_dir, b
     ("kwargs", "field"),
     [
         ({"entities": "Redis"}, "entities"),
-        ({"entities": ["Redis", 7]}, "entities"),
-        ({"entities": ["  "]}, "entities"),
+        ({"entities": ["Redis", 7]}, "entities.1"),
+        ({"entities": ["  "]}, "entities.0"),
         ({"entities": ["Redis"], "top_k": 0}, "topK"),
         ({"entities": ["Redis"], "top_k": 10**9}, "topK"),
         ({"entities": ["Redis"], "min_score": float("nan")}, "minScore"),

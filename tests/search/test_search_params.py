@@ -82,3 +82,52 @@ def test_entity_search_fields_of_the_wrong_kind_are_400_naming_them(client, body
     response = client.post("/api/v1/search/entities", body, format="json")
     assert response.status_code == 400
     assert response.json()["error"]["field"].split(".")[0] == field
+
+
+NOTHING = "\u200b\u2060"
+
+
+def test_a_search_for_text_that_shows_nothing_is_refused_by_name(client, kites):
+    """Zero-width spaces and joiners read as a blank: they answered the stored facts
+    closest to nothing, as if they were a question."""
+    response = client.get(URL, {"q": NOTHING})
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "q"
+    body = {"entities": ["Box Kite", NOTHING]}
+    response = client.post("/api/v1/search/entities", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "entities.1"
+
+
+def test_the_search_tools_refuse_text_that_shows_nothing_by_name(kites):
+    from entities.mcp.server import mcp_server_build
+    from entities.mcp.tools import ToolContext
+    from tests.recall.test_mcp import call
+
+    server = mcp_server_build(ToolContext())
+    error, text = call(server, "facts_search", {"q": NOTHING})
+    assert error and "q: q must not be empty" in text, text
+    error, text = call(server, "search_by_entities", {"entities": [NOTHING]})
+    assert error and "entities.0:" in text, text
+
+
+def test_the_entity_search_tool_refuses_a_blank_entity_type_by_name(kites):
+    """As the REST field does: a type "" resolved no name and answered by meaning alone."""
+    from entities.mcp.server import mcp_server_build
+    from entities.mcp.tools import ToolContext
+    from tests.recall.test_mcp import call
+
+    arguments = {"entities": ["Box Kite"], "entity_types": ["toy", " "]}
+    error, text = call(mcp_server_build(ToolContext()), "search_by_entities", arguments)
+    assert error and "entity_types.1:" in text, text
+
+
+def test_an_entity_search_by_the_entitys_id_finds_its_facts(client, kites):
+    """Other answers name entities by id (facts_search, entity_get, the graph): given
+    back to the entity search, the id resolved to nothing and no fact was found."""
+    kite, fact = kites
+    body = {"entities": [kite.pk]}
+    answer = client.post("/api/v1/search/entities", body, format="json").json()
+    assert answer["detected_query_entities"][0]["canonical_id"] == kite.pk
+    assert [r["memory_id"] for r in answer["results"]] == [fact.pk]
+    assert answer["results"][0]["matched_entities"] == ["Box Kite"]
