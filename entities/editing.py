@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from kgsite.errors import Conflict, DomainError
 from kgsite.models import AuditEntry
-from kgsite.pages import checked_get, curator_required, form_error, render_page
+from kgsite.pages import checked_get, curator_required, form_error, render_page, state_seen
 from kgsite.text import normalize, type_tag
 
 from . import curation, hooks, selectors, services
@@ -26,7 +26,6 @@ from .forms import (
     FactEditForm,
     FactForm,
     latest_entry,
-    state_seen,
 )
 from .models import Entity, Fact
 from .scopes import page_scopes

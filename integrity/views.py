@@ -18,7 +18,6 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from entities import hooks
-from entities.forms import state_seen
 from entities.scopes import page_scopes
 from kgsite.converters import parse_id
 from kgsite.errors import DomainError
@@ -31,6 +30,7 @@ from kgsite.pages import (
     curator_required,
     is_curator,
     render_page,
+    state_seen,
 )
 from kgsite.text import has_control_chars
 from notifications.models import Notification
