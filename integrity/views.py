@@ -318,11 +318,7 @@ def refusal(exc: DomainError, contradiction: Contradiction, *, note: str = "") -
     """A resolution's or an undo's refusal in the page's language, in the service's words
     (which the API answers in English)."""
     fact = next(
-        (
-            f
-            for f in (contradiction.fact_a, contradiction.fact_b)
-            if re.search(rf"\bfact {f.pk}\b", exc.message)
-        ),
+        (f for f in (contradiction.fact_a, contradiction.fact_b) if f.pk == exc.fact_id),
         contradiction.fact_a,
     )
     if exc.code == "kept_inactive":

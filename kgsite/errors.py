@@ -16,10 +16,14 @@ class DomainError(Exception):
         field: str | None = None,
         code: str | None = None,
         extra: dict[str, Any] | None = None,
+        fact_id: int | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
+        # The fact the refusal is about, for a page to name it in its own words; not in
+        # the API's body (whose message names it).
+        self.fact_id = fact_id
         if code:
             self.code = code
         self.extra = extra or {}
