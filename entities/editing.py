@@ -170,7 +170,7 @@ def alias_restore(request, entity_id: str):
     try:
         services.alias_add(entity=entity, alias=alias, actor=request.user)
     except DomainError as exc:
-        return aliases_response(request, entity, error=exc.message, status=400)
+        return aliases_response(request, entity, error=exc.translated, status=400)
     return aliases_response(request, entity)
 
 
@@ -324,7 +324,7 @@ def fact_retract(request, fact_id: int):
         try:
             services.fact_update(fact=fact, actor=request.user, status=Fact.Status.RETRACTED)
         except DomainError as exc:
-            error, status = exc.message, exc.status
+            error, status = exc.translated, exc.status
     if entity is None:
         return redirect("entities:fact", fact_id=fact.pk)
     fact.refresh_from_db()
@@ -371,7 +371,7 @@ def fact_supersede(request, fact_id: int):
             can_write=True,
             status=exc.status,
             supersede_text=request.POST.get("text", ""),
-            supersede_error=exc.message,
+            supersede_error=exc.translated,
         )
     _saved(request, _("Fact replaced; the old one is kept as superseded."), "fact.supersede", fact)
     return redirect(_fact_back(fact, entity))

@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from kgsite.converters import parse_id
-from kgsite.errors import DomainError, InvalidInput
+from kgsite.errors import DomainError, InvalidInput, in_page_language
 from kgsite.models import AuditEntry
 from kgsite.pages import UndoAction, checked_get, curator_required, is_curator, render_page
 
@@ -78,7 +78,7 @@ def cross_type_message(survivor: Entity, duplicates: list[Entity]) -> str:
 
 
 def _merge_error(request, entity_id: str, exc: DomainError) -> HttpResponse:
-    message = exc.message
+    message = exc.translated
     if exc.code == "cross_type":
         survivor = Entity.objects.filter(pk=entity_id).first()
         duplicates = list(Entity.objects.filter(pk__in=request.POST.getlist("duplicates")))
@@ -114,6 +114,15 @@ def _preview_response(request, entity_id: str, **context) -> HttpResponse:
     )
 
 
+def _page_plan(plan) -> dict:
+    """The plan as the API answers it, its conflicts said in the page's language."""
+    shown = plan.as_dict()
+    shown["conflicts"] = [
+        {**c, "message": in_page_language(c["message"])} for c in shown["conflicts"]
+    ]
+    return shown
+
+
 @require_POST
 @curator_required
 @merged_away_answered
@@ -134,7 +143,7 @@ def merge_preview(request, entity_id: str):
     return _preview_response(
         request,
         entity_id,
-        plan=outcome.plan.as_dict(),
+        plan=_page_plan(outcome.plan),
         sides=previews.merge_sides(outcome.plan),
         duplicate_ids=[d.pk for d in duplicates],
         allow_cross_type=cross,
@@ -157,7 +166,7 @@ def merge(request, entity_id: str):
         if (suggestion := _posted_suggestion(request)) is not None:
             ids, me = request.POST.getlist("duplicates"), request.user  # Confirm clicked twice
             done = selectors.merge_done_as_asked(survivor_id=entity_id, duplicate_ids=ids, actor=me)
-            extra = {"merge": done} if done else {"error": exc.message}
+            extra = {"merge": done} if done else {"error": exc.translated}
             return _suggestion_response(request, suggestion, **extra)
         return _merge_error(request, entity_id, exc)
     if (suggestion := _posted_suggestion(request)) is not None:
@@ -198,7 +207,7 @@ def merge_undo(request, merge_id: int):
         error = ""
     except DomainError as exc:  # Undo clicked twice: this curator's first click undid it
         done = selectors.merge_undone_by(merge_id=merge_obj.pk, actor=request.user)
-        error = "" if done else exc.message
+        error = "" if done else exc.translated
     if request.htmx and (suggestion_pk := parse_id(suggestion_id)) is not None:
         suggestion = DuplicateSuggestion.objects.filter(pk=suggestion_pk).first()
         if suggestion is not None:
@@ -286,7 +295,7 @@ def duplicate_dismiss(request, suggestion_id: int):
     try:
         suggestion = services.duplicate_dismiss(suggestion=suggestion, actor=request.user)
     except DomainError as exc:
-        error = exc.message
+        error = exc.translated
     return _suggestion_response(request, suggestion, error=error)
 
 
@@ -298,7 +307,7 @@ def duplicate_undismiss(request, suggestion_id: int):
     try:
         suggestion = curation.duplicate_undismiss(suggestion=suggestion, actor=request.user)
     except DomainError as exc:  # Undo clicked twice: the first reopened it, as asked
-        error = "" if curation.duplicate_reopened(suggestion=suggestion) else exc.message
+        error = "" if curation.duplicate_reopened(suggestion=suggestion) else exc.translated
     return _suggestion_response(request, suggestion, error=error)
 
 

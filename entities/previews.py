@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kgsite.errors import in_page_language
+
 from . import hooks
 from .models import Alias, Entity, EntityFact
 from .services import MergePlan
@@ -46,9 +48,13 @@ def merge_sides(plan: MergePlan) -> list[Side]:
     ids = [e.pk for e in entities]
     facts = _facts(ids)
     survivor_facts = {fact_id for fact_id, *_rest in facts[plan.survivor.pk]}
-    dropped = dict(plan.alias_moves)
+    dropped = {pk: why and in_page_language(why) for pk, why in plan.alias_moves}
     added = set(plan.new_aliases)
-    not_added = {c["value"]: c["message"] for c in plan.conflicts if c["kind"] == "name_not_added"}
+    not_added = {
+        c["value"]: in_page_language(c["message"])
+        for c in plan.conflicts
+        if c["kind"] == "name_not_added"
+    }
     sides = []
     for entity in entities:
         side = Side(entity=entity, survivor=entity.pk == plan.survivor.pk)

@@ -65,7 +65,7 @@ def entity_list(request):
         # The menu shows the filter as applied: ?type=PERSON filters on "person".
         entity_type = normalize_type(entity_type)
     except DomainError as exc:  # a type no entity can have: said above the (empty) results
-        found, error = [], exc.message
+        found, error = [], exc.translated
     return render_page(
         request,
         "entities/list.html",
@@ -255,7 +255,7 @@ def alias_add(request, entity_id: str):
     try:
         row, created = services.alias_add(entity=entity, alias=alias, actor=request.user)
     except DomainError as exc:
-        return aliases_response(request, entity, error=exc.message, value=alias, status=400)
+        return aliases_response(request, entity, error=exc.translated, value=alias, status=400)
     # Nothing to add: say so, or the curator wonders whether the click was taken.
     return aliases_response(request, entity, known="" if created else row.alias)
 
@@ -269,7 +269,7 @@ def alias_remove(request, entity_id: str):
     try:
         services.alias_remove(entity=entity, alias=alias, actor=request.user)
     except DomainError as exc:
-        return aliases_response(request, entity, error=exc.message, status=400)
+        return aliases_response(request, entity, error=exc.translated, status=400)
     return aliases_response(request, entity, removed=alias)
 
 
@@ -287,7 +287,7 @@ def confirmation_undo(request, entity_id: str, confirmation_id: int):
             confirmation_id=confirmation_id, actor=request.user
         )
     except DomainError as exc:
-        messages.error(request, exc.message)
+        messages.error(request, exc.translated)
     else:
         messages.success(
             request,

@@ -346,7 +346,7 @@ def refusal(exc: DomainError, contradiction: Contradiction, *, note: str = "") -
         if isinstance(note, str) and len(note.strip()) > resolution.MAX_NOTE:
             return _("The note is longer than %(n)s characters.") % {"n": resolution.MAX_NOTE}
         return _("say in a note why both facts are true")
-    return exc.message
+    return exc.translated
 
 
 # --- what integrity adds to other pages -------------------------------------------------

@@ -1,8 +1,38 @@
-"""One domain error type, mapped to HTTP in one place (``kgsite.api.exception_handler``)."""
+"""One domain error type, mapped to HTTP in one place (``kgsite.api.exception_handler``).
+
+A service words its refusal in English (the API's language) as a template marked with
+``gettext_noop`` and its ``params``: ``message`` is the English sentence, ``translated``
+the same in the active language, for the pages. A sentence that is no error (a merge's
+conflict) is a ``Wording``: English wherever it goes, ``in_page_language`` on a page."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from django.utils.translation import gettext
+
+
+def _said(template: str, params: dict[str, Any] | None) -> str:
+    text = gettext(template) if template else template
+    return text % params if params is not None else text
+
+
+class Wording(str):
+    """An English sentence that remembers its template (marked with ``gettext_noop``) and
+    its params, so a page can say it in its own language."""
+
+    template: str
+    params: dict[str, Any] | None
+
+    def __new__(cls, template: str, params: dict[str, Any] | None = None) -> Wording:
+        text = super().__new__(cls, template % params if params is not None else template)
+        text.template, text.params = template, params
+        return text
+
+
+def in_page_language(text: str) -> str:
+    """``text`` in the active language if it is a ``Wording`` (as it is otherwise)."""
+    return _said(text.template, text.params) if isinstance(text, Wording) else text
 
 
 class DomainError(Exception):
@@ -17,7 +47,11 @@ class DomainError(Exception):
         code: str | None = None,
         extra: dict[str, Any] | None = None,
         fact_id: int | None = None,
+        params: dict[str, Any] | None = None,
     ) -> None:
+        self.template = message
+        self.params = params
+        message = message % params if params is not None else message
         super().__init__(message)
         self.message = message
         self.field = field
@@ -27,6 +61,11 @@ class DomainError(Exception):
         if code:
             self.code = code
         self.extra = extra or {}
+
+    @property
+    def translated(self) -> str:
+        """The message in the active language (a page's); ``message`` stays English."""
+        return _said(self.template, self.params)
 
     def as_dict(self) -> dict[str, Any]:
         body: dict[str, Any] = {"code": self.code, "message": self.message, "field": self.field}
