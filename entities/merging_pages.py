@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from kgsite.converters import parse_id
-from kgsite.errors import DomainError, InvalidInput, in_page_language
+from kgsite.errors import DomainError, InvalidInput
 from kgsite.models import AuditEntry
 from kgsite.pages import UndoAction, checked_get, curator_required, is_curator, render_page
 
@@ -114,15 +114,6 @@ def _preview_response(request, entity_id: str, **context) -> HttpResponse:
     )
 
 
-def _page_plan(plan) -> dict:
-    """The plan as the API answers it, its conflicts said in the page's language."""
-    shown = plan.as_dict()
-    shown["conflicts"] = [
-        {**c, "message": in_page_language(c["message"])} for c in shown["conflicts"]
-    ]
-    return shown
-
-
 @require_POST
 @curator_required
 @merged_away_answered
@@ -143,7 +134,7 @@ def merge_preview(request, entity_id: str):
     return _preview_response(
         request,
         entity_id,
-        plan=_page_plan(outcome.plan),
+        plan=previews.plan_shown(outcome.plan),
         sides=previews.merge_sides(outcome.plan),
         duplicate_ids=[d.pk for d in duplicates],
         allow_cross_type=cross,

@@ -41,6 +41,15 @@ def _facts(entity_ids: list[str]) -> dict[str, list[tuple[int, str, str, str]]]:
     return rows
 
 
+def plan_shown(plan: MergePlan) -> dict:
+    """The plan as the API answers it, its conflicts said in the page's language."""
+    shown = plan.as_dict()
+    shown["conflicts"] = [
+        {**c, "message": in_page_language(c["message"])} for c in shown["conflicts"]
+    ]
+    return shown
+
+
 def merge_sides(plan: MergePlan) -> list[Side]:
     """The survivor first, then each duplicate, as they stand and as the merge leaves
     them (a dropped alias carries the conflict's reason)."""
