@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_noop
 
-from kgsite.errors import Conflict, InvalidInput, NotFound
+from kgsite.errors import Conflict, InvalidInput, NotFound, Wording
 from kgsite.models import AuditEntry, audit
 from kgsite.text import normalize
 
@@ -170,13 +170,13 @@ def _supersede_problems(entry: AuditEntry) -> tuple[Fact | None, Fact | None, st
     old = Fact.objects.filter(pk=payload.get("old")).first()
     new = Fact.objects.filter(pk=payload.get("new")).first()
     if old is None or new is None:
-        return old, new, "one of the two facts was deleted since"
+        return old, new, Wording(gettext_noop("one of the two facts was deleted since"))
     if old.status != Fact.Status.SUPERSEDED or new.status != Fact.Status.ACTIVE:
-        return old, new, "one of the two facts changed since"
+        return old, new, Wording(gettext_noop("one of the two facts changed since"))
     try:  # the old words stored again meanwhile: two active facts would say them
         _check_no_twin(old, {"status": Fact.Status.ACTIVE})
     except Conflict as exc:
-        return old, new, exc.message
+        return old, new, Wording(exc.template, exc.params)
     return old, new, ""
 
 
@@ -189,7 +189,11 @@ def fact_supersede_undo(*, entry: AuditEntry, actor) -> Fact:
     """The old fact is active again as it was; the replacement is retracted."""
     old, new, problem = _supersede_problems(entry)
     if problem:
-        raise Conflict(f"the replacement cannot be undone: {problem}", code="undo_refused")
+        raise Conflict(
+            gettext_noop("the replacement cannot be undone: %(problem)s"),
+            params={"problem": problem},
+            code="undo_refused",
+        )
     before = entry.payload["before"]
     old.status, old.valid_to = before["status"], _unstamp(before["valid_to"])
     old.save(update_fields=["status", "valid_to", "updated_at"])
@@ -345,11 +349,18 @@ def entities_reject_problems(*, entry: AuditEntry) -> list[str]:
     problems = []
     for row in entry.payload.get("entities", []):
         if Entity.objects.filter(pk=row["id"]).exists():
-            problems.append(f"'{row['canonical_name']}' is back already")
+            problems.append(
+                Wording(gettext_noop("'%(name)s' is back already"), {"name": row["canonical_name"]})
+            )
         elif Entity.objects.filter(name_norm=row["name_norm"], type=row["type"]).exists():
-            problems.append(f"another entity is now named '{row['canonical_name']}'")
+            problems.append(
+                Wording(
+                    gettext_noop("another entity is now named '%(name)s'"),
+                    {"name": row["canonical_name"]},
+                )
+            )
     if not entry.payload.get("entities"):
-        problems.append("nothing was recorded")
+        problems.append(Wording(gettext_noop("nothing was recorded")))
     return problems
 
 
@@ -359,7 +370,11 @@ def entities_reject_undo(*, entry: AuditEntry, actor) -> dict[str, Any]:
     payload so the calling app restores its own part. Refused when a name was taken."""
     problems = entities_reject_problems(entry=entry)
     if problems:
-        raise Conflict(f"cannot bring them back: {problems[0]}", code="undo_refused")
+        raise Conflict(
+            gettext_noop("cannot bring them back: %(problem)s"),
+            params={"problem": problems[0]},
+            code="undo_refused",
+        )
     payload = entry.payload
     stamps = ("created_at", "updated_at")
     _insert_exact(

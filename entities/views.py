@@ -13,7 +13,7 @@ from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from kgsite.errors import DomainError
+from kgsite.errors import DomainError, in_page_language
 from kgsite.pages import (
     Panel,
     checked_get,
@@ -139,7 +139,9 @@ def _entity_context(request, entity: Entity, **extra) -> dict:
     scopes = page_scopes(request.user)
     data = selectors.entity_page_data(entity=entity, scopes=scopes)
     undo_problems = (
-        services.merge_undo_problems(merge=data.undoable_merge) if data.undoable_merge else []
+        [in_page_language(p) for p in services.merge_undo_problems(merge=data.undoable_merge)]
+        if data.undoable_merge
+        else []
     )
     graph = entity_graph(entity_id=entity.pk, depth=1, max_nodes=NEIGHBOURS, scopes=scopes)
     return {

@@ -14,7 +14,10 @@ from django.utils.translation import gettext
 
 def _said(template: str, params: dict[str, Any] | None) -> str:
     text = gettext(template) if template else template
-    return text % params if params is not None else text
+    if params is None:
+        return text
+    # A sentence inside another (a merge's undo refused for a reason) is said likewise.
+    return text % {key: in_page_language(value) for key, value in params.items()}
 
 
 class Wording(str):
@@ -30,7 +33,7 @@ class Wording(str):
         return text
 
 
-def in_page_language(text: str) -> str:
+def in_page_language(text: Any) -> Any:
     """``text`` in the active language if it is a ``Wording`` (as it is otherwise)."""
     return _said(text.template, text.params) if isinstance(text, Wording) else text
 

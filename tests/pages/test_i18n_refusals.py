@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from entities.services import entity_store
+from entities.services import entity_merge, entity_store
 
 pytestmark = pytest.mark.django_db
 
@@ -58,3 +58,18 @@ def test_a_rename_onto_another_entitys_name_is_refused_in_italian(curator_client
     assert "un'altra entità di tipo person si chiama “Sherlock Holmes”" in html.replace(
         "&#x27;", "'"
     )
+
+
+def test_why_a_merge_cannot_be_undone_is_said_in_italian(curator_client, curator, holmes):
+    """The entity page's "it can no longer be undone exactly" and the refused undo gave
+    the reasons in English."""
+    twin, _ = entity_store(name="Sherlock", type="person")
+    merge = entity_merge(survivor=holmes, duplicates=[twin], actor=curator).merge
+    entity_store(name="Sherlock", type="person")  # the name now names another entity
+    _italian(curator_client)
+    page = curator_client.get(reverse("entities:detail", args=[holmes.pk])).content.decode()
+    assert "“Sherlock” (person) ora indica un&#x27;altra entità" in page
+    undo = curator_client.post(reverse("entities:merge-undo", args=[merge.pk]), follow=True)
+    html = undo.content.decode()
+    assert f"l&#x27;unione {merge.pk} non può essere annullata esattamente: “Sherlock”" in html
+    assert "now names another entity" not in html
