@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from kgsite.admin import ReadOnlyAdmin
 from kgsite.text import normalize
@@ -39,7 +40,7 @@ class BookAdmin(ReadOnlyAdmin):
 
     def delete_model(self, request, obj):
         summary = services.book_delete(book=obj, actor=request.user)
-        messages.info(request, f"{summary['chunks']} chunks removed.")
+        messages.info(request, _("%(n)s chunks removed.") % {"n": summary["chunks"]})
 
     def delete_queryset(self, request, queryset):
         with transaction.atomic():

@@ -11,7 +11,8 @@ from django.db import transaction
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.translation import ngettext
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from kgsite.admin import ReadOnlyAdmin
 from kgsite.errors import DomainError
@@ -20,7 +21,7 @@ from kgsite.pages import form_error
 from kgsite.text import normalize
 from kgsite.vectors.service import vector_batch
 
-from . import services
+from . import previews, services
 from .models import Alias, DuplicateSuggestion, Entity, EntityFact, EntityMerge, Fact
 from .names import normalize_type
 
@@ -83,10 +84,10 @@ class AliasFormSet(forms.BaseInlineFormSet):
                     name_norm=name_norm,
                 )
             except DomainError as exc:
-                form.add_error("alias", exc.message)
+                form.add_error("alias", exc.translated)
                 continue
             if norm in kept:
-                form.add_error("alias", f"'{display}' is listed twice")
+                form.add_error("alias", _("'%(alias)s' is listed twice") % {"alias": display})
                 continue
             kept[norm] = form
             form.cleaned_data["alias"] = display
@@ -109,7 +110,7 @@ class EntityFactInline(admin.TabularInline):
     extra = 0
     fields = ["fact_link", "role"]
     readonly_fields = ["fact_link", "role"]
-    verbose_name = "linked fact"
+    verbose_name = gettext_lazy("linked fact")
     can_delete = False
 
     def has_add_permission(self, request, obj=None) -> bool:
@@ -121,7 +122,7 @@ class EntityFactInline(admin.TabularInline):
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
 
-    @admin.display(description="fact")
+    @admin.display(description=gettext_lazy("fact"))
     def fact_link(self, link: EntityFact) -> str:
         url = reverse("admin:entities_fact_change", args=[link.fact_id])
         return format_html('<a href="{}">#{}</a> {}', url, link.fact_id, link.fact)
@@ -137,12 +138,14 @@ class EntityAdmin(admin.ModelAdmin):
     inlines = [AliasInline, EntityFactInline]
     actions = ["merge_selected"]
 
-    @admin.action(description="Merge selected entities", permissions=["curate"])
+    @admin.action(description=gettext_lazy("Merge selected entities"), permissions=["curate"])
     def merge_selected(self, request, queryset):
         """An intermediate page: choose the survivor, see the preview, then confirm."""
         entities = list(queryset.order_by("created_at", "pk"))
         if len(entities) < 2:
-            self.message_user(request, "Select at least two entities to merge.", messages.WARNING)
+            self.message_user(
+                request, _("Select at least two entities to merge."), messages.WARNING
+            )
             return None
         by_id = {e.pk: e for e in entities}
         survivor = by_id.get(request.POST.get("survivor"), entities[0])
@@ -164,25 +167,32 @@ class EntityAdmin(admin.ModelAdmin):
                 preview=not confirm,
             )
         except DomainError as exc:
-            outcome, error = None, exc.message
+            outcome, error = None, exc.translated
         else:
             error = None
         if confirm and outcome is not None:
             self.message_user(
                 request,
-                f"Merged {len(duplicates)} entities into '{survivor.canonical_name}' "
-                f"(merge {outcome.merge.pk}; undo it from the merge history).",
+                _(
+                    "Merged %(n)s entities into '%(name)s' (merge %(merge)s; undo it from "
+                    "the merge history)."
+                )
+                % {
+                    "n": len(duplicates),
+                    "name": survivor.canonical_name,
+                    "merge": outcome.merge.pk,
+                },
                 messages.SUCCESS,
             )
             return None
         context = {
             **self.admin_site.each_context(request),
-            "title": "Merge entities",
+            "title": _("Merge entities"),
             "opts": self.model._meta,
             "entities": entities,
             "survivor": survivor,
             "allow_cross_type": cross,
-            "preview": outcome.plan.as_dict() if outcome is not None else None,
+            "preview": previews.plan_shown(outcome.plan) if outcome is not None else None,
             "error": error,
             "changed": changed,
             "previewed": shown,
@@ -194,12 +204,12 @@ class EntityAdmin(admin.ModelAdmin):
     def has_curate_permission(self, request) -> bool:
         return request.user.has_perm("entities.curate")
 
-    @admin.display(description="graph")
+    @admin.display(description=gettext_lazy("graph"))
     def graph(self, obj: Entity) -> str:
         if not obj.pk:
             return "-"
         return format_html(
-            '<a href="{}">Show its graph</a>', reverse("entity-graph", args=[obj.pk])
+            '<a href="{}">{}</a>', reverse("entity-graph", args=[obj.pk]), _("Show its graph")
         )
 
     def get_search_results(self, request, queryset, search_term):
@@ -360,7 +370,10 @@ class FactAdmin(admin.ModelAdmin):
             )
             fact = result.fact
             if result.action == "confirmed":
-                messages.info(request, f"Fact #{fact.pk} already said this: it was confirmed.")
+                messages.info(
+                    request,
+                    _("Fact #%(id)s already said this: it was confirmed.") % {"id": fact.pk},
+                )
             elif data.get("status") and data["status"] != fact.status:
                 fact = services.fact_update(fact=fact, actor=request.user, status=data["status"])
         obj.pk, obj.text_norm = fact.pk, fact.text_norm
@@ -403,7 +416,7 @@ class EntityMergeAdmin(admin.ModelAdmin):
     exclude = ["state"]
     actions = ["undo_selected"]
 
-    @admin.display(description="what moved")
+    @admin.display(description=gettext_lazy("what moved"))
     def what_moved(self, obj: EntityMerge) -> str:
         plan = obj.state.get("plan", {})
         moves = ", ".join(f"{n} {name}" for name, n in plan.get("moves", {}).items())
@@ -416,15 +429,17 @@ class EntityMergeAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         return False  # history: undo instead
 
-    @admin.action(description="Undo selected merges", permissions=["curate"])
+    @admin.action(description=gettext_lazy("Undo selected merges"), permissions=["curate"])
     def undo_selected(self, request, queryset):
         for merge in queryset.order_by("-created_at", "-pk"):  # newest first
             try:
                 services.entity_merge_undo(merge=merge, actor=request.user)
             except DomainError as exc:
-                self.message_user(request, exc.message, messages.ERROR)
+                self.message_user(request, exc.translated, messages.ERROR)
             else:
-                self.message_user(request, f"Undid merge {merge.pk}.", messages.SUCCESS)
+                self.message_user(
+                    request, _("Undid merge %(id)s.") % {"id": merge.pk}, messages.SUCCESS
+                )
 
     def has_curate_permission(self, request) -> bool:
         return request.user.has_perm("entities.curate")
@@ -443,14 +458,14 @@ class DuplicateSuggestionAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         return False  # a dismissal is a decision: deleted, the next scan would ask again
 
-    @admin.action(description="Dismiss selected suggestions", permissions=["curate"])
+    @admin.action(description=gettext_lazy("Dismiss selected suggestions"), permissions=["curate"])
     def dismiss_selected(self, request, queryset):
         done = 0
         for suggestion in queryset:
             try:
                 services.duplicate_dismiss(suggestion=suggestion, actor=request.user)
             except DomainError as exc:
-                self.message_user(request, exc.message, messages.ERROR)
+                self.message_user(request, exc.translated, messages.ERROR)
             else:
                 done += 1
         if done:

@@ -16,7 +16,7 @@ class EntitiesConfig(AppConfig):
         from kgsite.pages import dashboard_panel, undo_action
         from kgsite.warmup import warmer
 
-        from . import auditing, hooks, tasks, views
+        from . import auditing, hooks, merging_pages, tasks, views
         from .extraction import gazetteer
         from .graph import edges
         from .imports import merging as import_merging
@@ -51,7 +51,7 @@ class EntitiesConfig(AppConfig):
         # The facts' vector index (read from disk or the database) before the first write.
         warmer("facts index", lambda: kinds.similar_facts("warm-up", k=1))
         dashboard_panel(views.HOME_PANEL)
-        undo_action(views.MERGE_UNDO)
+        undo_action(merging_pages.MERGE_UNDO)
         auditing.audit_register()
         post_migrate.connect(_fulltext_triggers, sender=self)
 

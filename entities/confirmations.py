@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext_noop
 
 from kgsite.errors import Conflict, NotFound
 from kgsite.models import audit
@@ -103,8 +104,8 @@ def fact_confirmation_undo(*, confirmation_id: int, actor) -> Fact:
         raise NotFound(f"no confirmation with id {confirmation_id}", field="id") from None
     if confirmation.undone_at is not None:
         raise Conflict(
-            f"confirmation {confirmation_id} was already undone "
-            f"(the statement is fact {confirmation.restored_fact_id})",
+            gettext_noop("confirmation %(id)s was already undone (the statement is fact %(fact)s)"),
+            params={"id": confirmation_id, "fact": confirmation.restored_fact_id},
             field="id",
             code="already_undone",
         )

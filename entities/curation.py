@@ -14,8 +14,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext_noop
 
-from kgsite.errors import Conflict, InvalidInput, NotFound
+from kgsite.errors import Conflict, InvalidInput, NotFound, Wording
 from kgsite.models import AuditEntry, audit
 from kgsite.text import normalize
 
@@ -43,17 +44,25 @@ def entity_by_name(*, name: str, field: str = "object") -> Entity:
     unknown or ambiguous name is an error on ``field``."""
     norm = normalize(name) if isinstance(name, str) else ""
     if not norm:
-        raise InvalidInput("name the entity", field=field)
+        raise InvalidInput(gettext_noop("name the entity"), field=field)
     if "\x00" in norm:  # no name holds one (and PostgreSQL refuses to look it up)
-        raise InvalidInput("the name contains a NUL character", field=field)
+        raise InvalidInput(gettext_noop("the name contains a NUL character"), field=field)
     found = {e.pk: e for e in Entity.objects.filter(name_norm=norm)[:5]}
     if not found:
         found = {e.pk: e for e in Entity.objects.filter(aliases__alias_norm=norm)[:5]}
     if not found:
-        raise InvalidInput(f"no entity is named '{name.strip()}'", field=field)
+        raise InvalidInput(
+            gettext_noop("no entity is named '%(name)s'"),
+            params={"name": name.strip()},
+            field=field,
+        )
     if len(found) > 1:
         kinds = ", ".join(sorted(e.type or "untyped" for e in found.values()))
-        raise InvalidInput(f"'{name.strip()}' names several entities ({kinds})", field=field)
+        raise InvalidInput(
+            gettext_noop("'%(name)s' names several entities (%(types)s)"),
+            params={"name": name.strip(), "types": kinds},
+            field=field,
+        )
     return next(iter(found.values()))
 
 
@@ -78,9 +87,11 @@ def fact_create(
     which, since only a created fact is undone by retracting it."""
     predicate = (predicate or "").strip()
     if (object_name or object_value) and not predicate:
-        raise InvalidInput("a triple needs a predicate", field="predicate")
+        raise InvalidInput(gettext_noop("a triple needs a predicate"), field="predicate")
     if object_name and object_value:
-        raise InvalidInput("give an object entity or a value, not both", field="object_value")
+        raise InvalidInput(
+            gettext_noop("give an object entity or a value, not both"), field="object_value"
+        )
     obj = entity_by_name(name=object_name) if object_name else None
     return fact_store(
         text=text,
@@ -110,9 +121,12 @@ def fact_supersede(*, fact: Fact, text: str, actor, source: str | None = None) -
 def _fact_supersede(*, fact: Fact, text: str, actor, source: str | None) -> Fact:
     old = Fact.objects.select_for_update().get(pk=fact.pk)
     if old.status != Fact.Status.ACTIVE:
-        raise Conflict(f"this fact is {old.status}; only an active fact can be superseded")
+        raise Conflict(
+            gettext_noop("this fact is %(status)s; only an active fact can be superseded"),
+            params={"status": old.status},
+        )
     if normalize(text or "") == old.text_norm:
-        raise InvalidInput("the new text says the same as the old one", field="text")
+        raise InvalidInput(gettext_noop("the new text says the same as the old one"), field="text")
     links = list(EntityFact.objects.filter(fact=old).select_related("entity"))
     before = {"status": old.status, "valid_to": _jsonable(old.valid_to)}
     now = timezone.now()
@@ -135,7 +149,8 @@ def _fact_supersede(*, fact: Fact, text: str, actor, source: str | None) -> Fact
     if stored.action != "created":
         # An active fact already says it: undo would retract a fact this never made.
         raise Conflict(
-            f"fact {stored.fact.pk} already says this; retract this one instead",
+            gettext_noop("fact %(id)s already says this; retract this one instead"),
+            params={"id": stored.fact.pk},
             field="text",
             code="already_stated",
         )
@@ -155,13 +170,13 @@ def _supersede_problems(entry: AuditEntry) -> tuple[Fact | None, Fact | None, st
     old = Fact.objects.filter(pk=payload.get("old")).first()
     new = Fact.objects.filter(pk=payload.get("new")).first()
     if old is None or new is None:
-        return old, new, "one of the two facts was deleted since"
+        return old, new, Wording(gettext_noop("one of the two facts was deleted since"))
     if old.status != Fact.Status.SUPERSEDED or new.status != Fact.Status.ACTIVE:
-        return old, new, "one of the two facts changed since"
+        return old, new, Wording(gettext_noop("one of the two facts changed since"))
     try:  # the old words stored again meanwhile: two active facts would say them
         _check_no_twin(old, {"status": Fact.Status.ACTIVE})
     except Conflict as exc:
-        return old, new, exc.message
+        return old, new, Wording(exc.template, exc.params)
     return old, new, ""
 
 
@@ -174,7 +189,11 @@ def fact_supersede_undo(*, entry: AuditEntry, actor) -> Fact:
     """The old fact is active again as it was; the replacement is retracted."""
     old, new, problem = _supersede_problems(entry)
     if problem:
-        raise Conflict(f"the replacement cannot be undone: {problem}", code="undo_refused")
+        raise Conflict(
+            gettext_noop("the replacement cannot be undone: %(problem)s"),
+            params={"problem": problem},
+            code="undo_refused",
+        )
     before = entry.payload["before"]
     old.status, old.valid_to = before["status"], _unstamp(before["valid_to"])
     old.save(update_fields=["status", "valid_to", "updated_at"])
@@ -208,7 +227,9 @@ def fact_update_revertible(*, entry: AuditEntry) -> bool:
 def fact_update_revert(*, entry: AuditEntry, actor) -> Fact:
     """Give a fact back the values an audited edit (``fact.update``) replaced."""
     if not fact_update_revertible(entry=entry):
-        raise Conflict("the fact changed again since this edit; edit it instead", code="stale")
+        raise Conflict(
+            gettext_noop("the fact changed again since this edit; edit it instead"), code="stale"
+        )
     fact = Fact.objects.get(pk=entry.target_id)
     before = _revert_fields(entry.payload["before"])
     fact_changes(fact=fact, **before)  # the old values are still valid (no twin since)
@@ -224,7 +245,7 @@ def fact_create_undo(*, entry: AuditEntry, actor) -> Fact:
     """A fact written by mistake is retracted (it stays in history, as every fact does)."""
     fact = Fact.objects.filter(pk=entry.target_id).first()
     if fact is None or fact.status != Fact.Status.ACTIVE:
-        raise Conflict("this fact is no longer active", code="stale")
+        raise Conflict(gettext_noop("this fact is no longer active"), code="stale")
     return fact_update(fact=fact, actor=actor, status=Fact.Status.RETRACTED)
 
 
@@ -244,7 +265,9 @@ def entity_update_revert(*, entry: AuditEntry, actor) -> Entity:
     """Give an entity back the name, type and description an audited edit replaced, and
     the aliases it dropped for repeating the new name."""
     if not entity_update_revertible(entry=entry):
-        raise Conflict("the entity changed again since this edit; edit it instead", code="stale")
+        raise Conflict(
+            gettext_noop("the entity changed again since this edit; edit it instead"), code="stale"
+        )
     entity = Entity.objects.get(pk=entry.target_id)
     before = entry.payload["before"]
     entity = entity_update(
@@ -326,11 +349,18 @@ def entities_reject_problems(*, entry: AuditEntry) -> list[str]:
     problems = []
     for row in entry.payload.get("entities", []):
         if Entity.objects.filter(pk=row["id"]).exists():
-            problems.append(f"'{row['canonical_name']}' is back already")
+            problems.append(
+                Wording(gettext_noop("'%(name)s' is back already"), {"name": row["canonical_name"]})
+            )
         elif Entity.objects.filter(name_norm=row["name_norm"], type=row["type"]).exists():
-            problems.append(f"another entity is now named '{row['canonical_name']}'")
+            problems.append(
+                Wording(
+                    gettext_noop("another entity is now named '%(name)s'"),
+                    {"name": row["canonical_name"]},
+                )
+            )
     if not entry.payload.get("entities"):
-        problems.append("nothing was recorded")
+        problems.append(Wording(gettext_noop("nothing was recorded")))
     return problems
 
 
@@ -340,7 +370,11 @@ def entities_reject_undo(*, entry: AuditEntry, actor) -> dict[str, Any]:
     payload so the calling app restores its own part. Refused when a name was taken."""
     problems = entities_reject_problems(entry=entry)
     if problems:
-        raise Conflict(f"cannot bring them back: {problems[0]}", code="undo_refused")
+        raise Conflict(
+            gettext_noop("cannot bring them back: %(problem)s"),
+            params={"problem": problems[0]},
+            code="undo_refused",
+        )
     payload = entry.payload
     stamps = ("created_at", "updated_at")
     _insert_exact(
@@ -406,7 +440,7 @@ def duplicate_undismiss(*, suggestion, actor):
     """Take back a dismissal: the pair waits in the queue again."""
     suggestion = DuplicateSuggestion.objects.select_for_update().get(pk=suggestion.pk)
     if suggestion.status != DuplicateSuggestion.Status.DISMISSED:
-        raise Conflict("this pair is not dismissed", code="not_dismissed")
+        raise Conflict(gettext_noop("this pair is not dismissed"), code="not_dismissed")
     suggestion.status = DuplicateSuggestion.Status.PENDING
     suggestion.decided_by, suggestion.decided_at = None, None
     suggestion.save(update_fields=["status", "decided_by", "decided_at", "updated_at"])

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from kgsite.errors import Conflict, DomainError
 from kgsite.models import AuditEntry
-from kgsite.pages import checked_get, curator_required, form_error, render_page
+from kgsite.pages import checked_get, curator_required, form_error, render_page, state_seen
 from kgsite.text import normalize, type_tag
 
 from . import curation, hooks, selectors, services
@@ -26,7 +26,6 @@ from .forms import (
     FactEditForm,
     FactForm,
     latest_entry,
-    state_seen,
 )
 from .models import Entity, Fact
 from .scopes import page_scopes
@@ -171,7 +170,7 @@ def alias_restore(request, entity_id: str):
     try:
         services.alias_add(entity=entity, alias=alias, actor=request.user)
     except DomainError as exc:
-        return aliases_response(request, entity, error=exc.message, status=400)
+        return aliases_response(request, entity, error=exc.translated, status=400)
     return aliases_response(request, entity)
 
 
@@ -325,7 +324,7 @@ def fact_retract(request, fact_id: int):
         try:
             services.fact_update(fact=fact, actor=request.user, status=Fact.Status.RETRACTED)
         except DomainError as exc:
-            error, status = exc.message, exc.status
+            error, status = exc.translated, exc.status
     if entity is None:
         return redirect("entities:fact", fact_id=fact.pk)
     fact.refresh_from_db()
@@ -372,7 +371,7 @@ def fact_supersede(request, fact_id: int):
             can_write=True,
             status=exc.status,
             supersede_text=request.POST.get("text", ""),
-            supersede_error=exc.message,
+            supersede_error=exc.translated,
         )
     _saved(request, _("Fact replaced; the old one is kept as superseded."), "fact.supersede", fact)
     return redirect(_fact_back(fact, entity))

@@ -7,11 +7,8 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy
 
 from kgsite.models import AuditEntry
-from kgsite.pages import state_seen
 
 from .models import Fact
-
-__all__ = ["state_seen"]  # kept here for the pages that import it from the forms
 
 
 def latest_entry(user, action: str, target) -> AuditEntry | None:

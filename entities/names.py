@@ -4,6 +4,7 @@ search filters) applies before it reads or writes the entity graph."""
 from __future__ import annotations
 
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from kgsite.errors import InvalidInput
 from kgsite.text import MAX_NAME_LENGTH, clean_display, has_control_chars, invisible_char, type_tag
@@ -13,24 +14,38 @@ MAX_TYPE_LENGTH = 64
 
 def _refuse_hidden_characters(value: str, field: str) -> None:
     if has_control_chars(value):
-        raise InvalidInput(f"{field} contains control characters", field=field)
+        raise InvalidInput(
+            gettext_noop("%(field)s contains control characters"),
+            params={"field": field},
+            field=field,
+        )
     invisible = invisible_char(value)
     if invisible:
         raise InvalidInput(
-            f"{field} contains an invisible formatting character ({invisible})", field=field
+            gettext_noop("%(field)s contains an invisible formatting character (%(char)s)"),
+            params={"field": field, "char": invisible},
+            field=field,
         )
 
 
 def validate_name(value: object, *, field: str = "name") -> str:
     """Reject empty, over-long and control-character names with a clear error."""
     if not isinstance(value, str):
-        raise InvalidInput(f"{field} must be a string", field=field)
+        raise InvalidInput(
+            gettext_noop("%(field)s must be a string"), params={"field": field}, field=field
+        )
     _refuse_hidden_characters(value, field)
     display = clean_display(value)
     if not display:
-        raise InvalidInput(f"{field} must not be empty", field=field)
+        raise InvalidInput(
+            gettext_noop("%(field)s must not be empty"), params={"field": field}, field=field
+        )
     if len(display) > MAX_NAME_LENGTH:
-        raise InvalidInput(f"{field} is longer than {MAX_NAME_LENGTH} characters", field=field)
+        raise InvalidInput(
+            gettext_noop("%(field)s is longer than %(n)s characters"),
+            params={"field": field, "n": MAX_NAME_LENGTH},
+            field=field,
+        )
     return display
 
 
@@ -44,7 +59,7 @@ def normalize_type(value: str | None) -> str:
     result = type_tag(value)
     if result and not any(c.isalnum() for c in result):
         # "_" or "!!!" is no type a reader could tell apart from another.
-        raise InvalidInput("type must contain a letter or a digit", field="type")
+        raise InvalidInput(gettext_noop("type must contain a letter or a digit"), field="type")
     if len(result) > MAX_TYPE_LENGTH:
         raise InvalidInput(f"type is longer than {MAX_TYPE_LENGTH} characters", field="type")
     return result

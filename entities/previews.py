@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kgsite.errors import in_page_language
+
 from . import hooks
 from .models import Alias, Entity, EntityFact
 from .services import MergePlan
@@ -39,6 +41,15 @@ def _facts(entity_ids: list[str]) -> dict[str, list[tuple[int, str, str, str]]]:
     return rows
 
 
+def plan_shown(plan: MergePlan) -> dict:
+    """The plan as the API answers it, its conflicts said in the page's language."""
+    shown = plan.as_dict()
+    shown["conflicts"] = [
+        {**c, "message": in_page_language(c["message"])} for c in shown["conflicts"]
+    ]
+    return shown
+
+
 def merge_sides(plan: MergePlan) -> list[Side]:
     """The survivor first, then each duplicate, as they stand and as the merge leaves
     them (a dropped alias carries the conflict's reason)."""
@@ -46,9 +57,13 @@ def merge_sides(plan: MergePlan) -> list[Side]:
     ids = [e.pk for e in entities]
     facts = _facts(ids)
     survivor_facts = {fact_id for fact_id, *_rest in facts[plan.survivor.pk]}
-    dropped = dict(plan.alias_moves)
+    dropped = {pk: why and in_page_language(why) for pk, why in plan.alias_moves}
     added = set(plan.new_aliases)
-    not_added = {c["value"]: c["message"] for c in plan.conflicts if c["kind"] == "name_not_added"}
+    not_added = {
+        c["value"]: in_page_language(c["message"])
+        for c in plan.conflicts
+        if c["kind"] == "name_not_added"
+    }
     sides = []
     for entity in entities:
         side = Side(entity=entity, survivor=entity.pk == plan.survivor.pk)

@@ -39,6 +39,7 @@ def _losers(contradiction: Contradiction, resolution: str) -> tuple[list[Fact], 
             "ended it, or choose another resolution",
             field="resolution",
             code="kept_inactive",
+            fact_id=kept.pk,
         )
     return losers, status
 
@@ -146,6 +147,7 @@ def contradiction_undo(*, contradiction: Contradiction, actor) -> Contradiction:
                 f"fact {fact_id} changed since this resolution; restore it by hand",
                 field="id",
                 code="changed_since",
+                fact_id=int(fact_id),
             )
     for fact_id, state in before.items():
         fact = facts.get(fact_id)

@@ -18,7 +18,6 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from entities import hooks
-from entities.forms import state_seen
 from entities.scopes import page_scopes
 from kgsite.converters import parse_id
 from kgsite.errors import DomainError
@@ -31,6 +30,7 @@ from kgsite.pages import (
     curator_required,
     is_curator,
     render_page,
+    state_seen,
 )
 from kgsite.text import has_control_chars
 from notifications.models import Notification
@@ -318,11 +318,7 @@ def refusal(exc: DomainError, contradiction: Contradiction, *, note: str = "") -
     """A resolution's or an undo's refusal in the page's language, in the service's words
     (which the API answers in English)."""
     fact = next(
-        (
-            f
-            for f in (contradiction.fact_a, contradiction.fact_b)
-            if re.search(rf"\bfact {f.pk}\b", exc.message)
-        ),
+        (f for f in (contradiction.fact_a, contradiction.fact_b) if f.pk == exc.fact_id),
         contradiction.fact_a,
     )
     if exc.code == "kept_inactive":
@@ -350,7 +346,7 @@ def refusal(exc: DomainError, contradiction: Contradiction, *, note: str = "") -
         if isinstance(note, str) and len(note.strip()) > resolution.MAX_NOTE:
             return _("The note is longer than %(n)s characters.") % {"n": resolution.MAX_NOTE}
         return _("say in a note why both facts are true")
-    return exc.message
+    return exc.translated
 
 
 # --- what integrity adds to other pages -------------------------------------------------

@@ -7,6 +7,8 @@ from axes.admin import AccessAttemptAdmin
 from axes.models import AccessAttempt
 from axes.utils import reset
 from django.contrib import admin
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -30,7 +32,7 @@ class UnlockingAccessAttemptAdmin(AccessAttemptAdmin):
 
     actions = ["unlock", *AccessAttemptAdmin.actions]
 
-    @admin.action(description="Unlock: forget these users' and addresses' failures")
+    @admin.action(description=gettext_lazy("Unlock: forget these users' and addresses' failures"))
     def unlock(self, request, queryset) -> None:
         removed = 0
         for username, address in set(queryset.values_list("username", "ip_address")):
@@ -38,7 +40,7 @@ class UnlockingAccessAttemptAdmin(AccessAttemptAdmin):
                 removed += reset(username=username)
             if address:
                 removed += reset(ip=address)
-        self.message_user(request, f"Unlocked: {removed} failure record(s) removed.")
+        self.message_user(request, _("Unlocked: %(n)s failure record(s) removed.") % {"n": removed})
 
 
 if admin.site.is_registered(AccessAttempt):

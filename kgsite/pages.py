@@ -108,7 +108,7 @@ def form_error(exc: DomainError, fields, field: str | None = None) -> Validation
     """A service's DomainError as a form error on the field it names (if the form has
     it; else a non-field error)."""
     name = field or exc.field
-    return ValidationError({name if name in fields else NON_FIELD_ERRORS: exc.message})
+    return ValidationError({name if name in fields else NON_FIELD_ERRORS: exc.translated})
 
 
 def back_url(request: HttpRequest, fallback: str) -> str:

@@ -131,7 +131,7 @@ def audit_undo(request, entry_id: int):
         try:
             action.undo(entry, request.user)
         except DomainError as exc:
-            messages.error(request, exc.message)
+            messages.error(request, exc.translated)
         else:
             messages.success(request, _("Undone: %(what)s.") % {"what": what})
     return redirect(back_url(request, reverse("audit")))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from . import services
 from .models import Notification
@@ -36,7 +38,7 @@ class NotificationAdmin(admin.ModelAdmin):
     def delete_view(self, request, object_id, extra_context=None):
         raise PermissionDenied
 
-    @admin.action(description="Mark the selected notifications read")
+    @admin.action(description=gettext_lazy("Mark the selected notifications read"))
     def mark_read(self, request, queryset):
         """The list holds everyone's notifications; a personal one is its recipient's to
         mark read, so it is left as it was (and counted), never an error page."""
@@ -46,6 +48,10 @@ class NotificationAdmin(admin.ModelAdmin):
         others = len(selected - mine)
         self.message_user(
             request,
-            f"{marked} marked read."
-            + (f" {others} addressed to someone else left as they were." if others else ""),
+            _("%(n)s marked read.") % {"n": marked}
+            + (
+                " " + _("%(n)s addressed to someone else left as they were.") % {"n": others}
+                if others
+                else ""
+            ),
         )

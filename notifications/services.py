@@ -95,11 +95,12 @@ def notification_mark_read(
     urgency: str | None = None,
     everything: bool = False,
     scopes: ScopeFilter | None = None,
-    upto: int | None = None,
+    among: Iterable[int] | None = None,
 ) -> int:
     """Mark notifications read: the given ids, or all unread ones (optionally one urgency);
     with ``scopes``, only notices of that view of the memory (as the reads filter); with
-    ``upto``, none newer than that id (what a panel showed: not one raised since).
+    ``among``, only those ids (what a panel showed: not a notice raised or reopened since,
+    and no error for one gone meanwhile).
 
     Returns how many changed; an id the user cannot see is a 404 naming it.
     """
@@ -117,8 +118,8 @@ def notification_mark_read(
         raise InvalidInput("give ids, or all=true", field="ids")
     if urgency is not None:
         qs = qs.filter(urgency=_choice(urgency, Notification.Urgency.values, "urgency"))
-    if upto is not None:
-        qs = qs.filter(pk__lte=upto)
+    if among is not None:
+        qs = qs.filter(pk__in=set(among))
     return qs.filter(read=False).update(read=True, read_at=timezone.now())
 
 

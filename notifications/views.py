@@ -120,12 +120,11 @@ def _panel_context(request, error: str = "") -> dict:
         }
         for urgency, items in pending.items()
     ]
-    shown = [n.pk for items in pending.values() for n in items]
     return {
         "groups": groups,
-        # "Mark all read" marks what was unread when the panel was drawn, not a notice
-        # raised since (an urgent one would be read before anyone saw it).
-        "upto": max(shown, default=0),
+        # "Mark all read" marks what the panel shows, not a notice raised or reopened
+        # since (an urgent one would be read before anyone saw it).
+        "shown": [n.pk for items in pending.values() for n in items],
         "counts": selectors.notification_unread_count(user=request.user),
         "error": error,
         "can_write": is_curator(request.user),  # readers see no button they may not use
@@ -138,6 +137,15 @@ def panel(request):
     return render(request, "notifications/_panel.html", _panel_context(request))
 
 
+def _shown(request) -> list[int] | None:
+    """The notices the panel showed (its "Mark all read"); None when it names none."""
+    raw = request.POST.getlist("shown")
+    ids = [parse_id(value) for value in raw]
+    if None in ids:
+        raise InvalidInput(_("choose a notification"), field="shown")
+    return ids or None
+
+
 @require_POST
 @curator_required
 def mark_read(request):
@@ -145,8 +153,9 @@ def mark_read(request):
     error = ""
     try:
         if request.POST.get("all"):
-            upto = parse_id(request.POST.get("upto", ""))
-            services.notification_mark_read(user=request.user, everything=True, upto=upto)
+            services.notification_mark_read(
+                user=request.user, everything=True, among=_shown(request)
+            )
         else:
             raw = request.POST.get("id", "")
             notification_id = parse_id(raw)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_noop
+
+from kgsite.errors import Wording
+
 from ..models import Book, Chunk, Mention
 
 # --- entity merges: books' part (registered in BooksConfig.ready() as a merge mover) -----
@@ -108,8 +112,17 @@ def mentions_merge_problems(survivor_id: str, duplicate_ids: list[str], payload:
     if not missing and not books and len(chunks_there) == len(chunks):
         return []
     titles = sorted(Book.objects.filter(pk__in=books).values_list("title", flat=True))
-    named = ", ".join(f"'{t}'" for t in titles) if titles else "a deleted book"
-    return [f"mentions in {named} changed since the merge (book re-ingested or deleted)"]
+    named = (
+        ", ".join(f"'{t}'" for t in titles) if titles else Wording(gettext_noop("a deleted book"))
+    )
+    return [
+        Wording(
+            gettext_noop(
+                "mentions in %(books)s changed since the merge (book re-ingested or deleted)"
+            ),
+            {"books": named},
+        )
+    ]
 
 
 def mentions_merge_undo(survivor_id: str, duplicate_ids: list[str], payload: dict) -> None:

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
+from kgsite.errors import Wording
+
 from ..models import ExternalEntityId
 
 
@@ -30,7 +34,9 @@ def source_ids_problems(
         )
     )
     return [
-        f"imported entity id {pk} no longer points to the survivor"
+        Wording(
+            gettext_noop("imported entity id %(id)s no longer points to the survivor"), {"id": pk}
+        )
         for pk in moved
         if pk not in still
     ]

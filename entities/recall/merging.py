@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
+from kgsite.errors import Wording
+
 from ..models import ExternalFactLink
 from .models import Episode
 
@@ -71,7 +75,10 @@ def recall_refs_problems(
         )
     )
     return [
-        f"imported fact reference {pk} no longer points to the survivor"
+        Wording(
+            gettext_noop("imported fact reference %(id)s no longer points to the survivor"),
+            {"id": pk},
+        )
         for pk in sorted(moved)
         if pk not in still
     ]

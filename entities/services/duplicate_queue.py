@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from kgsite.errors import Conflict
 from kgsite.models import audit
@@ -27,7 +28,11 @@ def duplicate_dismiss(*, suggestion: DuplicateSuggestion, actor) -> DuplicateSug
     """The two entities are different: the pair never comes back (``pair_key`` stays)."""
     suggestion = DuplicateSuggestion.objects.select_for_update().get(pk=suggestion.pk)
     if suggestion.status == DuplicateSuggestion.Status.MERGED:
-        raise Conflict(f"suggestion {suggestion.pk} was already merged", field="id")
+        raise Conflict(
+            gettext_noop("suggestion %(id)s was already merged"),
+            params={"id": suggestion.pk},
+            field="id",
+        )
     if suggestion.status == DuplicateSuggestion.Status.DISMISSED:
         return suggestion
     suggestion.status = DuplicateSuggestion.Status.DISMISSED

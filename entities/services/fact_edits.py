@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext_noop
 
 from kgsite.errors import Conflict, InvalidInput
 from kgsite.models import audit
@@ -119,7 +120,8 @@ def _check_no_twin(fact: Fact, changed: dict[str, Any]) -> None:
     ]
     if twins:
         raise Conflict(
-            f"fact {twins[0].pk} already says this; confirm or retract it instead",
+            gettext_noop("fact %(id)s already says this; confirm or retract it instead"),
+            params={"id": twins[0].pk},
             field="text",
             extra={"fact": twins[0].pk},
         )

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models.expressions import RawSQL
+from django.utils.translation import gettext_noop
 
 from kgsite.errors import InvalidInput
 from kgsite.models import audit
@@ -48,11 +49,11 @@ class FactStoreResult:
 
 def _validate_fact_text(text: object) -> str:
     if not isinstance(text, str) or shows_nothing(text):  # a zero-width space shows nothing
-        raise InvalidInput("text must not be empty", field="text")
+        raise InvalidInput(gettext_noop("text must not be empty"), field="text")
     if has_control_chars(text):
-        raise InvalidInput("text contains control characters", field="text")
+        raise InvalidInput(gettext_noop("text contains control characters"), field="text")
     if len(text) > 10_000:
-        raise InvalidInput("text is longer than 10000 characters", field="text")
+        raise InvalidInput(gettext_noop("text is longer than 10000 characters"), field="text")
     return clean_display(text)
 
 
@@ -62,13 +63,13 @@ def _validate_confidence(confidence: object) -> float:
         or not isinstance(confidence, int | float)
         or not 0 <= confidence <= 1
     ):
-        raise InvalidInput("confidence must be between 0 and 1", field="confidence")
+        raise InvalidInput(gettext_noop("confidence must be between 0 and 1"), field="confidence")
     return float(confidence)
 
 
 def _validate_period(valid_from: datetime | None, valid_to: datetime | None) -> None:
     if valid_from and valid_to and valid_to < valid_from:
-        raise InvalidInput("valid_to is before valid_from", field="valid_to")
+        raise InvalidInput(gettext_noop("valid_to is before valid_from"), field="valid_to")
 
 
 def _limited(value: object, field: str, limit: int) -> str:
@@ -120,7 +121,7 @@ def predicate_words_check(predicate: str) -> None:
     would state a triple no relation reads, so the graph would never show it (the
     TransE endpoints refuse it the same way)."""
     if predicate and not any(c.isalnum() for c in predicate):
-        raise InvalidInput("predicate has no words", field="predicate")
+        raise InvalidInput(gettext_noop("predicate has no words"), field="predicate")
 
 
 def triple_check(
@@ -134,9 +135,11 @@ def triple_check(
     """A triple has one object, an entity or a literal value, and neither a predicate
     nor an object without a subject (``blame``: the field named when it is missing)."""
     if object_entity is not None and object_value:
-        raise InvalidInput("give an object entity or a value, not both", field="object_value")
+        raise InvalidInput(
+            gettext_noop("give an object entity or a value, not both"), field="object_value"
+        )
     if (predicate or object_entity is not None or object_value) and subject is None:
-        raise InvalidInput("a triple needs a subject", field=blame)
+        raise InvalidInput(gettext_noop("a triple needs a subject"), field=blame)
 
 
 def _same_text(text_norm: str, *, status: str | None = None) -> list[Fact]:

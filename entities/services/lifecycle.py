@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext_noop
 
 from kgsite.errors import Conflict, InvalidInput, NotFound
 from kgsite.models import audit
@@ -68,7 +69,7 @@ def entity_check(
     """
     saved = entity is not None and entity.pk is not None and not entity._state.adding
     if name is None and not saved:
-        raise InvalidInput("canonical_name is required", field="canonical_name")
+        raise InvalidInput(gettext_noop("canonical_name is required"), field="canonical_name")
     if name is not None:
         display = validate_name(name, field="canonical_name")
         norm = normalize(display)
@@ -79,7 +80,8 @@ def entity_check(
     clash = others.filter(name_norm=norm, type=entity_type).first()
     if clash is not None:
         raise Conflict(
-            f"another {entity_type or 'untyped'} entity is named '{clash.canonical_name}'",
+            gettext_noop("another %(type)s entity is named '%(name)s'"),
+            params={"type": entity_type or "untyped", "name": clash.canonical_name},
             field="canonical_name",
             extra={"candidates": _candidates_payload([clash])},
         )
@@ -88,8 +90,11 @@ def entity_check(
         found = list(others.filter(name_norm=norm)[:10])
         if found:
             raise Conflict(
-                f"'{display}' already names an entity of type '{found[0].type}'; "
-                "give a type or edit that entity",
+                gettext_noop(
+                    "'%(name)s' already names an entity of type '%(type)s'; "
+                    "give a type or edit that entity"
+                ),
+                params={"name": display, "type": found[0].type},
                 field="type",
                 extra={"candidates": _candidates_payload(found)},
             )
@@ -117,8 +122,10 @@ def _check_aliases_free(*, entity: Entity, norms: list[str], entity_type: str) -
         )
         if taken is not None:
             raise Conflict(
-                f"alias '{taken.alias}' already points to '{taken.entity.canonical_name}' "
-                f"among {label} entities",
+                gettext_noop(
+                    "alias '%(alias)s' already points to '%(name)s' among %(type)s entities"
+                ),
+                params={"alias": taken.alias, "name": taken.entity.canonical_name, "type": label},
                 field="type",
                 extra={"candidates": _candidates_payload([taken.entity])},
             )
@@ -130,7 +137,8 @@ def _check_aliases_free(*, entity: Entity, norms: list[str], entity_type: str) -
         )
         if owner is not None:
             raise Conflict(
-                f"alias '{owner.canonical_name}' is the canonical name of another {label} entity",
+                gettext_noop("alias '%(alias)s' is the canonical name of another %(type)s entity"),
+                params={"alias": owner.canonical_name, "type": label},
                 field="type",
                 extra={"candidates": _candidates_payload([owner])},
             )
@@ -184,7 +192,8 @@ def entity_store(
         found = list(qs[:10])
         if len(found) > 1:
             raise Conflict(
-                f"'{display}' names several entities; give a type",
+                gettext_noop("'%(name)s' names several entities; give a type"),
+                params={"name": display},
                 field="type",
                 code="ambiguous",
                 extra={"candidates": _candidates_payload(found)},
@@ -239,7 +248,9 @@ def entity_create(
             )
     except IntegrityError:
         raise Conflict(
-            f"'{plan.display}' was just created by someone else", field="canonical_name"
+            gettext_noop("'%(name)s' was just created by someone else"),
+            params={"name": plan.display},
+            field="canonical_name",
         ) from None
     added = [alias_add(entity=entity, alias=a, actor=None)[0].alias for a in aliases if a.strip()]
     audit(
@@ -289,7 +300,8 @@ def entity_update(
     except IntegrityError:
         # A concurrent writer took the name or an alias in between the check and the save.
         raise Conflict(
-            f"'{plan.display}' clashes with another {plan.type or 'untyped'} entity",
+            gettext_noop("'%(name)s' clashes with another %(type)s entity"),
+            params={"name": plan.display, "type": plan.type or "untyped"},
             field="type" if type_changed else "canonical_name",
         ) from None
     after = {
@@ -344,21 +356,23 @@ def alias_check(
     entity_type = entity.type if entity_type is None else entity_type
     name_norm = entity.name_norm if name_norm is None else name_norm
     if norm == name_norm:
-        raise InvalidInput("alias is the entity's canonical name", field="alias")
+        raise InvalidInput(gettext_noop("alias is the entity's canonical name"), field="alias")
     owners = Entity.objects.filter(name_norm=norm, type=entity_type)
     if entity.pk is not None:
         owners = owners.exclude(pk=entity.pk)
     owner = owners.first()
     if owner is not None:
         raise Conflict(
-            f"'{display}' is the canonical name of another entity",
+            gettext_noop("'%(name)s' is the canonical name of another entity"),
+            params={"name": display},
             field="alias",
             extra={"candidates": _candidates_payload([owner])},
         )
     found = Alias.objects.select_related("entity").filter(alias_norm=norm, type=entity_type).first()
     if found is not None and found.entity_id != entity.pk:
         raise Conflict(
-            f"alias '{display}' already points to '{found.entity.canonical_name}'",
+            gettext_noop("alias '%(alias)s' already points to '%(name)s'"),
+            params={"alias": display, "name": found.entity.canonical_name},
             field="alias",
             extra={"candidates": _candidates_payload([found.entity])},
         )
@@ -393,11 +407,15 @@ def alias_remove(*, entity: Entity, alias: str, actor=None) -> None:
     # Not validate_name: an alias stored before a validation rule existed stays removable.
     norm = normalize(alias) if isinstance(alias, str) else ""
     if not norm:
-        raise InvalidInput("alias must not be empty", field="alias")
+        raise InvalidInput(gettext_noop("alias must not be empty"), field="alias")
     stored = Alias.objects.filter(entity=entity, alias_norm=norm).values_list("alias", flat=True)
     rows = [] if "\x00" in norm else list(stored)  # no column holds a NUL (PostgreSQL)
     if not rows:
-        raise NotFound(f"'{entity.canonical_name}' has no alias '{alias}'", field="alias")
+        raise NotFound(
+            gettext_noop("'%(name)s' has no alias '%(alias)s'"),
+            params={"name": entity.canonical_name, "alias": alias},
+            field="alias",
+        )
     Alias.objects.filter(entity=entity, alias_norm=norm).delete()
     if actor is not None:
         audit(actor=actor, action="alias.remove", target=entity, payload={"alias": rows[0]})

@@ -10,8 +10,9 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
-from kgsite.errors import Conflict, InvalidInput, NotFound
+from kgsite.errors import Conflict, InvalidInput, NotFound, Wording
 from kgsite.models import audit
 from kgsite.text import normalize
 
@@ -124,9 +125,11 @@ def _merge_validate(
     for duplicate in duplicates:
         unique.setdefault(duplicate.pk, duplicate)
     if not unique:
-        raise InvalidInput("name at least one duplicate to merge", field="duplicates")
+        raise InvalidInput(gettext_noop("name at least one duplicate to merge"), field="duplicates")
     if survivor.pk in unique:
-        raise InvalidInput("the survivor cannot also be a duplicate", field="duplicates")
+        raise InvalidInput(
+            gettext_noop("the survivor cannot also be a duplicate"), field="duplicates"
+        )
     cross = [d for d in unique.values() if d.type != survivor.type]
     if cross and not allow_cross_type:
         names = ", ".join(f"'{d.canonical_name}' ({d.type or 'untyped'})" for d in cross)
@@ -177,9 +180,15 @@ def _plan_aliases(plan: MergePlan) -> None:
 
     def why_not(norm: str, shown: str) -> str | None:
         if norm in claimed:
-            return f"'{shown}' already names '{survivor.canonical_name}'"
+            return Wording(
+                gettext_noop("'%(name)s' already names '%(other)s'"),
+                {"name": shown, "other": survivor.canonical_name},
+            )
         if norm in taken:
-            return f"'{shown}' already names '{taken[norm]}' among {survivor.type or 'untyped'}"
+            return Wording(
+                gettext_noop("'%(name)s' already names '%(other)s' among %(type)s"),
+                {"name": shown, "other": taken[norm], "type": survivor.type or "untyped"},
+            )
         return None
 
     for duplicate in plan.duplicates:
@@ -224,7 +233,10 @@ def _plan_facts(plan: MergePlan) -> None:
             {
                 "kind": "fact_self_reference",
                 "value": pk,
-                "message": f"fact {pk} ('{text[:60]}') would relate the survivor to itself",
+                "message": Wording(
+                    gettext_noop("fact %(id)s ('%(text)s') would relate the survivor to itself"),
+                    {"id": pk, "text": text[:60]},
+                ),
             }
         )
 
@@ -406,7 +418,9 @@ def entity_merge(
     missing = [pk for pk in ids if pk not in locked]
     if missing:
         field = "survivor" if missing[0] == survivor.pk else "duplicates"
-        raise NotFound(f"no entity with id '{missing[0]}'", field=field)
+        raise NotFound(
+            gettext_noop("no entity with id '%(id)s'"), params={"id": missing[0]}, field=field
+        )
     plan = _merge_plan(locked[survivor.pk], [locked[d.pk] for d in duplicates], allow_cross_type)
     if preview:
         return MergeOutcome(plan=plan, merge=None)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
-from kgsite.errors import Conflict
+from kgsite.errors import Conflict, Wording
 from kgsite.models import audit
 
 from .. import hooks
@@ -27,12 +28,17 @@ def _undo_entity_problems(merge: EntityMerge) -> list[str]:
     problems: list[str] = []
     if merge.survivor_id is None:
         problems.append(
-            f"the survivor '{merge.survivor_name}' no longer exists "
-            "(deleted or merged into another entity)"
+            Wording(
+                gettext_noop(
+                    "the survivor '%(name)s' no longer exists "
+                    "(deleted or merged into another entity)"
+                ),
+                {"name": merge.survivor_name},
+            )
         )
     back = [row["id"] for row in state["entities"]]
     if Entity.objects.filter(pk__in=back).exists():
-        problems.append("an entity with a merged-away id exists again")
+        problems.append(Wording(gettext_noop("an entity with a merged-away id exists again")))
     added = set(state["added_aliases"])
     mine = set(state["moved_aliases"]) | added | set(state.get("survivor_aliases", ()))
     for row in state["entities"]:
@@ -43,8 +49,14 @@ def _undo_entity_problems(merge: EntityMerge) -> list[str]:
         )
         if other is not None:
             problems.append(
-                f"'{row['canonical_name']}' ({row['type'] or 'untyped'}) now names "
-                f"another entity ({other.pk})"
+                Wording(
+                    gettext_noop("'%(name)s' (%(type)s) now names another entity (%(id)s)"),
+                    {
+                        "name": row["canonical_name"],
+                        "type": row["type"] or "untyped",
+                        "id": other.pk,
+                    },
+                )
             )
         alias = (
             Alias.objects.filter(alias_norm=row["name_norm"], type=row["type"])
@@ -54,7 +66,10 @@ def _undo_entity_problems(merge: EntityMerge) -> list[str]:
         )
         if alias is not None:
             problems.append(
-                f"'{row['canonical_name']}' is now an alias of '{alias.entity.canonical_name}'"
+                Wording(
+                    gettext_noop("'%(name)s' is now an alias of '%(other)s'"),
+                    {"name": row["canonical_name"], "other": alias.entity.canonical_name},
+                )
             )
     for row in state["aliases"]:
         owner = (
@@ -64,8 +79,19 @@ def _undo_entity_problems(merge: EntityMerge) -> list[str]:
             .first()
         )
         if owner is not None:
-            problems.append(f"alias '{row['alias']}' now points to '{owner.entity.canonical_name}'")
+            problems.append(
+                Wording(
+                    gettext_noop("alias '%(alias)s' now points to '%(name)s'"),
+                    {"alias": row["alias"], "name": owner.entity.canonical_name},
+                )
+            )
     return problems
+
+
+_CHANGED_SINCE = {
+    "subjects": gettext_noop("fact %(id)s's subject changed since the merge"),
+    "objects": gettext_noop("fact %(id)s's object changed since the merge"),
+}
 
 
 def _undo_fact_problems(merge: EntityMerge) -> list[str]:
@@ -78,19 +104,27 @@ def _undo_fact_problems(merge: EntityMerge) -> list[str]:
     present: set[int] = set()
     for chunk in _chunks(sorted(wanted)):
         present |= set(Fact.objects.filter(pk__in=chunk).values_list("pk", flat=True))
-    problems = [f"fact {pk} was deleted since the merge" for pk in sorted(wanted - present)]
+    problems = [
+        Wording(gettext_noop("fact %(id)s was deleted since the merge"), {"id": pk})
+        for pk in sorted(wanted - present)
+    ]
     still: dict[int, str] = {}
     for chunk in _chunks(sorted(moved)):
         still.update(EntityFact.objects.filter(pk__in=chunk).values_list("pk", "entity_id"))
     for pk, fact_id in sorted(moved.items()):
         if fact_id in present and still.get(pk) != survivor_id:
-            problems.append(f"fact {fact_id} was unlinked from the survivor since the merge")
+            problems.append(
+                Wording(
+                    gettext_noop("fact %(id)s was unlinked from the survivor since the merge"),
+                    {"id": fact_id},
+                )
+            )
     for key, column in (("subjects", "subject_id"), ("objects", "object_entity_id")):
         ids = sorted(fact_id for fact_id, _e in state[key])
         for chunk in _chunks(ids):
             changed = Fact.objects.filter(pk__in=chunk).exclude(**{column: survivor_id})
             problems += [
-                f"fact {pk}'s {key[:-1]} changed since the merge"
+                Wording(_CHANGED_SINCE[key], {"id": pk})
                 for pk in changed.values_list("pk", flat=True)
             ]
     return problems
@@ -172,7 +206,7 @@ def _undo_suggestions(merge: EntityMerge) -> None:
 def merge_undo_problems(*, merge: EntityMerge) -> list[str]:
     """What changed since ``merge`` that makes restoring it exactly impossible."""
     if merge.undone:
-        return [f"merge {merge.pk} was already undone"]
+        return [Wording(gettext_noop("merge %(id)s was already undone"), {"id": merge.pk})]
     problems = _undo_entity_problems(merge) + _undo_fact_problems(merge)
     if merge.survivor_id is not None:
         for mover in hooks.merge_movers():
@@ -193,8 +227,10 @@ def entity_merge_undo(*, merge: EntityMerge, actor) -> EntityMerge:
     problems = merge_undo_problems(merge=merge)
     if problems:
         raise Conflict(
-            f"merge {merge.pk} cannot be undone exactly: {problems[0]}"
-            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
+            gettext_noop("merge %(id)s cannot be undone exactly: %(problem)s (and %(more)s more)")
+            if len(problems) > 1
+            else gettext_noop("merge %(id)s cannot be undone exactly: %(problem)s"),
+            params={"id": merge.pk, "problem": problems[0], "more": len(problems) - 1},
             field="merge",
             code="undo_refused",
             extra={"problems": problems},

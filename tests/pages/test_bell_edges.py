@@ -14,7 +14,7 @@ from django.urls import reverse
 from books.models import IngestJob
 from entities.services import entity_store, fact_store
 from notifications.models import Notification
-from notifications.services import notification_create
+from notifications.services import notification_create, notification_mark_unread_by_key
 
 from .conftest import HTMX
 
@@ -151,6 +151,27 @@ def test_mark_all_read_leaves_a_notice_raised_after_the_panel_was_drawn(curator_
     late.refresh_from_db()
     assert seen.read is True and late.read is False
     assert "Raised after the panel was drawn" in response.content.decode()
+
+
+def test_mark_all_read_leaves_a_notice_reopened_after_the_panel_was_drawn(curator_client):
+    """An older notice reopened while the panel was open (an undone resolution raises it
+    again) has an id below the ones shown: "Mark all read" marked it read unseen."""
+    older = _notice(title="Reopened while the panel was open", key="pair:1")
+    Notification.objects.filter(pk=older.pk).update(read=True)
+    seen = _notice(title="Shown in the panel")
+    panel = curator_client.get(reverse("notifications:panel"), **HTMX).content.decode()
+    assert "Reopened while" not in panel
+    form = re.search(r"<form[^>]*notifications/read.*?</form>", panel, re.S).group(0)
+    fields: dict[str, list[str]] = {}
+    for name, value in re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form):
+        fields.setdefault(name, []).append(value)
+    notification_mark_unread_by_key(key="pair:1")
+    response = curator_client.post(reverse("notifications:read"), fields, **HTMX)
+    assert response.status_code == 200
+    seen.refresh_from_db()
+    older.refresh_from_db()
+    assert seen.read is True and older.read is False
+    assert "Reopened while the panel was open" in response.content.decode()
 
 
 @pytest.mark.parametrize("raw", ["abc", "-1", "1.5", "", " 3", "²", "①", "9" * 25])

@@ -200,9 +200,9 @@ def test_next_after_deciding_a_whole_page_skips_nothing(curator_client, monkeypa
     decided opened page 2 of the shorter queue and skipped the pairs that moved up."""
     import re
 
-    from entities import views
+    from entities import merging_pages
 
-    monkeypatch.setattr(views, "QUEUE_PAGE_SIZE", 2)
+    monkeypatch.setattr(merging_pages, "QUEUE_PAGE_SIZE", 2)
     pairs = []
     for i in range(5):
         a, _ = entity_store(name=f"Vessel {i} North", type="ship")
