@@ -255,6 +255,7 @@ def ingest_job_retry(*, job: IngestJob, actor=None) -> IngestJob:
         total=0,
         started_at=None,
         finished_at=None,
+        attempts=0,  # a curator's retry has its runs again (a dead worker is retried)
     )
     notification_mark_read_by_key(key=f"ingest-job-failed:{job.pk}")
     transaction.on_commit(lambda: _enqueue(job.pk))
