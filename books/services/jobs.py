@@ -73,15 +73,28 @@ def ingest_job_create(
         source = uploads_dir() / f"{digest}{Path(filename).suffix.lower()}"
         if not source.exists():
             source.write_bytes(raw)
-    job = IngestJob.objects.create(
-        title=title or title_from_filename(filename),
-        author=author,
-        source_name=filename[:512],
-        source_path=str(source),
-        extractor=checked.extractor.name,
-    )
+    fields = {
+        "title": title or title_from_filename(filename),
+        "author": author,
+        "source_name": filename[:512],
+        "source_path": str(source),
+        "extractor": checked.extractor.name,
+    }
+    if (waiting := _same_job_waiting(fields, upload=data is not None)) is not None:
+        return waiting  # Upload clicked twice: one job, not a second run of the same file
+    job = IngestJob.objects.create(**fields)
     transaction.on_commit(lambda: _enqueue(job.pk))
     return job
+
+
+def _same_job_waiting(fields: dict, *, upload: bool) -> IngestJob | None:
+    """The job already queued for this very request (same file, title, author and
+    extractor), or running it when the file is an upload's copy (named by its content):
+    a file on disk may have changed since its running job read it."""
+    statuses = [IngestJob.Status.QUEUED]
+    if upload:
+        statuses.append(IngestJob.Status.RUNNING)
+    return IngestJob.objects.filter(status__in=statuses, **fields).order_by("-created_at").first()
 
 
 # The job function lives in books/tasks.py, which imports this module: the queue takes

@@ -40,6 +40,17 @@ def test_an_upload_runs_its_job_to_done_and_the_page_shows_it(
     assert f'href="/books/{book.pk}/"' in html
 
 
+def test_upload_clicked_twice_queues_the_book_once(curator_client):
+    """The second click finds the first one's job waiting: the curator is shown that
+    job, not a second job that would ingest the same file again."""
+    first = _upload(curator_client, title="Harbour Notes")
+    second = _upload(curator_client, title="Harbour Notes")
+    job = IngestJob.objects.get()
+    assert first["Location"] == second["Location"] == f"/books/jobs/{job.pk}/"
+    _upload(curator_client, title="Harbour Notes", author="A. Keeper")  # another request
+    assert IngestJob.objects.count() == 2
+
+
 def test_a_queued_job_polls_its_own_partial(curator_client):
     _upload(curator_client)  # the job stays queued: nothing commits in this test
     job = IngestJob.objects.get()
