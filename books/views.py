@@ -34,6 +34,7 @@ from notifications.models import Notification
 from . import review, selectors, services
 from .models import Book, Chunk, IngestJob
 from .parsing import SUPPORTED_EXTENSIONS
+from .refusals import refusal_text
 
 RECENT_JOBS = 10
 CHUNK_PAGE_SIZE = 25
@@ -133,7 +134,7 @@ def book_upload(request):
         job = _upload(request)
     except DomainError as exc:
         context = _list_context(
-            errors={exc.field or "file": exc.message},
+            errors={exc.field or "file": refusal_text(exc)},
             values={k: request.POST.get(k, "") for k in ("title", "author")},
         )
         return render_page(request, "books/list.html", context, status=400)

@@ -71,6 +71,33 @@ def test_upload_errors_are_shown_inline_and_queue_nothing(curator_client):
     assert not IngestJob.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("name", "content", "fields", "italian"),
+    [
+        ("empty.md", b"   \n", {}, "Il documento caricato è vuoto."),
+        ("notes.docx", b"text", {}, "Tipo di file non supportato (.docx)"),
+        ("ls.txt", b"\x7fELF\x02\x01" + b"\x00" * 64, {}, "Il file è un eseguibile ELF"),
+        ("nul.md", b"# A\n\x00\x00 b", {}, "Il file contiene dati binari"),
+        ("harbour.md", NOTES, {"title": "\u200b"}, "Il titolo non può essere vuoto."),
+        ("harbour.md", NOTES, {"author": "A\x07"}, "L’autore non può contenere caratteri"),
+    ],
+    ids=["empty", "format", "executable", "nul", "title", "author"],
+)
+def test_upload_refusals_read_in_italian_on_the_italian_page(
+    curator_client, name, content, fields, italian
+):
+    """The ingest's refusals are the API's English sentences: the Italian page showed
+    them as they were."""
+    response = curator_client.post(
+        reverse("books:upload"),
+        {"file": SimpleUploadedFile(name, content), **fields},
+        HTTP_ACCEPT_LANGUAGE="it",
+    )
+    assert response.status_code == 400
+    assert italian in response.content.decode()
+    assert not IngestJob.objects.exists()
+
+
 def test_a_reader_is_offered_no_upload_form(reader_client, curator_client):
     """The books page offered a reader the upload form: the file was sent whole, then
     refused with the 403 page."""
