@@ -133,8 +133,10 @@ def book_upload(request):
     try:
         job = _upload(request)
     except DomainError as exc:
+        # The format is the file's (its extension): the refusal belongs to the file field.
+        field = "file" if exc.field in (None, "format") else exc.field
         context = _list_context(
-            errors={exc.field or "file": refusal_text(exc)},
+            errors={field: refusal_text(exc)},
             values={k: request.POST.get(k, "") for k in ("title", "author")},
         )
         return render_page(request, "books/list.html", context, status=400)

@@ -3,6 +3,8 @@ browsing a book's chapters, chunks and mentions."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -69,6 +71,16 @@ def test_upload_errors_are_shown_inline_and_queue_nothing(curator_client):
     response = curator_client.post(reverse("books:upload"), {"title": "x"})
     assert response.status_code == 400 and b"Choose a Markdown" in response.content
     assert not IngestJob.objects.exists()
+
+
+def test_an_unsupported_file_is_refused_at_the_file_field(curator_client):
+    """The refusal named the field 'format', which the form does not have: it showed
+    under the author, and the file input was not marked."""
+    html = _upload(curator_client, content=b"text", name="notes.docx").content.decode()
+    file_input = re.search(r'<input type="file"[^>]*>', html).group(0)
+    assert 'aria-invalid="true"' in file_input
+    after = html[html.index(file_input) :]
+    assert after.index("Unsupported file type") < after.index('name="title"')
 
 
 @pytest.mark.parametrize(
