@@ -309,6 +309,14 @@ def job_page(notification: Notification) -> str:
     return reverse("books:job", args=[int(notification.payload["job_id"])])
 
 
+def job_failed_title(notification: Notification) -> str:
+    """A failed job's notice in the page's language (it is stored in English)."""
+    job = IngestJob.objects.filter(pk=int(notification.payload["job_id"])).first()
+    if job is None:
+        return ""
+    return _("Ingesting “%(title)s” failed") % {"title": job.title or job.source_name}
+
+
 # --- the review queue of extraction's candidates -----------------------------------------
 
 CANDIDATE_PAGE_SIZE = 20

@@ -35,6 +35,26 @@ def notification_page(type: str, link: PageLink) -> PageLink:  # noqa: A002
     return link
 
 
+_page_titles: dict[str, PageLink] = {}
+
+
+def notification_title(type: str, title: PageLink) -> PageLink:  # noqa: A002
+    """Say how the bell words notifications of ``type`` in the page's language (the
+    stored title is the API's, in English); call from ``ready()``."""
+    _page_titles[type] = title
+    return title
+
+
+def page_title(notification: Notification) -> str:
+    make = _page_titles.get(notification.type)
+    if make is not None:
+        try:
+            return make(notification) or notification.title
+        except (KeyError, TypeError, ValueError):
+            pass  # a payload without what the wording needs: the stored title
+    return notification.title
+
+
 def _fact_ids(notification: Notification) -> list[int]:
     payload = notification.payload if isinstance(notification.payload, dict) else {}
     ids = []
@@ -102,6 +122,7 @@ def badge(request):
             "counts": counts,
             "high": high,
             "high_link": page_link(high) if high else "",
+            "high_title": page_title(high) if high else "",
             "high_about": about,
             "can_write": is_curator(request.user),  # marking read is a curator's write
         },
@@ -115,7 +136,13 @@ def _panel_context(request, error: str = "") -> dict:
         {
             "urgency": urgency,
             "items": [
-                {"n": n, "link": page_link(n), "about": subjects.get(n.pk, [])} for n in items
+                {
+                    "n": n,
+                    "link": page_link(n),
+                    "title": page_title(n),
+                    "about": subjects.get(n.pk, []),
+                }
+                for n in items
             ],
         }
         for urgency, items in pending.items()
