@@ -316,7 +316,8 @@ def contradiction_urgency(confidence: float) -> str:
     return Notification.Urgency.LOW
 
 
-def _quote(text: str, limit: int = 60) -> str:
+def quoted(text: str, limit: int = 60) -> str:
+    """A fact's text in a notice's title: quoted, cut at ``limit`` characters."""
     return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
 
 
@@ -352,7 +353,7 @@ def contradiction_store(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> Cont
     notification_create(
         type=Notification.Type.CONTRADICTION,
         urgency=contradiction_urgency(confidence),
-        title=f"Contradiction: {_quote(fact_a.text)} vs {_quote(fact_b.text)}",
+        title=f"Contradiction: {quoted(fact_a.text)} vs {quoted(fact_b.text)}",
         payload={
             "contradiction": contradiction.pk,
             "kind": contradiction.kind,
@@ -374,7 +375,7 @@ def _duplicate_notify(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> None:
     notification_create(
         type=Notification.Type.DUPLICATE,
         urgency=Notification.Urgency.LOW,
-        title=f"Possible duplicate: {_quote(fact_a.text)} and {_quote(fact_b.text)}",
+        title=f"Possible duplicate: {quoted(fact_a.text)} and {quoted(fact_b.text)}",
         payload={
             "confidence": float(verdict.confidence),
             "explanation": verdict.explanation or "",
@@ -398,8 +399,8 @@ def _uncertain_notify(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> None:
     notification_create(
         type=Notification.Type.CONTRADICTION,
         urgency=Notification.Urgency.LOW,
-        title=f"Possibly conflicting, please check: {_quote(fact_a.text)} and "
-        f"{_quote(fact_b.text)}",
+        title=f"Possibly conflicting, please check: {quoted(fact_a.text)} and "
+        f"{quoted(fact_b.text)}",
         payload={
             "verdict": "uncertain",
             "kind": verdict.kind or "",

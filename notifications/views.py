@@ -35,23 +35,24 @@ def notification_page(type: str, link: PageLink) -> PageLink:  # noqa: A002
     return link
 
 
-_page_titles: dict[str, PageLink] = {}
+_page_titles: dict[str, list[PageLink]] = {}
 
 
 def notification_title(type: str, title: PageLink) -> PageLink:  # noqa: A002
     """Say how the bell words notifications of ``type`` in the page's language (the
-    stored title is the API's, in English); call from ``ready()``."""
-    _page_titles[type] = title
+    stored title is the API's, in English); call from ``ready()``. Several apps may word
+    one type: the first that answers (not "") is shown."""
+    _page_titles.setdefault(type, []).append(title)
     return title
 
 
 def page_title(notification: Notification) -> str:
-    make = _page_titles.get(notification.type)
-    if make is not None:
+    for make in _page_titles.get(notification.type, []):
         try:
-            return make(notification) or notification.title
+            if title := make(notification):
+                return title
         except (KeyError, TypeError, ValueError):
-            pass  # a payload without what the wording needs: the stored title
+            continue  # a payload without what this wording needs: another's, or stored
     return notification.title
 
 
