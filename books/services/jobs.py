@@ -107,8 +107,23 @@ BOOKS_GROUP = "books"
 def _enqueue(job_id: int) -> None:
     # On the ingestion queue when there is one (KGSITE_INGEST_CLUSTER).
     cluster = settings.KGSITE_INGEST_CLUSTER or None
-    queue.async_task(INGEST_JOB_TASK, job_id, group=BOOKS_GROUP, cluster=cluster)
+    try:
+        queue.async_task(INGEST_JOB_TASK, job_id, group=BOOKS_GROUP, cluster=cluster)
+    except Exception as exc:  # the broker is down: runs after commit, so never a 500
+        logger.debug("could not queue ingest job %s: %s", job_id, exc)  # said on the job
+        _enqueue_failed(job_id, exc)
+        return
     _recovery_scheduled()
+
+
+def _enqueue_failed(job_id: int, exc: Exception) -> None:
+    """A job the queue refused fails at once, saying so, with its notice: it waited for a
+    worker for ever (only a running job is recovered), and Retry is for a failed one."""
+    message = f"the job could not be queued ({type(exc).__name__}: {exc}); retry it later"
+    if IngestJob.objects.filter(pk=job_id, status=IngestJob.Status.QUEUED).update(
+        status=IngestJob.Status.FAILED, error=message[:5000], finished_at=timezone.now()
+    ):
+        _notify_failure(IngestJob.objects.get(pk=job_id), message)
 
 
 def _recovery_scheduled() -> None:

@@ -168,3 +168,25 @@ def test_a_book_page_lists_chapters_chunks_and_mentions(
     assert chunk.status_code == 200
     dashboard = curator_client.get("/").content.decode()
     assert "Harbour Notes" in dashboard  # the recent job, on the dashboard
+
+
+def test_an_upload_the_queue_refuses_fails_its_job_saying_so(
+    curator_client, monkeypatch, django_capture_on_commit_callbacks
+):
+    """With the broker down the upload answered a 500, and its job waited for a worker
+    for ever: the recovery only takes running jobs, and Retry only failed ones."""
+    from books.services import jobs
+    from notifications.models import Notification
+
+    def refused(*args, **kwargs):
+        raise ConnectionError("Error 111 connecting to localhost:6379. Connection refused.")
+
+    monkeypatch.setattr(jobs.queue, "async_task", refused)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _upload(curator_client)
+    job = IngestJob.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/books/jobs/{job.pk}/"
+    assert job.status == "failed" and "could not be queued" in job.error
+    assert Notification.objects.filter(type="job_failed", read=False).count() == 1
+    html = curator_client.get(response["Location"]).content.decode()
+    assert "could not be queued" in html and "Retry" in html
