@@ -163,7 +163,7 @@ def job_retry(request, job_id: int):
     try:
         job = services.ingest_job_retry(job=job, actor=request.user)
     except DomainError as exc:
-        error = "" if _retried_by(job, request.user) else exc.message
+        error = "" if _retried_by(job, request.user) else _retry_refusal(exc, job)
     job = selectors.job_list().select_related("book").get(pk=job.pk)
     return render_page(
         request,
@@ -172,6 +172,18 @@ def job_retry(request, job_id: int):
         partial="books/_job.html",
         status=409 if error else 200,
     )
+
+
+def _retry_refusal(exc: DomainError, job: IngestJob) -> str:
+    """Why Retry did nothing, in the page's language (the service's is the API's)."""
+    if exc.code == "source_missing":
+        return _("The file of this job is gone: upload it again.")
+    if exc.code == "not_failed":
+        status = IngestJob.objects.filter(pk=job.pk).first() or job
+        return _("This job is %(status)s: only a failed job can be retried.") % {
+            "status": _(status.get_status_display()).lower()
+        }
+    return exc.message
 
 
 def _retried_by(job: IngestJob, user) -> bool:

@@ -110,6 +110,21 @@ def test_upload_refusals_read_in_italian_on_the_italian_page(
     assert not IngestJob.objects.exists()
 
 
+def test_retry_refusals_read_in_italian(curator_client, tmp_path):
+    """'job 1 is done; only a failed job can be retried' and 'the file of this job is
+    gone' were the API's English on the Italian job page."""
+    done = IngestJob.objects.create(title="Kites", source_name="kites.md", status="done")
+    gone = IngestJob.objects.create(
+        title="Reels", source_name="reels.md", status="failed", source_path=str(tmp_path / "x")
+    )
+    italian = {"HTTP_ACCEPT_LANGUAGE": "it", **HTMX}
+    answer = curator_client.post(reverse("books:job-retry", args=[done.pk]), **italian)
+    assert answer.status_code == 409
+    assert "Questo lavoro è completato: si può riprovare solo" in answer.content.decode()
+    answer = curator_client.post(reverse("books:job-retry", args=[gone.pk]), **italian)
+    assert "Il file di questo lavoro non c’è più" in answer.content.decode()
+
+
 def test_a_reader_is_offered_no_upload_form(reader_client, curator_client):
     """The books page offered a reader the upload form: the file was sent whole, then
     refused with the 403 page."""
