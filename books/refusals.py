@@ -1,7 +1,8 @@
-"""The upload page's refusals in the page's language.
+"""The books pages' refusals in the page's language.
 
-The ingest services refuse a file in English, the API's language; the page says the
-same in the curator's (the Italian pages showed these sentences in English)."""
+The ingest and review services refuse in English, the API's language; the upload page
+and the candidate queue say the same in the curator's (the Italian pages showed these
+sentences in English)."""
 
 from __future__ import annotations
 
@@ -72,7 +73,46 @@ _SENTENCES = (
         gettext_lazy("The author is longer than %(n)s characters."),
     ),
 )
-_COMPILED = tuple((re.compile(pattern, re.S), text) for pattern, text in _SENTENCES)
+# The candidate queue's refusals (``review`` and the entity graph's curation).
+_CANDIDATES = (
+    (r"choose at least one candidate", gettext_lazy("Choose at least one candidate.")),
+    (r"choose the type to give them", gettext_lazy("Choose the type to give them.")),
+    (
+        r"choose candidates other than the target",
+        gettext_lazy("Choose candidates other than the target."),
+    ),
+    (r"name the entity", gettext_lazy("Name the entity to merge them into.")),
+    (r"no entity is named '(?P<name>.*)'", gettext_lazy("No entity is named “%(name)s”.")),
+    (
+        r"'(?P<name>.*)' names several entities \((?P<types>.*)\)",
+        gettext_lazy("“%(name)s” names several entities (%(types)s): choose another name."),
+    ),
+    (
+        r"some of these are no longer candidates .*",
+        gettext_lazy(
+            "Some of these are no longer candidates (accepted, merged or gone): reload the page."
+        ),
+    ),
+    (
+        r"cannot bring them back: '(?P<name>.*)' is back already",
+        gettext_lazy("They cannot come back: “%(name)s” is back already."),
+    ),
+    (
+        r"cannot bring them back: another entity is now named '(?P<name>.*)'",
+        gettext_lazy("They cannot come back: another entity is now named “%(name)s”."),
+    ),
+    (
+        r"cannot bring them back: the book that proposed '(?P<name>.*)' was deleted or "
+        r"re-ingested since",
+        gettext_lazy(
+            "They cannot come back: the book that proposed “%(name)s” was deleted or "
+            "re-ingested since."
+        ),
+    ),
+)
+_COMPILED = tuple(
+    (re.compile(pattern, re.S), text) for pattern, text in (*_SENTENCES, *_CANDIDATES)
+)
 
 
 def refusal_text(exc: DomainError) -> str:

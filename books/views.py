@@ -421,7 +421,7 @@ def candidates_decide(request):
     try:
         notice, undo = _candidates_decide(request, action, ids)
     except DomainError as exc:
-        error = exc.message
+        error = refusal_text(exc)
     context = _candidates_context(request, error=error, notice=notice, undo=undo)
     return render_page(
         request,
@@ -445,7 +445,7 @@ def candidates_reject_undo(request, entry_id: int):
         ids = [row["id"] for row in entry.payload.get("entities", [])]
         # Undo clicked twice: this curator's first click brought them back, as asked.
         mine = AuditEntry.objects.filter(action="entity.reject_undo", actor=request.user)
-        error = "" if mine.filter(payload__entry=entry.pk).exists() else exc.message
+        error = "" if mine.filter(payload__entry=entry.pk).exists() else refusal_text(exc)
     if not error:
         notice = ngettext(
             "Brought back %(n)d candidate.", "Brought back %(n)d candidates.", len(ids)
