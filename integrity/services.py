@@ -191,19 +191,25 @@ def fact_check_defer(*, fact_id: int, error: object) -> None:
         logger.exception("could not record the pending check of fact %s", fact_id)
 
 
-def fact_checks_pending_run(*, limit: int | None = None) -> int:
+def fact_checks_pending_run(
+    *, limit: int | None = None, failures: list[tuple[int, str]] | None = None
+) -> int:
     """Check facts whose check could not be queued; returns how many were checked.
 
     Each row goes only once its check has run, so a failure leaves it for next time.
-    When none is left, the job_failed notification about them is marked read.
+    When none is left, the job_failed notification about them is marked read. A caller
+    passing ``failures`` gets each failed check's (fact id, error) to report itself.
     """
     done = 0
     rows = PendingFactCheck.objects.order_by("id")
     for row in list(rows[:limit] if limit is not None else rows):
         try:
             fact_check(fact_id=row.fact_id)
-        except Exception:
-            logger.exception("pending check of fact %s failed; kept for later", row.fact_id)
+        except Exception as exc:
+            if failures is None:
+                logger.exception("pending check of fact %s failed; kept for later", row.fact_id)
+            else:
+                failures.append((row.fact_id, f"{type(exc).__name__}: {exc}"))
             continue
         PendingFactCheck.objects.filter(pk=row.pk).delete()
         done += 1
