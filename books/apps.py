@@ -13,7 +13,7 @@ class BooksConfig(AppConfig):
         from entities import hooks
         from kgsite.pages import audit_action, audit_target, dashboard_panel, undo_action
         from kgsite.vectors.index import register_model_kind
-        from notifications.views import notification_page
+        from notifications.views import notification_page, notification_title
 
         from . import models, selectors, services, views
 
@@ -32,6 +32,7 @@ class BooksConfig(AppConfig):
         # Pages: the dashboard's books and jobs, the bell's link to a failed job.
         dashboard_panel(views.HOME_PANEL)
         notification_page("job_failed", views.job_page)
+        notification_title("job_failed", views.job_failed_title)
         undo_action(views.REJECT_UNDO)
         audit_target("books.book", views.describe_books)
         audit_target("books.ingestjob", views.describe_jobs)

@@ -219,14 +219,29 @@ def decode_text(data: bytes) -> str:
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         text = data.decode("utf-16", errors="replace")
     else:
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            try:
-                text = data.decode("cp1252")  # latin-1 with printable 0x80-0x9F
-            except UnicodeDecodeError:  # one of its five undefined bytes
-                text = data.decode("latin-1")
+        # UTF-8, each byte that is none of it read as Windows-1252: a UTF-8 text with one
+        # stray Latin-1 byte keeps its accents (decoded whole as cp1252, "café" read
+        # "cafÃ©" throughout), and a Latin-1 or Windows text reads as before.
+        text = data.decode("utf-8", errors=_CP1252_FALLBACK)
     return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+
+
+def _cp1252_bytes(error: UnicodeDecodeError) -> tuple[str, int]:
+    """The bytes UTF-8 could not read, as Windows-1252 (latin-1 for the five bytes it
+    leaves undefined)."""
+    bad = error.object[error.start : error.end]
+    return "".join(_cp1252_char(bad[i : i + 1]) for i in range(len(bad))), error.end
+
+
+def _cp1252_char(byte: bytes) -> str:
+    try:
+        return byte.decode("cp1252")  # latin-1 with printable 0x80-0x9F
+    except UnicodeDecodeError:  # one of its five undefined bytes
+        return byte.decode("latin-1")
+
+
+_CP1252_FALLBACK = "kgsite-cp1252"
+codecs.register_error(_CP1252_FALLBACK, _cp1252_bytes)
 
 
 @contextmanager

@@ -14,7 +14,7 @@ from django.db.models import Count, QuerySet
 from entities import curation
 from entities.models import Entity
 from entities.services import entities_candidates_confirm, entity_merge, entity_update
-from kgsite.errors import InvalidInput
+from kgsite.errors import Conflict, InvalidInput
 from kgsite.models import AuditEntry
 
 from .models import Book, Chunk, Mention
@@ -128,20 +128,42 @@ def candidates_reject(*, entity_ids: Iterable[str], actor) -> AuditEntry:
 
 @transaction.atomic
 def candidates_reject_undo(*, entry: AuditEntry, actor) -> list[str]:
-    """Bring rejected candidates back, and their mentions in chunks that still exist."""
+    """Bring rejected candidates back, and their mentions in chunks that still exist.
+
+    Refused when a candidate's book was deleted or re-ingested since: it would come back
+    mentioned nowhere, an entity the book's deletion would have collected."""
+    if problems := _books_gone(entry):
+        raise Conflict(f"cannot bring them back: {problems[0]}", code="undo_refused")
     payload = curation.entities_reject_undo(entry=entry, actor=actor)
     rows = payload.get("mentions", [])
-    chunks = set(
-        Chunk.objects.filter(pk__in=[r["chunk_id"] for r in rows]).values_list("pk", flat=True)
-    )
+    chunks = _chunks_there(rows)
     Mention.objects.bulk_create(
         [Mention(**row) for row in rows if row["chunk_id"] in chunks], ignore_conflicts=True
     )
     return [row["id"] for row in payload["entities"]]
 
 
+def _chunks_there(rows: list[dict]) -> set[int]:
+    return set(
+        Chunk.objects.filter(pk__in=[r["chunk_id"] for r in rows]).values_list("pk", flat=True)
+    )
+
+
+def _books_gone(entry: AuditEntry) -> list[str]:
+    """The rejected candidates whose every mention was in chunks that are gone."""
+    rows = entry.payload.get("mentions", [])
+    chunks = _chunks_there(rows)
+    kept = {row["entity_id"] for row in rows if row["chunk_id"] in chunks}
+    had = {row["entity_id"] for row in rows}
+    return [
+        f"the book that proposed '{row['canonical_name']}' was deleted or re-ingested since"
+        for row in entry.payload.get("entities", [])
+        if row["id"] in had and row["id"] not in kept
+    ]
+
+
 def candidates_reject_undoable(entry: AuditEntry) -> bool:
-    return not curation.entities_reject_problems(entry=entry)
+    return not curation.entities_reject_problems(entry=entry) and not _books_gone(entry)
 
 
 def candidate_count() -> int:

@@ -34,6 +34,7 @@ from notifications.models import Notification
 from . import review, selectors, services
 from .models import Book, Chunk, IngestJob
 from .parsing import SUPPORTED_EXTENSIONS
+from .refusals import refusal_text
 
 RECENT_JOBS = 10
 CHUNK_PAGE_SIZE = 25
@@ -132,8 +133,10 @@ def book_upload(request):
     try:
         job = _upload(request)
     except DomainError as exc:
+        # The format is the file's (its extension): the refusal belongs to the file field.
+        field = "file" if exc.field in (None, "format") else exc.field
         context = _list_context(
-            errors={exc.field or "file": exc.message},
+            errors={field: refusal_text(exc)},
             values={k: request.POST.get(k, "") for k in ("title", "author")},
         )
         return render_page(request, "books/list.html", context, status=400)
@@ -160,7 +163,7 @@ def job_retry(request, job_id: int):
     try:
         job = services.ingest_job_retry(job=job, actor=request.user)
     except DomainError as exc:
-        error = "" if _retried_by(job, request.user) else exc.message
+        error = "" if _retried_by(job, request.user) else _retry_refusal(exc, job)
     job = selectors.job_list().select_related("book").get(pk=job.pk)
     return render_page(
         request,
@@ -169,6 +172,18 @@ def job_retry(request, job_id: int):
         partial="books/_job.html",
         status=409 if error else 200,
     )
+
+
+def _retry_refusal(exc: DomainError, job: IngestJob) -> str:
+    """Why Retry did nothing, in the page's language (the service's is the API's)."""
+    if exc.code == "source_missing":
+        return _("The file of this job is gone: upload it again.")
+    if exc.code == "not_failed":
+        status = IngestJob.objects.filter(pk=job.pk).first() or job
+        return _("This job is %(status)s: only a failed job can be retried.") % {
+            "status": _(status.get_status_display()).lower()
+        }
+    return exc.message
 
 
 def _retried_by(job: IngestJob, user) -> bool:
@@ -306,6 +321,14 @@ def job_page(notification: Notification) -> str:
     return reverse("books:job", args=[int(notification.payload["job_id"])])
 
 
+def job_failed_title(notification: Notification) -> str:
+    """A failed job's notice in the page's language (it is stored in English)."""
+    job = IngestJob.objects.filter(pk=int(notification.payload["job_id"])).first()
+    if job is None:
+        return ""
+    return _("Ingesting “%(title)s” failed") % {"title": job.title or job.source_name}
+
+
 # --- the review queue of extraction's candidates -----------------------------------------
 
 CANDIDATE_PAGE_SIZE = 20
@@ -398,7 +421,7 @@ def candidates_decide(request):
     try:
         notice, undo = _candidates_decide(request, action, ids)
     except DomainError as exc:
-        error = exc.message
+        error = refusal_text(exc)
     context = _candidates_context(request, error=error, notice=notice, undo=undo)
     return render_page(
         request,
@@ -422,7 +445,7 @@ def candidates_reject_undo(request, entry_id: int):
         ids = [row["id"] for row in entry.payload.get("entities", [])]
         # Undo clicked twice: this curator's first click brought them back, as asked.
         mine = AuditEntry.objects.filter(action="entity.reject_undo", actor=request.user)
-        error = "" if mine.filter(payload__entry=entry.pk).exists() else exc.message
+        error = "" if mine.filter(payload__entry=entry.pk).exists() else refusal_text(exc)
     if not error:
         notice = ngettext(
             "Brought back %(n)d candidate.", "Brought back %(n)d candidates.", len(ids)

@@ -13,7 +13,7 @@ class IntegrityConfig(AppConfig):
         from entities import hooks
         from kgsite.pages import audit_action, audit_target, dashboard_panel, undo_action
         from kgsite.warmup import warmer
-        from notifications.views import notification_page
+        from notifications.views import notification_page, notification_title
 
         from . import restates, services, tasks, views
 
@@ -31,6 +31,9 @@ class IntegrityConfig(AppConfig):
         # Pages: the dashboard panel, the bell's link to the inbox, undo from the audit log.
         dashboard_panel(views.HOME_PANEL)
         notification_page("contradiction", views.contradiction_page)
+        notification_title("contradiction", views.contradiction_title)
+        notification_title("duplicate", views.duplicate_title)
+        notification_title("job_failed", views.check_queue_title)
         hooks.fact_notes(views.fact_contradictions)
         undo_action(views.RESOLUTION_UNDO)
         audit_target(

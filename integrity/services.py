@@ -191,19 +191,25 @@ def fact_check_defer(*, fact_id: int, error: object) -> None:
         logger.exception("could not record the pending check of fact %s", fact_id)
 
 
-def fact_checks_pending_run(*, limit: int | None = None) -> int:
+def fact_checks_pending_run(
+    *, limit: int | None = None, failures: list[tuple[int, str]] | None = None
+) -> int:
     """Check facts whose check could not be queued; returns how many were checked.
 
     Each row goes only once its check has run, so a failure leaves it for next time.
-    When none is left, the job_failed notification about them is marked read.
+    When none is left, the job_failed notification about them is marked read. A caller
+    passing ``failures`` gets each failed check's (fact id, error) to report itself.
     """
     done = 0
     rows = PendingFactCheck.objects.order_by("id")
     for row in list(rows[:limit] if limit is not None else rows):
         try:
             fact_check(fact_id=row.fact_id)
-        except Exception:
-            logger.exception("pending check of fact %s failed; kept for later", row.fact_id)
+        except Exception as exc:
+            if failures is None:
+                logger.exception("pending check of fact %s failed; kept for later", row.fact_id)
+            else:
+                failures.append((row.fact_id, f"{type(exc).__name__}: {exc}"))
             continue
         PendingFactCheck.objects.filter(pk=row.pk).delete()
         done += 1
@@ -316,7 +322,8 @@ def contradiction_urgency(confidence: float) -> str:
     return Notification.Urgency.LOW
 
 
-def _quote(text: str, limit: int = 60) -> str:
+def quoted(text: str, limit: int = 60) -> str:
+    """A fact's text in a notice's title: quoted, cut at ``limit`` characters."""
     return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
 
 
@@ -352,7 +359,7 @@ def contradiction_store(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> Cont
     notification_create(
         type=Notification.Type.CONTRADICTION,
         urgency=contradiction_urgency(confidence),
-        title=f"Contradiction: {_quote(fact_a.text)} vs {_quote(fact_b.text)}",
+        title=f"Contradiction: {quoted(fact_a.text)} vs {quoted(fact_b.text)}",
         payload={
             "contradiction": contradiction.pk,
             "kind": contradiction.kind,
@@ -374,7 +381,7 @@ def _duplicate_notify(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> None:
     notification_create(
         type=Notification.Type.DUPLICATE,
         urgency=Notification.Urgency.LOW,
-        title=f"Possible duplicate: {_quote(fact_a.text)} and {_quote(fact_b.text)}",
+        title=f"Possible duplicate: {quoted(fact_a.text)} and {quoted(fact_b.text)}",
         payload={
             "confidence": float(verdict.confidence),
             "explanation": verdict.explanation or "",
@@ -398,8 +405,8 @@ def _uncertain_notify(*, fact_a: Fact, fact_b: Fact, verdict: Verdict) -> None:
     notification_create(
         type=Notification.Type.CONTRADICTION,
         urgency=Notification.Urgency.LOW,
-        title=f"Possibly conflicting, please check: {_quote(fact_a.text)} and "
-        f"{_quote(fact_b.text)}",
+        title=f"Possibly conflicting, please check: {quoted(fact_a.text)} and "
+        f"{quoted(fact_b.text)}",
         payload={
             "verdict": "uncertain",
             "kind": verdict.kind or "",

@@ -401,6 +401,32 @@ def contradiction_page(notification: Notification) -> str:
     return reverse("integrity:detail", args=[int(notification.payload["contradiction"])])
 
 
+def _pair(notification: Notification) -> dict[str, str]:
+    payload = notification.payload
+    return {
+        "a": services.quoted(payload["fact_a"]["text"]),
+        "b": services.quoted(payload["fact_b"]["text"]),
+    }
+
+
+def contradiction_title(notification: Notification) -> str:
+    """A contradiction notice (or a pair to check) in the page's language."""
+    if notification.payload.get("verdict") == "uncertain":
+        return _("Possibly conflicting, please check: %(a)s and %(b)s") % _pair(notification)
+    return _("Contradiction: %(a)s vs %(b)s") % _pair(notification)
+
+
+def duplicate_title(notification: Notification) -> str:
+    return _("Possible duplicate: %(a)s and %(b)s") % _pair(notification)
+
+
+def check_queue_title(notification: Notification) -> str:
+    """The notice of checks that could not be queued (a job_failed notice of ours)."""
+    if notification.payload.get("task") != "fact_check":
+        return ""
+    return _("Contradiction checks could not be queued; they will run later")
+
+
 def _latest_resolution(contradiction_id: int | str) -> int | None:
     """The audit row of a contradiction's latest resolution."""
     return (

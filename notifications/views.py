@@ -35,6 +35,27 @@ def notification_page(type: str, link: PageLink) -> PageLink:  # noqa: A002
     return link
 
 
+_page_titles: dict[str, list[PageLink]] = {}
+
+
+def notification_title(type: str, title: PageLink) -> PageLink:  # noqa: A002
+    """Say how the bell words notifications of ``type`` in the page's language (the
+    stored title is the API's, in English); call from ``ready()``. Several apps may word
+    one type: the first that answers (not "") is shown."""
+    _page_titles.setdefault(type, []).append(title)
+    return title
+
+
+def page_title(notification: Notification) -> str:
+    for make in _page_titles.get(notification.type, []):
+        try:
+            if title := make(notification):
+                return title
+        except (KeyError, TypeError, ValueError):
+            continue  # a payload without what this wording needs: another's, or stored
+    return notification.title
+
+
 def _fact_ids(notification: Notification) -> list[int]:
     payload = notification.payload if isinstance(notification.payload, dict) else {}
     ids = []
@@ -102,6 +123,7 @@ def badge(request):
             "counts": counts,
             "high": high,
             "high_link": page_link(high) if high else "",
+            "high_title": page_title(high) if high else "",
             "high_about": about,
             "can_write": is_curator(request.user),  # marking read is a curator's write
         },
@@ -115,7 +137,13 @@ def _panel_context(request, error: str = "") -> dict:
         {
             "urgency": urgency,
             "items": [
-                {"n": n, "link": page_link(n), "about": subjects.get(n.pk, [])} for n in items
+                {
+                    "n": n,
+                    "link": page_link(n),
+                    "title": page_title(n),
+                    "about": subjects.get(n.pk, []),
+                }
+                for n in items
             ],
         }
         for urgency, items in pending.items()

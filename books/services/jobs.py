@@ -73,15 +73,28 @@ def ingest_job_create(
         source = uploads_dir() / f"{digest}{Path(filename).suffix.lower()}"
         if not source.exists():
             source.write_bytes(raw)
-    job = IngestJob.objects.create(
-        title=title or title_from_filename(filename),
-        author=author,
-        source_name=filename[:512],
-        source_path=str(source),
-        extractor=checked.extractor.name,
-    )
+    fields = {
+        "title": title or title_from_filename(filename),
+        "author": author,
+        "source_name": filename[:512],
+        "source_path": str(source),
+        "extractor": checked.extractor.name,
+    }
+    if (waiting := _same_job_waiting(fields, upload=data is not None)) is not None:
+        return waiting  # Upload clicked twice: one job, not a second run of the same file
+    job = IngestJob.objects.create(**fields)
     transaction.on_commit(lambda: _enqueue(job.pk))
     return job
+
+
+def _same_job_waiting(fields: dict, *, upload: bool) -> IngestJob | None:
+    """The job already queued for this very request (same file, title, author and
+    extractor), or running it when the file is an upload's copy (named by its content):
+    a file on disk may have changed since its running job read it."""
+    statuses = [IngestJob.Status.QUEUED]
+    if upload:
+        statuses.append(IngestJob.Status.RUNNING)
+    return IngestJob.objects.filter(status__in=statuses, **fields).order_by("-created_at").first()
 
 
 # The job function lives in books/tasks.py, which imports this module: the queue takes
@@ -94,8 +107,23 @@ BOOKS_GROUP = "books"
 def _enqueue(job_id: int) -> None:
     # On the ingestion queue when there is one (KGSITE_INGEST_CLUSTER).
     cluster = settings.KGSITE_INGEST_CLUSTER or None
-    queue.async_task(INGEST_JOB_TASK, job_id, group=BOOKS_GROUP, cluster=cluster)
+    try:
+        queue.async_task(INGEST_JOB_TASK, job_id, group=BOOKS_GROUP, cluster=cluster)
+    except Exception as exc:  # the broker is down: runs after commit, so never a 500
+        logger.debug("could not queue ingest job %s: %s", job_id, exc)  # said on the job
+        _enqueue_failed(job_id, exc)
+        return
     _recovery_scheduled()
+
+
+def _enqueue_failed(job_id: int, exc: Exception) -> None:
+    """A job the queue refused fails at once, saying so, with its notice: it waited for a
+    worker for ever (only a running job is recovered), and Retry is for a failed one."""
+    message = f"the job could not be queued ({type(exc).__name__}: {exc}); retry it later"
+    if IngestJob.objects.filter(pk=job_id, status=IngestJob.Status.QUEUED).update(
+        status=IngestJob.Status.FAILED, error=message[:5000], finished_at=timezone.now()
+    ):
+        _notify_failure(IngestJob.objects.get(pk=job_id), message)
 
 
 def _recovery_scheduled() -> None:
@@ -255,6 +283,7 @@ def ingest_job_retry(*, job: IngestJob, actor=None) -> IngestJob:
         total=0,
         started_at=None,
         finished_at=None,
+        attempts=0,  # a curator's retry has its runs again (a dead worker is retried)
     )
     notification_mark_read_by_key(key=f"ingest-job-failed:{job.pk}")
     transaction.on_commit(lambda: _enqueue(job.pk))

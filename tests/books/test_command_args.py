@@ -110,6 +110,26 @@ def test_the_command_line_exits_non_zero_with_one_line_for_a_missing_file(tmp_pa
     assert lines == [f"CommandError: No such file or directory: {tmp_path / 'gone.md'}"]
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_file_the_queue_refuses_is_one_line_and_a_non_zero_exit(tmp_path, monkeypatch, capsys):
+    """With the broker down the command printed a traceback (or, its job failed,
+    'job 1 failed' and exit 0)."""
+    from books.services import jobs
+
+    def refused(*args, **kwargs):
+        raise ConnectionError("Connection refused")
+
+    monkeypatch.setattr(jobs.queue, "async_task", refused)
+    (tmp_path / "kites.md").write_bytes(KITES)
+    command = load_command_class(get_commands()["ingest_book"], "ingest_book")
+    with pytest.raises(SystemExit) as caught:
+        command.run_from_argv(["manage.py", "ingest_book", str(tmp_path / "kites.md")])
+    assert caught.value.code not in (0, None)
+    err = capsys.readouterr().err
+    assert "CommandError: job " in err and "could not be queued" in err
+    assert "Traceback" not in err
+
+
 def test_no_path_at_all_is_a_usage_error(capsys):
     command = load_command_class(get_commands()["ingest_book"], "ingest_book")
     with pytest.raises(SystemExit) as caught:

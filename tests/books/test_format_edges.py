@@ -87,6 +87,16 @@ def test_bytes_no_code_page_knows_still_read_without_an_error():
     assert document.text.startswith("Café")
 
 
+def test_a_utf8_text_with_one_stray_latin1_byte_keeps_its_accents():
+    """Decoded whole as Windows-1252 for the one byte UTF-8 could not read, every accent
+    and curly quote of the book became two signs ("café" read "cafÃ©")."""
+    written = "Le café de Zoë — “quoted”. "
+    document = parse_document(written.encode() + b"Price: 5\xa3.\n", fmt="text")
+    assert document.text.strip() == written + "Price: 5£."
+    mixed = parse_document(b"Caf\xe9 \x93smart\x94 \x81.\n", fmt="text")
+    assert mixed.text.strip() == "Café “smart” \x81."
+
+
 # --- every heading form ------------------------------------------------------------------
 
 

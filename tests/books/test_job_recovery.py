@@ -108,6 +108,25 @@ def test_a_job_that_keeps_killing_its_worker_fails_with_a_notification(settings)
 
 
 @pytest.mark.django_db
+def test_a_job_retried_by_a_curator_has_its_runs_again(monkeypatch, settings, vector_dir):
+    """A curator's Retry of a job that used up its runs starts it afresh: the next dead
+    worker is retried, not the end of it ('run 4' failed at once)."""
+    job = queued_job()
+    IngestJob.objects.filter(pk=job.pk).update(
+        status="failed", attempts=settings.KGSITE_JOB_MAX_ATTEMPTS, error="the worker died"
+    )
+    services.ingest_job_retry(job=job)
+    with monkeypatch.context() as patch:
+        die_while_embedding(patch)
+        with pytest.raises(WorkerKilled):
+            ingest_job_run(job_id=job.pk)
+    age(job, settings.KGSITE_JOB_LEASE_SECONDS + 1)
+    assert ingest_jobs_recover() == [job.pk]
+    job.refresh_from_db()
+    assert job.status == "done" and job.attempts == 2
+
+
+@pytest.mark.django_db
 def test_a_new_version_that_keeps_killing_its_worker_leaves_the_book_ready(settings):
     """A SIGKILL runs no cleanup: the book stayed "ingesting" for ever, though its
     previous version is intact and no run was left to finish the new one."""

@@ -129,3 +129,18 @@ def test_an_empty_choice_names_its_field(call, field) -> None:
     with pytest.raises(DomainError) as info:
         call()
     assert info.value.field == field
+
+
+def test_a_rejection_is_not_undone_once_the_book_that_proposed_them_is_gone() -> None:
+    """Undo would bring back candidates no book mentions any more: entities the book's
+    deletion would have collected, listed for review with no evidence."""
+    from books.models import Book
+    from books.services import book_delete
+
+    pending = shelf(2507)
+    entry = candidates_reject(entity_ids=pending[:2], actor=None)
+    book_delete(book=Book.objects.get(), actor=None)
+    assert not candidates_reject_undoable(entry)
+    with pytest.raises(DomainError, match="deleted or re-ingested"):
+        candidates_reject_undo(entry=entry, actor=None)
+    assert not Entity.objects.exists()

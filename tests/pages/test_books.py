@@ -3,6 +3,8 @@ browsing a book's chapters, chunks and mentions."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -40,6 +42,17 @@ def test_an_upload_runs_its_job_to_done_and_the_page_shows_it(
     assert f'href="/books/{book.pk}/"' in html
 
 
+def test_upload_clicked_twice_queues_the_book_once(curator_client):
+    """The second click finds the first one's job waiting: the curator is shown that
+    job, not a second job that would ingest the same file again."""
+    first = _upload(curator_client, title="Harbour Notes")
+    second = _upload(curator_client, title="Harbour Notes")
+    job = IngestJob.objects.get()
+    assert first["Location"] == second["Location"] == f"/books/jobs/{job.pk}/"
+    _upload(curator_client, title="Harbour Notes", author="A. Keeper")  # another request
+    assert IngestJob.objects.count() == 2
+
+
 def test_a_queued_job_polls_its_own_partial(curator_client):
     _upload(curator_client)  # the job stays queued: nothing commits in this test
     job = IngestJob.objects.get()
@@ -58,6 +71,58 @@ def test_upload_errors_are_shown_inline_and_queue_nothing(curator_client):
     response = curator_client.post(reverse("books:upload"), {"title": "x"})
     assert response.status_code == 400 and b"Choose a Markdown" in response.content
     assert not IngestJob.objects.exists()
+
+
+def test_an_unsupported_file_is_refused_at_the_file_field(curator_client):
+    """The refusal named the field 'format', which the form does not have: it showed
+    under the author, and the file input was not marked."""
+    html = _upload(curator_client, content=b"text", name="notes.docx").content.decode()
+    file_input = re.search(r'<input type="file"[^>]*>', html).group(0)
+    assert 'aria-invalid="true"' in file_input
+    after = html[html.index(file_input) :]
+    assert after.index("Unsupported file type") < after.index('name="title"')
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "fields", "italian"),
+    [
+        ("empty.md", b"   \n", {}, "Il documento caricato è vuoto."),
+        ("notes.docx", b"text", {}, "Tipo di file non supportato (.docx)"),
+        ("ls.txt", b"\x7fELF\x02\x01" + b"\x00" * 64, {}, "Il file è un eseguibile ELF"),
+        ("nul.md", b"# A\n\x00\x00 b", {}, "Il file contiene dati binari"),
+        ("harbour.md", NOTES, {"title": "\u200b"}, "Il titolo non può essere vuoto."),
+        ("harbour.md", NOTES, {"author": "A\x07"}, "L’autore non può contenere caratteri"),
+    ],
+    ids=["empty", "format", "executable", "nul", "title", "author"],
+)
+def test_upload_refusals_read_in_italian_on_the_italian_page(
+    curator_client, name, content, fields, italian
+):
+    """The ingest's refusals are the API's English sentences: the Italian page showed
+    them as they were."""
+    response = curator_client.post(
+        reverse("books:upload"),
+        {"file": SimpleUploadedFile(name, content), **fields},
+        HTTP_ACCEPT_LANGUAGE="it",
+    )
+    assert response.status_code == 400
+    assert italian in response.content.decode()
+    assert not IngestJob.objects.exists()
+
+
+def test_retry_refusals_read_in_italian(curator_client, tmp_path):
+    """'job 1 is done; only a failed job can be retried' and 'the file of this job is
+    gone' were the API's English on the Italian job page."""
+    done = IngestJob.objects.create(title="Kites", source_name="kites.md", status="done")
+    gone = IngestJob.objects.create(
+        title="Reels", source_name="reels.md", status="failed", source_path=str(tmp_path / "x")
+    )
+    italian = {"HTTP_ACCEPT_LANGUAGE": "it", **HTMX}
+    answer = curator_client.post(reverse("books:job-retry", args=[done.pk]), **italian)
+    assert answer.status_code == 409
+    assert "Questo lavoro è completato: si può riprovare solo" in answer.content.decode()
+    answer = curator_client.post(reverse("books:job-retry", args=[gone.pk]), **italian)
+    assert "Il file di questo lavoro non c’è più" in answer.content.decode()
 
 
 def test_a_reader_is_offered_no_upload_form(reader_client, curator_client):
@@ -118,3 +183,25 @@ def test_a_book_page_lists_chapters_chunks_and_mentions(
     assert chunk.status_code == 200
     dashboard = curator_client.get("/").content.decode()
     assert "Harbour Notes" in dashboard  # the recent job, on the dashboard
+
+
+def test_an_upload_the_queue_refuses_fails_its_job_saying_so(
+    curator_client, monkeypatch, django_capture_on_commit_callbacks
+):
+    """With the broker down the upload answered a 500, and its job waited for a worker
+    for ever: the recovery only takes running jobs, and Retry only failed ones."""
+    from books.services import jobs
+    from notifications.models import Notification
+
+    def refused(*args, **kwargs):
+        raise ConnectionError("Error 111 connecting to localhost:6379. Connection refused.")
+
+    monkeypatch.setattr(jobs.queue, "async_task", refused)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _upload(curator_client)
+    job = IngestJob.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/books/jobs/{job.pk}/"
+    assert job.status == "failed" and "could not be queued" in job.error
+    assert Notification.objects.filter(type="job_failed", read=False).count() == 1
+    html = curator_client.get(response["Location"]).content.decode()
+    assert "could not be queued" in html and "Retry" in html

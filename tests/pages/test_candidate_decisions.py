@@ -176,3 +176,20 @@ def test_the_undo_after_a_rejection_is_this_curators_own(curator_client, book, m
     assert curator_client.post(_undo_url(html), **HTMX).status_code == 200
     assert Entity.objects.filter(pk=mine.pk).exists()
     assert not Entity.objects.filter(pk=theirs.pk).exists()
+
+
+def test_the_queues_refusals_read_in_italian(curator_client, book):
+    """'choose at least one candidate', "no entity is named 'X'" and the undo's refusal
+    were the API's English on the Italian candidate page."""
+    curator_client.post(reverse("set_language"), {"language": "it", "next": "/"})
+    ids = [e.pk for e in _candidates(book)]
+    answer = _decide(curator_client, "accept", []).content.decode()
+    assert "Scegli almeno una candidata." in answer
+    answer = _decide(curator_client, "merge", ids[:1], target="Nowhere Quay").content.decode()
+    assert "Nessuna entità si chiama “Nowhere Quay”." in answer
+    rejected = _decide(curator_client, "reject", ids[:1]).content.decode()
+    undo = re.search(r"/books/candidates/rejected/\d+/undo", rejected).group(0)
+    curator_client.post(undo, **HTMX)
+    AuditEntry.objects.filter(action="entity.reject_undo").update(actor=None)  # another's
+    answer = curator_client.post(undo, **HTMX).content.decode()
+    assert "Non possono tornare:" in answer and "cannot bring" not in answer

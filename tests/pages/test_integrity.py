@@ -95,6 +95,30 @@ def test_the_bell_links_a_contradiction_to_its_page(curator_client):
     assert page.status_code == 200 and b"Keep first" in page.content
 
 
+def test_the_bells_integrity_notices_read_in_italian(curator_client):
+    """Contradictions, duplicates, pairs to check and a check queue's outage are stored
+    in the API's English: the Italian bell and its urgent banner showed them so."""
+    from integrity.services import _duplicate_notify, _uncertain_notify, fact_check_defer
+
+    _pair("The tower is 40 metres tall", "The tower is 55 metres tall", confidence=0.95)
+    a = fact_store(text="The quay is 300 metres long", source="ledger").fact
+    b = fact_store(text="The quay is 300 m long", source="diary").fact
+    verdict = Verdict("duplicate", "", 0.9, "")
+    _duplicate_notify(fact_a=a, fact_b=b, verdict=verdict)
+    _uncertain_notify(fact_a=a, fact_b=b, verdict=verdict)
+    fact_check_defer(fact_id=a.pk, error="broker down")
+    curator_client.post(reverse("set_language"), {"language": "it", "next": "/"})
+    panel = curator_client.get("/notifications/panel", **HTMX).content.decode()
+    assert "Contraddizione: “The tower is 40 metres tall” contro" in panel
+    assert "Possibile duplicato: “The quay is 300 metres long” e" in panel
+    assert "Forse in conflitto, da verificare:" in panel
+    assert "Non è stato possibile accodare i controlli" in panel
+    for english in ("Contradiction:", "Possible duplicate", "Possibly conflicting", "queued"):
+        assert english not in panel
+    badge = curator_client.get("/notifications/badge", **HTMX).content.decode()
+    assert "Contraddizione:" in badge
+
+
 def test_a_resolution_is_undone_from_the_audit_log(curator_client):
     c = _pair("The tower is 40 metres tall", "The tower is 55 metres tall")
     curator_client.post(reverse("integrity:resolve", args=[c.pk]), {"resolution": "keep_first"})

@@ -79,3 +79,18 @@ def test_the_bells_refusals_read_in_italian(curator_client):
     assert "scegli una notifica" in missing
     hidden = curator_client.post(url, {"id": str(theirs.pk)}, **HTMX).content.decode()
     assert f"nessuna notifica con id {theirs.pk}" in hidden and "no notification" not in hidden
+
+
+def test_a_failed_ingest_reads_in_italian_in_the_bell_and_its_banner(curator_client):
+    """The notice is stored in the API's English ('Ingesting Kites failed'): the Italian
+    bell showed it so, in the panel and the urgent banner."""
+    from books.models import IngestJob
+    from books.services.jobs import _notify_failure
+
+    job = IngestJob.objects.create(title="Kites", source_name="kites.md", status="failed")
+    _notify_failure(job, "ValueError: bad")
+    curator_client.post(reverse("set_language"), {"language": "it", "next": "/"})
+    panel = curator_client.get("/notifications/panel", **HTMX).content.decode()
+    badge = curator_client.get("/notifications/badge", **HTMX).content.decode()
+    for html in (panel, badge):
+        assert "Acquisizione di “Kites” non riuscita" in html and "Ingesting" not in html

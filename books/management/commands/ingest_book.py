@@ -191,4 +191,6 @@ class Command(BaseCommand):
             extractor=options["extractor"],
         )
         job.refresh_from_db()
+        if job.status == job.Status.FAILED:  # the queue refused it (its broker is down)
+            raise DomainError(f"job {job.pk} failed: {job.error}")
         self.stdout.write(f"job {job.pk} {job.status}: {job.title!r}")

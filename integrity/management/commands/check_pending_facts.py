@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from integrity.models import PendingFactCheck
 from integrity.services import fact_checks_pending_run
@@ -18,6 +18,13 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         waiting = PendingFactCheck.objects.count()
-        done = fact_checks_pending_run()
+        failures: list[tuple[int, str]] = []
+        done = fact_checks_pending_run(failures=failures)
         left = PendingFactCheck.objects.count()
-        self.stdout.write(f"checked {done} of {waiting} pending facts; {left} left")
+        summary = f"checked {done} of {waiting} pending facts; {left} left"
+        if failures:  # kept for the next run; the operator hears why, in one line
+            fact_id, error = failures[0]
+            raise CommandError(
+                f"{summary}: {len(failures)} could not be checked (fact {fact_id}: {error})"
+            )
+        self.stdout.write(summary)
