@@ -19,3 +19,14 @@ def contradiction(db, monkeypatch, django_capture_on_commit_callbacks) -> Contra
         fact_store(text="Alice was born in 1990.", subject=alice)
         fact_store(text="Alice was born in 1985.", subject=alice)
     return Contradiction.objects.get()
+
+
+@pytest.fixture
+def no_index(monkeypatch):
+    """The vector index is empty: candidates come from entity links only."""
+    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [])
+
+
+@pytest.fixture
+def alice(db):
+    return entity_store(name="Alice", type="person")[0]
