@@ -45,6 +45,8 @@ BATCH = 64
 # What a name proposed by NER may not contain: Markdown, digits, line breaks.
 _NOT_A_NAME = re.compile(r"[\d*#|_\[\]{}<>=\n]")
 _LEADING_ARTICLE = re.compile(r"^the\s+", re.I)
+# A possessive NER keeps on a name ("Orla Brenn's island"): the name is without it.
+_POSSESSIVE = re.compile(r"(?:['’]s|(?<=s)['’])$")
 
 
 _NUMBERING = re.compile(r"^(?:(?:\d{1,2}|[A-Z])(?:\.\d{1,2})*\.?\s+)")
@@ -68,6 +70,16 @@ _ORG_HEADS = frozenset(
         "gmbh",
     }
 )
+
+
+def _ner_name(text: str, start: int, end: int) -> tuple[str, int, int]:
+    """NER's span as a name (display, start, end): without a possessive ("Orla Brenn's"
+    is Orla Brenn) or a leading "the"."""
+    if possessive := _POSSESSIVE.search(text):
+        end -= len(text) - possessive.start()
+        text = text[: possessive.start()]
+    display = _LEADING_ARTICLE.sub("", clean_display(text))
+    return display, (end - len(display) if text.endswith(display) else start), end
 
 
 def plausible_name(name: str, entity_type: str, lower_words: frozenset[str] = frozenset()) -> bool:
@@ -367,7 +379,7 @@ class OfflineExtractor:
                 start, end = ent.start_char + offset, ent.end_char + offset
                 if any(s < end and start < e for s, e in spans):
                     continue
-                display = _LEADING_ARTICLE.sub("", clean_display(ent.text))
+                display, start, end = _ner_name(ent.text, start, end)
                 if (
                     len(display) < 2
                     or _NOT_A_NAME.search(display)
@@ -377,7 +389,6 @@ class OfflineExtractor:
                     or not plausible_name(display, entity_type, lower_words)
                 ):
                     continue
-                start = end - len(display) if ent.text.endswith(display) else start
                 proposals.append((i, normalize(display), display, entity_type, start, end))
         chunk_sets: dict[str, set[int]] = defaultdict(set)
         type_votes: dict[str, Counter[str]] = defaultdict(Counter)

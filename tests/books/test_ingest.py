@@ -457,3 +457,21 @@ def ingest_now(path: Path, capture) -> IngestJob:
         job = ingest_job_create(filename=path.name, data=path.read_bytes(), extractor="offline")
     job.refresh_from_db()
     return job
+
+
+@pytest.mark.django_db
+def test_a_name_in_the_possessive_is_the_name_not_a_second_entity():
+    """NER read "Orla Brenn's island" as the person "Orla Brenn's": each possessive
+    (straight or curly) became one more candidate, and the chunk did not mention Orla
+    Brenn. A name whose own word holds the apostrophe stays whole."""
+    text = (
+        "# Harbour\n\n## Lights\n\nOrla Brenn keeps the lamp at Pope's Court.\n\n"
+        "## Ferries\n\nThe Morning Ferry sails to Orla Brenn's island. Orla Brenn’s boat "
+        "is red, moored at Pope's Court.\n"
+    )
+    book = book_ingest(data=text.encode(), filename="harbour.md", extractor="offline").book
+    names = set(Entity.objects.values_list("canonical_name", flat=True))
+    assert "Orla Brenn" in names
+    assert not {n for n in names if n.startswith("Orla Brenn") and n != "Orla Brenn"}
+    ferries = next(c for c in Chunk.objects.filter(book=book) if "Ferries" in c.heading_path)
+    assert ferries.mentions.filter(entity__canonical_name="Orla Brenn").exists()
