@@ -342,6 +342,13 @@ def book_ingest_now(
         if not isinstance(exc, InvalidInput):
             _notify_failure(job, message)
         raise
+    except BaseException as exc:  # Ctrl-C: the operator stopped it; no worker takes it on
+        IngestJob.objects.filter(pk=job.pk).update(
+            status=IngestJob.Status.FAILED,
+            error=f"interrupted ({type(exc).__name__}) during {job.phase or 'the job'}",
+            finished_at=timezone.now(),
+        )
+        raise
     IngestJob.objects.filter(pk=job.pk).update(
         status=IngestJob.Status.DONE,
         book_id=_still_stored(result.book),

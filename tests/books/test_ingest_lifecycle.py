@@ -7,10 +7,12 @@ names is lost."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.db.models import F
+from django.utils import timezone
 
 from books.models import Book, Chunk, IngestJob, Mention
 from books.services import (
@@ -326,3 +328,23 @@ def test_a_bad_title_is_refused_before_anything_is_stored(title, says):
         ingest_job_create(filename="kites.md", data=VERSIONS["box"], title=title)
     assert caught.value.field == "title" and says in caught.value.message
     assert not IngestJob.objects.exists() and not Book.objects.exists()
+
+
+def test_an_ingest_stopped_with_ctrl_c_is_no_job_left_running(monkeypatch):
+    """`ingest_book --sync` stopped with Ctrl-C left its job 'running' for ever on the
+    jobs page; with a cluster, the recovery then handed it to a worker, which ingested
+    the book the operator had stopped."""
+    from books.extraction.offline import OfflineExtractor
+    from books.services import book_ingest_now, ingest_jobs_recover
+
+    def interrupted(self, chunks, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(OfflineExtractor, "extract", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        book_ingest_now(data=VERSIONS["both"], filename="kites.md", extractor="offline")
+    job = IngestJob.objects.get()
+    assert job.status == "failed" and "interrupted (KeyboardInterrupt)" in job.error
+    silent = timezone.now() - timedelta(days=1)  # as a killed run's row after a lease
+    IngestJob.objects.filter(pk=job.pk).update(updated_at=silent)
+    assert ingest_jobs_recover() == [] and not Book.objects.exists()
