@@ -323,17 +323,20 @@ def book_ingest_now(
         started_at=timezone.now(),
     )
     try:
-        result = _book_ingest_bytes(
-            raw=raw,
-            filename=filename,
-            checked=checked,
-            title=title,
-            author=author,
-            job=job,
-            progress=progress,
-            embed=embed,
-            started=started,
-        )
+        # Alive while a long phase reports nothing: else the recovery takes this run for
+        # a dead worker's and hands the book to a worker, which ingests it alongside.
+        with leases.Heartbeat(IngestJob, job.pk, IngestJob.Status.RUNNING):
+            result = _book_ingest_bytes(
+                raw=raw,
+                filename=filename,
+                checked=checked,
+                title=title,
+                author=author,
+                job=job,
+                progress=progress,
+                embed=embed,
+                started=started,
+            )
     except Exception as exc:
         message = exc.message if isinstance(exc, DomainError) else f"{type(exc).__name__}: {exc}"
         IngestJob.objects.filter(pk=job.pk).update(

@@ -348,3 +348,31 @@ def test_an_ingest_stopped_with_ctrl_c_is_no_job_left_running(monkeypatch):
     silent = timezone.now() - timedelta(days=1)  # as a killed run's row after a lease
     IngestJob.objects.filter(pk=job.pk).update(updated_at=silent)
     assert ingest_jobs_recover() == [] and not Book.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_long_sync_ingest_is_not_taken_for_a_dead_worker(monkeypatch, settings):
+    """A phase that reports nothing for a lease (NER over a long book) left the --sync
+    run's job silent: the recovery queued it again and a worker ingested the same book
+    alongside the command."""
+    import time
+
+    from books.extraction.offline import OfflineExtractor
+    from books.services import book_ingest_now, ingest_jobs_recover
+
+    settings.KGSITE_JOB_LEASE_SECONDS = 2
+    real = OfflineExtractor.extract
+    recovered = []
+
+    def slow(self, chunks, **kwargs):
+        time.sleep(3)  # longer than a lease, without a word of progress
+        recovered.extend(ingest_jobs_recover())
+        return real(self, chunks, **kwargs)
+
+    monkeypatch.setattr(OfflineExtractor, "extract", slow)
+    job, _result = book_ingest_now(
+        data=VERSIONS["both"], filename="kites.md", extractor="offline", embed=False
+    )
+    assert recovered == []
+    job.refresh_from_db()
+    assert job.status == "done" and job.attempts == 0
