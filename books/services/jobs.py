@@ -317,7 +317,7 @@ def book_ingest_now(
         title=title or "",
         author=author or "",
         source_name=filename,
-        source_path=str(path or ""),
+        source_path=str(Path(path).resolve()) if path else "",  # a worker may resume it
         extractor=extractor or "",
         status=IngestJob.Status.RUNNING,
         started_at=timezone.now(),

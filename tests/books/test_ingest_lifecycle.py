@@ -376,3 +376,20 @@ def test_a_long_sync_ingest_is_not_taken_for_a_dead_worker(monkeypatch, settings
     assert recovered == []
     job.refresh_from_db()
     assert job.status == "done" and job.attempts == 0
+
+
+def test_a_sync_run_killed_outright_is_resumed_from_its_file(tmp_path, monkeypatch, settings):
+    """A --sync run given a relative path, then killed (out of memory): the recovery
+    handed its job to a worker, which looked for the path from its own folder and
+    failed with 'No such file'."""
+    from books.services import book_ingest_now, ingest_jobs_recover
+
+    (tmp_path / "kites.md").write_bytes(VERSIONS["both"])
+    monkeypatch.chdir(tmp_path)
+    job, _result = book_ingest_now(path="kites.md", extractor="offline", embed=False)
+    dead = timezone.now() - timedelta(seconds=settings.KGSITE_JOB_LEASE_SECONDS + 1)
+    IngestJob.objects.filter(pk=job.pk).update(status="running", updated_at=dead)
+    monkeypatch.chdir(tmp_path.parent)  # the worker's own folder
+    assert ingest_jobs_recover() == [job.pk]
+    job.refresh_from_db()
+    assert job.status == "done", job.error
