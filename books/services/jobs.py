@@ -164,7 +164,7 @@ def ingest_jobs_recover() -> list[int]:
     up to ``KGSITE_JOB_MAX_ATTEMPTS`` runs; then they fail with a notification."""
     requeued: list[int] = []
     for job in leases.stale(IngestJob.objects.all(), IngestJob.Status.RUNNING):
-        died = f"the worker died during {job.phase or 'the job'} (run {job.attempts})"
+        died = _death(job)
         if job.attempts >= settings.KGSITE_JOB_MAX_ATTEMPTS:
             if IngestJob.objects.filter(pk=job.pk, updated_at=job.updated_at).update(
                 status=IngestJob.Status.FAILED, error=died, finished_at=timezone.now()
@@ -183,6 +183,26 @@ def ingest_jobs_recover() -> list[int]:
             _enqueue(job.pk)
             requeued.append(job.pk)
     return requeued
+
+
+def _time_limit() -> tuple[int, str]:
+    """The ingestion queue's time limit for one run, and the setting that sets it."""
+    name = settings.KGSITE_INGEST_CLUSTER
+    cluster = settings.Q_CLUSTER.get("ALT_CLUSTERS", {}).get(name) if name else None
+    if cluster:
+        return int(cluster["timeout"]), "KGSITE_INGEST_TIMEOUT"
+    return int(settings.Q_CLUSTER["timeout"]), "KGSITE_Q_TIMEOUT"
+
+
+def _death(job: IngestJob) -> str:
+    """Why a running job fell silent: its worker died, or the queue stopped it at its time
+    limit (then a retry stops there again: the operator raises the limit)."""
+    during = f"during {job.phase or 'the job'} (run {job.attempts})"
+    limit, setting = _time_limit()
+    ran = (job.updated_at - job.started_at).total_seconds() if job.started_at else 0
+    if ran >= limit - settings.KGSITE_JOB_LEASE_SECONDS:
+        return f"the run reached the queue's time limit of {limit} s ({setting}) {during}"
+    return f"the worker died {during}"
 
 
 def ingest_job_run(*, job_id: int, progress: PhaseProgress | None = None) -> IngestJob:
