@@ -195,6 +195,18 @@ def _lower_words(chunks: Sequence[ChunkDraft]) -> frozenset[str]:
     return frozenset(words)
 
 
+def _reporting(docs, fed: list[tuple[int, int, int]], progress: Progress | None, total: int):
+    """NER's documents, reporting the second half of the phase's count as NER reads
+    on through the book (every ``BATCH`` chunks)."""
+    half, batch = total // 2, -1
+    for k, doc in enumerate(docs):
+        i = fed[k][0]
+        if progress is not None and i // BATCH != batch:
+            batch = i // BATCH
+            progress(half + i * (total - half) // total)
+        yield doc
+
+
 def ner_processes(pieces: int) -> int:
     """Two spaCy processes for a big book on a machine with two cores or more; one in a
     daemonic worker (it may not fork) or for a small text."""
@@ -324,18 +336,21 @@ class OfflineExtractor:
     ) -> ExtractionReport:
         mentions: list[list[FoundMention]] = []
         hits_per_chunk: list[list[DetectedEntity]] = []
+        # With NER, the structural pass is the first half of the phase's count and NER's
+        # reading the second: the bar stood at "1000 / 1000" while NER read for minutes.
+        share = 2 if self.use_ner else 1
         for index, chunk in enumerate(chunks):
             found, hits = structural_mentions(chunk, index, lexicon)
             mentions.append(found)
             hits_per_chunk.append(hits)
             if progress is not None and (index + 1) % BATCH == 0:
-                progress(index + 1)
+                progress((index + 1) // share)
         if self.use_ner:
             # spaCy keeps every new token string for the life of the process (a worker
             # grew 294 -> 897 MB over two long single-line documents): in a memory zone
             # the strings this book added are freed at its end. No Doc outlives it.
             with spacy_nlp().memory_zone():
-                self._add_new_names(chunks, lexicon, mentions, hits_per_chunk)
+                self._add_new_names(chunks, lexicon, mentions, hits_per_chunk, progress)
         if progress is not None:
             progress(len(chunks))
         return ExtractionReport(mentions=mentions)
@@ -346,6 +361,7 @@ class OfflineExtractor:
         lexicon: BookLexicon,
         mentions: list[list[FoundMention]],
         hits_per_chunk: list[list[DetectedEntity]],
+        progress: Progress | None = None,
     ) -> None:
         """Names spaCy finds outside typed chapters, kept when the book repeats them."""
         targets = [
@@ -369,6 +385,7 @@ class OfflineExtractor:
         fed: list[tuple[int, int, int]] = []
         texts = _unseen_name_pieces(chunks, pieces, fed)
         docs = nlp.pipe(texts, batch_size=64, n_process=ner_processes(len(pieces)))
+        docs = _reporting(docs, fed, progress, len(chunks))
         for k, doc in enumerate(docs):
             i, offset, _hi = fed[k]
             spans = [(h.start, h.end) for h in hits_per_chunk[i]]
