@@ -14,9 +14,11 @@ from django.utils import timezone
 from django_q import tasks as queue
 
 from kgsite import leases
+from kgsite.converters import parse_id
 from kgsite.errors import Conflict, DomainError, InvalidInput
 from kgsite.models import audit
 from kgsite.text import normalize
+from notifications.models import Notification
 from notifications.services import (
     notification_create,
     notification_mark_read_by_key,
@@ -246,8 +248,24 @@ def _ingest_job_execute(job: IngestJob, progress: PhaseProgress | None) -> Inges
         total=max(job.total, result.chunks),
         finished_at=timezone.now(),
     )
+    _earlier_failures_closed(result.book.title)
     job.refresh_from_db()
     return job
+
+
+FAILURE_KEY = "ingest-job-failed:"
+
+
+def _earlier_failures_closed(title: str) -> None:
+    """The book is in now: the bell's notices of earlier failed ingests of this title
+    (a version that failed, then uploaded again fixed) are dealt with."""
+    norm = normalize(title)
+    unread = Notification.objects.filter(key__startswith=FAILURE_KEY, read=False)
+    ids = [parse_id(key[len(FAILURE_KEY) :]) for key in unread.values_list("key", flat=True)]
+    failed = IngestJob.objects.filter(pk__in=[i for i in ids if i], status=IngestJob.Status.FAILED)
+    for pk, job_title, source in failed.values_list("pk", "title", "source_name"):
+        if normalize(job_title or title_from_filename(source)) == norm:
+            notification_mark_read_by_key(key=f"{FAILURE_KEY}{pk}")
 
 
 def _still_stored(book: Book) -> int | None:
@@ -259,7 +277,7 @@ def _still_stored(book: Book) -> int | None:
 def _notify_failure(job: IngestJob, message: str) -> None:
     """One notice per job: a retried job that fails again raises its notice again (the
     retry closed it), with the new error."""
-    key = f"ingest-job-failed:{job.pk}"
+    key = f"{FAILURE_KEY}{job.pk}"
     payload = {"job_id": job.pk, "error": message[:1000]}
     try:
         notification_create(
@@ -305,7 +323,7 @@ def ingest_job_retry(*, job: IngestJob, actor=None) -> IngestJob:
         finished_at=None,
         attempts=0,  # a curator's retry has its runs again (a dead worker is retried)
     )
-    notification_mark_read_by_key(key=f"ingest-job-failed:{job.pk}")
+    notification_mark_read_by_key(key=f"{FAILURE_KEY}{job.pk}")
     transaction.on_commit(lambda: _enqueue(job.pk))
     job.refresh_from_db()
     return job
@@ -381,5 +399,6 @@ def book_ingest_now(
         warnings=result.warnings[:500],
         finished_at=timezone.now(),
     )
+    _earlier_failures_closed(result.book.title)
     job.refresh_from_db()
     return job, result

@@ -393,3 +393,19 @@ def test_a_sync_run_killed_outright_is_resumed_from_its_file(tmp_path, monkeypat
     assert ingest_jobs_recover() == [job.pk]
     job.refresh_from_db()
     assert job.status == "done", job.error
+
+
+def test_a_book_ingested_fine_closes_the_notices_of_its_earlier_failures():
+    """A version failed (its notice in the bell), the curator uploaded it again fixed and
+    it went in: the bell still said 'Ingesting Kites failed' until marked read by hand."""
+    from books.services import book_ingest_now
+    from books.services.jobs import _notify_failure
+    from notifications.models import Notification
+
+    kites = IngestJob.objects.create(title="Kites", source_name="kites.md", status="failed")
+    reels = IngestJob.objects.create(title="Reels", source_name="reels.md", status="failed")
+    _notify_failure(kites, "ValueError: bad table")
+    _notify_failure(reels, "ValueError: bad table")
+    book_ingest_now(data=VERSIONS["both"], filename="kites.md", extractor="offline", embed=False)
+    unread = Notification.objects.filter(type="job_failed", read=False)
+    assert [n.payload["job_id"] for n in unread] == [reels.pk]
