@@ -34,7 +34,7 @@ from notifications.models import Notification
 from . import review, selectors, services
 from .models import Book, Chunk, IngestJob
 from .parsing import SUPPORTED_EXTENSIONS
-from .refusals import refusal_text
+from .refusals import job_error_text, refusal_text
 
 RECENT_JOBS = 10
 CHUNK_PAGE_SIZE = 25
@@ -77,6 +77,7 @@ def job_view(job: IngestJob) -> dict:
         "step": next((i for i, (p, _s) in enumerate(PHASES, 1) if p == job.phase), 0),
         "steps": len(PHASES),
         "unchanged": (job.result or {}).get("action") == "unchanged",
+        "error": job_error_text(job.error, PHASE_LABELS) if job.error else "",
     }
 
 
