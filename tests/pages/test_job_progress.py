@@ -136,3 +136,10 @@ def test_a_failed_jobs_error_reads_in_italian_on_the_italian_page(curator_client
     failed = job(status="failed", phase="extract", error=error)
     html = curator_client.get(f"/books/jobs/{failed.pk}/", HTTP_ACCEPT_LANGUAGE="it")
     assert italian in html.content.decode()
+
+
+def test_a_done_job_whose_book_was_deleted_says_so(curator_client):
+    """The page said only 'Done · 100 %', with no book to open and no word of why."""
+    gone = job(status="done", result={"title": "Kites", "chunks": 3, "action": "created"})
+    html = curator_client.get(f"/books/jobs/{gone.pk}/").content.decode()
+    assert "“Kites” was deleted since." in html
