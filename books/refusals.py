@@ -124,3 +124,42 @@ def refusal_text(exc: DomainError) -> str:
                 values["kind"] = str(_KINDS.get(values["kind"], values["kind"]))
             return str(text) % values if values else str(text)
     return exc.message
+
+
+# How a job's run ended (``services.jobs``), as its page says it.
+_JOB_ENDS = (
+    (
+        r"the worker died during (?P<phase>\w+|the job) \(run (?P<n>\d+)\)",
+        gettext_lazy("the worker died during %(phase)s (run %(n)s)"),
+    ),
+    (
+        r"the run reached the queue's time limit of (?P<limit>\d+) s \((?P<setting>\w+)\) "
+        r"during (?P<phase>\w+|the job) \(run (?P<n>\d+)\)",
+        gettext_lazy(
+            "the run reached the queue's time limit of %(limit)s s (%(setting)s) during "
+            "%(phase)s (run %(n)s)"
+        ),
+    ),
+    (
+        r"the job could not be queued \((?P<why>.*)\); retry it later",
+        gettext_lazy("the job could not be queued (%(why)s); retry it later"),
+    ),
+    (
+        r"interrupted \((?P<why>\w+)\) during (?P<phase>\w+|the job)",
+        gettext_lazy("interrupted (%(why)s) during %(phase)s"),
+    ),
+)
+_JOB_COMPILED = tuple((re.compile(pattern, re.S), text) for pattern, text in _JOB_ENDS)
+
+
+def job_error_text(error: str, phases: dict) -> str:
+    """A failed job's error in the page's language: how its run ended, or the ingest's
+    refusal; anything else (an exception's own words) as it was recorded."""
+    for pattern, text in _JOB_COMPILED:
+        if found := pattern.fullmatch(error):
+            values = found.groupdict()
+            if "phase" in values:
+                phase = values["phase"]
+                values["phase"] = str(phases.get(phase, gettext_lazy("the job")))
+            return str(text) % values
+    return refusal_text(DomainError(error))

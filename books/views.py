@@ -34,7 +34,7 @@ from notifications.models import Notification
 from . import review, selectors, services
 from .models import Book, Chunk, IngestJob
 from .parsing import SUPPORTED_EXTENSIONS
-from .refusals import refusal_text
+from .refusals import job_error_text, refusal_text
 
 RECENT_JOBS = 10
 CHUNK_PAGE_SIZE = 25
@@ -77,6 +77,7 @@ def job_view(job: IngestJob) -> dict:
         "step": next((i for i, (p, _s) in enumerate(PHASES, 1) if p == job.phase), 0),
         "steps": len(PHASES),
         "unchanged": (job.result or {}).get("action") == "unchanged",
+        "error": job_error_text(job.error, PHASE_LABELS) if job.error else "",
     }
 
 
@@ -357,8 +358,8 @@ def _candidates_context(request, **extra) -> dict:
     return {
         "page": page,
         "rows": [{"e": e, "mentions": evidence.get(e.pk, [])} for e in page.object_list],
-        "books": review.candidate_books(),
-        "types": review.candidate_types(),
+        "books": _with_chosen_book(review.candidate_books(), book_id),
+        "types": _with_chosen(review.candidate_types(), entity_type),
         "all_types": sorted(settings.KGSITE_ENTITY_TYPES),
         "book_id": book_id,
         "type": entity_type,
@@ -367,6 +368,19 @@ def _candidates_context(request, **extra) -> dict:
         "can_write": is_curator(request.user),
         **extra,
     }
+
+
+def _with_chosen_book(books: list[Book], book_id: int | None) -> list[Book]:
+    """The filter's books, with the chosen one even when none of its candidates waits
+    any more: the menu said "all books" over its empty list, as if none waited anywhere."""
+    if book_id is None or any(b.pk == book_id for b in books):
+        return books
+    chosen = Book.objects.filter(pk=book_id).first()
+    return sorted([*books, chosen], key=lambda b: b.title_norm) if chosen else books
+
+
+def _with_chosen(types: list[str], chosen: str) -> list[str]:
+    return sorted({*types, chosen}) if chosen else types
 
 
 @require_GET

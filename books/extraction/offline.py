@@ -45,6 +45,8 @@ BATCH = 64
 # What a name proposed by NER may not contain: Markdown, digits, line breaks.
 _NOT_A_NAME = re.compile(r"[\d*#|_\[\]{}<>=\n]")
 _LEADING_ARTICLE = re.compile(r"^the\s+", re.I)
+# A possessive NER keeps on a name ("Orla Brenn's island"): the name is without it.
+_POSSESSIVE = re.compile(r"(?:['’]s|(?<=s)['’])$")
 
 
 _NUMBERING = re.compile(r"^(?:(?:\d{1,2}|[A-Z])(?:\.\d{1,2})*\.?\s+)")
@@ -68,6 +70,16 @@ _ORG_HEADS = frozenset(
         "gmbh",
     }
 )
+
+
+def _ner_name(text: str, start: int, end: int) -> tuple[str, int, int]:
+    """NER's span as a name (display, start, end): without a possessive ("Orla Brenn's"
+    is Orla Brenn) or a leading "the"."""
+    if possessive := _POSSESSIVE.search(text):
+        end -= len(text) - possessive.start()
+        text = text[: possessive.start()]
+    display = _LEADING_ARTICLE.sub("", clean_display(text))
+    return display, (end - len(display) if text.endswith(display) else start), end
 
 
 def plausible_name(name: str, entity_type: str, lower_words: frozenset[str] = frozenset()) -> bool:
@@ -181,6 +193,18 @@ def _lower_words(chunks: Sequence[ChunkDraft]) -> frozenset[str]:
     for chunk in chunks:
         words.update(_LOWER_WORD.findall(chunk.text))
     return frozenset(words)
+
+
+def _reporting(docs, fed: list[tuple[int, int, int]], progress: Progress | None, total: int):
+    """NER's documents, reporting the second half of the phase's count as NER reads
+    on through the book (every ``BATCH`` chunks)."""
+    half, batch = total // 2, -1
+    for k, doc in enumerate(docs):
+        i = fed[k][0]
+        if progress is not None and i // BATCH != batch:
+            batch = i // BATCH
+            progress(half + i * (total - half) // total)
+        yield doc
 
 
 def ner_processes(pieces: int) -> int:
@@ -312,18 +336,21 @@ class OfflineExtractor:
     ) -> ExtractionReport:
         mentions: list[list[FoundMention]] = []
         hits_per_chunk: list[list[DetectedEntity]] = []
+        # With NER, the structural pass is the first half of the phase's count and NER's
+        # reading the second: the bar stood at "1000 / 1000" while NER read for minutes.
+        share = 2 if self.use_ner else 1
         for index, chunk in enumerate(chunks):
             found, hits = structural_mentions(chunk, index, lexicon)
             mentions.append(found)
             hits_per_chunk.append(hits)
             if progress is not None and (index + 1) % BATCH == 0:
-                progress(index + 1)
+                progress((index + 1) // share)
         if self.use_ner:
             # spaCy keeps every new token string for the life of the process (a worker
             # grew 294 -> 897 MB over two long single-line documents): in a memory zone
             # the strings this book added are freed at its end. No Doc outlives it.
             with spacy_nlp().memory_zone():
-                self._add_new_names(chunks, lexicon, mentions, hits_per_chunk)
+                self._add_new_names(chunks, lexicon, mentions, hits_per_chunk, progress)
         if progress is not None:
             progress(len(chunks))
         return ExtractionReport(mentions=mentions)
@@ -334,6 +361,7 @@ class OfflineExtractor:
         lexicon: BookLexicon,
         mentions: list[list[FoundMention]],
         hits_per_chunk: list[list[DetectedEntity]],
+        progress: Progress | None = None,
     ) -> None:
         """Names spaCy finds outside typed chapters, kept when the book repeats them."""
         targets = [
@@ -357,6 +385,7 @@ class OfflineExtractor:
         fed: list[tuple[int, int, int]] = []
         texts = _unseen_name_pieces(chunks, pieces, fed)
         docs = nlp.pipe(texts, batch_size=64, n_process=ner_processes(len(pieces)))
+        docs = _reporting(docs, fed, progress, len(chunks))
         for k, doc in enumerate(docs):
             i, offset, _hi = fed[k]
             spans = [(h.start, h.end) for h in hits_per_chunk[i]]
@@ -367,7 +396,7 @@ class OfflineExtractor:
                 start, end = ent.start_char + offset, ent.end_char + offset
                 if any(s < end and start < e for s, e in spans):
                     continue
-                display = _LEADING_ARTICLE.sub("", clean_display(ent.text))
+                display, start, end = _ner_name(ent.text, start, end)
                 if (
                     len(display) < 2
                     or _NOT_A_NAME.search(display)
@@ -377,7 +406,6 @@ class OfflineExtractor:
                     or not plausible_name(display, entity_type, lower_words)
                 ):
                     continue
-                start = end - len(display) if ent.text.endswith(display) else start
                 proposals.append((i, normalize(display), display, entity_type, start, end))
         chunk_sets: dict[str, set[int]] = defaultdict(set)
         type_votes: dict[str, Counter[str]] = defaultdict(Counter)

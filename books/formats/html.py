@@ -8,6 +8,7 @@ already read. Scripts, styles and navigation are dropped first.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import re
@@ -32,6 +33,11 @@ def _soup(markup: bytes | str):
         XMLParsedAsHTMLWarning,
     )
 
+    if isinstance(markup, bytes):
+        # Bytes that read as UTF-8 are UTF-8, whatever an old <meta charset> says; any
+        # other encoding is the page's declaration's, or beautifulsoup's guess.
+        with contextlib.suppress(UnicodeDecodeError):
+            markup = markup.decode("utf-8-sig")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
         return BeautifulSoup(markup, "lxml")

@@ -14,9 +14,11 @@ from django.utils import timezone
 from django_q import tasks as queue
 
 from kgsite import leases
+from kgsite.converters import parse_id
 from kgsite.errors import Conflict, DomainError, InvalidInput
 from kgsite.models import audit
 from kgsite.text import normalize
+from notifications.models import Notification
 from notifications.services import (
     notification_create,
     notification_mark_read_by_key,
@@ -164,7 +166,7 @@ def ingest_jobs_recover() -> list[int]:
     up to ``KGSITE_JOB_MAX_ATTEMPTS`` runs; then they fail with a notification."""
     requeued: list[int] = []
     for job in leases.stale(IngestJob.objects.all(), IngestJob.Status.RUNNING):
-        died = f"the worker died during {job.phase or 'the job'} (run {job.attempts})"
+        died = _death(job)
         if job.attempts >= settings.KGSITE_JOB_MAX_ATTEMPTS:
             if IngestJob.objects.filter(pk=job.pk, updated_at=job.updated_at).update(
                 status=IngestJob.Status.FAILED, error=died, finished_at=timezone.now()
@@ -183,6 +185,26 @@ def ingest_jobs_recover() -> list[int]:
             _enqueue(job.pk)
             requeued.append(job.pk)
     return requeued
+
+
+def _time_limit() -> tuple[int, str]:
+    """The ingestion queue's time limit for one run, and the setting that sets it."""
+    name = settings.KGSITE_INGEST_CLUSTER
+    cluster = settings.Q_CLUSTER.get("ALT_CLUSTERS", {}).get(name) if name else None
+    if cluster:
+        return int(cluster["timeout"]), "KGSITE_INGEST_TIMEOUT"
+    return int(settings.Q_CLUSTER["timeout"]), "KGSITE_Q_TIMEOUT"
+
+
+def _death(job: IngestJob) -> str:
+    """Why a running job fell silent: its worker died, or the queue stopped it at its time
+    limit (then a retry stops there again: the operator raises the limit)."""
+    during = f"during {job.phase or 'the job'} (run {job.attempts})"
+    limit, setting = _time_limit()
+    ran = (job.updated_at - job.started_at).total_seconds() if job.started_at else 0
+    if ran >= limit - settings.KGSITE_JOB_LEASE_SECONDS:
+        return f"the run reached the queue's time limit of {limit} s ({setting}) {during}"
+    return f"the worker died {during}"
 
 
 def ingest_job_run(*, job_id: int, progress: PhaseProgress | None = None) -> IngestJob:
@@ -226,8 +248,24 @@ def _ingest_job_execute(job: IngestJob, progress: PhaseProgress | None) -> Inges
         total=max(job.total, result.chunks),
         finished_at=timezone.now(),
     )
+    _earlier_failures_closed(result.book.title)
     job.refresh_from_db()
     return job
+
+
+FAILURE_KEY = "ingest-job-failed:"
+
+
+def _earlier_failures_closed(title: str) -> None:
+    """The book is in now: the bell's notices of earlier failed ingests of this title
+    (a version that failed, then uploaded again fixed) are dealt with."""
+    norm = normalize(title)
+    unread = Notification.objects.filter(key__startswith=FAILURE_KEY, read=False)
+    ids = [parse_id(key[len(FAILURE_KEY) :]) for key in unread.values_list("key", flat=True)]
+    failed = IngestJob.objects.filter(pk__in=[i for i in ids if i], status=IngestJob.Status.FAILED)
+    for pk, job_title, source in failed.values_list("pk", "title", "source_name"):
+        if normalize(job_title or title_from_filename(source)) == norm:
+            notification_mark_read_by_key(key=f"{FAILURE_KEY}{pk}")
 
 
 def _still_stored(book: Book) -> int | None:
@@ -239,7 +277,7 @@ def _still_stored(book: Book) -> int | None:
 def _notify_failure(job: IngestJob, message: str) -> None:
     """One notice per job: a retried job that fails again raises its notice again (the
     retry closed it), with the new error."""
-    key = f"ingest-job-failed:{job.pk}"
+    key = f"{FAILURE_KEY}{job.pk}"
     payload = {"job_id": job.pk, "error": message[:1000]}
     try:
         notification_create(
@@ -285,7 +323,7 @@ def ingest_job_retry(*, job: IngestJob, actor=None) -> IngestJob:
         finished_at=None,
         attempts=0,  # a curator's retry has its runs again (a dead worker is retried)
     )
-    notification_mark_read_by_key(key=f"ingest-job-failed:{job.pk}")
+    notification_mark_read_by_key(key=f"{FAILURE_KEY}{job.pk}")
     transaction.on_commit(lambda: _enqueue(job.pk))
     job.refresh_from_db()
     return job
@@ -317,23 +355,26 @@ def book_ingest_now(
         title=title or "",
         author=author or "",
         source_name=filename,
-        source_path=str(path or ""),
+        source_path=str(Path(path).resolve()) if path else "",  # a worker may resume it
         extractor=extractor or "",
         status=IngestJob.Status.RUNNING,
         started_at=timezone.now(),
     )
     try:
-        result = _book_ingest_bytes(
-            raw=raw,
-            filename=filename,
-            checked=checked,
-            title=title,
-            author=author,
-            job=job,
-            progress=progress,
-            embed=embed,
-            started=started,
-        )
+        # Alive while a long phase reports nothing: else the recovery takes this run for
+        # a dead worker's and hands the book to a worker, which ingests it alongside.
+        with leases.Heartbeat(IngestJob, job.pk, IngestJob.Status.RUNNING):
+            result = _book_ingest_bytes(
+                raw=raw,
+                filename=filename,
+                checked=checked,
+                title=title,
+                author=author,
+                job=job,
+                progress=progress,
+                embed=embed,
+                started=started,
+            )
     except Exception as exc:
         message = exc.message if isinstance(exc, DomainError) else f"{type(exc).__name__}: {exc}"
         IngestJob.objects.filter(pk=job.pk).update(
@@ -341,6 +382,13 @@ def book_ingest_now(
         )
         if not isinstance(exc, InvalidInput):
             _notify_failure(job, message)
+        raise
+    except BaseException as exc:  # Ctrl-C: the operator stopped it; no worker takes it on
+        IngestJob.objects.filter(pk=job.pk).update(
+            status=IngestJob.Status.FAILED,
+            error=f"interrupted ({type(exc).__name__}) during {job.phase or 'the job'}",
+            finished_at=timezone.now(),
+        )
         raise
     IngestJob.objects.filter(pk=job.pk).update(
         status=IngestJob.Status.DONE,
@@ -351,5 +399,6 @@ def book_ingest_now(
         warnings=result.warnings[:500],
         finished_at=timezone.now(),
     )
+    _earlier_failures_closed(result.book.title)
     job.refresh_from_db()
     return job, result

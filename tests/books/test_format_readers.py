@@ -115,3 +115,16 @@ def test_code_spans_pair_runs_of_backticks_of_the_same_length():
     line = "x ``a`b`` y `c` z ``` w"
     assert [line[s:e] for s, e in code_spans(line)] == ["``a`b``", "`c`"]
     assert code_spans("no code") == [] and code_spans("` alone") == []
+
+
+def test_an_html_page_in_utf8_under_an_old_charset_declaration_reads_as_written():
+    """A page re-saved as UTF-8 that kept its '<meta charset="iso-8859-1">' was read by
+    the declaration: every accent became two signs ("cafÃ©"), names included."""
+    page = (
+        '<html><head><meta charset="iso-8859-1"></head>'
+        "<body><h1>Café Zoë</h1><p>The Café Zoë opens at dawn.</p></body></html>"
+    )
+    text = parse_document(page.encode(), fmt="html").text
+    assert "# Café Zoë" in text and "Ã" not in text
+    latin = page.encode("latin-1")  # as declared: still read by its declaration
+    assert "The Café Zoë opens" in parse_document(latin, fmt="html").text

@@ -7,10 +7,12 @@ names is lost."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.db.models import F
+from django.utils import timezone
 
 from books.models import Book, Chunk, IngestJob, Mention
 from books.services import (
@@ -326,3 +328,84 @@ def test_a_bad_title_is_refused_before_anything_is_stored(title, says):
         ingest_job_create(filename="kites.md", data=VERSIONS["box"], title=title)
     assert caught.value.field == "title" and says in caught.value.message
     assert not IngestJob.objects.exists() and not Book.objects.exists()
+
+
+def test_an_ingest_stopped_with_ctrl_c_is_no_job_left_running(monkeypatch):
+    """`ingest_book --sync` stopped with Ctrl-C left its job 'running' for ever on the
+    jobs page; with a cluster, the recovery then handed it to a worker, which ingested
+    the book the operator had stopped."""
+    from books.extraction.offline import OfflineExtractor
+    from books.services import book_ingest_now, ingest_jobs_recover
+
+    def interrupted(self, chunks, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(OfflineExtractor, "extract", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        book_ingest_now(data=VERSIONS["both"], filename="kites.md", extractor="offline")
+    job = IngestJob.objects.get()
+    assert job.status == "failed" and "interrupted (KeyboardInterrupt)" in job.error
+    silent = timezone.now() - timedelta(days=1)  # as a killed run's row after a lease
+    IngestJob.objects.filter(pk=job.pk).update(updated_at=silent)
+    assert ingest_jobs_recover() == [] and not Book.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_long_sync_ingest_is_not_taken_for_a_dead_worker(monkeypatch, settings):
+    """A phase that reports nothing for a lease (NER over a long book) left the --sync
+    run's job silent: the recovery queued it again and a worker ingested the same book
+    alongside the command."""
+    import time
+
+    from books.extraction.offline import OfflineExtractor
+    from books.services import book_ingest_now, ingest_jobs_recover
+
+    settings.KGSITE_JOB_LEASE_SECONDS = 2
+    real = OfflineExtractor.extract
+    recovered = []
+
+    def slow(self, chunks, **kwargs):
+        time.sleep(3)  # longer than a lease, without a word of progress
+        recovered.extend(ingest_jobs_recover())
+        return real(self, chunks, **kwargs)
+
+    monkeypatch.setattr(OfflineExtractor, "extract", slow)
+    job, _result = book_ingest_now(
+        data=VERSIONS["both"], filename="kites.md", extractor="offline", embed=False
+    )
+    assert recovered == []
+    job.refresh_from_db()
+    assert job.status == "done" and job.attempts == 0
+
+
+def test_a_sync_run_killed_outright_is_resumed_from_its_file(tmp_path, monkeypatch, settings):
+    """A --sync run given a relative path, then killed (out of memory): the recovery
+    handed its job to a worker, which looked for the path from its own folder and
+    failed with 'No such file'."""
+    from books.services import book_ingest_now, ingest_jobs_recover
+
+    (tmp_path / "kites.md").write_bytes(VERSIONS["both"])
+    monkeypatch.chdir(tmp_path)
+    job, _result = book_ingest_now(path="kites.md", extractor="offline", embed=False)
+    dead = timezone.now() - timedelta(seconds=settings.KGSITE_JOB_LEASE_SECONDS + 1)
+    IngestJob.objects.filter(pk=job.pk).update(status="running", updated_at=dead)
+    monkeypatch.chdir(tmp_path.parent)  # the worker's own folder
+    assert ingest_jobs_recover() == [job.pk]
+    job.refresh_from_db()
+    assert job.status == "done", job.error
+
+
+def test_a_book_ingested_fine_closes_the_notices_of_its_earlier_failures():
+    """A version failed (its notice in the bell), the curator uploaded it again fixed and
+    it went in: the bell still said 'Ingesting Kites failed' until marked read by hand."""
+    from books.services import book_ingest_now
+    from books.services.jobs import _notify_failure
+    from notifications.models import Notification
+
+    kites = IngestJob.objects.create(title="Kites", source_name="kites.md", status="failed")
+    reels = IngestJob.objects.create(title="Reels", source_name="reels.md", status="failed")
+    _notify_failure(kites, "ValueError: bad table")
+    _notify_failure(reels, "ValueError: bad table")
+    book_ingest_now(data=VERSIONS["both"], filename="kites.md", extractor="offline", embed=False)
+    unread = Notification.objects.filter(type="job_failed", read=False)
+    assert [n.payload["job_id"] for n in unread] == [reels.pk]

@@ -127,6 +127,28 @@ def test_a_job_retried_by_a_curator_has_its_runs_again(monkeypatch, settings, ve
 
 
 @pytest.mark.django_db
+def test_a_job_stopped_at_the_queues_time_limit_says_so(settings):
+    """A book longer to read than the queue's time limit was reported as 'the worker
+    died', three times: nothing told the operator to raise the limit."""
+    from notifications.models import Notification
+
+    job = queued_job()
+    limit = settings.Q_CLUSTER["timeout"]
+    IngestJob.objects.filter(pk=job.pk).update(
+        status="running",
+        attempts=settings.KGSITE_JOB_MAX_ATTEMPTS,
+        phase="extract",
+        started_at=timezone.now() - timedelta(seconds=limit + 60),
+    )
+    age(job, settings.KGSITE_JOB_LEASE_SECONDS + 1)  # its last beat, a lease ago
+    assert ingest_jobs_recover() == []
+    job.refresh_from_db()
+    assert job.status == "failed"
+    assert f"time limit of {limit} s (KGSITE_Q_TIMEOUT) during extract" in job.error
+    assert "KGSITE_Q_TIMEOUT" in Notification.objects.get(type="job_failed").payload["error"]
+
+
+@pytest.mark.django_db
 def test_a_new_version_that_keeps_killing_its_worker_leaves_the_book_ready(settings):
     """A SIGKILL runs no cleanup: the book stayed "ingesting" for ever, though its
     previous version is intact and no run was left to finish the new one."""

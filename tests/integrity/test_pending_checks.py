@@ -82,30 +82,6 @@ def test_a_failing_pending_check_stays_pending(alice, no_index, broken_broker, m
     assert not Notification.objects.get(type="job_failed").read
 
 
-def test_the_pending_checks_command_fails_in_one_line_when_a_check_fails(
-    alice, no_index, broken_broker, monkeypatch, capsys
-):
-    """It printed each failure's traceback and 'checked 0 of 1 pending facts; 1 left'
-    with exit 0, as if all were well."""
-    from django.core.management import CommandError, call_command
-
-    fact = store("Alice lives in Paris.", alice)
-    services.fact_check_defer(fact_id=fact.pk, error="down")
-
-    def explode(*, fact_id):
-        raise RuntimeError("database hiccup")
-
-    monkeypatch.setattr(services, "fact_check", explode)
-    with pytest.raises(CommandError) as caught:
-        call_command("check_pending_facts", stdout=io.StringIO())
-    assert str(caught.value) == (
-        "checked 0 of 1 pending facts; 1 left: 1 could not be checked "
-        f"(fact {fact.pk}: RuntimeError: database hiccup)"
-    )
-    assert "Traceback" not in capsys.readouterr().err
-    assert PendingFactCheck.objects.filter(fact=fact).exists()
-
-
 def test_recording_a_refused_check_never_raises(alice, monkeypatch, caplog):
     # The fact vanished before the hook ran: nothing to remember.
     services.fact_check_defer(fact_id=10**9, error="down")

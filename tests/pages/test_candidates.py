@@ -169,3 +169,20 @@ def test_a_decision_on_a_later_page_stays_on_that_page(curator_client):
     assert "Accepted 2 candidates" in after and "page 2 of 3" in after
     # the pager's links keep the filter and do not repeat the page
     assert "?page=3&amp;type=concept" in after and "page=2&amp;page" not in after
+
+
+def test_a_book_whose_candidates_are_all_reviewed_stays_the_chosen_filter(curator_client, book):
+    """The job page's 'Review its candidates' link after they were all accepted: the menu
+    said 'all books' over 'No candidates waiting', as if none waited anywhere."""
+    types = {e.type for e in _candidates(book)}
+    curator_client.post(
+        reverse("books:candidates-decide"),
+        {"action": "accept", "ids": [e.pk for e in _candidates(book)]},
+        **HTMX,
+    )
+    html = curator_client.get(reverse("books:candidates"), {"book": book.pk}).content.decode()
+    assert "No candidates waiting" in html
+    assert f'<option value="{book.pk}" selected>{book.title}</option>' in html
+    chosen = sorted(types)[0]
+    html = curator_client.get(reverse("books:candidates"), {"type": chosen}).content.decode()
+    assert f'<option value="{chosen}" selected>' in html
