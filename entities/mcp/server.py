@@ -190,6 +190,11 @@ UNCERTAINTY = inspect.Parameter(
 
 def _message(exc: DomainError, accepted: set[str] | None = None) -> str:
     message, field = limits.snake_message(exc.message, exc.field, accepted or set())
+    candidates = exc.extra.get("candidates") or []
+    if candidates:
+        # As the REST API's 409 lists them: the ids to call again with.
+        listed = ", ".join(f"{c['id']} ({c['canonical_name']}, {c['type']})" for c in candidates)
+        message = f"{message}; candidates: {listed}"
     return f"{field}: {message}" if field else message
 
 

@@ -244,3 +244,18 @@ def test_a_finding_not_logged_answers_the_same_keys_as_its_rest_twin(server, api
     assert not error, mcp
     assert set(mcp) == set(rest)
     assert mcp["fact"] is None and mcp["logged"] is None
+
+
+def test_an_ambiguous_name_names_its_candidates_in_the_tool_error(server):
+    """The REST API's 409 lists the entities a name stands for; the tool's error said
+    only "names entities of several types", leaving the agent no id to call again with."""
+    planet = make_entity("Mercury", "planet")
+    metal = make_entity("Mercury", "element")
+    for tool, arguments in (
+        ("graph_neighbors", {"entity": "Mercury"}),
+        ("validate_knowledge", {"subject": "Mercury", "predicate": "uses", "object": "x"}),
+        ("fact_store", {"text": "Mercury is near", "subject": "Mercury", "object_value": "x"}),
+    ):
+        error, text = call(server, tool, arguments)
+        assert error, text
+        assert f"{planet.pk} (Mercury, planet)" in text and f"{metal.pk} (Mercury, element)" in text
