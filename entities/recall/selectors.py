@@ -128,18 +128,28 @@ def session_render(
     elif not goals and not notices:
         lines.append("No active goals or pending notices in memory.")
     for goal in goals:
-        lines.append(f"### Goal: {goal['goal']['text']}")
+        lines.append(f"### Goal: {_one_line(goal['goal']['text'])}")
         if goal["facts"]:
             lines += ["", "Relevant facts:"]
-            lines += [f"- {f['text']} (confidence {f['confidence']:.2f})" for f in goal["facts"]]
+            lines += [
+                f"- {_one_line(f['text'])} (confidence {f['confidence']:.2f})"
+                for f in goal["facts"]
+            ]
         if goal["episodes"]:
             lines += ["", "Past work:"]
-            lines += [f"- {e['created_at'][:10]}: {e['text']}" for e in goal["episodes"]]
+            lines += [f"- {e['created_at'][:10]}: {_one_line(e['text'])}" for e in goal["episodes"]]
         lines.append("")
     if notices:
         lines += ["### Needs attention", ""]
-        lines += [f"- {n['text']}" for n in notices]
+        lines += [f"- {_one_line(n['text'])}" for n in notices]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _one_line(text: str) -> str:
+    """An item as one line of the rendering: an episode's narrative keeps its line
+    breaks, and a line of it starting "### " or "- " read as a heading or an item of
+    the context's own."""
+    return " ".join(text.split())
 
 
 def recall_session_start(
