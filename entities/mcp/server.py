@@ -62,7 +62,7 @@ DESCRIPTIONS: dict[str, str] = {
         "List facts by entity id, kind (goal, decision, mistake, ...) or status, newest "
         "first. Use to enumerate, e.g. all active goals. With ids: those facts, by our id "
         "or by an imported memory's fact id (an external reference when the store had no "
-        "facts). Not for relevance ranking."
+        "facts); ids takes no other filter. Not for relevance ranking."
     ),
     "fact_store": (
         "Store a fact, decision, investigation, mistake, dead_end, unknown, "

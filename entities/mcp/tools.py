@@ -158,6 +158,10 @@ def facts_list(
     all_scopes: bool = False,
 ):
     if ids is not None:
+        filters = {"entity": entity, "kind": kind, "status": status}
+        given = [name for name, value in filters.items() if value is not None]
+        if given:  # they filter a list; ids answers those facts whatever they are
+            raise InvalidInput(f"ids cannot be combined with {given[0]}", field=given[0])
         resolved = selectors.fact_refs_resolve(ids=ids, scopes=ctx.scopes(all_scopes))
         return {
             "facts": [

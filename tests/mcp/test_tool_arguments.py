@@ -40,6 +40,9 @@ BAD = [
     ("facts_list", {"ids": []}, "ids"),
     ("facts_list", {"ids": [True]}, "ids.0"),
     ("facts_list", {"ids": [5, False]}, "ids.1"),
+    # A filter beside ids was ignored: every fact asked came back, retracted ones too.
+    ("facts_list", {"ids": [5], "status": "active"}, "status"),
+    ("facts_list", {"ids": [5], "kind": "goal"}, "kind"),
     ("facts_search", {"q": " "}, "q"),
     ("facts_search", {"q": "x", "k": 0}, "k"),
     ("facts_search", {"q": "x", "k": 10**9}, "k"),
