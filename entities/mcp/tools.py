@@ -27,7 +27,7 @@ from ..recall.items import MAX_TEXT
 from ..recall.options import RecallOptions
 from ..recall.services import episode_store as episode_store_service
 from ..recall.services import recall_finding_log
-from ..scopes import ScopeFilter, scope_clean
+from ..scopes import ScopeFilter, key_clean
 from ..search import ranking
 
 MAX_LIST = 100
@@ -309,7 +309,7 @@ def recall_session_start(
 ):
     return recall.recall_session_start(
         scopes=ctx.scopes(all_scopes),
-        session_id=scope_clean(session_id, field="session_id"),
+        session_id=key_clean(session_id, field="session_id"),
         options=_options(
             {"budget_chars": budget_chars, "recent_sessions": recent_sessions, "ai_id": ai_id}
         ),
