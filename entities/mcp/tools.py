@@ -416,7 +416,14 @@ def episode_store(
         facts=linked,
         actor=ctx.actor(),
     )
-    return {"id": episode.pk, "scope": episode.scope, "session_id": episode.session_id}
+    return {  # the fields POST /api/v1/recall/episodes answers
+        "id": episode.pk,
+        "narrative": episode.narrative,
+        "scope": episode.scope,
+        "session_id": episode.session_id,
+        "ai_id": episode.ai_id,
+        "created_at": episode.created_at.isoformat(),
+    }
 
 
 def memory_hint(ctx: ToolContext, *, arguments: dict[str, Any], uncertainty: float):

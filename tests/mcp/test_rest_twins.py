@@ -259,3 +259,14 @@ def test_an_ambiguous_name_names_its_candidates_in_the_tool_error(server):
         error, text = call(server, tool, arguments)
         assert error, text
         assert f"{planet.pk} (Mercury, planet)" in text and f"{metal.pk} (Mercury, element)" in text
+
+
+def test_a_stored_episode_answers_the_fields_of_its_rest_twin(server, curator_api):
+    """The tool answered id, scope and session id only: not the agent id and narrative
+    as stored (trimmed, NFC), which its REST twin answers."""
+    asked = {"narrative": "Moved the mill's ledger", "ai_id": " cafe\u0301 ", "session_id": "s1"}
+    rest = curator_api.post("/api/v1/recall/episodes", asked, format="json").json()
+    error, mcp = call(server, "episode_store", asked)
+    assert not error, mcp
+    assert set(mcp) == set(rest)
+    assert mcp["ai_id"] == rest["ai_id"] == "caf\u00e9"
