@@ -284,7 +284,7 @@ def extract_entities(ctx: ToolContext, *, text: str, include_unknown: bool = Fal
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("text must not be empty", field="text")
     found = gazetteer_extract(text, include_unknown=include_unknown)
-    return {"entities": [d.as_dict() for d in found]}
+    return {"entities": [d.as_dict() for d in found], "count": len(found)}  # as the REST API
 
 
 def notifications_digest(ctx: ToolContext, *, all_scopes: bool = False):

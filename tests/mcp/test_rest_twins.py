@@ -270,3 +270,12 @@ def test_a_stored_episode_answers_the_fields_of_its_rest_twin(server, curator_ap
     assert not error, mcp
     assert set(mcp) == set(rest)
     assert mcp["ai_id"] == rest["ai_id"] == "caf\u00e9"
+
+
+def test_extract_entities_answers_the_fields_of_its_rest_twin(server, curator_api):
+    make_entity("Quarry Dell", "place")
+    asked = {"text": "The mill at Quarry Dell"}
+    rest = curator_api.post("/api/v1/extract/entities", asked, format="json").json()
+    error, mcp = call(server, "extract_entities", asked)
+    assert not error, mcp
+    assert set(mcp) == set(rest) and mcp["count"] == rest["count"] == 1
