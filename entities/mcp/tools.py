@@ -479,6 +479,9 @@ def find_related_entities(
     min_score: float = 0.0,
     all_scopes: bool = False,
 ):
+    if entity_type is not None and (not isinstance(entity_type, str) or shows_nothing(entity_type)):
+        # As the REST field refuses it: a blank type filtered on nothing, unsaid.
+        raise InvalidInput("entity_type must not be empty", field="entity_type")
     return graph_selectors.kge_related(
         entity=entity,
         relation=relation,

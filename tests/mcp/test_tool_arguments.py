@@ -34,6 +34,12 @@ BAD = [
     ("ppr_retrieve", {"query": "x", "damping": 1.0}, "damping"),
     ("ppr_retrieve", {"query_entities": [""]}, "query_entities.0"),
     ("facts_list", {"limit": 0}, "limit"),
+    # A blank type was taken as no filter; the REST field refuses it.
+    (
+        "find_related_entities",
+        {"entity": "Pod", "relation": "runs on", "entity_type": " "},
+        "entity_type",
+    ),
     ("facts_list", {"limit": 101}, "limit"),
     ("facts_list", {"status": "gone"}, "status"),
     ("facts_list", {"kind": "gossip"}, "kind"),
