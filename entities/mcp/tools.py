@@ -26,7 +26,7 @@ from ..recall import selectors as recall
 from ..recall.items import MAX_TEXT
 from ..recall.options import RecallOptions
 from ..recall.services import episode_store as episode_store_service
-from ..recall.services import recall_finding_log
+from ..recall.services import finding_fields_check, recall_finding_log
 from ..scopes import ScopeFilter, key_clean
 from ..search import ranking
 
@@ -341,6 +341,7 @@ def recall_finding(
     selectors.fact_kind_valid(kind)  # as POST /recall/finding: never searched as another kind
     if not 0 <= confidence <= 1:  # as POST /recall/finding: refused with or without log
         raise InvalidInput("confidence must be between 0 and 1", field="confidence")
+    finding_fields_check(kind=kind, resolved_by=resolved_by, domain=domain)
     result = recall.recall_finding(text=text, scope=ctx.scope, kind=kind)
     result.update({"logged": None, "fact": None})  # as POST /recall/finding answers
     if log:

@@ -96,3 +96,15 @@ def test_a_goal_set_again_after_it_was_done_is_active_again(client, curator_api,
     assert done.goal_status == "done" and done.confirmations == 1
     start = post(client, "/session-start")
     assert [g["goal"]["id"] for g in start["goals"]] == [logged["fact"]["id"]]
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [({"resolved_by": "the cache was cold"}, "resolved_by"), ({"domain": "db"}, "domain")],
+)
+def test_a_field_the_kind_cannot_carry_is_refused_without_log_too(client, vector_dir, extra, field):
+    """With log it is a 400 naming the field; without, the same request answered 200."""
+    body = {"text": "The export runs at night", "kind": "decision", **extra}
+    response = client.post("/api/v1/recall/finding", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == field
