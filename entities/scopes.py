@@ -16,6 +16,7 @@ from django.db.models import Q
 
 from kgsite.errors import InvalidInput
 from kgsite.pages import is_curator
+from kgsite.text import invisible_char
 
 GLOBAL = ""
 MAX_SCOPE_LENGTH = 128
@@ -43,8 +44,17 @@ def key_clean(value: object, *, field: str, limit: int = MAX_SCOPE_LENGTH) -> st
 
 
 def scope_clean(value: object, *, field: str = "scope") -> str:
-    """A project key as stored (see ``key_clean``); None is global memory."""
-    return key_clean(value, field=field) if value is not None else GLOBAL
+    """A project key as stored (see ``key_clean``); None is global memory. A zero-width
+    space, joiner or bidi mark is refused, as in a name: "shop\u200b" read as "shop"
+    and was another project, and "\u200b" alone a project that looked like global memory."""
+    if value is None:
+        return GLOBAL
+    cleaned = key_clean(value, field=field)
+    if hidden := invisible_char(cleaned):
+        raise InvalidInput(
+            f"{field} contains an invisible formatting character ({hidden})", field=field
+        )
+    return cleaned
 
 
 @dataclass(frozen=True)

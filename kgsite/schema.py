@@ -17,6 +17,12 @@ from kgsite.api import CuratorWriteOrReadOnly
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
+class _ErrorCandidateSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    canonical_name = serializers.CharField()
+    type = serializers.CharField()
+
+
 class ErrorDetailSerializer(serializers.Serializer):
     code = serializers.CharField(
         help_text='Machine-readable: "invalid", "not_found", "conflict", "ambiguous", ...'
@@ -24,6 +30,14 @@ class ErrorDetailSerializer(serializers.Serializer):
     message = serializers.CharField(help_text="One readable sentence.")
     field = serializers.CharField(
         allow_null=True, help_text="The offending field or parameter (list items as name.index)."
+    )
+    candidates = _ErrorCandidateSerializer(
+        many=True,
+        required=False,
+        help_text="With a 409 about a name: the entities it names or that hold it.",
+    )
+    fact = serializers.IntegerField(
+        required=False, help_text="With a 409 about a fact's text: the fact that has it."
     )
 
 

@@ -62,7 +62,7 @@ DESCRIPTIONS: dict[str, str] = {
         "List facts by entity id, kind (goal, decision, mistake, ...) or status, newest "
         "first. Use to enumerate, e.g. all active goals. With ids: those facts, by our id "
         "or by an imported memory's fact id (an external reference when the store had no "
-        "facts). Not for relevance ranking."
+        "facts); ids takes no other filter. Not for relevance ranking."
     ),
     "fact_store": (
         "Store a fact, decision, investigation, mistake, dead_end, unknown, "
@@ -190,6 +190,11 @@ UNCERTAINTY = inspect.Parameter(
 
 def _message(exc: DomainError, accepted: set[str] | None = None) -> str:
     message, field = limits.snake_message(exc.message, exc.field, accepted or set())
+    candidates = exc.extra.get("candidates") or []
+    if candidates:
+        # As the REST API's 409 lists them: the ids to call again with.
+        listed = ", ".join(f"{c['id']} ({c['canonical_name']}, {c['type']})" for c in candidates)
+        message = f"{message}; candidates: {listed}"
     return f"{field}: {message}" if field else message
 
 

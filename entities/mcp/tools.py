@@ -26,8 +26,8 @@ from ..recall import selectors as recall
 from ..recall.items import MAX_TEXT
 from ..recall.options import RecallOptions
 from ..recall.services import episode_store as episode_store_service
-from ..recall.services import recall_finding_log
-from ..scopes import ScopeFilter, scope_clean
+from ..recall.services import finding_fields_check, recall_finding_log
+from ..scopes import ScopeFilter, key_clean
 from ..search import ranking
 
 MAX_LIST = 100
@@ -158,6 +158,10 @@ def facts_list(
     all_scopes: bool = False,
 ):
     if ids is not None:
+        filters = {"entity": entity, "kind": kind, "status": status}
+        given = [name for name, value in filters.items() if value is not None]
+        if given:  # they filter a list; ids answers those facts whatever they are
+            raise InvalidInput(f"ids cannot be combined with {given[0]}", field=given[0])
         resolved = selectors.fact_refs_resolve(ids=ids, scopes=ctx.scopes(all_scopes))
         return {
             "facts": [
@@ -280,7 +284,7 @@ def extract_entities(ctx: ToolContext, *, text: str, include_unknown: bool = Fal
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("text must not be empty", field="text")
     found = gazetteer_extract(text, include_unknown=include_unknown)
-    return {"entities": [d.as_dict() for d in found]}
+    return {"entities": [d.as_dict() for d in found], "count": len(found)}  # as the REST API
 
 
 def notifications_digest(ctx: ToolContext, *, all_scopes: bool = False):
@@ -305,7 +309,7 @@ def recall_session_start(
 ):
     return recall.recall_session_start(
         scopes=ctx.scopes(all_scopes),
-        session_id=scope_clean(session_id, field="session_id"),
+        session_id=key_clean(session_id, field="session_id"),
         options=_options(
             {"budget_chars": budget_chars, "recent_sessions": recent_sessions, "ai_id": ai_id}
         ),
@@ -337,6 +341,7 @@ def recall_finding(
     selectors.fact_kind_valid(kind)  # as POST /recall/finding: never searched as another kind
     if not 0 <= confidence <= 1:  # as POST /recall/finding: refused with or without log
         raise InvalidInput("confidence must be between 0 and 1", field="confidence")
+    finding_fields_check(kind=kind, resolved_by=resolved_by, domain=domain)
     result = recall.recall_finding(text=text, scope=ctx.scope, kind=kind)
     result.update({"logged": None, "fact": None})  # as POST /recall/finding answers
     if log:
@@ -412,7 +417,14 @@ def episode_store(
         facts=linked,
         actor=ctx.actor(),
     )
-    return {"id": episode.pk, "scope": episode.scope, "session_id": episode.session_id}
+    return {  # the fields POST /api/v1/recall/episodes answers
+        "id": episode.pk,
+        "narrative": episode.narrative,
+        "scope": episode.scope,
+        "session_id": episode.session_id,
+        "ai_id": episode.ai_id,
+        "created_at": episode.created_at.isoformat(),
+    }
 
 
 def memory_hint(ctx: ToolContext, *, arguments: dict[str, Any], uncertainty: float):
@@ -468,6 +480,9 @@ def find_related_entities(
     min_score: float = 0.0,
     all_scopes: bool = False,
 ):
+    if entity_type is not None and (not isinstance(entity_type, str) or shows_nothing(entity_type)):
+        # As the REST field refuses it: a blank type filtered on nothing, unsaid.
+        raise InvalidInput("entity_type must not be empty", field="entity_type")
     return graph_selectors.kge_related(
         entity=entity,
         relation=relation,

@@ -383,6 +383,9 @@ class FindingView(RecallView):
         scope = ScopeFilter.of(data["scope"]).scope
         for key in ("ai_id", "session_id"):  # refused as a logged one is, with or without log
             key_clean(data[key], field=key)
+        services.finding_fields_check(
+            kind=data["kind"], resolved_by=data["resolved_by"], domain=data["domain"]
+        )
         result = selectors.recall_finding(text=data["text"], scope=scope, kind=data["kind"])
         result.update({"logged": None, "fact": None})
         if data["log"]:

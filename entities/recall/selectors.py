@@ -128,18 +128,28 @@ def session_render(
     elif not goals and not notices:
         lines.append("No active goals or pending notices in memory.")
     for goal in goals:
-        lines.append(f"### Goal: {goal['goal']['text']}")
+        lines.append(f"### Goal: {_one_line(goal['goal']['text'])}")
         if goal["facts"]:
             lines += ["", "Relevant facts:"]
-            lines += [f"- {f['text']} (confidence {f['confidence']:.2f})" for f in goal["facts"]]
+            lines += [
+                f"- {_one_line(f['text'])} (confidence {f['confidence']:.2f})"
+                for f in goal["facts"]
+            ]
         if goal["episodes"]:
             lines += ["", "Past work:"]
-            lines += [f"- {e['created_at'][:10]}: {e['text']}" for e in goal["episodes"]]
+            lines += [f"- {e['created_at'][:10]}: {_one_line(e['text'])}" for e in goal["episodes"]]
         lines.append("")
     if notices:
         lines += ["### Needs attention", ""]
-        lines += [f"- {n['text']}" for n in notices]
+        lines += [f"- {_one_line(n['text'])}" for n in notices]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _one_line(text: str) -> str:
+    """An item as one line of the rendering: an episode's narrative keeps its line
+    breaks, and a line of it starting "### " or "- " read as a heading or an item of
+    the context's own."""
+    return " ".join(text.split())
 
 
 def recall_session_start(
@@ -333,6 +343,8 @@ def finding_restated(*, text: str, scope: str, kind: str = Fk.FACT) -> tuple[Fac
     never the one confirmed: a mistake restating a decision, or a resolved unknown its
     open question, is a memory of its own."""
     existing = services.fact_find_duplicate(text=text, scope=scope, kind=kind)
+    if existing is not None and existing.goal_status != _logged_goal_status(kind):
+        existing = None  # a done goal is not the active one a goal finding logs
     if existing is not None:
         return existing, "an existing fact already says this (duplicate rule)"
     judges = hooks.pair_judges()
@@ -340,7 +352,9 @@ def finding_restated(*, text: str, scope: str, kind: str = Fk.FACT) -> tuple[Fac
         return None, ""
     options = RecallOptions.defaults()
     found = trigger_candidates("finding", text, ScopeFilter.of(scope), options)
-    found = [c for c in found if c.fact.kind == kind]
+    found = [
+        c for c in found if c.fact.kind == kind and c.fact.goal_status == _logged_goal_status(kind)
+    ]
     result = scorer.ranked(
         "finding", found, k=FINDING_PAIRS, floor=options.similarity, strict=False
     )
@@ -349,6 +363,11 @@ def finding_restated(*, text: str, scope: str, kind: str = Fk.FACT) -> tuple[Fac
             if scorer.restates(relevance, judge(fact.text, text), candidate):
                 return fact, f"the pair model reads it as a restatement of this memory ({why})"
     return None, ""
+
+
+def _logged_goal_status(kind: str) -> str:
+    """The goal status a finding of ``kind`` is logged with (a goal: active)."""
+    return Fact.GoalStatus.ACTIVE if kind == Fk.GOAL else ""
 
 
 def recall_finding(*, text: str, scope: str, kind: str = Fk.FACT) -> dict[str, Any]:

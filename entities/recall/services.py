@@ -68,3 +68,12 @@ def recall_finding_log(*, text: str, scope: str, kind: str, fields: dict[str, An
     return entity_services.fact_store(
         text=text, scope=scope, kind=kind, restates=restated, actor=actor, **fields
     )
+
+
+def finding_fields_check(*, kind: str, resolved_by: str = "", domain: str = "") -> None:
+    """A field the finding's kind cannot carry is refused with or without log, as a
+    logged one is (a resolution on a plain fact, a domain on a decision)."""
+    if resolved_by and kind != Fact.Kind.RESOLVED_UNKNOWN:
+        raise InvalidInput("only a resolved unknown has resolved_by", field="resolved_by")
+    if domain and kind != Fact.Kind.PATTERN:
+        raise InvalidInput("only a pattern has a domain", field="domain")

@@ -489,6 +489,10 @@ def _fact_write(
     duplicate = _exact_duplicate(display, norm, scope=scope, kind=kinds.kind, named=named)
     if duplicate is None and near is not None:
         duplicate = Fact.objects.filter(pk=near.pk, status=Fact.Status.ACTIVE).first()
+    if duplicate is not None and duplicate.goal_status != kinds.goal_status:
+        # A goal set again after it was done is a goal of its own: confirming the done one
+        # dropped the status asked for, and session start showed no active goal.
+        duplicate = None
     if duplicate is not None:
         before = duplicate.confidence
         fact = fact_confirm(fact=duplicate, confidence=confidence)

@@ -65,6 +65,26 @@ def test_a_scope_or_session_id_with_a_newline_or_tab_is_refused_naming_it(curato
     assert Fact.objects.count() == 0 and Episode.objects.count() == 0
 
 
+@pytest.mark.parametrize("key", ["shop\u200b", "\u200b", "\ufeffshop"])
+def test_a_scope_with_an_invisible_character_is_refused_naming_it(curator_api, key):
+    """ "shop" and "shop" with a zero-width space look the same and were two projects: a
+    fact stored in one was invisible to a reader naming the other (and "\u200b" alone a
+    project that looked like global memory)."""
+    response = curator_api.post(
+        "/api/v1/facts/", {"text": "Orders ship on Monday", "scope": key}, format="json"
+    )
+    assert response.status_code == 400, response.json()
+    error = response.json()["error"]
+    assert error["field"] == "scope" and "invisible formatting character" in error["message"]
+    response = curator_api.post(
+        "/api/v1/recall/episodes", {"narrative": "Shipped orders", "scope": key}, format="json"
+    )
+    assert response.status_code == 400 and response.json()["error"]["field"] == "scope"
+    response = curator_api.get("/api/v1/facts/", {"scope": key})
+    assert response.status_code == 400 and response.json()["error"]["field"] == "scope"
+    assert Fact.objects.count() == 0 and Episode.objects.count() == 0
+
+
 def test_the_migrations_normalise_stored_scopes(curator_api):
     fact = Fact.objects.create(text="Orders ship on Monday", text_norm="orders ship on monday")
     Fact.objects.filter(pk=fact.pk).update(scope=f"{NFD} ")

@@ -271,3 +271,18 @@ def test_the_ppr_tool_refuses_a_query_that_shows_nothing(db):
 
     error, text = call(mcp_server_build(ToolContext()), "ppr_retrieve", {"query": "\u200b"})
     assert error and "query: give query or query_entities" in text, text
+
+
+def test_an_ambiguous_name_answers_the_candidates_the_schema_lists(api, db):
+    """The 409 of a name several types share carries the candidates, which the schema's
+    error shape did not list: a client generated from it dropped them."""
+    from tests.schema_shapes import documented_errors, undocumented_keys
+
+    make_entity("Mercury", "planet")
+    make_entity("Mercury", "element")
+    body = {"subject": "Mercury", "predicate": "uses", "object": "Mercury"}
+    response = api.post("/api/v1/kge/validate", body, format="json")
+    assert response.status_code == 409
+    assert {c["type"] for c in response.json()["error"]["candidates"]} == {"planet", "element"}
+    assert undocumented_keys(api, "post", "/api/v1/kge/validate", response) == []
+    assert documented_errors(api, "post", "/api/v1/kge/validate", response) == []

@@ -244,3 +244,38 @@ def test_a_finding_not_logged_answers_the_same_keys_as_its_rest_twin(server, api
     assert not error, mcp
     assert set(mcp) == set(rest)
     assert mcp["fact"] is None and mcp["logged"] is None
+
+
+def test_an_ambiguous_name_names_its_candidates_in_the_tool_error(server):
+    """The REST API's 409 lists the entities a name stands for; the tool's error said
+    only "names entities of several types", leaving the agent no id to call again with."""
+    planet = make_entity("Mercury", "planet")
+    metal = make_entity("Mercury", "element")
+    for tool, arguments in (
+        ("graph_neighbors", {"entity": "Mercury"}),
+        ("validate_knowledge", {"subject": "Mercury", "predicate": "uses", "object": "x"}),
+        ("fact_store", {"text": "Mercury is near", "subject": "Mercury", "object_value": "x"}),
+    ):
+        error, text = call(server, tool, arguments)
+        assert error, text
+        assert f"{planet.pk} (Mercury, planet)" in text and f"{metal.pk} (Mercury, element)" in text
+
+
+def test_a_stored_episode_answers_the_fields_of_its_rest_twin(server, curator_api):
+    """The tool answered id, scope and session id only: not the agent id and narrative
+    as stored (trimmed, NFC), which its REST twin answers."""
+    asked = {"narrative": "Moved the mill's ledger", "ai_id": " cafe\u0301 ", "session_id": "s1"}
+    rest = curator_api.post("/api/v1/recall/episodes", asked, format="json").json()
+    error, mcp = call(server, "episode_store", asked)
+    assert not error, mcp
+    assert set(mcp) == set(rest)
+    assert mcp["ai_id"] == rest["ai_id"] == "caf\u00e9"
+
+
+def test_extract_entities_answers_the_fields_of_its_rest_twin(server, curator_api):
+    make_entity("Quarry Dell", "place")
+    asked = {"text": "The mill at Quarry Dell"}
+    rest = curator_api.post("/api/v1/extract/entities", asked, format="json").json()
+    error, mcp = call(server, "extract_entities", asked)
+    assert not error, mcp
+    assert set(mcp) == set(rest) and mcp["count"] == rest["count"] == 1

@@ -34,12 +34,21 @@ BAD = [
     ("ppr_retrieve", {"query": "x", "damping": 1.0}, "damping"),
     ("ppr_retrieve", {"query_entities": [""]}, "query_entities.0"),
     ("facts_list", {"limit": 0}, "limit"),
+    # A blank type was taken as no filter; the REST field refuses it.
+    (
+        "find_related_entities",
+        {"entity": "Pod", "relation": "runs on", "entity_type": " "},
+        "entity_type",
+    ),
     ("facts_list", {"limit": 101}, "limit"),
     ("facts_list", {"status": "gone"}, "status"),
     ("facts_list", {"kind": "gossip"}, "kind"),
     ("facts_list", {"ids": []}, "ids"),
     ("facts_list", {"ids": [True]}, "ids.0"),
     ("facts_list", {"ids": [5, False]}, "ids.1"),
+    # A filter beside ids was ignored: every fact asked came back, retracted ones too.
+    ("facts_list", {"ids": [5], "status": "active"}, "status"),
+    ("facts_list", {"ids": [5], "kind": "goal"}, "kind"),
     ("facts_search", {"q": " "}, "q"),
     ("facts_search", {"q": "x", "k": 0}, "k"),
     ("facts_search", {"q": "x", "k": 10**9}, "k"),

@@ -82,3 +82,29 @@ def test_a_key_with_a_control_character_is_refused_without_log_too(client, vecto
     response = client.post("/api/v1/recall/finding", body, format="json")
     assert response.status_code == 400
     assert response.json()["error"]["field"] == key
+
+
+def test_a_goal_set_again_after_it_was_done_is_active_again(client, curator_api, vector_dir):
+    """The done goal was confirmed instead: the goal stayed done, the status asked for
+    was dropped, and session start said there was no active goal."""
+    done = store("Launch the public beta of the mobile app", kind="goal", goal_status="done")
+    body = {"text": "Launch the public beta of the mobile app", "kind": "goal"}
+    assert post(client, "/finding", **body)["action"] == "create_new"
+    logged = post(curator_api, "/finding", **body, log=True)
+    assert logged["logged"] == "created" and logged["fact"]["goal_status"] == "active"
+    done.refresh_from_db()
+    assert done.goal_status == "done" and done.confirmations == 1
+    start = post(client, "/session-start")
+    assert [g["goal"]["id"] for g in start["goals"]] == [logged["fact"]["id"]]
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [({"resolved_by": "the cache was cold"}, "resolved_by"), ({"domain": "db"}, "domain")],
+)
+def test_a_field_the_kind_cannot_carry_is_refused_without_log_too(client, vector_dir, extra, field):
+    """With log it is a 400 naming the field; without, the same request answered 200."""
+    body = {"text": "The export runs at night", "kind": "decision", **extra}
+    response = client.post("/api/v1/recall/finding", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == field
