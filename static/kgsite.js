@@ -2,7 +2,8 @@
 // handlers, so a strict Content-Security-Policy holds):
 // - keyboard shortcuts for the contradiction inbox (1-4 resolve the current card, u undoes,
 //   j/k move between cards); the card acted on stays current after its swap;
-// - the bell panel reloads when the polled unread count changes;
+// - the bell panel reloads when the polled unread count changes, and closes with Escape
+//   or a click elsewhere;
 // - "check all" boxes of the candidate review queue;
 // - a request that failed (a server error, no connection) is said on the page: htmx swaps
 //   nothing then, and the click looked ignored.
@@ -91,6 +92,23 @@
       window.htmx.trigger(document.body, "kg:bell-changed");
     }
     lastCount = count;
+  });
+
+  // The bell's panel closes as a pop-up does: Escape (focus back on the bell) or a click
+  // elsewhere on the page; the <details> alone only closes from the bell itself.
+  function closeBell(refocus) {
+    var bell = document.getElementById("bell");
+    if (!bell || !bell.open) { return false; }
+    bell.open = false;
+    if (refocus) { bell.querySelector("summary").focus(); }
+    return true;
+  }
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && closeBell(true)) { event.preventDefault(); }
+  });
+  document.addEventListener("click", function (event) {
+    var bell = document.getElementById("bell");
+    if (bell && event.target.closest && !event.target.closest("#bell")) { closeBell(false); }
   });
 
   // "All on this page" boxes: data-check-all="<name of the boxes>".

@@ -1,6 +1,6 @@
 """The bell follows what the curator does on other pages at once, not at its next poll
 (every 10 s): an action that deals with a notice takes it off the badge and the urgent
-banner in the same click."""
+banner in the same click. Its panel closes as a pop-up does."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from books.models import IngestJob
 from books.services import ingest_jobs_recover, jobs
+from notifications.services import notification_create
 
 from .conftest import log_in
 
@@ -58,3 +59,19 @@ def test_retry_takes_the_failure_off_the_bell_at_once(
     # Well before the badge's next poll.
     expect(badge).to_have_attribute("data-count", "0", timeout=3_000)
     expect(banner).to_be_empty(timeout=1_000)
+
+
+def test_the_bells_panel_closes_with_escape_or_a_click_elsewhere(page, live_server, e2e_curator):
+    notification_create(type="system", urgency="low", title="Index check passed")
+    log_in(page, live_server, e2e_curator)
+    bell = page.get_by_label("notifications", exact=True)
+    panel = page.locator("#bell-panel")
+    bell.click()
+    expect(panel).to_contain_text("Index check passed")
+    page.keyboard.press("Escape")
+    expect(panel).to_be_hidden()
+    expect(bell).to_be_focused()  # the keyboard goes on from the bell
+    bell.click()
+    expect(panel).to_be_visible()
+    page.get_by_role("heading", level=1).click()
+    expect(panel).to_be_hidden()
