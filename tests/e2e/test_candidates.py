@@ -36,3 +36,21 @@ def test_the_waiting_count_follows_each_decision(page, live_server, e2e_curator)
     expect(count).to_have_text("1 waiting")
     page.locator("#candidates .msg").get_by_role("button", name="Undo").click()
     expect(count).to_have_text("2 waiting")
+
+
+def test_enter_in_the_merge_target_merges_and_enter_on_a_box_accepts_nothing(
+    page, live_server, e2e_curator
+):
+    _candidates()
+    target, _ = entity_store(name="Port Varrow Harbour", type="place")
+    log_in(page, live_server, e2e_curator, path="/books/candidates/")
+    box = page.get_by_role("checkbox", name="choose Kestrel Light")
+    box.check()
+    box.press("Enter")
+    page.wait_for_timeout(500)  # a request would have been made by now
+    assert Entity.objects.filter(candidate=True).count() == 3
+    page.get_by_label("merge into").fill("Port Varrow Harbour")
+    page.get_by_label("merge into").press("Enter")
+    expect(page.locator("#candidates .msg")).to_contain_text("Merged")
+    assert not Entity.objects.filter(canonical_name="Kestrel Light").exists()
+    assert target.aliases.filter(alias="Kestrel Light").exists()
