@@ -1,5 +1,5 @@
-"""Forms as a screen reader hears them: a field's error message is its description, so
-moving to the field says what is wrong with it."""
+"""Forms as a screen reader hears them: a field's help, and its error message once it has
+one, are its description, so moving to the field says what to give and what is wrong."""
 
 from __future__ import annotations
 
@@ -21,3 +21,8 @@ def test_a_fields_error_is_read_as_its_description(page, live_server, e2e_curato
     fact = page.locator("#facts").get_by_label("Fact", exact=True)
     expect(fact).to_have_attribute("aria-invalid", "true")
     expect(fact).to_have_accessible_description("This field is required.")
+
+
+def test_a_fields_help_is_read_as_its_description(page, live_server, e2e_curator):
+    log_in(page, live_server, e2e_curator, path="/entities/new")
+    expect(page.get_by_label("Aliases")).to_have_accessible_description("(one a line)")
