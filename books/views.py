@@ -30,6 +30,7 @@ from kgsite.pages import (
 )
 from kgsite.text import type_tag
 from notifications.models import Notification
+from notifications.views import EVENT
 
 from . import review, selectors, services
 from .models import Book, Chunk, IngestJob
@@ -166,13 +167,16 @@ def job_retry(request, job_id: int):
     except DomainError as exc:
         error = "" if _retried_by(job, request.user) else _retry_refusal(exc, job)
     job = selectors.job_list().select_related("book").get(pk=job.pk)
-    return render_page(
+    response = render_page(
         request,
         "books/job.html",
         {"j": job_view(job), "can_write": True, "error": error},
         partial="books/_job.html",
         status=409 if error else 200,
     )
+    if not error:
+        response["HX-Trigger"] = EVENT  # its failure notice is read: the bell says so now
+    return response
 
 
 def _retry_refusal(exc: DomainError, job: IngestJob) -> str:

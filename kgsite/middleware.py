@@ -24,6 +24,7 @@ from django.core.exceptions import (
 )
 from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils.cache import add_never_cache_headers
 from django.utils.html import escape
 
 from kgsite.api import API_PREFIX, error_body
@@ -175,3 +176,26 @@ class ApiErrorMiddleware:
         if not _is_api(request):
             return None
         return exception_response(exception)
+
+
+class FreshPagesMiddleware:
+    """A curator's pages are never kept by the browser: Back after a merge, a dismissal or
+    a resolution asks the server again instead of showing the queue (and its counts) as
+    it was before the action, with buttons for what is already done. Answers that say
+    how long they may be kept (the favicon, static files) are left as they are."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if (
+            user is not None
+            and user.is_authenticated
+            and not _is_api(request)
+            and "Cache-Control" not in response
+            and response.get("Content-Type", "").startswith("text/html")
+        ):
+            add_never_cache_headers(response)
+        return response

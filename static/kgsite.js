@@ -2,8 +2,9 @@
 // handlers, so a strict Content-Security-Policy holds):
 // - keyboard shortcuts for the contradiction inbox (1-4 resolve the current card, u undoes,
 //   j/k move between cards); the card acted on stays current after its swap;
-// - the bell panel reloads when the polled unread count changes;
-// - "check all" boxes of the candidate review queue;
+// - the bell panel reloads when the polled unread count changes, and closes with Escape
+//   or a click elsewhere;
+// - "check all" boxes of the candidate review queue, and Enter in its merge target merges;
 // - a request that failed (a server error, no connection) is said on the page: htmx swaps
 //   nothing then, and the click looked ignored.
 (function () {
@@ -91,6 +92,37 @@
       window.htmx.trigger(document.body, "kg:bell-changed");
     }
     lastCount = count;
+  });
+
+  // The bell's panel closes as a pop-up does: Escape (focus back on the bell) or a click
+  // elsewhere on the page; the <details> alone only closes from the bell itself.
+  function closeBell(refocus) {
+    var bell = document.getElementById("bell");
+    if (!bell || !bell.open) { return false; }
+    bell.open = false;
+    if (refocus) { bell.querySelector("summary").focus(); }
+    return true;
+  }
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && closeBell(true)) { event.preventDefault(); }
+  });
+  document.addEventListener("click", function (event) {
+    var bell = document.getElementById("bell");
+    if (bell && event.target.closest && !event.target.closest("#bell")) { closeBell(false); }
+  });
+
+  // Enter in a field submits with the form's first button, which may not be the field's
+  // (the candidate queue's is Accept). Under data-enter="<id>" (on the field or its form)
+  // Enter in a field clicks that button instead, or nothing when the id is empty.
+  document.addEventListener("keydown", function (event) {
+    var field = event.target;
+    if (event.key !== "Enter" || !field.closest || field.tagName !== "INPUT") { return; }
+    if (["submit", "button", "image", "reset"].indexOf(field.type) >= 0) { return; }
+    var scope = field.closest("[data-enter]");
+    if (!scope) { return; }
+    event.preventDefault();
+    var button = document.getElementById(scope.getAttribute("data-enter") || "");
+    if (button) { button.click(); }
   });
 
   // "All on this page" boxes: data-check-all="<name of the boxes>".
