@@ -211,10 +211,12 @@ def ingest_job_run(*, job_id: int, progress: PhaseProgress | None = None) -> Ing
     """Run a queued job; record progress, the result, or the failure on the job.
 
     Safe to deliver twice: a done job, or one a live worker holds, is left alone; a job
-    whose worker died is taken over, and each phase picks up what is missing.
+    whose worker died is taken over, and each phase picks up what is missing. A failed
+    job is left alone too (the queue may hand a dead worker's task out again long after
+    the recovery gave the job up): only a curator's Retry queues it again.
     """
     job = IngestJob.objects.get(pk=job_id)
-    if job.status == IngestJob.Status.DONE or not _claim(job):
+    if job.status in (IngestJob.Status.DONE, IngestJob.Status.FAILED) or not _claim(job):
         return job
     job.refresh_from_db()
     with leases.Heartbeat(IngestJob, job.pk, IngestJob.Status.RUNNING):

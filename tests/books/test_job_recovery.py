@@ -108,6 +108,26 @@ def test_a_job_that_keeps_killing_its_worker_fails_with_a_notification(settings)
 
 
 @pytest.mark.django_db
+def test_a_failed_job_delivered_again_by_the_queue_stays_failed(settings):
+    """The queue hands a dead worker's task out again once its retry time has passed,
+    long after the recovery gave the job up and told the curators it failed: the job ran
+    again, unasked, and its book appeared under a "failed" notice. Only Retry runs it."""
+    job = queued_job()
+    IngestJob.objects.filter(pk=job.pk).update(
+        status="running", attempts=settings.KGSITE_JOB_MAX_ATTEMPTS, phase="extract"
+    )
+    age(job, settings.KGSITE_JOB_LEASE_SECONDS + 1)
+    ingest_jobs_recover()
+    job.refresh_from_db()
+    assert job.status == "failed"
+
+    again = ingest_job_run(job_id=job.pk)  # the queue's late delivery
+    assert (again.status, again.attempts) == ("failed", settings.KGSITE_JOB_MAX_ATTEMPTS)
+    assert "died during extract" in again.error
+    assert not Book.objects.exists()
+
+
+@pytest.mark.django_db
 def test_a_job_retried_by_a_curator_has_its_runs_again(monkeypatch, settings, vector_dir):
     """A curator's Retry of a job that used up its runs starts it afresh: the next dead
     worker is retried, not the end of it ('run 4' failed at once)."""
