@@ -125,6 +125,14 @@
     if (button) { button.click(); }
   });
 
+  // A form that comes back to "this page" (the language switch, a message's Undo) was
+  // drawn with the page's first address; a search or a filter pushed since then changed
+  // it. Its data-here field takes the address the browser shows when it is sent.
+  document.addEventListener("submit", function (event) {
+    var here = event.target.querySelector && event.target.querySelector("input[data-here]");
+    if (here) { here.value = window.location.pathname + window.location.search; }
+  });
+
   // "All on this page" boxes: data-check-all="<name of the boxes>".
   document.addEventListener("change", function (event) {
     var name = event.target.getAttribute && event.target.getAttribute("data-check-all");
