@@ -54,3 +54,20 @@ def test_enter_in_the_merge_target_merges_and_enter_on_a_box_accepts_nothing(
     expect(page.locator("#candidates .msg")).to_contain_text("Merged")
     assert not Entity.objects.filter(canonical_name="Kestrel Light").exists()
     assert target.aliases.filter(alias="Kestrel Light").exists()
+
+
+def test_a_filtered_queue_stays_one_region_through_its_decisions(page, live_server, e2e_curator):
+    """The filters put the queue inside the page's own region of the same id, so the
+    page held two; a decision then replaced the outer one."""
+    _candidates()
+    entity, _ = entity_store(name="Harbour Guild", type="organization")
+    Entity.objects.filter(pk=entity.pk).update(candidate=True)
+    log_in(page, live_server, e2e_curator, path="/books/candidates/")
+    page.locator('select[name="type"]').select_option("place")
+    expect(page.get_by_role("checkbox", name="choose Harbour Guild")).to_have_count(0)
+    expect(page.locator("[id=candidates]")).to_have_count(1)
+    page.get_by_role("checkbox", name="choose Kestrel Light").check()
+    page.get_by_role("button", name="Accept").click()
+    expect(page.locator("#candidates .msg")).to_contain_text("Accepted 1 candidate")
+    expect(page.locator("[id=candidates]")).to_have_count(1)
+    expect(page.locator('select[name="type"]')).to_have_value("place")

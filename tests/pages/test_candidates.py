@@ -59,6 +59,15 @@ def test_the_queue_lists_candidates_with_their_mentions(curator_client, book):
     assert "No candidates waiting" in other_type
 
 
+def test_the_queue_is_one_region_the_filters_and_decisions_replace(curator_client, book):
+    """The page wrapped the queue's own region in a second one of the same id, and the
+    filters put the queue inside it: every decision then replaced the outer one."""
+    page = curator_client.get(reverse("books:candidates")).content.decode()
+    assert page.count('id="candidates"') == 1
+    swapped = curator_client.get(reverse("books:candidates"), {"book": book.pk}, **HTMX)
+    assert swapped.content.decode().count('id="candidates"') == 1
+
+
 def test_the_type_filter_takes_the_type_as_written(curator_client, book):
     """A link or a hand-typed address says "Place" or "place"; both are the menu's place."""
     places = [e for e in _candidates(book) if e.type == "place"]
