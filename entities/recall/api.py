@@ -450,9 +450,11 @@ class QueryView(RecallView):
         )
 
 
-def _fact_named(fact_id: int, field: str) -> Fact:
+def _fact_named(fact_id: int, field: str, scope: str) -> Fact:
+    """A fact the episode's project sees (its own or global memory), as MCP's
+    ``episode_store`` takes: another project's fact is not found."""
     try:
-        return entity_selectors.fact_get(fact_id=fact_id)
+        return entity_selectors.fact_get(fact_id=fact_id, scopes=ScopeFilter.of(scope))
     except NotFound as exc:
         exc.field = field  # the body's list item, as MCP episode_store names it
         raise
@@ -478,7 +480,7 @@ class EpisodeCreateView(GenericAPIView):
             entity_selectors.entity_named(entity_id=e, field=f"entities.{i}")
             for i, e in enumerate(data["entities"])
         ]
-        facts = [_fact_named(f, f"facts.{i}") for i, f in enumerate(data["facts"])]
+        facts = [_fact_named(f, f"facts.{i}", data["scope"]) for i, f in enumerate(data["facts"])]
         episode = services.episode_store(
             narrative=data["narrative"],
             scope=data["scope"],

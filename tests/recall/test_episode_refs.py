@@ -72,3 +72,18 @@ def test_an_episode_names_at_most_a_hundred_entities_or_facts(curator_api, db, v
         error = response.json()["error"]
         assert error["field"] == field and "100" in error["message"]
     assert not Episode.objects.exists()
+
+
+def test_an_episode_links_no_fact_of_another_project(curator_api, db, vector_dir):
+    """A project's episode took any fact by id, another project's too (MCP's
+    episode_store refuses them): the episode of "harbour" held work "quarry" keeps."""
+    other = fact_store(text="The quarry ledger is kept weekly.", scope="quarry").fact
+    shared = fact_store(text="Ledgers are kept in ink.").fact  # global: every project sees it
+    body = {"narrative": "Checked the ledgers", "scope": "harbour", "facts": [shared.pk, other.pk]}
+    response = curator_api.post(URL, body, format="json")
+    assert response.status_code == 404
+    assert response.json()["error"]["field"] == "facts.1"
+    assert not Episode.objects.exists()
+    body["facts"] = [shared.pk]
+    assert curator_api.post(URL, body, format="json").status_code == 201
+    assert list(Episode.objects.get().facts.all()) == [shared]
