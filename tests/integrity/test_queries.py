@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from entities.models import Fact
 from entities.services import entity_store, fact_store
-from integrity import services, tasks
+from integrity import tasks
 from integrity.models import Contradiction
 from integrity.resolution import contradiction_resolve
 from integrity.selectors import contradiction_get, contradiction_list
@@ -21,11 +21,6 @@ from kgsite.errors import InvalidInput, NotFound
 from notifications.models import Notification
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def no_index(monkeypatch):
-    monkeypatch.setattr(services, "similar", lambda text, *, k, min_score: [])
 
 
 @pytest.fixture
