@@ -19,6 +19,11 @@ def _refuse_hidden_characters(value: str, field: str) -> None:
             params={"field": field},
             field=field,
         )
+    refuse_invisible(value, field)
+
+
+def refuse_invisible(value: str, field: str) -> None:
+    """A zero-width space, joiner or bidi mark is refused: the text looks like another."""
     invisible = invisible_char(value)
     if invisible:
         raise InvalidInput(

@@ -16,7 +16,8 @@ from django.db.models import Q
 
 from kgsite.errors import InvalidInput
 from kgsite.pages import is_curator
-from kgsite.text import invisible_char
+
+from .names import refuse_invisible
 
 GLOBAL = ""
 MAX_SCOPE_LENGTH = 128
@@ -50,10 +51,7 @@ def scope_clean(value: object, *, field: str = "scope") -> str:
     if value is None:
         return GLOBAL
     cleaned = key_clean(value, field=field)
-    if hidden := invisible_char(cleaned):
-        raise InvalidInput(
-            f"{field} contains an invisible formatting character ({hidden})", field=field
-        )
+    refuse_invisible(cleaned, field)
     return cleaned
 
 
