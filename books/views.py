@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_POST
 
+from entities.models import Entity
 from kgsite.converters import parse_id
 from kgsite.errors import DomainError, InvalidInput
 from kgsite.models import AuditEntry
@@ -33,7 +34,7 @@ from notifications.models import Notification
 from notifications.views import EVENT
 
 from . import review, selectors, services
-from .models import Book, Chunk, IngestJob
+from .models import Book, Chunk, IngestJob, Mention
 from .parsing import SUPPORTED_EXTENSIONS
 from .refusals import job_error_text, refusal_text
 
@@ -246,7 +247,14 @@ def book_detail(request, book_id: int):
         for first, last in runs.get(chapter, []):
             within |= Q(ordinal__range=(first, last))
         chunks = chunks.filter(within)
+    # "Where else does X appear?": the entity page links here for every chunk of the book
+    # that mentions X (it lists only the first few).
+    entity = None
+    if request.GET.get("entity"):
+        entity, _w = checked_get(request, Entity, request.GET["entity"])
+        chunks = chunks.filter(pk__in=Mention.objects.filter(entity=entity).values("chunk_id"))
     page = Paginator(chunks, CHUNK_PAGE_SIZE).get_page(request.GET.get("page"))
+    kept = {"chapter": chapter, "entity": entity.pk if entity else ""}
     return render_page(
         request,
         "books/detail.html",
@@ -254,8 +262,9 @@ def book_detail(request, book_id: int):
             "book": book,
             "chapters": chapters,
             "chapter": chapter,
+            "entity": entity,
             "page": page,
-            "query": urlencode({"chapter": chapter}) if chapter else "",
+            "query": urlencode({k: v for k, v in kept.items() if v}),
         },
         partial="books/_chunks.html",
     )

@@ -260,3 +260,50 @@ def test_a_reader_sees_a_failed_job_without_its_retry_button(curator_client, rea
     assert ">Retry<" in curator_client.get(f"/books/jobs/{failed.pk}/").content.decode()
     html = reader_client.get(f"/books/jobs/{failed.pk}/").content.decode()
     assert "Failed" in html and ">Retry<" not in html
+
+
+# --- every chunk that mentions an entity -----------------------------------------------------
+
+
+def _kite_book_with_many_mentions(chunks: int):
+    """A book in which every section names the Delta Kite (one chunk each), a stored
+    entity the ingest finds through the gazetteer."""
+    from entities.services import entity_store
+
+    entity, _created = entity_store(name="Delta Kite", type="product")
+    parts = ["# Kite Log\n"] + [
+        f"## Flight {i}\n\nThe Delta Kite flew over hill {i} today.\n" for i in range(chunks)
+    ]
+    data = "\n".join(parts).encode()
+    book = book_ingest(data=data, filename="log.md", title="Kite Log", embed=False).book
+    return book, entity
+
+
+def test_the_entity_page_links_to_every_chunk_beyond_the_mentions_it_lists(curator_client):
+    from books.selectors import MENTIONS_PER_BOOK
+    from books.views import CHUNK_PAGE_SIZE
+
+    book, entity = _kite_book_with_many_mentions(max(MENTIONS_PER_BOOK, CHUNK_PAGE_SIZE) + 5)
+    n = entity.mentions.filter(book=book).count()
+    assert n > MENTIONS_PER_BOOK
+    page = curator_client.get(reverse("entities:detail", args=[entity.pk])).content.decode()
+    link = f"{reverse('books:detail', args=[book.pk])}?entity={entity.pk}"
+    assert link in page  # the entity page lists the first ones and links to the rest
+
+    html = curator_client.get(link).content.decode()
+    assert f"The {n} chunks that mention Delta Kite." in html
+    shown = set(re.findall(r'id="chunk-(\d+)"', html))
+    ids = entity.mentions.filter(book=book).values_list("chunk_id", flat=True)
+    chunks = {str(pk) for pk in ids}
+    assert shown < chunks and len(shown) == CHUNK_PAGE_SIZE  # the first page
+    rest = curator_client.get(link + "&page=2").content.decode()
+    assert set(re.findall(r'id="chunk-(\d+)"', rest)) == chunks - shown  # pages keep the filter
+
+
+def test_a_short_mention_list_has_no_link_and_an_unknown_entity_is_a_404(curator_client):
+    book, entity = _kite_book_with_many_mentions(2)
+    assert entity.mentions.filter(book=book).count() == 2
+    page = curator_client.get(reverse("entities:detail", args=[entity.pk])).content.decode()
+    assert "?entity=" not in page
+    detail = reverse("books:detail", args=[book.pk])
+    assert curator_client.get(detail + "?entity=nosuchid").status_code == 404
