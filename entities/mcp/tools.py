@@ -15,6 +15,7 @@ from django.db import transaction
 
 from kgsite.errors import DomainError, InvalidInput
 from kgsite.text import shows_nothing
+from kgsite.times import timestamp
 
 from .. import hooks, selectors, services
 from ..extraction import extract_entities as gazetteer_extract
@@ -423,7 +424,7 @@ def episode_store(
         "scope": episode.scope,
         "session_id": episode.session_id,
         "ai_id": episode.ai_id,
-        "created_at": episode.created_at.isoformat(),
+        "created_at": timestamp(episode.created_at),
     }
 
 
