@@ -140,7 +140,8 @@ DESCRIPTIONS: dict[str, str] = {
     ),
     "get_entity_graph": (
         "The neighbourhood of an entity: nodes and edges (relation, weight, fact ids) up "
-        "to a depth. Use to show or reason over connections; not for plain facts."
+        "to a depth. Use to show or reason over connections; not for plain facts. An "
+        "unknown name is an error (as in graph_neighbors), never an empty graph."
     ),
     "ppr_retrieve": (
         "Multi-hop retrieval: facts and book passages reached from the entities of a "
