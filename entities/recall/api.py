@@ -253,11 +253,17 @@ class ExistingFactSerializer(serializers.Serializer):
     text = serializers.CharField()
     confidence = serializers.FloatField()
     confirmations = serializers.IntegerField()
+    scope = serializers.CharField(
+        help_text="Its project (empty: global memory). Only a fact of the finding's own "
+        "scope is confirmed by log; another is shown, with action create_new."
+    )
 
 
 class FindingResponseSerializer(serializers.Serializer):
     action = serializers.CharField(
-        help_text="boost_confidence (an existing fact says it) or create_new."
+        help_text="boost_confidence (a fact of the finding's own scope says it: log "
+        "confirms it) or create_new (log stores a new fact; existing_fact may still name "
+        "global memory that says it, which a project's finding never changes)."
     )
     existing_fact = ExistingFactSerializer(allow_null=True)
     items = RecallItemSerializer(many=True)
