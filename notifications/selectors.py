@@ -9,6 +9,7 @@ from django.db.models import Count, Q, QuerySet
 from entities.scopes import ScopeFilter
 from kgsite.errors import NotFound
 from kgsite.pages import is_curator
+from kgsite.times import timestamp
 
 from .models import Notification
 
@@ -103,7 +104,7 @@ def _brief(notification: Notification) -> dict:
         "type": notification.type,
         "title": notification.title,
         "link": notification.link,
-        "created_at": notification.created_at.isoformat(),
+        "created_at": timestamp(notification.created_at),
     }
 
 

@@ -110,9 +110,10 @@ DESCRIPTIONS: dict[str, str] = {
         "instead of logging the unknown."
     ),
     "recall_finding": (
-        "Call before logging a finding: if an existing fact already says it, action is "
-        "boost_confidence (with log=true its confidence rises instead of a copy being "
-        "stored); otherwise create_new (log=true stores it)."
+        "Call before logging a finding: if a fact of this server's scope already says it, "
+        "action is boost_confidence (with log=true its confidence rises instead of a copy "
+        "being stored); otherwise create_new (log=true stores it). existing_fact may name "
+        "a global fact that says it: a project's log never changes global memory."
     ),
     "recall_domain": (
         "Call before a tool call in a sensitive area (auth, api, db, deploy, ...): the "
@@ -140,7 +141,8 @@ DESCRIPTIONS: dict[str, str] = {
     ),
     "get_entity_graph": (
         "The neighbourhood of an entity: nodes and edges (relation, weight, fact ids) up "
-        "to a depth. Use to show or reason over connections; not for plain facts."
+        "to a depth. Use to show or reason over connections; not for plain facts. An "
+        "unknown name is an error (as in graph_neighbors), never an empty graph."
     ),
     "ppr_retrieve": (
         "Multi-hop retrieval: facts and book passages reached from the entities of a "

@@ -15,6 +15,7 @@ from django.db import transaction
 
 from kgsite.errors import DomainError, InvalidInput
 from kgsite.text import shows_nothing
+from kgsite.times import timestamp
 
 from .. import hooks, selectors, services
 from ..extraction import extract_entities as gazetteer_extract
@@ -423,7 +424,7 @@ def episode_store(
         "scope": episode.scope,
         "session_id": episode.session_id,
         "ai_id": episode.ai_id,
-        "created_at": episode.created_at.isoformat(),
+        "created_at": timestamp(episode.created_at),
     }
 
 
@@ -506,9 +507,9 @@ def get_entity_graph(
     all_scopes: bool = False,
 ):
     wanted = _types(types)  # a bad argument is an error whether or not the name is known
-    found = graph_selectors.entity_resolve(entity, field="entity")
-    if found is None:
-        return {"entity": None, "nodes": [], "edges": []}
+    # An unknown name is a tool error, as in graph_neighbors (and a 404 in the REST API):
+    # an empty graph of "entity": null read as an entity with no connections.
+    found = _entity_named(entity, "entity")
     return graph_selectors.entity_graph(
         entity_id=found.pk,
         depth=depth,

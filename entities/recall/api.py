@@ -13,12 +13,13 @@ from rest_framework.response import Response
 
 from kgsite.api import Reader
 from kgsite.converters import MAX_ID
-from kgsite.errors import NotFound
+from kgsite.errors import InvalidInput, NotFound
 from kgsite.pages import is_curator
 from kgsite.schema import ErrorResponseSerializer, bad_request
 
 from .. import selectors as entity_selectors
-from ..models import Fact
+from ..graph import selectors as graph_selectors
+from ..models import Entity, Fact
 from ..scopes import ScopeFilter, key_clean
 from ..serializers import (
     ALL_SCOPES_HELP,
@@ -149,7 +150,10 @@ class EpisodeWriteSerializer(StrictSerializer):
         required=False,
         default=list,
         max_length=MAX_EPISODE_LINKS,
-        help_text=f"Entity ids the work was about (at most {MAX_EPISODE_LINKS}).",
+        help_text="Entities the work was about: ids, canonical names, aliases or imported "
+        f"ids, as MCP episode_store takes them (at most {MAX_EPISODE_LINKS}). A name no "
+        "entity has is a 400 naming entities.N; a name of several types a 409 with "
+        "candidates.",
     )
     facts = serializers.ListField(
         child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
@@ -249,11 +253,17 @@ class ExistingFactSerializer(serializers.Serializer):
     text = serializers.CharField()
     confidence = serializers.FloatField()
     confirmations = serializers.IntegerField()
+    scope = serializers.CharField(
+        help_text="Its project (empty: global memory). Only a fact of the finding's own "
+        "scope is confirmed by log; another is shown, with action create_new."
+    )
 
 
 class FindingResponseSerializer(serializers.Serializer):
     action = serializers.CharField(
-        help_text="boost_confidence (an existing fact says it) or create_new."
+        help_text="boost_confidence (a fact of the finding's own scope says it: log "
+        "confirms it) or create_new (log stores a new fact; existing_fact may still name "
+        "global memory that says it, which a project's finding never changes)."
     )
     existing_fact = ExistingFactSerializer(allow_null=True)
     items = RecallItemSerializer(many=True)
@@ -450,6 +460,18 @@ class QueryView(RecallView):
         )
 
 
+def _entity_named(value: str, field: str) -> Entity:
+    """An entity the body names as MCP's ``episode_store`` takes it (id, name, alias,
+    imported id; a merged-away id stands for its survivor), by the same resolver: an
+    unknown one is a 400 naming the item, never a guess."""
+    found = graph_selectors.entity_resolve(value, field=field)
+    if found is None:
+        raise InvalidInput(
+            f"no entity '{value}'; create it with POST /api/v1/entities/ first", field=field
+        )
+    return found
+
+
 def _fact_named(fact_id: int, field: str, scope: str) -> Fact:
     """A fact the episode's project sees (its own or global memory), as MCP's
     ``episode_store`` takes: another project's fact is not found."""
@@ -469,17 +491,18 @@ class EpisodeCreateView(GenericAPIView):
         request=EpisodeWriteSerializer,
         responses={
             201: EpisodeSerializer,
-            400: bad_request("narrative", "..."),
-            404: OpenApiResponse(ErrorResponseSerializer, description="An unknown fact or entity."),
+            400: bad_request("entities.0", "no entity 'Harbour Works'; create it ..."),
+            404: OpenApiResponse(ErrorResponseSerializer, description="An unknown fact."),
+            409: OpenApiResponse(
+                ErrorResponseSerializer,
+                description="A name entities of several types share, with candidates.",
+            ),
         },
         summary="Record past work of a session (embedded for recall)",
     )
     def post(self, request):
         data = _request(EpisodeWriteSerializer, request.data).validated_data
-        entities = [
-            entity_selectors.entity_named(entity_id=e, field=f"entities.{i}")
-            for i, e in enumerate(data["entities"])
-        ]
+        entities = [_entity_named(e, f"entities.{i}") for i, e in enumerate(data["entities"])]
         facts = [_fact_named(f, f"facts.{i}", data["scope"]) for i, f in enumerate(data["facts"])]
         episode = services.episode_store(
             narrative=data["narrative"],

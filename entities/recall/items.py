@@ -12,6 +12,7 @@ from django.db.models import Max
 
 from kgsite.errors import InvalidInput
 from kgsite.text import shows_nothing
+from kgsite.times import timestamp
 
 from ..models import Fact
 from ..scopes import ScopeFilter
@@ -97,7 +98,7 @@ def episode_item(episode: Episode, score: float | None, because: str) -> dict[st
         "session_id": episode.session_id,
         "ai_id": episode.ai_id,
         "scope": episode.scope,
-        "created_at": episode.created_at.isoformat(),
+        "created_at": timestamp(episode.created_at),
         "score": round(score, 4) if score is not None else None,
         "surfaced_because": because,
     }

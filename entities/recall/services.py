@@ -61,10 +61,14 @@ def episode_store(
 
 def recall_finding_log(*, text: str, scope: str, kind: str, fields: dict[str, Any], actor):
     """The finding trigger asked to log: ``fact_store`` confirms the existing fact (its
-    confidence rises) or stores a new one, by the same duplicate judgement."""
+    confidence rises) or stores a new one, by the same duplicate judgement. Only a fact
+    of the finding's own scope is confirmed: a restated global fact stays as it was, and
+    the project gets its own (``selectors.finding_confirms``)."""
     restated, _because = selectors.finding_restated(
         text=selectors.text_check(text, "text"), scope=scope, kind=kind
     )
+    if restated is not None and not selectors.finding_confirms(restated, scope):
+        restated = None
     return entity_services.fact_store(
         text=text, scope=scope, kind=kind, restates=restated, actor=actor, **fields
     )

@@ -164,8 +164,14 @@ def test_empty_entity_names_are_refused_and_nothing_is_written(server, stored):
 def test_an_unknown_name_answers_no_entity_in_every_graph_tool(server, stored):
     error, text = call(server, "graph_neighbors", {"entity": "Nobody"})
     assert error and "no entity 'Nobody'" in text
-    error, graph = call(server, "get_entity_graph", {"entity": "Nobody"})
-    assert not error and graph == {"entity": None, "nodes": [], "edges": []}
+    # A graph tool reports an unknown name as graph_neighbors does: a tool error naming
+    # the argument (the REST twin answers 404), not an empty graph of "entity": null.
+    error, text = call(server, "get_entity_graph", {"entity": "Nobody"})
+    assert error, text
+    assert text == (
+        "Error executing tool get_entity_graph: entity: no entity 'Nobody'; "
+        "create it with entity_store first"
+    )
     error, lookup = call(server, "entity_get", {"name": "Nobody"})
     assert not error and lookup["entity"] is None and lookup["match"] == "none"
     error, verdict = call(

@@ -1,13 +1,17 @@
-"""An episode's body names entities and facts: one that is not there is a 404 naming the
-body's item (``entities.1`` or ``facts.0``, as MCP ``episode_store`` names it), and a
-merged-away entity says where it went."""
+"""An episode's body names entities and facts as MCP ``episode_store`` takes them (an
+entity by id, name, alias or imported id; a merged-away id stands for its survivor): an
+entity no name or id matches is a 400 naming the body's item (``entities.1``), a fact
+that is not there a 404 naming ``facts.0``, and nothing is stored."""
 
 from __future__ import annotations
 
 import pytest
 
+from entities.mcp.server import mcp_server_build
+from entities.mcp.tools import ToolContext
 from entities.recall.models import Episode
-from entities.services import entity_merge, entity_store, fact_store
+from entities.services import alias_add, entity_merge, entity_store, fact_store
+from tests.recall.test_mcp import call
 
 URL = "/api/v1/recall/episodes"
 
@@ -20,14 +24,37 @@ def merged(db):
     return kept, gone
 
 
-def test_a_merged_away_entity_names_the_field_and_the_survivor(curator_api, merged, vector_dir):
+def _linked(episode_id: int) -> list[str]:
+    return sorted(Episode.objects.get(pk=episode_id).entities.values_list("pk", flat=True))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_entities_by_name_alias_or_merged_id_as_mcp_takes_them(curator_api, merged, vector_dir):
+    """The REST body took entity ids only; MCP's episode_store took names: the same
+    episode over REST was a 404 for "Harbour Works"."""
     kept, gone = merged
-    body = {"narrative": "Mapped the harbour suppliers", "entities": [kept.pk, gone.pk]}
+    pier, _ = entity_store(name="Pier Nine", type="place")
+    alias_add(entity=pier, alias="P9")
+    named = ["harbour works", "P9", gone.pk]
+    response = curator_api.post(URL, {"narrative": "Mapped the suppliers", "entities": named},
+                                format="json")  # fmt: skip
+    assert response.status_code == 201, response.json()
+    assert _linked(response.json()["id"]) == sorted([kept.pk, pier.pk])
+    error, body = call(mcp_server_build(ToolContext()), "episode_store",
+                       {"narrative": "Mapped the suppliers", "entities": named})  # fmt: skip
+    assert not error, body
+    assert _linked(body["id"]) == _linked(response.json()["id"])
+
+
+def test_an_unknown_name_is_a_400_naming_the_item_and_stores_nothing(curator_api, merged,
+                                                                      vector_dir):  # fmt: skip
+    kept, _gone = merged
+    body = {"narrative": "Mapped the suppliers", "entities": [kept.pk, "Harbor Werks"]}
     response = curator_api.post(URL, body, format="json")
-    assert response.status_code == 404
+    assert response.status_code == 400
     error = response.json()["error"]
-    assert error["field"] == "entities.1"  # it said "id", a field this body does not have
-    assert kept.pk in error["message"]
+    assert error["field"] == "entities.1"  # never a guess at the nearest name
+    assert "no entity 'Harbor Werks'" in error["message"]
     assert not Episode.objects.exists()
 
 

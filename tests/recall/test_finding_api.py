@@ -108,3 +108,32 @@ def test_a_field_the_kind_cannot_carry_is_refused_without_log_too(client, vector
     response = client.post("/api/v1/recall/finding", body, format="json")
     assert response.status_code == 400
     assert response.json()["error"]["field"] == field
+
+
+def test_a_projects_finding_never_confirms_global_memory(curator_api, vector_dir):
+    """A finding logged in a project that restated a global fact raised that fact's
+    confidence and confirmations: one project's write changed what every project reads.
+    The global fact is still shown (the agent learns it is known), and the project gets
+    its own fact, which its next finding confirms."""
+    from entities.mcp.server import mcp_server_build
+    from entities.mcp.tools import ToolContext
+    from tests.recall.test_mcp import call
+
+    shared = store("The Quarry Dell mill grinds barley every Tuesday")
+    before = (shared.confidence, shared.confirmations)
+    asked = {"text": shared.text, "scope": "shop", "log": True, "confidence": 0.9}
+    logged = post(curator_api, "/finding", **asked)
+    assert logged["existing_fact"]["id"] == shared.pk, logged
+    assert logged["existing_fact"]["scope"] == ""
+    assert (logged["action"], logged["logged"]) == ("create_new", "created")
+    assert logged["fact"]["scope"] == "shop" and logged["fact"]["id"] != shared.pk
+    again = post(curator_api, "/finding", **asked)
+    assert (again["action"], again["logged"]) == ("boost_confidence", "confirmed")
+    assert again["fact"]["id"] == logged["fact"]["id"]
+    error, tool = call(mcp_server_build(ToolContext(scope="cafe")), "recall_finding",
+                       {"text": shared.text, "log": True})  # fmt: skip
+    assert not error, tool
+    assert (tool["action"], tool["logged"], tool["fact"]["scope"]) == ("create_new", "created",
+                                                                       "cafe")  # fmt: skip
+    shared.refresh_from_db()
+    assert (shared.confidence, shared.confirmations) == before

@@ -378,6 +378,7 @@ def test_finding_confirms_the_existing_fact_instead_of_copying_it(client, curato
         "text": "The nightly export writes CSV files",
         "confidence": 0.6,
         "confirmations": 1,
+        "scope": "shop",
     }
     fact.refresh_from_db()
     assert fact.confirmations == 1  # asking changes nothing
