@@ -31,7 +31,7 @@ from django.contrib.auth import get_user_model
 from django.core import serializers
 from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection, models, transaction
+from django.db import IntegrityError, connection, models, transaction
 
 from kgsite.errors import Conflict, InvalidInput
 from kgsite.text import normalize, type_tag
@@ -242,6 +242,7 @@ def graph_import(*, lines: IO[str], progress: Progress | None = None) -> ImportR
             if progress:
                 progress(1)
         _check_counts(header["tables"], seen)
+        _check_references()
         _reset_sequences()
     return ImportResult(tables=seen, users_created=users_created)
 
@@ -303,6 +304,19 @@ def _check_counts(expected: dict[str, int], seen: dict[str, int]) -> None:
                 "(a truncated export?)",
                 field="path",
             )
+
+
+def _check_references() -> None:
+    """Foreign keys are checked when the transaction commits (they are deferred), where
+    a row naming a row the file does not hold ended the import in a traceback: check
+    them here, while the refusal can still be one line."""
+    try:
+        connection.check_constraints()
+    except IntegrityError as exc:
+        detail = " ".join(str(exc).split())  # PostgreSQL's DETAIL line joins the first
+        raise InvalidInput(
+            f"a row refers to a row the file does not hold: {detail}", field="path"
+        ) from None
 
 
 def _reset_sequences() -> None:
