@@ -5,9 +5,11 @@ against a database of their own."""
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -63,3 +65,42 @@ def test_an_export_piped_into_import_graph_dash_arrives_whole(
     assert done.returncode == 0, done.stderr
     assert "rows imported from -" in done.stdout
     assert names_in(database) == ["Ankara", "Bursa"]
+
+
+def test_ctrl_c_during_an_import_is_one_line_and_writes_nothing(
+    tmp_path, settings, empty_site, capsys
+):
+    """Ctrl-C printed a KeyboardInterrupt traceback through Django's and the database
+    driver's frames; the import is one transaction: nothing of it stays."""
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+    entity_store(name="Ankara", type="place")
+    entity_store(name="Bursa", type="place")
+    call_command("export_graph", "-", verbosity=0)
+    header, first, *_rest = capsys.readouterr().out.splitlines(keepends=True)
+    env, database = empty_site
+    importing = subprocess.Popen(
+        [sys.executable, "manage.py", "import_graph", "-", "--skip-derived"],
+        cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        importing.stdin.write((header + first).encode())
+        importing.stdin.flush()  # the rest of the file is still on its way
+        shown = b""
+        while b"rows" not in shown:  # the progress bar: the import has begun
+            chunk = os.read(importing.stderr.fileno(), 4096)
+            assert chunk, shown
+            shown += chunk
+        time.sleep(1)  # the first row is read and saved; the import waits for the next
+        importing.send_signal(signal.SIGINT)
+        _out, err = importing.communicate(timeout=60)
+    finally:
+        if importing.poll() is None:
+            importing.kill()
+    said = [
+        line
+        for line in err.decode().replace("\r", "\n").splitlines()
+        if line.strip() and "rows" not in line
+    ]
+    assert importing.returncode == 130
+    assert said == ["import_graph: interrupted"], err.decode()
+    assert names_in(database) == []
