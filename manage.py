@@ -16,6 +16,10 @@ def main() -> None:
         execute_from_command_line(sys.argv)
     except ImproperlyConfigured as exc:  # a setting from the environment: one line, exit 1
         sys.exit(f"ImproperlyConfigured: {exc}")
+    except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback; 130 as a shell says it
+        command = sys.argv[1] if len(sys.argv) > 1 else "manage.py"
+        print(f"{command}: interrupted", file=sys.stderr)
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from django.contrib.auth import get_user_model
 from django.core import serializers
 from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection, models, transaction
+from django.db import IntegrityError, connection, models, transaction
 
 from kgsite.errors import Conflict, InvalidInput
 from kgsite.text import normalize, type_tag
@@ -233,15 +233,17 @@ def graph_import(*, lines: IO[str], progress: Progress | None = None) -> ImportR
         raise Conflict(f"the graph is not empty: {listed}; import into an empty database")
     known = {m._meta.label for m in graph_models()}
     seen: dict[str, int] = dict.fromkeys(known, 0)
+    lines_of: dict[tuple[str, Any], int] = {}
     with transaction.atomic():
         users_created = _ensure_users(header["users"])
         for number, line in _read(lines):
-            _import_line(line, number, known)
+            _import_line(line, number, known, lines_of)
             label = json.loads(line)["model"]
             seen[_label(label)] += 1
             if progress:
                 progress(1)
         _check_counts(header["tables"], seen)
+        _check_references()
         _reset_sequences()
     return ImportResult(tables=seen, users_created=users_created)
 
@@ -250,7 +252,11 @@ def _label(model: str) -> str:
     return apps.get_model(model)._meta.label
 
 
-def _import_line(line: str, number: int, known: set[str]) -> None:
+def _import_line(
+    line: str, number: int, known: set[str], lines_of: dict[tuple[str, Any], int]
+) -> None:
+    """Save one row. ``lines_of`` remembers the line of each (table, id) saved: a second
+    row with the same id would overwrite the first while the counts still matched."""
     try:
         row = json.loads(line)
         if not isinstance(row, dict):
@@ -258,8 +264,12 @@ def _import_line(line: str, number: int, known: set[str]) -> None:
         if _label(row["model"]) not in known:
             raise ValueError(f"{row['model']} is not a table of the graph")
         for obj in serializers.deserialize("python", [row], handle_forward_references=False):
+            key = (obj.object._meta.label, obj.object.pk)
+            if key[1] is not None and key in lines_of:
+                raise ValueError(f"{key[0]} {key[1]!r} is on line {lines_of[key]} already")
             _fold_again(obj.object)
             obj.save()
+            lines_of[key] = number
     except KeyError as exc:  # its str() is the bare key: "line 2: 'model'" said nothing
         raise InvalidInput(f"line {number}: the row has no {exc} field", field="path") from None
     except Exception as exc:  # noqa: BLE001 - any bad row: one readable error, no half-write
@@ -303,6 +313,19 @@ def _check_counts(expected: dict[str, int], seen: dict[str, int]) -> None:
                 "(a truncated export?)",
                 field="path",
             )
+
+
+def _check_references() -> None:
+    """Foreign keys are checked when the transaction commits (they are deferred), where
+    a row naming a row the file does not hold ended the import in a traceback: check
+    them here, while the refusal can still be one line."""
+    try:
+        connection.check_constraints()
+    except IntegrityError as exc:
+        detail = " ".join(str(exc).split())  # PostgreSQL's DETAIL line joins the first
+        raise InvalidInput(
+            f"a row refers to a row the file does not hold: {detail}", field="path"
+        ) from None
 
 
 def _reset_sequences() -> None:

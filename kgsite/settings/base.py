@@ -17,6 +17,7 @@ from kgsite.settings.environ import (
     env_choices,
     env_float,
     env_int,
+    env_int_above,
     env_log_level,
     env_rate,
     env_word_lists,
@@ -309,12 +310,14 @@ SPECTACULAR_SETTINGS = {
 
 # --- Background jobs (django-q2) -----------------------------------------------------
 REDIS_URL = env("REDIS_URL", "").strip()  # set but blank: no Redis, as unset
+_Q_TIMEOUT = env_int("KGSITE_Q_TIMEOUT", 3600, low=1)
 Q_CLUSTER = {
     # Several deployments sharing one Redis need their own queue name.
     "name": env("KGSITE_Q_NAME", "kgsite"),
     "workers": env_int("KGSITE_Q_WORKERS", 1, low=1),
-    "timeout": env_int("KGSITE_Q_TIMEOUT", 3600, low=1),
-    "retry": env_int("KGSITE_Q_RETRY", 3700),
+    "timeout": _Q_TIMEOUT,
+    # Past the timeout, or a task still running is handed to a second worker.
+    "retry": env_int_above("KGSITE_Q_RETRY", _Q_TIMEOUT + 100, "KGSITE_Q_TIMEOUT", _Q_TIMEOUT),
     "max_attempts": 1,
     "catch_up": False,
     "label": "Jobs",

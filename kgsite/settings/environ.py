@@ -75,6 +75,15 @@ def env_int(name: str, default: int, *, low: int | None = None, high: int | None
     return _at_least(name, number, low, value, high)
 
 
+def env_int_above(name: str, default: int, other: str, bound: int) -> int:
+    """A whole number above another setting's value ``bound`` (django-q2's retry above
+    its timeout: a task still running at the retry is handed to a second worker)."""
+    number = env_int(name, default)
+    if number <= bound:
+        raise _misread(name, f"above {other} ({bound})", os.environ.get(name, str(default)))
+    return number
+
+
 def env_required(name: str, what: str) -> str:
     """A variable the profile cannot run without: unset or blank is one line saying
     what to set (a bare ``KeyError`` traceback named no remedy)."""

@@ -200,3 +200,43 @@ def test_a_row_missing_a_part_says_which(one_entity_export, row, says):
     message = command_fails("import_graph", str(one_entity_export), "--skip-derived", "-v0")
     assert message.startswith(f"line {len(lines) + 1}: ") and says in message
     assert not Entity.objects.exists()
+
+
+def test_a_row_naming_a_row_the_file_lacks_is_one_line_and_writes_nothing(one_entity_export):
+    """Foreign keys are checked at commit: an alias of an entity the file does not hold
+    (an export edited by hand, rows cut out of it) ended the import in a traceback."""
+    lines = one_entity_export.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["tables"]["entities.Alias"] = 1
+    alias = {
+        "model": "entities.alias",
+        "pk": 7,
+        "fields": {
+            "entity": "NotInTheFile",
+            "alias": "Angora",
+            "alias_norm": "angora",
+            "type": "place",
+            "manual": True,
+            "created_at": "2024-01-01T00:00:00Z",
+            "updated_at": "2024-01-01T00:00:00Z",
+        },
+    }
+    one_entity_export.write_text("\n".join([json.dumps(header), *lines[1:], json.dumps(alias)]))
+    message = command_fails("import_graph", str(one_entity_export), "--skip-derived", "-v0")
+    assert "does not hold" in message and "NotInTheFile" in message
+    assert not Entity.objects.exists() and not Alias.objects.exists()
+
+
+def test_two_rows_of_one_id_are_refused_not_one_kept(one_entity_export):
+    """The second row overwrote the first and the counts still matched: the file's
+    'Ankara' was lost without a word."""
+    lines = one_entity_export.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["tables"]["entities.Entity"] = 2
+    twin = json.loads(lines[1])
+    twin["fields"] |= {"canonical_name": "Bursa", "name_norm": "bursa"}
+    rows = [json.dumps(header), lines[1], json.dumps(twin), *lines[2:]]
+    one_entity_export.write_text("\n".join(rows) + "\n")
+    message = command_fails("import_graph", str(one_entity_export), "--skip-derived", "-v0")
+    assert message.startswith("line 3: ") and "on line 2 already" in message
+    assert not Entity.objects.exists()

@@ -417,3 +417,24 @@ def test_blank_allowed_hosts_are_the_default_hosts(monkeypatch, hosts):
     monkeypatch.setenv("DJANGO_ALLOWED_HOSTS", hosts)
     read = runpy.run_path(str(ROOT / "kgsite" / "settings" / "base.py"))
     assert read["ALLOWED_HOSTS"] == ["127.0.0.1", "localhost"]
+
+
+def test_a_longer_job_timeout_moves_the_queues_retry_past_it():
+    """KGSITE_Q_TIMEOUT raised for long books (as the books guide says) left the retry at
+    3700 s: django-q2 warned at every start and handed a task still running after an hour
+    to a second worker."""
+    done = _run(
+        {"KGSITE_Q_TIMEOUT": "7200"},
+        "-c",
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.Q_CLUSTER['retry'] > settings.Q_CLUSTER['timeout'] == 7200)",
+        settings_module="kgsite.settings.dev",
+    )
+    assert done.stdout.strip() == "True", done.stderr
+    assert "misconfigured" not in done.stderr
+
+
+def test_a_retry_within_the_timeout_stops_the_site_with_one_line():
+    assert _check({"KGSITE_Q_TIMEOUT": "600", "KGSITE_Q_RETRY": "300"}) == [
+        "ImproperlyConfigured: KGSITE_Q_RETRY must be above KGSITE_Q_TIMEOUT (600), not '300'"
+    ]

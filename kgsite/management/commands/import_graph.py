@@ -20,7 +20,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("path")
+        parser.add_argument("path", help="an export_graph file ('-' for standard input)")
         parser.add_argument(
             "--skip-derived",
             action="store_true",
@@ -29,17 +29,20 @@ class Command(BaseCommand):
 
     def handle(self, *args, path: str, skip_derived: bool, **options) -> None:
         try:
-            handle = open(path, encoding="utf-8")  # noqa: SIM115
+            if path == "-":  # export_graph - | ... | import_graph -
+                handle = open(sys.stdin.fileno(), encoding="utf-8", closefd=False)  # noqa: SIM115
+            else:
+                handle = open(path, encoding="utf-8")  # noqa: SIM115
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror}") from None
         with handle:
-            total = _promised_rows(handle)
-            handle.seek(0)
+            lines = _Replayed(handle)
+            total = _promised_rows(lines.first)
             with tqdm(
                 total=total, unit="rows", file=sys.stderr, disable=options["verbosity"] < 1
             ) as bar:
                 try:
-                    result = graph_import(lines=handle, progress=bar.update)
+                    result = graph_import(lines=lines, progress=bar.update)
                 except DomainError as exc:
                     raise CommandError(exc.message) from None
         self.stdout.write(
@@ -52,8 +55,31 @@ class Command(BaseCommand):
             call_command("rebuild_vectors", stdout=self.stdout)
 
 
-def _promised_rows(handle) -> int | None:
+class _Replayed:
+    """The file's lines, its first one read ahead (the bar's total is in the header) and
+    handed out again: a pipe (``-``, ``/dev/stdin``) cannot seek back to it."""
+
+    def __init__(self, handle) -> None:
+        self.handle = handle
+        try:
+            self.first: str | None = handle.readline()
+        except UnicodeDecodeError:
+            raise CommandError("not UTF-8 text: save it as UTF-8") from None
+
+    def readline(self) -> str:
+        if self.first is None:
+            return self.handle.readline()
+        line, self.first = self.first, None
+        return line
+
+    def __iter__(self):
+        if self.first is not None:
+            yield self.readline()
+        yield from self.handle
+
+
+def _promised_rows(first: str | None) -> int | None:
     try:
-        return sum(json.loads(handle.readline()).get("tables", {}).values())
+        return sum(json.loads(first or "").get("tables", {}).values())
     except (ValueError, AttributeError, TypeError):  # graph_import says what is wrong
         return None

@@ -1,0 +1,106 @@
+"""export_graph and import_graph through pipes, as an operator moves a graph between
+hosts (``export_graph - | ssh there manage.py import_graph -``), run as real processes
+against a database of their own."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from entities.services import entity_store
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def empty_site(tmp_path):
+    """The environment of a second, freshly migrated site (SQLite), and its file."""
+    database = tmp_path / "there.sqlite3"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "kgsite.settings.dev",
+        "DATABASE_URL": f"sqlite:///{database}",
+        "KGSITE_DATA_DIR": str(tmp_path / "there"),
+        "KGSITE_LOG_LEVEL": "ERROR",
+    }
+    env.pop("REDIS_URL", None)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--verbosity", "0"], cwd=ROOT, env=env, check=True
+    )
+    return env, database
+
+
+def names_in(database: Path) -> list[str]:
+    with sqlite3.connect(database) as connection:
+        rows = connection.execute("SELECT canonical_name FROM entities_entity ORDER BY 1")
+        return [name for (name,) in rows]
+
+
+def test_an_export_piped_into_import_graph_dash_arrives_whole(
+    tmp_path, settings, empty_site, capsys
+):
+    """export_graph writes '-' (standard output), but import_graph read no '-' ("cannot
+    read -: No such file or directory") and a pipe (/dev/stdin) ended in a traceback
+    (it seeked back to the header)."""
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+    entity_store(name="Ankara", type="place", description="capital city")
+    entity_store(name="Bursa", type="place")
+    call_command("export_graph", "-", verbosity=0)
+    export = capsys.readouterr().out
+    env, database = empty_site
+    done = subprocess.run(
+        [sys.executable, "manage.py", "import_graph", "-", "--skip-derived", "-v0"],
+        cwd=ROOT, env=env, input=export, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "rows imported from -" in done.stdout
+    assert names_in(database) == ["Ankara", "Bursa"]
+
+
+def test_ctrl_c_during_an_import_is_one_line_and_writes_nothing(
+    tmp_path, settings, empty_site, capsys
+):
+    """Ctrl-C printed a KeyboardInterrupt traceback through Django's and the database
+    driver's frames; the import is one transaction: nothing of it stays."""
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+    entity_store(name="Ankara", type="place")
+    entity_store(name="Bursa", type="place")
+    call_command("export_graph", "-", verbosity=0)
+    header, first, *_rest = capsys.readouterr().out.splitlines(keepends=True)
+    env, database = empty_site
+    importing = subprocess.Popen(
+        [sys.executable, "manage.py", "import_graph", "-", "--skip-derived"],
+        cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        importing.stdin.write((header + first).encode())
+        importing.stdin.flush()  # the rest of the file is still on its way
+        shown = b""
+        while b"rows" not in shown:  # the progress bar: the import has begun
+            chunk = os.read(importing.stderr.fileno(), 4096)
+            assert chunk, shown
+            shown += chunk
+        time.sleep(1)  # the first row is read and saved; the import waits for the next
+        importing.send_signal(signal.SIGINT)
+        _out, err = importing.communicate(timeout=60)
+    finally:
+        if importing.poll() is None:
+            importing.kill()
+    said = [
+        line
+        for line in err.decode().replace("\r", "\n").splitlines()
+        if line.strip() and "rows" not in line
+    ]
+    assert importing.returncode == 130
+    assert said == ["import_graph: interrupted"], err.decode()
+    assert names_in(database) == []
