@@ -356,7 +356,12 @@ def _more_unit_rows() -> dict[str, tuple[str, float]]:
 _PERIOD_WORDS, _PERIOD_UNITS = ut.period_units()
 PERIOD_DAYS.update(_PERIOD_WORDS)  # "a fortnight", "every semester", "per decade"
 UNITS: dict[str, tuple[str, float]] = (
-    _unit_rows() | _more_unit_rows() | ut.electrical_units() | _PERIOD_UNITS | ut.data_units()
+    _unit_rows()
+    | _more_unit_rows()
+    | ut.electrical_units()
+    | _PERIOD_UNITS
+    | ut.data_units()
+    | ut.concentration_units()
 )
 CASED_UNITS = ut.CASED_UNITS
 FLUID_BEFORE = ut.FLUID_BEFORE
