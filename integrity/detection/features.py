@@ -425,9 +425,7 @@ def _time_words(r: Reading) -> set[str]:
     """The statement's words, with a word of time deixis opening a sentence: capitalised
     there ("Today ...", "Oggi ...", "Hoje ..."), the reader takes it for a weak name and
     ``Reading.words`` leaves it out (round 17: ``time_apart`` never saw it)."""
-    opening = {
-        r.tokens[v.first].norm for v in r.values if v.kind == "name" and _time_word_name(v)
-    }
+    opening = {r.tokens[v.first].norm for v in r.values if v.kind == "name" and _time_word_name(v)}
     return set(r.words()[:MAX_WORDS]) | opening
 
 

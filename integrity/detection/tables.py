@@ -575,7 +575,7 @@ ITALIAN_TENS: dict[str, int] = {
 # "ativado"/"desativado", "legal"/"illegal"): a closed class of each language's
 # morphology, read as a signal, never as a verdict.
 NEGATIVE_PREFIXES: tuple[str, ...] = (
-    "un", "in", "im", "il", "ir", "dis", "non", "de", "des", "dés", "s", "a", "anti", "mis",
+    "un", "in", "im", "il", "ir", "dis", "non", "de", "dé", "des", "dés", "s", "a", "anti", "mis",
 )  # fmt: skip
 # Boolean literals of configuration and forms.
 BOOLEANS: dict[str, bool] = {

@@ -34,7 +34,7 @@ from .features import (
     pair_features,
     readings,
 )
-from .guard import duplicate_blockers
+from .guard import duplicate_blockers, opposed
 from .model import CLASSES, MODEL_PATH, Head, decide, load, save
 from .rewrites import rewritten_pairs
 from .scores import Scores, score
@@ -70,6 +70,8 @@ class Fold:
     blocked: np.ndarray
     synthetic: bool = False
     source: str = ""  # synthetic rows: the human-written file they were made from
+    # Whether the guard refuses each pair as an opposite (``guard.opposed``).
+    opposed: np.ndarray | None = None
 
 
 @dataclass
@@ -114,14 +116,16 @@ def make_fold(name: str, pairs: list[Pair], synthetic: bool = False, source: str
     """A fold with its features computed once, without an encoder (see ``encoded``)."""
     rows = features_of(pairs)
     labels = np.array([CLASSES.index(p.label) for p in pairs])
-    blocked = np.array([bool(duplicate_blockers(p.existing, p.new)) for p in pairs])
-    return Fold(name, pairs, rows, labels, blocked, synthetic, source)
+    blockers = [duplicate_blockers(p.existing, p.new) for p in pairs]
+    blocked = np.array([bool(b) for b in blockers])
+    against = np.array([opposed(b) for b in blockers], dtype=bool)
+    return Fold(name, pairs, rows, labels, blocked, synthetic, source, against)
 
 
 def encoded(fold: Fold, encoder: Encoder | None) -> Fold:
     """The fold with the encoder's embedding columns in its rows (none: neutral)."""
     rows = with_embeddings(fold.pairs, fold.rows, encoder)
-    return Fold(fold.name, fold.pairs, rows, fold.labels, fold.blocked, fold.synthetic, fold.source)
+    return replace(fold, rows=rows)
 
 
 def fit(rows: np.ndarray, labels: np.ndarray, c: float | tuple, encoder: str) -> Head:
@@ -151,20 +155,25 @@ def fit(rows: np.ndarray, labels: np.ndarray, c: float | tuple, encoder: str) ->
 
 
 def verdicts(head: Head, fold: Fold, choice: Choice) -> list[str]:
-    return _decided(head.probabilities(fold.rows), fold.blocked, choice)
+    return _decided(head.probabilities(fold.rows), fold, choice)
 
 
-def _decided(probs: np.ndarray, blocked: np.ndarray, choice: Choice) -> list[str]:
+def _opposed(fold: Fold) -> np.ndarray:
+    return np.zeros(len(fold.blocked), dtype=bool) if fold.opposed is None else fold.opposed
+
+
+def _decided(probs: np.ndarray, fold: Fold, choice: Choice) -> list[str]:
     return [
         decide(
             p,
             blocked=bool(b),
+            opposed=bool(o),
             duplicate_min=choice.duplicate_min,
             uncertain_min=choice.uncertain_min,
             doubt_min=choice.doubt_min,
             contradiction_min=choice.contradiction_min,
         )
-        for p, b in zip(probs, blocked, strict=True)
+        for p, b, o in zip(probs, fold.blocked, _opposed(fold), strict=True)
     ]
 
 
@@ -212,8 +221,15 @@ def _fast_scores(labels: np.ndarray, got: np.ndarray) -> Scores:
     )
 
 
-def _fast_decided(probs: np.ndarray, blocked: np.ndarray, choice: Choice) -> np.ndarray:
+def _fast_decided(probs: np.ndarray, fold: Fold, choice: Choice) -> np.ndarray:
     """``model.decide`` over a whole file at once."""
+    got = _fast_cutoffs(probs, fold.blocked, choice)
+    pc, pd, pp = probs[:, 0], probs[:, 1], probs[:, 2]
+    got[_opposed(fold) & (pd >= np.maximum(pc, pp))] = 0
+    return got
+
+
+def _fast_cutoffs(probs: np.ndarray, blocked: np.ndarray, choice: Choice) -> np.ndarray:
     pc, pd, pp = probs[:, 0], probs[:, 1], probs[:, 2]
     got = np.full(len(probs), 2)
     if choice.contradiction_min is None:
@@ -251,7 +267,7 @@ def _best(probs: list[tuple[Fold, np.ndarray]], c: float, best: tuple | None) ->
         objective = float(
             np.mean(
                 [
-                    utility(_fast_scores(held.labels, _fast_decided(p, held.blocked, choice)))
+                    utility(_fast_scores(held.labels, _fast_decided(p, held, choice)))
                     for held, p in probs
                 ]
             )
@@ -305,13 +321,13 @@ def refit_cutoffs(head: Head, folds: list[Fold]) -> tuple[Head, Report]:
     probs = [(f, head.probabilities(f.rows)) for f in folds if not f.synthetic]
     for held, p in probs:
         choice = _best([(f, q) for f, q in probs if f is not held], 0.0, None)[1]
-        got = _decided(p, held.blocked, choice)
+        got = _decided(p, held, choice)
         report.held_out[held.name] = score([x.label for x in held.pairs], got)
         report.held_out_verdicts[held.name] = verdicts_of(held.pairs, got)
         report.choices[held.name] = choice
     final = _best(probs, 0.0, None)[1]
     for held, p in probs:
-        got = _decided(p, held.blocked, final)
+        got = _decided(p, held, final)
         report.in_sample[held.name] = score([x.label for x in held.pairs], got)
         report.in_sample_verdicts[held.name] = verdicts_of(held.pairs, got)
     report.choices["final"] = final
