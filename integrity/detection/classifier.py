@@ -25,7 +25,7 @@ import numpy as np
 from . import model as pair_model
 from .aliases import Mentions
 from .features import FEATURE_NAMES, KINDS, MAX_CHARS, pair_features, readings
-from .guard import covered_flags, duplicate_blockers
+from .guard import covered_flags, duplicate_blockers, opposed
 from .structure import plain
 
 CONTRADICTION = "contradiction"
@@ -225,7 +225,12 @@ def _model_verdict(
         return Verdict(DUPLICATE, None, 0.99, "The two statements are identical.")
     r = pair_reading(existing, new, mentions=mentions, encoder=encoder)
     p = np.array([r.contradiction, r.duplicate, r.compatible])
-    label = r.head.verdict(p, blocked=bool(r.blockers))
+    against = opposed(r.blockers)
+    label = r.head.verdict(p, blocked=bool(r.blockers), opposed=against)
+    if against and label == CONTRADICTION and r.duplicate > r.contradiction:
+        # The same statement but for a negation or an opposite word (``model.decide``).
+        confidence = round(r.duplicate, 3)
+        return Verdict(label, "negation", confidence, _explain(label, "negation", r))
     kind = _kind(r) if label in (CONTRADICTION, UNCERTAIN) else None
     return Verdict(label, kind, _confidence(label, r), _explain(label, kind, r))
 

@@ -20,6 +20,7 @@ import dataclasses
 import math
 import os
 import re
+from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from . import tables as tb
@@ -73,12 +74,24 @@ def _blockers(
     if weak and _lost_name(a, b):
         reasons += weak
     if a.negations % 2 != b.negations % 2 and not _negation_left_out(a, b):
-        reasons.append("negation")
+        reasons.append(NEGATION)
     elif a.negations % 2 == b.negations % 2 and _opposite_word(a, b):
-        reasons.append("a word and its opposite")
+        reasons.append(OPPOSITE_WORD)
     elif _word_swapped(a, b):
         reasons.append("a word put in place of another")
     return reasons
+
+
+NEGATION = "negation"
+OPPOSITE_WORD = "a word and its opposite"
+
+
+def opposed(blockers: Sequence[str]) -> bool:
+    """Whether the guard refuses a duplicate because one statement says the opposite of
+    the other: a negation on one side only, or a word against its negative-prefixed form.
+    A pair the model reads as the same statement but for that is a contradiction
+    (``model.decide``), not the compatible pair a refused duplicate used to become."""
+    return any(reason in (NEGATION, OPPOSITE_WORD) for reason in blockers)
 
 
 def _opposite_word(a: Reading, b: Reading) -> bool:

@@ -50,11 +50,12 @@ class Head:
         at = [FEATURE_NAMES.index(name) for name in EMBEDDING_NAMES[3:]]
         return bool(np.any(self.coef[:, at]))
 
-    def verdict(self, p: np.ndarray, *, blocked: bool) -> str:
+    def verdict(self, p: np.ndarray, *, blocked: bool, opposed: bool = False) -> str:
         """``decide`` with this head's cut-offs."""
         return decide(
             p,
             blocked=blocked,
+            opposed=opposed,
             duplicate_min=self.duplicate_min,
             uncertain_min=self.uncertain_min,
             doubt_min=self.doubt_min,
@@ -109,6 +110,7 @@ def decide(
     uncertain_min: float,
     doubt_min: float = 1.01,
     contradiction_min: float | None = None,
+    opposed: bool = False,
 ) -> str:
     """A verdict from the probabilities (contradiction, duplicate, compatible).
 
@@ -117,8 +119,13 @@ def decide(
     compatible pair whose contradiction probability reaches ``uncertain_min``: a wrong
     duplicate loses a fact, a wrong ``uncertain`` costs a curator a glance. With
     ``contradiction_min`` a contradiction needs that probability instead of being the
-    likeliest class."""
+    likeliest class. A pair the guard refuses as an opposite (``guard.opposed``: a
+    negation or a negative-prefixed word on one side only) whose likeliest class is
+    duplicate is the same statement said the other way: a contradiction (round 17;
+    it was answered compatible when its contradiction probability stayed low)."""
     contradiction, duplicate, compatible = (float(x) for x in p)
+    if opposed and duplicate >= max(contradiction, compatible):
+        return "contradiction"
     if contradiction_min is not None:
         if duplicate >= duplicate_min and duplicate >= contradiction and not blocked:
             return "duplicate"

@@ -356,7 +356,12 @@ def _more_unit_rows() -> dict[str, tuple[str, float]]:
 _PERIOD_WORDS, _PERIOD_UNITS = ut.period_units()
 PERIOD_DAYS.update(_PERIOD_WORDS)  # "a fortnight", "every semester", "per decade"
 UNITS: dict[str, tuple[str, float]] = (
-    _unit_rows() | _more_unit_rows() | ut.electrical_units() | _PERIOD_UNITS | ut.data_units()
+    _unit_rows()
+    | _more_unit_rows()
+    | ut.electrical_units()
+    | _PERIOD_UNITS
+    | ut.data_units()
+    | ut.concentration_units()
 )
 CASED_UNITS = ut.CASED_UNITS
 FLUID_BEFORE = ut.FLUID_BEFORE
@@ -570,7 +575,7 @@ ITALIAN_TENS: dict[str, int] = {
 # "ativado"/"desativado", "legal"/"illegal"): a closed class of each language's
 # morphology, read as a signal, never as a verdict.
 NEGATIVE_PREFIXES: tuple[str, ...] = (
-    "un", "in", "im", "il", "ir", "dis", "non", "de", "des", "dés", "s", "a", "anti", "mis",
+    "un", "in", "im", "il", "ir", "dis", "non", "de", "dé", "des", "dés", "s", "a", "anti", "mis",
 )  # fmt: skip
 # Boolean literals of configuration and forms.
 BOOLEANS: dict[str, bool] = {

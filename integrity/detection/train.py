@@ -18,12 +18,13 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from .alignment import ALIGN_NAMES, alignment_columns
+from .cv_report import Report, format_errors, format_report, verdicts_of
 from .evaluation import Pair, PairFileError, load_pairs
 from .features import (
     EMBEDDING_NAMES,
@@ -33,7 +34,7 @@ from .features import (
     pair_features,
     readings,
 )
-from .guard import duplicate_blockers
+from .guard import duplicate_blockers, opposed
 from .model import CLASSES, MODEL_PATH, Head, decide, load, save
 from .rewrites import rewritten_pairs
 from .scores import Scores, score
@@ -69,6 +70,8 @@ class Fold:
     blocked: np.ndarray
     synthetic: bool = False
     source: str = ""  # synthetic rows: the human-written file they were made from
+    # Whether the guard refuses each pair as an opposite (``guard.opposed``).
+    opposed: np.ndarray | None = None
 
 
 @dataclass
@@ -78,14 +81,6 @@ class Choice:
     uncertain_min: float
     doubt_min: float
     contradiction_min: float | None = None
-
-
-@dataclass
-class Report:
-    encoder: str
-    held_out: dict[str, Scores] = field(default_factory=dict)
-    in_sample: dict[str, Scores] = field(default_factory=dict)
-    choices: dict[str, Choice] = field(default_factory=dict)
 
 
 def features_of(pairs: list[Pair]) -> np.ndarray:
@@ -121,14 +116,16 @@ def make_fold(name: str, pairs: list[Pair], synthetic: bool = False, source: str
     """A fold with its features computed once, without an encoder (see ``encoded``)."""
     rows = features_of(pairs)
     labels = np.array([CLASSES.index(p.label) for p in pairs])
-    blocked = np.array([bool(duplicate_blockers(p.existing, p.new)) for p in pairs])
-    return Fold(name, pairs, rows, labels, blocked, synthetic, source)
+    blockers = [duplicate_blockers(p.existing, p.new) for p in pairs]
+    blocked = np.array([bool(b) for b in blockers])
+    against = np.array([opposed(b) for b in blockers], dtype=bool)
+    return Fold(name, pairs, rows, labels, blocked, synthetic, source, against)
 
 
 def encoded(fold: Fold, encoder: Encoder | None) -> Fold:
     """The fold with the encoder's embedding columns in its rows (none: neutral)."""
     rows = with_embeddings(fold.pairs, fold.rows, encoder)
-    return Fold(fold.name, fold.pairs, rows, fold.labels, fold.blocked, fold.synthetic, fold.source)
+    return replace(fold, rows=rows)
 
 
 def fit(rows: np.ndarray, labels: np.ndarray, c: float | tuple, encoder: str) -> Head:
@@ -158,20 +155,25 @@ def fit(rows: np.ndarray, labels: np.ndarray, c: float | tuple, encoder: str) ->
 
 
 def verdicts(head: Head, fold: Fold, choice: Choice) -> list[str]:
-    return _decided(head.probabilities(fold.rows), fold.blocked, choice)
+    return _decided(head.probabilities(fold.rows), fold, choice)
 
 
-def _decided(probs: np.ndarray, blocked: np.ndarray, choice: Choice) -> list[str]:
+def _opposed(fold: Fold) -> np.ndarray:
+    return np.zeros(len(fold.blocked), dtype=bool) if fold.opposed is None else fold.opposed
+
+
+def _decided(probs: np.ndarray, fold: Fold, choice: Choice) -> list[str]:
     return [
         decide(
             p,
             blocked=bool(b),
+            opposed=bool(o),
             duplicate_min=choice.duplicate_min,
             uncertain_min=choice.uncertain_min,
             doubt_min=choice.doubt_min,
             contradiction_min=choice.contradiction_min,
         )
-        for p, b in zip(probs, blocked, strict=True)
+        for p, b, o in zip(probs, fold.blocked, _opposed(fold), strict=True)
     ]
 
 
@@ -219,8 +221,15 @@ def _fast_scores(labels: np.ndarray, got: np.ndarray) -> Scores:
     )
 
 
-def _fast_decided(probs: np.ndarray, blocked: np.ndarray, choice: Choice) -> np.ndarray:
+def _fast_decided(probs: np.ndarray, fold: Fold, choice: Choice) -> np.ndarray:
     """``model.decide`` over a whole file at once."""
+    got = _fast_cutoffs(probs, fold.blocked, choice)
+    pc, pd, pp = probs[:, 0], probs[:, 1], probs[:, 2]
+    got[_opposed(fold) & (pd >= np.maximum(pc, pp))] = 0
+    return got
+
+
+def _fast_cutoffs(probs: np.ndarray, blocked: np.ndarray, choice: Choice) -> np.ndarray:
     pc, pd, pp = probs[:, 0], probs[:, 1], probs[:, 2]
     got = np.full(len(probs), 2)
     if choice.contradiction_min is None:
@@ -258,7 +267,7 @@ def _best(probs: list[tuple[Fold, np.ndarray]], c: float, best: tuple | None) ->
         objective = float(
             np.mean(
                 [
-                    utility(_fast_scores(held.labels, _fast_decided(p, held.blocked, choice)))
+                    utility(_fast_scores(held.labels, _fast_decided(p, held, choice)))
                     for held, p in probs
                 ]
             )
@@ -312,13 +321,15 @@ def refit_cutoffs(head: Head, folds: list[Fold]) -> tuple[Head, Report]:
     probs = [(f, head.probabilities(f.rows)) for f in folds if not f.synthetic]
     for held, p in probs:
         choice = _best([(f, q) for f, q in probs if f is not held], 0.0, None)[1]
-        got = _decided(p, held.blocked, choice)
+        got = _decided(p, held, choice)
         report.held_out[held.name] = score([x.label for x in held.pairs], got)
+        report.held_out_verdicts[held.name] = verdicts_of(held.pairs, got)
         report.choices[held.name] = choice
     final = _best(probs, 0.0, None)[1]
     for held, p in probs:
-        got = _decided(p, held.blocked, final)
+        got = _decided(p, held, final)
         report.in_sample[held.name] = score([x.label for x in held.pairs], got)
+        report.in_sample_verdicts[held.name] = verdicts_of(held.pairs, got)
     report.choices["final"] = final
     return with_cutoffs(head, final), report
 
@@ -326,35 +337,6 @@ def refit_cutoffs(head: Head, folds: list[Fold]) -> tuple[Head, Report]:
 def final_head(folds: list[Fold], synthetic: list[Fold], encoder: str) -> Head:
     choice = choose(folds + synthetic, encoder)
     return with_cutoffs(fit(*_stack(folds + synthetic), choice.c, encoder), choice)
-
-
-def format_report(report: Report) -> str:
-    lines = [
-        f"encoder: {report.encoder}",
-        f"{'held-out file':<36}{'macro-F1':>9}{'in-sample':>10}{'gap':>7}{'reach':>7}"
-        f"{'wrong dup':>10}{'false al.':>10}{'uncertain':>10}",
-    ]
-    for name, s in report.held_out.items():
-        ins = report.in_sample[name]
-        lines.append(
-            f"{name:<36}{s.macro_f1:>9.3f}{ins.macro_f1:>10.3f}{ins.macro_f1 - s.macro_f1:>7.3f}"
-            f"{s.reach:>7.2f}{s.wrong_duplicates:>10.3f}{s.false_alarms:>10.3f}"
-            f"{s.uncertain_rate:>10.3f}"
-        )
-    mean = lambda attr: np.mean([getattr(s, attr) for s in report.held_out.values()])  # noqa: E731
-    lines.append(
-        f"{'mean':<36}{mean('macro_f1'):>9.3f}"
-        f"{np.mean([s.macro_f1 for s in report.in_sample.values()]):>10.3f}{'':>7}"
-        f"{mean('reach'):>7.2f}{mean('wrong_duplicates'):>10.3f}{mean('false_alarms'):>10.3f}"
-        f"{mean('uncertain_rate'):>10.3f}"
-    )
-    for name, c in report.choices.items():
-        lines.append(
-            f"  chosen for {name}: C={c.c} contradiction_min={c.contradiction_min} "
-            f"duplicate_min={c.duplicate_min} uncertain_min={c.uncertain_min} "
-            f"doubt_min={c.doubt_min}"
-        )
-    return "\n".join(lines)
 
 
 def train(
@@ -400,6 +382,7 @@ def train(
         extra = list(made.values())
         reports[key] = report
         log(format_report(report))
+        log(format_errors(report))
         heads[key] = final_head(folds, extra, key)
     if out is not None:
         meta = {
@@ -420,14 +403,16 @@ def cross_validate(folds: list[Fold], made: dict[str, Fold], key: str) -> Report
     for held in folds:
         train = [f for f in folds if f is not held]
         extra = [made[f.name] for f in train if f.name in made]
-        sub = cross_validate_one(train, extra, held, key)
-        report.held_out[held.name], report.choices[held.name] = sub
+        got, report.choices[held.name] = cross_validate_one(train, extra, held, key)
+        report.held_out[held.name] = score([p.label for p in held.pairs], got)
+        report.held_out_verdicts[held.name] = verdicts_of(held.pairs, got)
     extra = list(made.values())
     final = choose(folds + extra, key)
     head = fit(*_stack(folds + extra), final.c, key)
     for fold in folds:
         got = verdicts(head, fold, final)
         report.in_sample[fold.name] = score([p.label for p in fold.pairs], got)
+        report.in_sample_verdicts[fold.name] = verdicts_of(fold.pairs, got)
     report.choices["final"] = final
     return report
 
@@ -460,11 +445,13 @@ def swapped(pairs: list[Pair]) -> list[Pair]:
     return [replace(p, id=f"{p.id}:swapped", existing=p.new, new=p.existing) for p in pairs]
 
 
-def cross_validate_one(train: list[Fold], extra: list[Fold], held: Fold, key: str):
+def cross_validate_one(
+    train: list[Fold], extra: list[Fold], held: Fold, key: str
+) -> tuple[list[str], Choice]:
+    """The held-out file's verdicts, and the choice its training files made."""
     choice = choose(train + extra, key)
     head = fit(*_stack(train + extra), choice.c, key)
-    got = verdicts(head, held, choice)
-    return score([p.label for p in held.pairs], got), choice
+    return verdicts(head, held, choice), choice
 
 
 def dump_json(reports: dict[str, Report]) -> str:

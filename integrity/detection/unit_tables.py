@@ -111,6 +111,23 @@ def data_units() -> dict[str, tuple[str, float]]:
     return {w: ("data", f) for f, words in DATA_WORDS.items() for w in words.split()}
 
 
+# Concentrations written as a unit over litres (round 17): amount of substance per litre
+# (base mol/L) and mass per litre (base g/L), with the SI prefixes a laboratory writes.
+# Before, "à 1 mol/L" was a clock time (01:00) and "mol/L" an identifier.
+_PER_LITRE = {"mol": ("molar concentration", 1.0), "g": ("mass concentration", 1.0)}
+_PREFIXES = {"": 1.0, "m": 1e-3, "µ": 1e-6, "μ": 1e-6, "u": 1e-6, "n": 1e-9, "k": 1e3}
+_LITRES = {"l": 1.0, "dl": 0.1, "ml": 1e-3}
+
+
+def concentration_units() -> dict[str, tuple[str, float]]:
+    return {
+        f"{prefix}{base}/{litre}": (dimension, factor * scale / volume)
+        for base, (dimension, factor) in _PER_LITRE.items()
+        for prefix, scale in _PREFIXES.items()
+        for litre, volume in _LITRES.items()
+    }
+
+
 # Fractions named by a noun, read as a share of a whole ("half of the users" = 50 %)
 # or of a unit ("three quarters of an hour", "due quarti d'ora", "meio gigabyte").
 FRACTION_NOUNS: dict[float, str] = {
