@@ -193,12 +193,12 @@ def test_a_logged_finding_confirms_the_memory_the_finding_named(server, curator_
     """recall_finding answered boost_confidence for a memory the pair model reads as a
     restatement, then log: true stored a copy over MCP (the REST twin confirmed it)."""
     from entities.models import Fact
-    from entities.recall import selectors as recall_selectors
+    from entities.recall import findings
     from entities.services import fact_store
 
     stored = fact_store(text="The Quarry Dell mill grinds barley.").fact
     restated = (stored, "the pair model reads it as a restatement of this memory")
-    monkeypatch.setattr(recall_selectors, "finding_restated", lambda **kwargs: restated)
+    monkeypatch.setattr(findings, "finding_restated", lambda **kwargs: restated)
     asked = {"text": "Barley is what the mill at Quarry Dell grinds.", "log": True}
     rest = curator_api.post("/api/v1/recall/finding", asked, format="json").json()
     assert (rest["action"], rest["logged"]) == ("boost_confidence", "confirmed")
