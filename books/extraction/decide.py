@@ -18,6 +18,7 @@ from functools import partial
 import numpy as np
 
 from books.chunking import ChunkDraft
+from books.extraction.forms import is_placeholder, opens_entry
 from books.extraction.scoring import Scorer
 from books.extraction.termhood import (
     TYPES,
@@ -82,14 +83,14 @@ class TermRow:
     lists: tuple[tuple[str, int], ...] = ()
     # Measures the chunks that might define the term, on first use: only the terms kept
     # (or, in training, the annotated ones) need it.
-    measure: Callable[[], tuple[list, list]] | None = field(default=None, repr=False)
+    measure: Callable[[], tuple[list, list, list]] | None = field(default=None, repr=False)
     # Not a name whatever the scores: a unit, or common words written in capitals.
     literal: bool = False
-    _options: tuple[list, list] | None = field(default=None, repr=False)
+    _options: tuple[list, list, list] | None = field(default=None, repr=False)
 
-    def _define(self) -> tuple[list, list]:
+    def _define(self) -> tuple[list, list, list]:
         if self._options is None:
-            self._options = self.measure() if self.measure else ([], [])
+            self._options = self.measure() if self.measure else ([], [], [])
         return self._options
 
     @property
@@ -100,6 +101,12 @@ class TermRow:
     @property
     def option_features(self) -> list[list[float]]:
         return self._define()[1]
+
+    @property
+    def option_entries(self) -> list[bool]:
+        """Per option: whether the term opens one of its lines and the line describes it
+        (``forms.opens_entry``)."""
+        return self._define()[2]
 
 
 def _support(term: Term) -> int:
@@ -149,14 +156,18 @@ def term_rows(
     ]
     rows: list[TermRow] = []
 
-    def measure(term: Term, key: str) -> tuple[list, list]:
+    def measure(term: Term, key: str) -> tuple[list, list, list]:
         per_chunk = stats.chunk_sets.get(key, Counter())
         options = _define_options(term, key, chunks, texts, headings, _densest(per_chunk))
         counts = [per_chunk.get(i, 0) for i, _s, _e in options]
-        return options, [
-            define_features(term, key, i, chunks[i], texts[i], counts, k)
-            for k, (i, _s, _e) in enumerate(options)
-        ]
+        return (
+            options,
+            [
+                define_features(term, key, i, chunks[i], texts[i], counts, k)
+                for k, (i, _s, _e) in enumerate(options)
+            ],
+            [opens_entry(texts[i], term.display) for i, _s, _e in options],
+        )
 
     for key, term in kept:
         # The features read the name as first proposed; the entity is named as the
@@ -307,25 +318,45 @@ def plain_name(display: str) -> bool:
 
 # A term the define model is sure one of its chunks defines (a glossary's entry, an
 # option's description, the section its heading names) needs this share of the entity
-# threshold: being defined is evidence of a term the usage features do not see.
-DEFINED_SHARE = 0.5
+# threshold: being defined is evidence of a term the usage features do not see (the
+# entity threshold is chosen on held-out probabilities, and a new document's terms are
+# rated lower than the training documents').
+DEFINED_SHARE = 0.3
 # How sure: the define threshold plus this margin (the threshold itself is tuned to mark
 # a chunk of a term already kept, not to vouch for a term).
-DEFINED_MARGIN = 0.5
+DEFINED_MARGIN = 0.2
+
+
+def _vouchable(display: str) -> bool:
+    """A name a definition may vouch for. Not words in capitals (a manual page's
+    section in capitals describes what follows, not its heading's words), not an
+    example's stand-in name, not a phrase of English's most common words written in
+    lower case (prose's words, "the next step is ...": such a phrase needs the entity
+    model's own belief)."""
+    words = display.split()
+    if not words or display.isupper() or is_placeholder(display):
+        return False
+    return not all(w.isalpha() and w.islower() and zipf(w) >= VERY_COMMON_ZIPF for w in words)
 
 
 def _believed(row: TermRow, p: float, scorer: Scorer) -> bool:
     """The entity model keeps the term, or rates it above ``DEFINED_SHARE`` of its
-    threshold and the define model is sure a chunk of prose describing it defines it."""
+    threshold and the define model is sure a chunk of prose describing it defines it:
+    the chunk's heading is the term, or the term opens one of its lines and the line
+    describes it (``forms.opens_entry``)."""
     threshold = scorer.entity.threshold
     if p >= threshold:
         return True
-    if p < DEFINED_SHARE * threshold or not row.option_features:
+    if p < DEFINED_SHARE * threshold or not row.option_features or not _vouchable(row.display):
         return False
     # A chunk of prose that describes the term after naming it ("term: a word...", an
     # entry over its indented description), not a heading merely naming it (a novel's
-    # "Chapter XIX" over its chapter).
-    described = [f[-2] > 0 and f[-1] > 0 for f in row.option_features]
+    # "Chapter XIX" over its chapter); for the vouch, the heading is the term or the
+    # term itself opens a describing line (not a longer word it begins, not code).
+    described = [
+        f[-2] > 0 and f[-1] > 0 and (f[0] > 0 or f[1] > 0 or entry)
+        for f, entry in zip(row.option_features, row.option_entries, strict=True)
+    ]
     if not any(described):
         return False
     p_define = scorer.define.proba(row.option_features)[np.asarray(described)]

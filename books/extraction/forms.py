@@ -120,6 +120,37 @@ def described(text: str, display: str) -> list[float]:
     return [prose, subject]
 
 
+def opens_entry(text: str, display: str) -> bool:
+    """The term (or its plural in "s") opens a line of the chunk as a whole word and the
+    line goes on to describe it: lower-case prose or a deeper indented description
+    ("term: a word...", "-x  tells...", an entry over its description). Stricter than
+    ``described``: "width" opening "widthwise ..." is another word, and a line holding a
+    statement of code (a ';' after the name: ``alias int COUNT;``) declares, it does not
+    describe."""
+    name = display.removesuffix("()")
+    at = text.find(name) if name else -1
+    seen = 0
+    while at >= 0 and seen < 20:
+        seen += 1
+        end = at + len(name)
+        if name[-1:].isalpha() and text[end : end + 1] == "s":
+            end += 1  # the plural: "widgets" over the entry of "widget"
+        line = text[text.rfind("\n", 0, at) + 1 : at]
+        whole = not (text[end : end + 1].isalnum() or text[end : end + 1] == "_")
+        if whole and not line.strip(" \t-*+•`'\"“("):
+            follow = _AFTER_NAME.match(text, end)
+            eol = text.find("\n", end)
+            rest = text[end : eol if eol >= 0 else len(text)]
+            if (
+                follow
+                and (follow.group(1).islower() or _entry_body(line, follow.group()))
+                and ";" not in rest
+            ):
+                return True
+        at = text.find(name, at + len(name))
+    return False
+
+
 def _entry_body(line: str, follow: str) -> bool:
     """The words after the term start the next line, indented deeper than the term's
     own: a definition list's description, whatever its first word's case."""
