@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from kgsite.converters import parse_id
-from kgsite.errors import DomainError, InvalidInput
+from kgsite.errors import DomainError, InvalidInput, Wording, in_page_language
 from kgsite.models import AuditEntry
 from kgsite.pages import (
     Panel,
@@ -35,7 +35,7 @@ from notifications.views import EVENT
 from . import review, selectors, services
 from .models import Book, Chunk, IngestJob
 from .parsing import SUPPORTED_EXTENSIONS
-from .refusals import job_error_text, refusal_text
+from .refusals import refusal_text
 
 RECENT_JOBS = 10
 CHUNK_PAGE_SIZE = 25
@@ -78,8 +78,21 @@ def job_view(job: IngestJob) -> dict:
         "step": next((i for i, (p, _s) in enumerate(PHASES, 1) if p == job.phase), 0),
         "steps": len(PHASES),
         "unchanged": (job.result or {}).get("action") == "unchanged",
-        "error": job_error_text(job.error, PHASE_LABELS) if job.error else "",
+        "error": _job_error(job),
     }
+
+
+def _job_error(job: IngestJob) -> str:
+    """A failed job's error in the page's language, said from the wording stored with it
+    (its phase as the progress line names it); an exception's own words, and the error
+    of a job that failed before wordings were stored, as recorded."""
+    if not job.error_wording:
+        return job.error
+    wording = Wording.restored(job.error_wording)
+    if wording.params and "phase" in wording.params:
+        phase = PHASE_LABELS.get(wording.params["phase"], gettext_lazy("the job"))
+        wording = Wording(wording.template, {**wording.params, "phase": phase})
+    return in_page_language(wording)
 
 
 def _jobs() -> dict:
