@@ -35,7 +35,6 @@ from notifications.views import EVENT
 from . import review, selectors, services
 from .models import Book, Chunk, IngestJob
 from .parsing import SUPPORTED_EXTENSIONS
-from .refusals import refusal_text
 
 RECENT_JOBS = 10
 CHUNK_PAGE_SIZE = 25
@@ -151,7 +150,7 @@ def book_upload(request):
         # The format is the file's (its extension): the refusal belongs to the file field.
         field = "file" if exc.field in (None, "format") else exc.field
         context = _list_context(
-            errors={field: refusal_text(exc)},
+            errors={field: exc.translated},
             values={k: request.POST.get(k, "") for k in ("title", "author")},
         )
         return render_page(request, "books/list.html", context, status=400)
@@ -452,7 +451,7 @@ def candidates_decide(request):
     try:
         notice, undo = _candidates_decide(request, action, ids)
     except DomainError as exc:
-        error = refusal_text(exc)
+        error = exc.translated
     context = _candidates_context(request, error=error, notice=notice, undo=undo)
     return render_page(
         request,
@@ -476,7 +475,7 @@ def candidates_reject_undo(request, entry_id: int):
         ids = [row["id"] for row in entry.payload.get("entities", [])]
         # Undo clicked twice: this curator's first click brought them back, as asked.
         mine = AuditEntry.objects.filter(action="entity.reject_undo", actor=request.user)
-        error = "" if mine.filter(payload__entry=entry.pk).exists() else refusal_text(exc)
+        error = "" if mine.filter(payload__entry=entry.pk).exists() else exc.translated
     if not error:
         notice = ngettext(
             "Brought back %(n)d candidate.", "Brought back %(n)d candidates.", len(ids)

@@ -99,6 +99,11 @@ def _exception(settings, tmp_path) -> IngestJob:
             "the worker died during extract (run 3)",
             "il worker si è fermato durante ricerca delle entità (esecuzione 3)",
         ),
+        (
+            _refused,
+            "The file is an ELF executable, not text: nothing ingested.",
+            "Il file è un eseguibile ELF, non testo: non è stato acquisito niente.",
+        ),
         (_interrupted, "interrupted (KeyboardInterrupt) during ", "interrotto (KeyboardInterrupt)"),
         (
             _not_queued,
@@ -107,7 +112,7 @@ def _exception(settings, tmp_path) -> IngestJob:
         ),
         (_exception, "ValueError: bad table", "ValueError: bad table"),  # its own words
     ],
-    ids=["died", "interrupted", "not-queued", "exception"],
+    ids=["died", "refused", "interrupted", "not-queued", "exception"],
 )
 def test_a_failed_jobs_error_reads_in_the_pages_language(
     curator_client, settings, tmp_path, fail, english, italian
