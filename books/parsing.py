@@ -26,7 +26,7 @@ from books.formats.markdown import code_spans, comments_stripped, emphasis_strip
 from books.formats.pdf import MIN_REPEATS, clean_pages, outline_headings, outline_items
 from books.formats.rst import is_roff, roff_includes, roff_to_markdown, rst_to_markdown
 from books.formats.text import dehyphenate, technical_headings
-from kgsite.errors import InvalidInput
+from kgsite.errors import InvalidInput, Wording
 
 FORMATS = ("markdown", "text", "pdf", "html", "epub", "rst", "man")
 
@@ -82,7 +82,7 @@ def detect_format(filename: str) -> str:
                 "Unsupported file type (%(ext)s): upload a .md, .txt, .rst, .pdf, .html or "
                 ".epub file, or a manual page (.man, .1 to .8)."
             ),
-            params={"ext": suffix or "no extension"},
+            params={"ext": suffix or Wording(gettext_noop("no extension"))},
             field="format",
         ) from None
 

@@ -82,7 +82,7 @@ def _ids(entity_ids: Iterable[str]) -> list[str]:
     if not ids:
         raise InvalidInput(gettext_noop("choose at least one candidate"), field="ids")
     if any("\x00" in i for i in ids):  # no id holds one (PostgreSQL refuses to look it up)
-        raise InvalidInput("an id contains a NUL character", field="ids")
+        raise InvalidInput(gettext_noop("an id contains a NUL character"), field="ids")
     return ids
 
 

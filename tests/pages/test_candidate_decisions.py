@@ -189,6 +189,8 @@ def test_the_queues_refusals_read_in_italian(curator_client, book):
     assert "nessuna entità si chiama “Nowhere Quay”" in answer
     answer = _decide(curator_client, "retype", ids[:1]).content.decode()
     assert "Scegli il tipo da assegnare." in answer
+    answer = _decide(curator_client, "accept", [*ids[:1], "ab\x00"]).content.decode()
+    assert "un id contiene un carattere NUL" in answer
     rejected = _decide(curator_client, "reject", ids[:1]).content.decode()
     undo = re.search(r"/books/candidates/rejected/\d+/undo", rejected).group(0)
     answer = _decide(curator_client, "reject", ids[:2]).content.decode()  # a stale page
