@@ -161,6 +161,9 @@ class IngestJob(TimeStampedModel):
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True, default="")
+    # The error's template and params (``Wording.stored``), for a page to say it in its
+    # language; empty for an exception's own words, and on jobs that failed before it.
+    error_wording = models.JSONField(null=True, blank=True, default=None)
     # Non-fatal problems (an LLM answer that could not be parsed, per chunk).
     warnings = models.JSONField(default=list, blank=True)
     result = models.JSONField(default=dict, blank=True)

@@ -17,13 +17,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from django.utils.translation import gettext_noop
+
 from books.formats.archive import lost_text
+from books.formats.binary import refuse_binary
 from books.formats.html import PERMALINK_MARKS, epub_to_markdown, html_to_markdown
 from books.formats.markdown import code_spans, comments_stripped, emphasis_stripped
 from books.formats.pdf import MIN_REPEATS, clean_pages, outline_headings, outline_items
 from books.formats.rst import is_roff, roff_includes, roff_to_markdown, rst_to_markdown
 from books.formats.text import dehyphenate, technical_headings
-from kgsite.errors import InvalidInput
+from kgsite.errors import InvalidInput, Wording
 
 FORMATS = ("markdown", "text", "pdf", "html", "epub", "rst", "man")
 
@@ -74,10 +77,12 @@ def detect_format(filename: str) -> str:
     try:
         return _EXTENSIONS[suffix]
     except KeyError:
-        shown = suffix or "no extension"
         raise InvalidInput(
-            f"Unsupported file type ({shown}): upload a .md, .txt, .rst, .pdf, .html or .epub "
-            "file, or a manual page (.man, .1 to .8).",
+            gettext_noop(
+                "Unsupported file type (%(ext)s): upload a .md, .txt, .rst, .pdf, .html or "
+                ".epub file, or a manual page (.man, .1 to .8)."
+            ),
+            params={"ext": suffix or Wording(gettext_noop("no extension"))},
             field="format",
         ) from None
 
@@ -91,7 +96,10 @@ def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
         text = convert(decode_text(data))
         if fmt == "man" and not text.strip() and (included := roff_includes(decode_text(data))):
             raise InvalidInput(
-                f"The manual page only includes {included[0]} (.so): ingest that page instead.",
+                gettext_noop(
+                    "The manual page only includes %(page)s (.so): ingest that page instead."
+                ),
+                params={"page": included[0]},
                 field="file",
             )
         _require_text(text)
@@ -128,48 +136,17 @@ def parse_document(data: bytes, *, fmt: str) -> ParsedDocument:
     )
 
 
-# Magic numbers of binary files that are sometimes renamed to a text extension.
-_BINARY_MAGIC = (
-    (b"\x7fELF", "an ELF executable"),
-    (b"MZ", "a Windows executable"),
-    (b"%PDF-", "a PDF"),
-    (b"PK\x03\x04", "a ZIP archive"),
-    (b"\x89PNG", "a PNG image"),
-    (b"\xff\xd8\xff", "a JPEG image"),
-    (b"\x1f\x8b", "a gzip archive"),
-)
-
-
-_WIDE_BOMS = (
-    codecs.BOM_UTF32_LE,
-    codecs.BOM_UTF32_BE,
-    codecs.BOM_UTF16_LE,
-    codecs.BOM_UTF16_BE,
-)
-
-
-def refuse_binary(data: bytes) -> None:
-    """``InvalidInput`` for binary content in a text upload: never ingested as text."""
-    if data.startswith(_WIDE_BOMS):
-        return  # UTF-16 and UTF-32 text hold NUL bytes legitimately
-    for magic, what in _BINARY_MAGIC:
-        if data.startswith(magic) and (magic != b"MZ" or b"\x00" in data[:1024]):
-            raise InvalidInput(f"The file is {what}, not text: nothing ingested.", field="file")
-    if b"\x00" in data[:65536]:
-        raise InvalidInput(
-            "The file holds binary data (NUL bytes), not text: nothing ingested.", field="file"
-        )
-
-
 def _require_text(text: str) -> None:
     if not text.strip():
-        raise InvalidInput("The uploaded document is empty.", field="file")
+        raise InvalidInput(gettext_noop("The uploaded document is empty."), field="file")
 
 
 def _require_pdf_text(text: str) -> None:
     if not text.strip():
         raise InvalidInput(
-            "The PDF has no text layer (scanned pages need OCR first): nothing to ingest.",
+            gettext_noop(
+                "The PDF has no text layer (scanned pages need OCR first): nothing to ingest."
+            ),
             field="file",
         )
 
@@ -274,7 +251,11 @@ def _pdf_pages(data: bytes, outline: list | None = None) -> Iterator[str]:
                 yield (page.extract_text() or "").replace("\x00", "")
         except Exception as exc:  # a broken file fails in many ways, all one answer
             message = " ".join(str(exc).split()) or type(exc).__name__
-            raise InvalidInput(f"The PDF could not be read: {message}", field="file") from exc
+            raise InvalidInput(
+                gettext_noop("The %(what)s could not be read: %(why)s"),
+                params={"what": "PDF", "why": message},
+                field="file",
+            ) from exc
 
 
 def _pdf_document(data: bytes) -> ParsedDocument:

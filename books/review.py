@@ -10,11 +10,12 @@ from collections.abc import Iterable
 
 from django.db import transaction
 from django.db.models import Count, QuerySet
+from django.utils.translation import gettext_noop
 
 from entities import curation
 from entities.models import Entity
 from entities.services import entities_candidates_confirm, entity_merge, entity_update
-from kgsite.errors import Conflict, InvalidInput
+from kgsite.errors import Conflict, InvalidInput, Wording
 from kgsite.models import AuditEntry
 
 from .models import Book, Chunk, Mention
@@ -79,9 +80,9 @@ def candidates_evidence(entity_ids: list[str]) -> dict[str, list[Mention]]:
 def _ids(entity_ids: Iterable[str]) -> list[str]:
     ids = sorted({i for i in entity_ids if i})
     if not ids:
-        raise InvalidInput("choose at least one candidate", field="ids")
+        raise InvalidInput(gettext_noop("choose at least one candidate"), field="ids")
     if any("\x00" in i for i in ids):  # no id holds one (PostgreSQL refuses to look it up)
-        raise InvalidInput("an id contains a NUL character", field="ids")
+        raise InvalidInput(gettext_noop("an id contains a NUL character"), field="ids")
     return ids
 
 
@@ -95,7 +96,7 @@ def candidates_accept(*, entity_ids: Iterable[str], actor) -> int:
 def candidates_retype(*, entity_ids: Iterable[str], type: str, actor) -> int:  # noqa: A002
     """Give candidates the right type (which also confirms them), each with its audit row."""
     if not (type or "").strip():
-        raise InvalidInput("choose the type to give them", field="type")
+        raise InvalidInput(gettext_noop("choose the type to give them"), field="type")
     entities = list(Entity.objects.filter(pk__in=_ids(entity_ids), candidate=True))
     for entity in entities:
         entity_update(entity=entity, actor=actor, type=type)
@@ -109,7 +110,7 @@ def candidates_merge(*, entity_ids: Iterable[str], target: str, actor):
     ids = [i for i in _ids(entity_ids) if i != survivor.pk]
     duplicates = list(Entity.objects.filter(pk__in=ids, candidate=True))
     if not duplicates:
-        raise InvalidInput("choose candidates other than the target", field="ids")
+        raise InvalidInput(gettext_noop("choose candidates other than the target"), field="ids")
     return entity_merge(
         survivor=survivor, duplicates=duplicates, actor=actor, allow_cross_type=True
     )
@@ -133,7 +134,11 @@ def candidates_reject_undo(*, entry: AuditEntry, actor) -> list[str]:
     Refused when a candidate's book was deleted or re-ingested since: it would come back
     mentioned nowhere, an entity the book's deletion would have collected."""
     if problems := _books_gone(entry):
-        raise Conflict(f"cannot bring them back: {problems[0]}", code="undo_refused")
+        raise Conflict(
+            gettext_noop("cannot bring them back: %(problem)s"),
+            params={"problem": problems[0]},
+            code="undo_refused",
+        )
     payload = curation.entities_reject_undo(entry=entry, actor=actor)
     rows = payload.get("mentions", [])
     chunks = _chunks_there(rows)
@@ -149,14 +154,17 @@ def _chunks_there(rows: list[dict]) -> set[int]:
     )
 
 
-def _books_gone(entry: AuditEntry) -> list[str]:
+def _books_gone(entry: AuditEntry) -> list[Wording]:
     """The rejected candidates whose every mention was in chunks that are gone."""
     rows = entry.payload.get("mentions", [])
     chunks = _chunks_there(rows)
     kept = {row["entity_id"] for row in rows if row["chunk_id"] in chunks}
     had = {row["entity_id"] for row in rows}
     return [
-        f"the book that proposed '{row['canonical_name']}' was deleted or re-ingested since"
+        Wording(
+            gettext_noop("the book that proposed '%(name)s' was deleted or re-ingested since"),
+            {"name": row["canonical_name"]},
+        )
         for row in entry.payload.get("entities", [])
         if row["id"] in had and row["id"] not in kept
     ]

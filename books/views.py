@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from entities.models import Entity
 from kgsite.converters import parse_id
-from kgsite.errors import DomainError, InvalidInput
+from kgsite.errors import DomainError, InvalidInput, Wording, in_page_language
 from kgsite.models import AuditEntry
 from kgsite.pages import (
     Panel,
@@ -36,7 +36,6 @@ from notifications.views import EVENT
 from . import review, selectors, services
 from .models import Book, Chunk, IngestJob, Mention
 from .parsing import SUPPORTED_EXTENSIONS
-from .refusals import job_error_text, refusal_text
 
 RECENT_JOBS = 10
 CHUNK_PAGE_SIZE = 25
@@ -79,8 +78,21 @@ def job_view(job: IngestJob) -> dict:
         "step": next((i for i, (p, _s) in enumerate(PHASES, 1) if p == job.phase), 0),
         "steps": len(PHASES),
         "unchanged": (job.result or {}).get("action") == "unchanged",
-        "error": job_error_text(job.error, PHASE_LABELS) if job.error else "",
+        "error": _job_error(job),
     }
+
+
+def _job_error(job: IngestJob) -> str:
+    """A failed job's error in the page's language, said from the wording stored with it
+    (its phase as the progress line names it); an exception's own words, and the error
+    of a job that failed before wordings were stored, as recorded."""
+    if not job.error_wording:
+        return job.error
+    wording = Wording.restored(job.error_wording)
+    if wording.params and "phase" in wording.params:
+        phase = PHASE_LABELS.get(wording.params["phase"], gettext_lazy("the job"))
+        wording = Wording(wording.template, {**wording.params, "phase": phase})
+    return in_page_language(wording)
 
 
 def _jobs() -> dict:
@@ -139,7 +151,7 @@ def book_upload(request):
         # The format is the file's (its extension): the refusal belongs to the file field.
         field = "file" if exc.field in (None, "format") else exc.field
         context = _list_context(
-            errors={field: refusal_text(exc)},
+            errors={field: exc.translated},
             values={k: request.POST.get(k, "") for k in ("title", "author")},
         )
         return render_page(request, "books/list.html", context, status=400)
@@ -448,7 +460,7 @@ def candidates_decide(request):
     try:
         notice, undo = _candidates_decide(request, action, ids)
     except DomainError as exc:
-        error = refusal_text(exc)
+        error = exc.translated
     context = _candidates_context(request, error=error, notice=notice, undo=undo)
     return render_page(
         request,
@@ -472,7 +484,7 @@ def candidates_reject_undo(request, entry_id: int):
         ids = [row["id"] for row in entry.payload.get("entities", [])]
         # Undo clicked twice: this curator's first click brought them back, as asked.
         mine = AuditEntry.objects.filter(action="entity.reject_undo", actor=request.user)
-        error = "" if mine.filter(payload__entry=entry.pk).exists() else refusal_text(exc)
+        error = "" if mine.filter(payload__entry=entry.pk).exists() else exc.translated
     if not error:
         notice = ngettext(
             "Brought back %(n)d candidate.", "Brought back %(n)d candidates.", len(ids)

@@ -308,9 +308,11 @@ def entities_reject(
     ids = sorted(set(entity_ids))
     found = list(Entity.objects.select_for_update().filter(pk__in=ids, candidate=True))
     if len(found) != len(ids):
-        raise NotFound("some of these are no longer candidates (accepted, merged or gone)")
+        raise NotFound(
+            gettext_noop("some of these are no longer candidates (accepted, merged or gone)")
+        )
     if not ids:
-        raise InvalidInput("choose at least one candidate", field="ids")
+        raise InvalidInput(gettext_noop("choose at least one candidate"), field="ids")
     payload = {
         "entities": _rows(
             Entity.objects.filter(pk__in=ids).order_by("pk"),

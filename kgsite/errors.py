@@ -32,6 +32,22 @@ class Wording(str):
         text.template, text.params = template, params
         return text
 
+    def stored(self) -> dict[str, Any]:
+        """The template and params as JSON (a ``Wording`` among them likewise), for a row
+        to keep the sentence and a page to say it later in its language (``restored``)."""
+        params = self.params
+        if params is not None:
+            params = {k: v.stored() if isinstance(v, Wording) else v for k, v in params.items()}
+        return {"template": self.template, "params": params}
+
+    @classmethod
+    def restored(cls, data: dict[str, Any]) -> Wording:
+        """The ``Wording`` that ``stored`` kept."""
+        params = data.get("params")
+        if params is not None:
+            params = {k: cls.restored(v) if isinstance(v, dict) else v for k, v in params.items()}
+        return cls(data["template"], params)
+
 
 def in_page_language(text: Any) -> Any:
     """``text`` in the active language if it is a ``Wording`` (as it is otherwise)."""
@@ -64,6 +80,11 @@ class DomainError(Exception):
         if code:
             self.code = code
         self.extra = extra or {}
+
+    @property
+    def wording(self) -> Wording:
+        """The message with its template and params (to store it, and say it later)."""
+        return Wording(self.template, self.params)
 
     @property
     def translated(self) -> str:

@@ -15,6 +15,8 @@ import re
 import warnings
 from pathlib import PurePosixPath
 
+from django.utils.translation import gettext_noop
+
 from books.formats.archive import lost_text, zip_check
 from books.formats.markdown import code_spans
 from kgsite.errors import InvalidInput
@@ -126,7 +128,11 @@ def epub_to_markdown(data: bytes, problems: list[str] | None = None) -> str:
             book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": True})
     except Exception as exc:  # a broken archive fails in many ways, all one answer
         message = " ".join(str(exc).split()) or type(exc).__name__
-        raise InvalidInput(f"The EPUB could not be read: {message}", field="file") from exc
+        raise InvalidInput(
+            gettext_noop("The %(what)s could not be read: %(why)s"),
+            params={"what": "EPUB", "why": message},
+            field="file",
+        ) from exc
     parts: list[str] = []
     seen: set[str] = set()
     titles = _toc_titles(book.toc)

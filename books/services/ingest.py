@@ -11,6 +11,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from entities.services import (
     entity_gc,
@@ -42,6 +43,15 @@ from .writing import (
 logger = logging.getLogger(__name__)
 # The length of a book's and an ingest job's title and author columns (all alike).
 TEXT_MAX = Book._meta.get_field("title").max_length
+# A title's and an author's refusals, each its own sentence (a page says them apart).
+_CONTROL_CHARS = {
+    "title": gettext_noop("title must not hold control characters"),
+    "author": gettext_noop("author must not hold control characters"),
+}
+_TOO_LONG = {
+    "title": gettext_noop("title is longer than %(n)s characters"),
+    "author": gettext_noop("author is longer than %(n)s characters"),
+}
 
 
 # --- input -----------------------------------------------------------------------------
@@ -64,7 +74,7 @@ def _parse_chunks(raw: bytes, fmt: str) -> tuple[ParsedDocument, list[ChunkDraft
     document = parse_document(raw, fmt=fmt)
     chunks = chunk_sections(document.sections, max_chars=int(settings.KGSITE_CHUNK_MAX_CHARS))
     if not any(_visible(chunk.text) for chunk in chunks):  # none, or only invisible marks
-        raise InvalidInput("The uploaded document is empty.", field="file")
+        raise InvalidInput(gettext_noop("The uploaded document is empty."), field="file")
     return document, chunks
 
 
@@ -137,9 +147,9 @@ def _check_stored_text(value: str, field: str) -> None:
     """A title or an author: no control characters (PostgreSQL stores no NUL) and no
     longer than its column (PostgreSQL refuses the row where SQLite would keep it whole)."""
     if has_control_chars(value):
-        raise InvalidInput(f"{field} must not hold control characters", field=field)
+        raise InvalidInput(_CONTROL_CHARS[field], field=field)
     if len(value) > TEXT_MAX:
-        raise InvalidInput(f"{field} is longer than {TEXT_MAX} characters", field=field)
+        raise InvalidInput(_TOO_LONG[field], params={"n": TEXT_MAX}, field=field)
 
 
 def _validate_title(title: str) -> str:
@@ -147,7 +157,7 @@ def _validate_title(title: str) -> str:
     characters) or hold control characters (PostgreSQL stores no NUL)."""
     display = clean_display(title) if isinstance(title, str) else ""
     if not "".join(c for c in display if not invisible_char(c)).strip():
-        raise InvalidInput("title must not be empty", field="title")
+        raise InvalidInput(gettext_noop("title must not be empty"), field="title")
     _check_stored_text(display, "title")
     return display
 

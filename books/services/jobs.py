@@ -11,11 +11,12 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 from django_q import tasks as queue
 
 from kgsite import leases
 from kgsite.converters import parse_id
-from kgsite.errors import Conflict, DomainError, InvalidInput
+from kgsite.errors import Conflict, DomainError, InvalidInput, Wording
 from kgsite.models import audit
 from kgsite.text import normalize
 from notifications.models import Notification
@@ -118,12 +119,27 @@ def _enqueue(job_id: int) -> None:
     _recovery_scheduled()
 
 
+def _failure(error: str) -> dict:
+    """How a job records its error: the English text (the API's) and, when it is a
+    ``Wording``, its template and params, for a page to say it in its own language."""
+    stored = error.stored() if isinstance(error, Wording) else None
+    return {"error": str(error)[:5000], "error_wording": stored}
+
+
+def _error_of(exc: BaseException) -> str:
+    """A failure's words: a domain error's wording, or the exception's own."""
+    return exc.wording if isinstance(exc, DomainError) else f"{type(exc).__name__}: {exc}"
+
+
 def _enqueue_failed(job_id: int, exc: Exception) -> None:
     """A job the queue refused fails at once, saying so, with its notice: it waited for a
     worker for ever (only a running job is recovered), and Retry is for a failed one."""
-    message = f"the job could not be queued ({type(exc).__name__}: {exc}); retry it later"
+    message = Wording(
+        gettext_noop("the job could not be queued (%(why)s); retry it later"),
+        {"why": f"{type(exc).__name__}: {exc}"},
+    )
     if IngestJob.objects.filter(pk=job_id, status=IngestJob.Status.QUEUED).update(
-        status=IngestJob.Status.FAILED, error=message[:5000], finished_at=timezone.now()
+        status=IngestJob.Status.FAILED, finished_at=timezone.now(), **_failure(message)
     ):
         _notify_failure(IngestJob.objects.get(pk=job_id), message)
 
@@ -147,6 +163,7 @@ def _claim(job: IngestJob) -> bool:
             started_at=now,
             updated_at=now,
             error="",
+            error_wording=None,
             attempts=F("attempts") + 1,
         )
     )
@@ -169,7 +186,7 @@ def ingest_jobs_recover() -> list[int]:
         died = _death(job)
         if job.attempts >= settings.KGSITE_JOB_MAX_ATTEMPTS:
             if IngestJob.objects.filter(pk=job.pk, updated_at=job.updated_at).update(
-                status=IngestJob.Status.FAILED, error=died, finished_at=timezone.now()
+                status=IngestJob.Status.FAILED, finished_at=timezone.now(), **_failure(died)
             ):
                 _previous_version_ready(job)
                 _notify_failure(job, died)
@@ -179,6 +196,7 @@ def ingest_jobs_recover() -> list[int]:
         ).update(
             status=IngestJob.Status.QUEUED,
             error=f"{died}; retrying",
+            error_wording=None,
             warnings=[*job.warnings, f"{died}; retried"],
             updated_at=timezone.now(),
         ):
@@ -196,15 +214,21 @@ def _time_limit() -> tuple[int, str]:
     return int(settings.Q_CLUSTER["timeout"]), "KGSITE_Q_TIMEOUT"
 
 
-def _death(job: IngestJob) -> str:
+def _death(job: IngestJob) -> Wording:
     """Why a running job fell silent: its worker died, or the queue stopped it at its time
     limit (then a retry stops there again: the operator raises the limit)."""
-    during = f"during {job.phase or 'the job'} (run {job.attempts})"
+    during = {"phase": job.phase or "the job", "n": job.attempts}
     limit, setting = _time_limit()
     ran = (job.updated_at - job.started_at).total_seconds() if job.started_at else 0
     if ran >= limit - settings.KGSITE_JOB_LEASE_SECONDS:
-        return f"the run reached the queue's time limit of {limit} s ({setting}) {during}"
-    return f"the worker died {during}"
+        return Wording(
+            gettext_noop(
+                "the run reached the queue's time limit of %(limit)s s (%(setting)s) during "
+                "%(phase)s (run %(n)s)"
+            ),
+            {"limit": limit, "setting": setting, **during},
+        )
+    return Wording(gettext_noop("the worker died during %(phase)s (run %(n)s)"), during)
 
 
 def ingest_job_run(*, job_id: int, progress: PhaseProgress | None = None) -> IngestJob:
@@ -235,9 +259,9 @@ def _ingest_job_execute(job: IngestJob, progress: PhaseProgress | None) -> Inges
             progress=progress,
         )
     except Exception as exc:  # recorded on the job, then re-raised for the caller
-        message = exc.message if isinstance(exc, DomainError) else f"{type(exc).__name__}: {exc}"
+        message = _error_of(exc)
         IngestJob.objects.filter(pk=job.pk).update(
-            status=IngestJob.Status.FAILED, error=message[:5000], finished_at=timezone.now()
+            status=IngestJob.Status.FAILED, finished_at=timezone.now(), **_failure(message)
         )
         _notify_failure(job, message)
         raise
@@ -318,6 +342,7 @@ def ingest_job_retry(*, job: IngestJob, actor=None) -> IngestJob:
     IngestJob.objects.filter(pk=job.pk).update(
         status=IngestJob.Status.QUEUED,
         error="",
+        error_wording=None,
         phase="",
         done=0,
         total=0,
@@ -378,18 +403,20 @@ def book_ingest_now(
                 started=started,
             )
     except Exception as exc:
-        message = exc.message if isinstance(exc, DomainError) else f"{type(exc).__name__}: {exc}"
+        message = _error_of(exc)
         IngestJob.objects.filter(pk=job.pk).update(
-            status=IngestJob.Status.FAILED, error=message[:5000], finished_at=timezone.now()
+            status=IngestJob.Status.FAILED, finished_at=timezone.now(), **_failure(message)
         )
         if not isinstance(exc, InvalidInput):
             _notify_failure(job, message)
         raise
     except BaseException as exc:  # Ctrl-C: the operator stopped it; no worker takes it on
+        interrupted = Wording(
+            gettext_noop("interrupted (%(why)s) during %(phase)s"),
+            {"why": type(exc).__name__, "phase": job.phase or "the job"},
+        )
         IngestJob.objects.filter(pk=job.pk).update(
-            status=IngestJob.Status.FAILED,
-            error=f"interrupted ({type(exc).__name__}) during {job.phase or 'the job'}",
-            finished_at=timezone.now(),
+            status=IngestJob.Status.FAILED, finished_at=timezone.now(), **_failure(interrupted)
         )
         raise
     IngestJob.objects.filter(pk=job.pk).update(

@@ -92,8 +92,11 @@ def test_an_unsupported_file_is_refused_at_the_file_field(curator_client):
         ("nul.md", b"# A\n\x00\x00 b", {}, "Il file contiene dati binari"),
         ("harbour.md", NOTES, {"title": "\u200b"}, "Il titolo non può essere vuoto."),
         ("harbour.md", NOTES, {"author": "A\x07"}, "L’autore non può contenere caratteri"),
+        ("harbour.md", NOTES, {"title": "T" * 513}, "Il titolo supera i 512 caratteri."),
+        ("broken.pdf", b"%PDF-1.4\ngarbage", {}, "Impossibile leggere il file PDF: "),
+        ("README", b"text", {}, "Tipo di file non supportato (nessuna estensione)"),
     ],
-    ids=["empty", "format", "executable", "nul", "title", "author"],
+    ids=["empty", "format", "executable", "nul", "title", "author", "long-title", "pdf", "bare"],
 )
 def test_upload_refusals_read_in_italian_on_the_italian_page(
     curator_client, name, content, fields, italian

@@ -186,10 +186,29 @@ def test_the_queues_refusals_read_in_italian(curator_client, book):
     answer = _decide(curator_client, "accept", []).content.decode()
     assert "Scegli almeno una candidata." in answer
     answer = _decide(curator_client, "merge", ids[:1], target="Nowhere Quay").content.decode()
-    assert "Nessuna entità si chiama “Nowhere Quay”." in answer
+    assert "nessuna entità si chiama “Nowhere Quay”" in answer
+    answer = _decide(curator_client, "retype", ids[:1]).content.decode()
+    assert "Scegli il tipo da assegnare." in answer
+    answer = _decide(curator_client, "accept", [*ids[:1], "ab\x00"]).content.decode()
+    assert "un id contiene un carattere NUL" in answer
     rejected = _decide(curator_client, "reject", ids[:1]).content.decode()
     undo = re.search(r"/books/candidates/rejected/\d+/undo", rejected).group(0)
+    answer = _decide(curator_client, "reject", ids[:2]).content.decode()  # a stale page
+    assert "Alcune non sono più candidate" in answer and "no longer" not in answer
     curator_client.post(undo, **HTMX)
     AuditEntry.objects.filter(action="entity.reject_undo").update(actor=None)  # another's
     answer = curator_client.post(undo, **HTMX).content.decode()
-    assert "Non possono tornare:" in answer and "cannot bring" not in answer
+    assert "impossibile ripristinarle: “" in answer and "è già tornata" in answer
+    assert "cannot bring" not in answer
+
+
+def test_an_undo_whose_book_is_gone_says_why_in_italian(curator_client, book):
+    from books.services import book_delete
+
+    rejected = _decide(curator_client, "reject", [_candidates(book)[0].pk]).content.decode()
+    undo = re.search(r"/books/candidates/rejected/\d+/undo", rejected).group(0)
+    book_delete(book=book, actor=None)
+    answer = curator_client.post(undo, HTTP_ACCEPT_LANGUAGE="it", **HTMX)
+    assert answer.status_code == 409
+    assert "il libro che ha proposto “" in answer.content.decode()
+    assert "eliminato o riacquisito nel frattempo" in answer.content.decode()

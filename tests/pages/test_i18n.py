@@ -3,6 +3,7 @@ numbers in the chosen locale, and a compiled catalogue that matches its source."
 
 from __future__ import annotations
 
+import ast
 import gettext
 import re
 from pathlib import Path
@@ -117,3 +118,42 @@ def test_the_catalogue_is_complete_and_compiled():
     for msgid, msgstr in po.items():
         if "\\" not in msgid and "%(" not in msgid:
             assert compiled.gettext(msgid) == msgstr, msgid
+
+
+APPS = ("kgsite", "entities", "notifications", "books", "integrity")
+PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+
+
+def _marked() -> list[tuple[str, str | None]]:
+    """Every sentence the apps mark with ``gettext_noop``: a refusal's template (or a
+    word it names), said on a page through the catalogue; None for a mark on no literal
+    (which no catalogue can hold)."""
+    root = Path(settings.BASE_DIR)
+    found = []
+    for app in APPS:
+        for path in sorted((root / app).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "gettext_noop":
+                    literal = node.args[0] if node.args else None
+                    text = literal.value if isinstance(literal, ast.Constant) else None
+                    found.append((path.relative_to(root).as_posix(), text))
+    return found
+
+
+def test_every_marked_refusal_has_an_italian_translation_with_its_placeholders():
+    """A service's refusal whose template has no Italian entry reads English on the
+    Italian pages; one whose translation drops or renames a placeholder loses a name or
+    fails (KeyError) as the page says it."""
+    with (LOCALE / "django.mo").open("rb") as f:
+        compiled = gettext.GNUTranslations(f)
+    marked = _marked()
+    assert sum(path.startswith("books/") for path, _t in marked) >= 20
+    assert [path for path, text in marked if text is None] == []
+    untranslated = [(path, text) for path, text in marked if compiled.gettext(text) == text]
+    assert untranslated == []
+    renamed = [
+        (path, text)
+        for path, text in marked
+        if set(PLACEHOLDER.findall(compiled.gettext(text))) != set(PLACEHOLDER.findall(text))
+    ]
+    assert renamed == []

@@ -117,27 +117,6 @@ def test_the_job_partial_alone_is_what_htmx_swaps(curator_client):
     assert f'id="job-{running.pk}"' in partial and 'hx-swap="outerHTML"' in partial
 
 
-@pytest.mark.parametrize(
-    ("error", "italian"),
-    [
-        (
-            "the worker died during extract (run 3)",
-            "il worker si è fermato durante ricerca delle entità (esecuzione 3)",
-        ),
-        ("interrupted (KeyboardInterrupt) during embed", "interrotto (KeyboardInterrupt)"),
-        ("The uploaded document is empty.", "Il documento caricato è vuoto."),
-        ("ValueError: bad table", "ValueError: bad table"),  # an exception's own words
-    ],
-    ids=["died", "interrupted", "refused", "exception"],
-)
-def test_a_failed_jobs_error_reads_in_italian_on_the_italian_page(curator_client, error, italian):
-    """The job page showed how a run ended in English ('the worker died during extract')
-    on the Italian pages."""
-    failed = job(status="failed", phase="extract", error=error)
-    html = curator_client.get(f"/books/jobs/{failed.pk}/", HTTP_ACCEPT_LANGUAGE="it")
-    assert italian in html.content.decode()
-
-
 def test_a_done_job_whose_book_was_deleted_says_so(curator_client):
     """The page said only 'Done · 100 %', with no book to open and no word of why."""
     gone = job(status="done", result={"title": "Kites", "chunks": 3, "action": "created"})
