@@ -102,11 +102,16 @@ class EntityListView(GenericAPIView):
         parameters=[
             OpenApiParameter("type", OpenApiTypes.STR),
             OpenApiParameter("prefix", OpenApiTypes.STR, description="Name prefix."),
+            *SCOPE_PARAMETERS,
         ],
         operation_id="entities_list",
+        description="Entities belong to no project: every view of the memory lists the "
+        "same ones. `scope` and `all_scopes` are taken (and checked) as on every read, so "
+        "a client that sends its project with each call is not refused here.",
         responses=EntitySerializer(many=True),
     )
     def get(self, request):
+        scopes_from_params(request.query_params)  # a malformed scope is a 400 here too
         return paginated_response(
             view=self, queryset=self.get_queryset(), serializer_class=EntitySerializer
         )
