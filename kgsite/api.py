@@ -92,7 +92,7 @@ def documented_query_parameters(view, method: str) -> set[str]:
     ``extend_schema(parameters=...)``: parameters and query serializers), read from the
     same declaration drf-spectacular reads, so the schema and the check cannot differ."""
     from drf_spectacular.plumbing import force_instance, is_serializer  # deferred: settings
-    from drf_spectacular.utils import OpenApiParameter
+    from drf_spectacular.utils import OpenApiParameter  # deferred: as the line above
 
     handler = getattr(view, method.lower(), None)
     schema_class = getattr(handler, "kwargs", {}).get("schema")
