@@ -20,6 +20,7 @@ from kgsite.errors import DomainError, InvalidInput, NotFound
 from kgsite.schema import ErrorResponseSerializer
 
 from . import confirmations, selectors, services
+from .graph import selectors as graph_selectors
 from .models import Fact
 from .scopes import ScopeFilter
 from .serializers import (
@@ -102,11 +103,16 @@ class EntityListView(GenericAPIView):
         parameters=[
             OpenApiParameter("type", OpenApiTypes.STR),
             OpenApiParameter("prefix", OpenApiTypes.STR, description="Name prefix."),
+            *SCOPE_PARAMETERS,
         ],
         operation_id="entities_list",
+        description="Entities belong to no project: every view of the memory lists the "
+        "same ones. `scope` and `all_scopes` are taken (and checked) as on every read, so "
+        "a client that sends its project with each call is not refused here.",
         responses=EntitySerializer(many=True),
     )
     def get(self, request):
+        scopes_from_params(request.query_params)  # a malformed scope is a 400 here too
         return paginated_response(
             view=self, queryset=self.get_queryset(), serializer_class=EntitySerializer
         )
@@ -214,9 +220,10 @@ class AliasDetailView(GenericAPIView):
 
 
 def _entity_or_none(entity_id: str | None, field: str, *, known: dict | None = None):
-    """An entity referenced from a request body: an unknown id is a 400 naming the field.
-    ``known``: entities already read by id (``_entities_known``), so a body naming
-    several costs one read."""
+    """An entity referenced from a request body: its id, an imported id, or its canonical
+    name or alias, as MCP's ``fact_store`` takes it (the same resolver); a value that is
+    none of them is a 400 naming the field, never a guess. ``known``: entities already
+    read by id (``_entities_known``), so a body naming several costs one read."""
     if not entity_id:
         return None
     if known and entity_id in known:
@@ -224,6 +231,10 @@ def _entity_or_none(entity_id: str | None, field: str, *, known: dict | None = N
     try:
         return selectors.entity_named(entity_id=entity_id, field=field)
     except NotFound as exc:  # says where a merged-away id went
+        if selectors.entity_redirect_target(entity_id=entity_id.strip()) is None:
+            by_name = graph_selectors.entity_resolve(entity_id, field=field)
+            if by_name is not None:
+                return by_name
         raise InvalidInput(exc.message, field=field) from None
 
 

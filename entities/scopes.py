@@ -55,6 +55,13 @@ def scope_clean(value: object, *, field: str = "scope") -> str:
     return cleaned
 
 
+def scope_owns(memory_scope: str, writer_scope: object) -> bool:
+    """Whether a write of ``writer_scope`` may change memory of ``memory_scope``: only
+    its own. A project reads global memory but never changes it (a finding that restates
+    a global fact raised a confidence every project shares), nor another project's."""
+    return memory_scope == scope_clean(writer_scope)
+
+
 @dataclass(frozen=True)
 class ScopeFilter:
     """Who is reading: a project (or global only), and whether every project is opted in."""

@@ -274,12 +274,18 @@ class FactWriteSerializer(StrictSerializer):
         required=False,
         allow_null=True,
         default=None,
-        help_text="Entity id of the triple's subject.",
+        help_text="The triple's subject: an entity id, imported id, canonical name or alias "
+        "(as MCP fact_store takes it).",
     )
     predicate = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=_fact_limit("predicate")
     )
-    object_entity = serializers.CharField(required=False, allow_null=True, default=None)
+    object_entity = serializers.CharField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The triple's object entity: an id, imported id, canonical name or alias.",
+    )
     object_value = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=_fact_limit("object_value")
     )
@@ -288,7 +294,8 @@ class FactWriteSerializer(StrictSerializer):
         required=False,
         default=list,
         max_length=MAX_FACT_ENTITIES,
-        help_text=f"Entity ids the fact mentions (at most {MAX_FACT_ENTITIES}).",
+        help_text="Entities the fact mentions: ids, imported ids, canonical names or "
+        f"aliases (at most {MAX_FACT_ENTITIES}).",
     )
     confidence = serializers.FloatField(required=False, default=1.0, min_value=0, max_value=1)
     source = serializers.CharField(

@@ -78,10 +78,56 @@ class Pagination(PageNumberPagination):
         return super().get_page_number(request, paginator)
 
     def paginate_queryset(self, queryset, request, view=None):
+        if view is not None:  # every list endpoint pages through here: one check for all
+            query_parameters_check(request, view, also={self.page_query_param,
+                                                        self.page_size_query_param})  # fmt: skip
         try:
             return super().paginate_queryset(queryset, request, view)
         except exceptions.NotFound:
             raise NotFound("no such page of this list", field=self.page_query_param) from None
+
+
+def documented_query_parameters(view, method: str) -> set[str]:
+    """The query parameters the OpenAPI operation of ``view``'s ``method`` lists (its
+    ``extend_schema(parameters=...)``: parameters and query serializers), read from the
+    same declaration drf-spectacular reads, so the schema and the check cannot differ."""
+    from drf_spectacular.plumbing import force_instance, is_serializer  # deferred: settings
+    from drf_spectacular.utils import OpenApiParameter  # deferred: as the line above
+
+    handler = getattr(view, method.lower(), None)
+    schema_class = getattr(handler, "kwargs", {}).get("schema")
+    if schema_class is None:
+        return set()
+    schema = schema_class()
+    schema.view, schema.method = view, method.upper()
+    names: set[str] = set()
+    for parameter in schema.get_override_parameters():
+        if isinstance(parameter, OpenApiParameter):
+            if parameter.location == OpenApiParameter.QUERY and not parameter.exclude:
+                names.add(parameter.name)
+        elif is_serializer(parameter):
+            fields = force_instance(parameter).fields
+            names |= {name for name, f in fields.items() if not f.read_only}
+    return names
+
+
+def query_parameters_check(request, view, *, also: set[str]) -> None:
+    """A query parameter the endpoint does not document is a 400 naming it: a list read
+    ``?tpye=person`` as no filter at all and answered every entity. ``also``: what the
+    list takes besides its filters (the page and its size); DRF's ``format`` is always
+    taken."""
+    from rest_framework.settings import api_settings  # deferred: it names this module
+
+    accepted = documented_query_parameters(view, request.method) | also
+    if api_settings.URL_FORMAT_OVERRIDE:
+        accepted.add(api_settings.URL_FORMAT_OVERRIDE)
+    unknown = sorted(set(request.query_params) - accepted)
+    if unknown:
+        listed = ", ".join(sorted(accepted))
+        raise InvalidInput(
+            f"{unknown[0]}: unknown query parameter (this list takes: {listed})",
+            field=unknown[0],
+        )
 
 
 def _positive_param(request, name: str) -> None:

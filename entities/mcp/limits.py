@@ -52,6 +52,11 @@ CAPS: dict[tuple[str, str], tuple[str, str]] = {
     ("recall_unknown", "text"): ("entities.recall.api.UnknownRequestSerializer", "text"),
     ("recall_finding", "text"): ("entities.recall.api.FindingRequestSerializer", "text"),
     ("recall_finding", "domain"): ("entities.recall.api.FindingRequestSerializer", "domain"),
+    ("recall_finding", "session_id"): (
+        "entities.recall.api.FindingRequestSerializer",
+        "session_id",
+    ),
+    ("recall_finding", "ai_id"): ("entities.recall.api.FindingRequestSerializer", "ai_id"),
     ("recall_domain", "tool"): ("entities.recall.api.DomainRequestSerializer", "tool"),
     ("recall", "query"): ("entities.recall.api.QueryRequestSerializer", "query"),
     ("episode_store", "narrative"): ("entities.recall.api.EpisodeWriteSerializer", "narrative"),

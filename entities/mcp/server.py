@@ -113,7 +113,8 @@ DESCRIPTIONS: dict[str, str] = {
         "Call before logging a finding: if a fact of this server's scope already says it, "
         "action is boost_confidence (with log=true its confidence rises instead of a copy "
         "being stored); otherwise create_new (log=true stores it). existing_fact may name "
-        "a global fact that says it: a project's log never changes global memory."
+        "a global fact that says it: a project's log never changes global memory. Pass "
+        "session_id and ai_id as to fact_store: a logged finding records them."
     ),
     "recall_domain": (
         "Call before a tool call in a sensitive area (auth, api, db, deploy, ...): the "

@@ -338,8 +338,12 @@ def recall_finding(
     confidence: float = 1.0,
     resolved_by: str = "",
     domain: str = "",
+    session_id: str = "",
+    ai_id: str = "",
 ):
     selectors.fact_kind_valid(kind)  # as POST /recall/finding: never searched as another kind
+    for key, value in (("ai_id", ai_id), ("session_id", session_id)):
+        key_clean(value, field=key)  # refused as a logged one is, with or without log
     if not 0 <= confidence <= 1:  # as POST /recall/finding: refused with or without log
         raise InvalidInput("confidence must be between 0 and 1", field="confidence")
     finding_fields_check(kind=kind, resolved_by=resolved_by, domain=domain)
@@ -357,6 +361,9 @@ def recall_finding(
                 "source": "mcp",
                 "resolved_by": resolved_by,
                 "domain": domain,
+                # Whose finding, as fact_store and POST /recall/finding record it.
+                "session_id": session_id,
+                "ai_id": ai_id,
             },
             actor=ctx.actor(),
         )

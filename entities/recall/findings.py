@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import hooks, services
 from ..models import Fact
-from ..scopes import ScopeFilter
+from ..scopes import ScopeFilter, scope_owns
 from . import scorer
 from .items import Fk, _ms, fact_item, text_check, trigger_candidates
 from .options import RecallOptions, trigger_check
@@ -48,13 +48,6 @@ def finding_restated(*, text: str, scope: str, kind: str = Fk.FACT) -> tuple[Fac
     return None, ""
 
 
-def finding_confirms(existing: Fact, scope: str) -> bool:
-    """Whether logging a finding of ``scope`` confirms ``existing``: a write of one scope
-    never changes another's memory, global memory included (a project reads it, and
-    each of its findings would otherwise raise a confidence every project shares)."""
-    return existing.scope == ScopeFilter.of(scope).scope
-
-
 def _logged_goal_status(kind: str) -> str:
     """The goal status a finding of ``kind`` is logged with (a goal: active)."""
     return Fact.GoalStatus.ACTIVE if kind == Fk.GOAL else ""
@@ -71,10 +64,8 @@ def recall_finding(*, text: str, scope: str, kind: str = Fk.FACT) -> dict[str, A
         return {"action": "create_new", "existing_fact": None, "items": [], "took_ms": _ms(started)}
     item = fact_item(existing, None, because)
     return {
-        # What logging it does: only a memory of the finding's own scope is confirmed (as
-        # fact_store confirms a duplicate); global memory a project's finding restates is
-        # shown, and left as it is.
-        "action": "boost_confidence" if finding_confirms(existing, scope) else "create_new",
+        # What logging does: only the finding's own scope is confirmed, global memory shown.
+        "action": "boost_confidence" if scope_owns(existing.scope, scope) else "create_new",
         "existing_fact": {
             "id": existing.pk,
             "text": existing.text,

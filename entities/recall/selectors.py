@@ -26,7 +26,7 @@ from ..models import Entity, EntityFact, Fact
 from ..scopes import ScopeFilter, key_clean
 from ..search import ranking
 from .domains import call_text, domain_candidates, domains_detect, recall_domain  # noqa: F401
-from .findings import finding_confirms, finding_restated, recall_finding  # noqa: F401
+from .findings import finding_restated, recall_finding  # noqa: F401
 from .items import (
     CHUNK_CHARS,
     EPISODES_PER_GOAL,

@@ -14,7 +14,7 @@ from kgsite.vectors.service import vector_changed
 
 from .. import services as entity_services
 from ..models import Entity, Fact
-from ..scopes import key_clean, scope_clean
+from ..scopes import key_clean, scope_clean, scope_owns
 from . import findings, selectors
 from .models import Episode
 
@@ -63,11 +63,11 @@ def recall_finding_log(*, text: str, scope: str, kind: str, fields: dict[str, An
     """The finding trigger asked to log: ``fact_store`` confirms the existing fact (its
     confidence rises) or stores a new one, by the same duplicate judgement. Only a fact
     of the finding's own scope is confirmed: a restated global fact stays as it was, and
-    the project gets its own (``findings.finding_confirms``)."""
+    the project gets its own (``scopes.scope_owns``)."""
     restated, _because = findings.finding_restated(
         text=selectors.text_check(text, "text"), scope=scope, kind=kind
     )
-    if restated is not None and not findings.finding_confirms(restated, scope):
+    if restated is not None and not scope_owns(restated.scope, scope):
         restated = None
     return entity_services.fact_store(
         text=text, scope=scope, kind=kind, restates=restated, actor=actor, **fields

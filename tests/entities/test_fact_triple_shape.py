@@ -124,3 +124,37 @@ def test_a_predicate_cannot_be_edited_into_one_without_words(curator_api, pair):
     assert response.status_code == 400 and response.json()["error"]["field"] == "predicate"
     fact.refresh_from_db()
     assert fact.predicate == "in"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_fact_names_its_entities_by_name_or_alias_as_mcp_fact_store_does(curator_api, pair,
+                                                                           vector_dir):  # fmt: skip
+    """MCP's fact_store took "Ankara"; the same body over REST was a 400 "no entity with
+    id 'Ankara'". An unknown name is still a 400 naming the field, never a guess."""
+    from entities.mcp.server import mcp_server_build
+    from entities.mcp.tools import ToolContext
+    from entities.services import alias_add
+    from tests.recall.test_mcp import call
+
+    city, country = pair
+    alias_add(entity=country, alias="Türkiye")
+    body = {
+        "text": "Ankara is the capital of Turkey.",
+        "subject": "ankara",
+        "predicate": "capital_of",
+        "object_entity": "Türkiye",
+        "entities": ["Turkey"],
+    }
+    response = curator_api.post("/api/v1/facts/", body, format="json")
+    assert response.status_code == 201, response.json()
+    rest = Fact.objects.get(pk=response.json()["fact"]["id"])
+    assert (rest.subject_id, rest.object_entity_id) == (city.pk, country.pk)
+    error, mcp = call(mcp_server_build(ToolContext()), "fact_store",
+                      {"text": "Ankara is Turkey's capital city.", "subject": "ankara",
+                       "predicate": "capital_of", "object": "Türkiye"})  # fmt: skip
+    assert not error, mcp
+    stored = Fact.objects.get(pk=mcp["fact"]["id"])
+    assert (stored.subject_id, stored.object_entity_id) == (rest.subject_id, rest.object_entity_id)
+    for field, value in (("subject", "Ankra"), ("object_entity", "Turkei")):
+        refused = curator_api.post("/api/v1/facts/", {**body, field: value}, format="json")
+        assert refused.status_code == 400 and refused.json()["error"]["field"] == field

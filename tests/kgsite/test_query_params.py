@@ -154,3 +154,37 @@ def test_a_page_size_over_the_cap_is_cut_to_the_cap(curator_api, vector_dir) -> 
     response = curator_api.get("/api/v1/entities/", {"page_size": "100000"})
     assert response.status_code == 200
     assert response.json()["count"] == 1
+
+
+def _lists(schema: dict, ids: dict[str, str]) -> dict[str, set[str]]:
+    """Every paged GET of the schema: its url and the query parameters it documents."""
+    found = {}
+    for path, operations in schema["paths"].items():
+        parameters = operations.get("get", {}).get("parameters", [])
+        names = {p["name"] for p in parameters if p["in"] == "query"}
+        if "page" in names:
+            found[path.format(**ids)] = names
+    return found
+
+
+def test_an_unknown_query_parameter_is_a_400_naming_it_on_every_list(curator_api, schema, ids):
+    """A misspelt filter was dropped: ``?tpye=person`` answered the whole list."""
+    lists = _lists(schema, ids)
+    assert set(LISTS) <= set(lists) and len(lists) > len(LISTS)
+    for url, documented in lists.items():
+        error = error_of(curator_api.get(url, {"tpye": "person"}), 400)
+        assert error["field"] == "tpye", url
+        assert "unknown query parameter" in error["message"]
+        for name in documented:  # what the schema documents is taken, and the format
+            response = curator_api.get(url, {name: "", "format": "json"})
+            assert b"unknown query parameter" not in response.content, (url, name)
+
+
+def test_a_misspelt_filter_no_longer_answers_every_entity(curator_api, vector_dir):
+    entity_store(name="Ada Byron", type="person")
+    entity_store(name="Corvanta", type="organisation")
+    listed = curator_api.get("/api/v1/entities/", {"type": "person", "page_size": 10}).json()
+    assert [e["canonical_name"] for e in listed["results"]] == ["Ada Byron"]
+    error = error_of(curator_api.get("/api/v1/entities/", {"tpye": "person"}), 400)
+    assert error["field"] == "tpye"
+    assert "type" in error["message"] and "prefix" in error["message"]  # what it takes

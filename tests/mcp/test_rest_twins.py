@@ -276,3 +276,22 @@ def test_extract_entities_answers_the_fields_of_its_rest_twin(server, curator_ap
     error, mcp = call(server, "extract_entities", asked)
     assert not error, mcp
     assert set(mcp) == set(rest) and mcp["count"] == rest["count"] == 1
+
+
+def test_a_logged_finding_records_its_session_and_agent_as_over_rest(server, curator_api):
+    """POST /recall/finding stores the finding's session_id and ai_id; the tool took
+    neither, so a finding logged over MCP belonged to no session (recent_sessions and
+    ai_id recall could never find it again)."""
+    from entities.models import Fact
+
+    asked = {"log": True, "session_id": "s-42", "ai_id": "agent-7"}
+    rest = curator_api.post(
+        "/api/v1/recall/finding", {"text": "The Quarry Dell mill grinds rye.", **asked},
+        format="json",
+    ).json()  # fmt: skip
+    error, mcp = call(server, "recall_finding", {"text": "The Saltmarsh kiln fires oak.", **asked})
+    assert not error, mcp
+    stored = Fact.objects.filter(pk__in=[rest["fact"]["id"], mcp["fact"]["id"]])
+    assert sorted(stored.values_list("session_id", "ai_id")) == [("s-42", "agent-7")] * 2
+    error, text = call(server, "recall_finding", {"text": "x", "session_id": "s" * 129})
+    assert error and ": session_id: " in text
