@@ -149,7 +149,8 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("KGSITE_LOGIN_FAILURE_LIMIT", 5, low=1)
-AXES_COOLOFF_TIME = timedelta(minutes=env_float("KGSITE_LOGIN_COOLOFF_MINUTES", 15))
+# Above 0: a lockout of 0 or fewer minutes has ended before it starts (no lockout at all).
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("KGSITE_LOGIN_COOLOFF_MINUTES", 15, low=0.1))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counted on its own
 # Not on success: a success would also clear the address's failures for other names.
 AXES_RESET_ON_SUCCESS = False
