@@ -1,0 +1,24 @@
+"""What ``manage.py`` says when a command meets a database it cannot use: one line
+naming the remedy, instead of a traceback through Django's and the driver's frames."""
+
+from __future__ import annotations
+
+from django.db import DatabaseError, connection
+from django.db.migrations.executor import MigrationExecutor
+
+
+def database_refusal(exc: Exception) -> str | None:
+    """The line for a database that was never migrated; None for any other error (the
+    traceback is then the useful answer)."""
+    try:
+        executor = MigrationExecutor(connection)
+        plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    except DatabaseError:
+        return None
+    if not plan:
+        return None
+    reason = " ".join(str(exc).split())
+    return (
+        f"the database is not migrated ({len(plan)} migrations to apply; {reason}): "
+        "run 'manage.py migrate' first"
+    )
