@@ -18,12 +18,12 @@ def main() -> None:
         execute_from_command_line(sys.argv)
     except ImproperlyConfigured as exc:  # a setting from the environment: one line, exit 1
         sys.exit(f"ImproperlyConfigured: {exc}")
-    # A database never migrated: one line naming the remedy (sqlite3's own error where a
-    # query runs on the raw SQLite connection).
+    # A database unreachable or never migrated: one line naming the remedy (sqlite3's own
+    # error where a query runs on the raw SQLite connection).
     except (DatabaseError, sqlite3.DatabaseError) as exc:
         from kgsite.management.database import database_refusal
 
-        line = database_refusal(exc)
+        line = database_refusal(exc, command=sys.argv[1])
         if line is None:
             raise
         sys.exit(f"{sys.argv[1]}: {line}")
