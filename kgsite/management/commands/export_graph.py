@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -43,7 +44,7 @@ def _export_to(path: Path, progress) -> dict[str, int]:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             counts = graph_export(out=out, progress=progress)
-        os.chmod(temporary, 0o666 & ~_umask())  # as open() would have created it
+        os.chmod(temporary, _mode_for(path))
         os.replace(temporary, path)
     except OSError as exc:
         raise CommandError(f"cannot write {path}: {exc.strerror or exc}") from None
@@ -51,6 +52,15 @@ def _export_to(path: Path, progress) -> dict[str, int]:
         if os.path.exists(temporary):
             os.unlink(temporary)
     return counts
+
+
+def _mode_for(path: Path) -> int:
+    """The previous backup's permissions (an operator's chmod 600 on a file holding the
+    audit log and usernames outlives the nightly export), else what open() would give."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
 
 
 def _umask() -> int:
