@@ -253,3 +253,18 @@ def test_a_new_export_keeps_the_permissions_of_the_backup_it_replaces(tmp_path, 
     exported(tmp_path)
     assert path.stat().st_mode & 0o777 == 0o600
     assert "Bursa" in path.read_text()
+
+
+def test_an_export_through_a_symbolic_link_updates_the_file_it_points_to(tmp_path, settings):
+    """graph.jsonl linked to a backup disk: the export replaced the link with a file of
+    its own, and the backup it pointed to stayed at the night the link was made."""
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+    entity_store(name="Ankara", type="place")
+    (tmp_path / "disk").mkdir()
+    backup = exported(tmp_path / "disk", "graph.jsonl")
+    link = tmp_path / "graph.jsonl"
+    link.symlink_to(backup)
+    entity_store(name="Bursa", type="place")
+    exported(tmp_path)
+    assert link.is_symlink()
+    assert "Bursa" in backup.read_text()
