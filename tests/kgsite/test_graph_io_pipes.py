@@ -103,6 +103,6 @@ def test_ctrl_c_during_an_import_is_one_line_and_writes_nothing(
         for line in err.decode().replace("\r", "\n").splitlines()
         if line.strip() and "rows" not in line
     ]
-    assert importing.returncode == 130
+    assert importing.returncode == 130, err.decode()
     assert said == ["import_graph: interrupted"], err.decode()
     assert names_in(database) == []
