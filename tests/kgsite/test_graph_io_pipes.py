@@ -82,6 +82,9 @@ def test_ctrl_c_during_an_import_is_one_line_and_writes_nothing(tmp_path, settin
     importing = subprocess.Popen(
         [sys.executable, "manage.py", "import_graph", "-", "--skip-derived"],
         cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        # Ctrl-C as a terminal delivers it: a test run may ignore SIGINT (children inherit
+        # that, and Python then never raises KeyboardInterrupt).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     try:
         importing.stdin.write(header.encode())
