@@ -149,7 +149,8 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("KGSITE_LOGIN_FAILURE_LIMIT", 5, low=1)
-AXES_COOLOFF_TIME = timedelta(minutes=env_float("KGSITE_LOGIN_COOLOFF_MINUTES", 15))
+# Above 0: a lockout of 0 or fewer minutes has ended before it starts (no lockout at all).
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("KGSITE_LOGIN_COOLOFF_MINUTES", 15, low=0.1))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counted on its own
 # Not on success: a success would also clear the address's failures for other names.
 AXES_RESET_ON_SUCCESS = False
@@ -441,7 +442,7 @@ KGSITE_CHUNK_MAX_CHARS = env_int("KGSITE_CHUNK_MAX_CHARS", 2000, low=1)
 KGSITE_LLM_BASE_URL = env("KGSITE_LLM_BASE_URL", "http://127.0.0.1:8080/v1")
 KGSITE_LLM_MODEL = env("KGSITE_LLM_MODEL", "local-model")
 KGSITE_LLM_API_KEY = env("KGSITE_LLM_API_KEY", "not-needed")
-KGSITE_LLM_TIMEOUT = env_float("KGSITE_LLM_TIMEOUT", 30.0)
+KGSITE_LLM_TIMEOUT = env_float("KGSITE_LLM_TIMEOUT", 30.0, low=0.001)  # 0: every call times out
 KGSITE_LLM_CONCURRENCY = env_int("KGSITE_LLM_CONCURRENCY", 4, low=1)
 KGSITE_LLM_MAX_RETRIES = env_int("KGSITE_LLM_MAX_RETRIES", 3, low=0)
 

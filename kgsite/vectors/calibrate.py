@@ -125,7 +125,14 @@ def calibrated_ef(kind: str, *, live: int | None, signature: str, default: int) 
         saved = json.loads(_path(kind).read_text())
     except (OSError, ValueError):
         return default
-    if saved.get("signature") != signature or not isinstance(saved.get("ef_search"), int):
+    # A file of another shape (edited by hand, another version) is no calibration: every
+    # search of the kind failed on it.
+    if not isinstance(saved, dict) or not all(
+        isinstance(saved.get(name), int) and not isinstance(saved.get(name), bool)
+        for name in ("ef_search", "live")
+    ):
+        return default
+    if saved.get("signature") != signature:
         return default
     if live is not None and not (
         saved["live"] / VALID_GROWTH <= max(live, 1) <= saved["live"] * VALID_GROWTH

@@ -240,3 +240,31 @@ def test_two_rows_of_one_id_are_refused_not_one_kept(one_entity_export):
     message = command_fails("import_graph", str(one_entity_export), "--skip-derived", "-v0")
     assert message.startswith("line 3: ") and "on line 2 already" in message
     assert not Entity.objects.exists()
+
+
+def test_a_new_export_keeps_the_permissions_of_the_backup_it_replaces(tmp_path, settings):
+    """An operator's chmod 600 on the backup (it holds usernames and the audit log) was
+    undone by the next export, which came out readable by every user of the host."""
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+    entity_store(name="Ankara", type="place")
+    path = exported(tmp_path)
+    path.chmod(0o600)
+    entity_store(name="Bursa", type="place")
+    exported(tmp_path)
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert "Bursa" in path.read_text()
+
+
+def test_an_export_through_a_symbolic_link_updates_the_file_it_points_to(tmp_path, settings):
+    """graph.jsonl linked to a backup disk: the export replaced the link with a file of
+    its own, and the backup it pointed to stayed at the night the link was made."""
+    settings.KGSITE_VECTOR_DIR = tmp_path / "vectors"
+    entity_store(name="Ankara", type="place")
+    (tmp_path / "disk").mkdir()
+    backup = exported(tmp_path / "disk", "graph.jsonl")
+    link = tmp_path / "graph.jsonl"
+    link.symlink_to(backup)
+    entity_store(name="Bursa", type="place")
+    exported(tmp_path)
+    assert link.is_symlink()
+    assert "Bursa" in backup.read_text()

@@ -135,6 +135,16 @@ def test_a_misread_value_is_one_line_naming_the_variable(monkeypatch, read, valu
             "session_start, pre_check, unknown, finding, domain, query, uncertainty, "
             "not 'pre-check'",
         ),
+        (  # a lockout that has ended before it starts: no lockout at all
+            "KGSITE_LOGIN_COOLOFF_MINUTES",
+            "-15",
+            "ImproperlyConfigured: KGSITE_LOGIN_COOLOFF_MINUTES must be at least 0.1, not '-15'",
+        ),
+        (  # every extraction and judgement call timed out at once
+            "KGSITE_LLM_TIMEOUT",
+            "0",
+            "ImproperlyConfigured: KGSITE_LLM_TIMEOUT must be at least 0.001, not '0'",
+        ),
         (
             "KGSITE_DB_BUSY_TIMEOUT",
             "-1",

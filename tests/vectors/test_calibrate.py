@@ -73,3 +73,16 @@ def test_bad_arguments_are_one_readable_line(clustered):
         call_command("calibrate_vectors", "--kind", "nope")
     with pytest.raises(CommandError, match="--target must be above 0 and at most 1"):
         call_command("calibrate_vectors", "--kind", "probe", "--target", "1.5")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("content", ["[]", '{"signature": "probe-v1", "ef_search": 64}', '"fast"'])
+def test_a_calibration_file_of_another_shape_leaves_the_setting(clustered, vector_dir, content):
+    """A calibration file edited by hand (or written by another version) that was JSON
+    but no calibration made every search of the kind fail ('list' has no 'get', a
+    missing 'live' a KeyError), on either backend."""
+    (vector_dir / "probe" / "calibration.json").write_text(content)
+    service.vector_indexes_reset()  # as another process would open it
+    reopened = service.vector_index("probe")
+    assert len(reopened.search(np.eye(DIM, dtype=np.float32)[0], 5)) == 5
+    assert reopened.ef_search == reopened._ef_setting

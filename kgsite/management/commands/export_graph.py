@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -36,21 +37,33 @@ def _export_to(path: Path, progress) -> dict[str, int]:
     an interrupt) leaves the previous backup there as it was, not a truncated file."""
     if path.is_dir():
         raise CommandError(f"cannot write {path}: Is a directory")
+    # A symbolic link (to a backup disk) is followed: replacing the link itself left the
+    # file it points to at the last export before the link was made.
+    target = Path(os.path.realpath(path))
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     except OSError as exc:
         raise CommandError(f"cannot write {path}: {exc.strerror}") from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             counts = graph_export(out=out, progress=progress)
-        os.chmod(temporary, 0o666 & ~_umask())  # as open() would have created it
-        os.replace(temporary, path)
+        os.chmod(temporary, _mode_for(target))
+        os.replace(temporary, target)
     except OSError as exc:
         raise CommandError(f"cannot write {path}: {exc.strerror or exc}") from None
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
     return counts
+
+
+def _mode_for(path: Path) -> int:
+    """The previous backup's permissions (an operator's chmod 600 on a file holding the
+    audit log and usernames outlives the nightly export), else what open() would give."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
 
 
 def _umask() -> int:
