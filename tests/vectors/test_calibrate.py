@@ -81,7 +81,9 @@ def test_a_calibration_file_of_another_shape_leaves_the_setting(clustered, vecto
     """A calibration file edited by hand (or written by another version) that was JSON
     but no calibration made every search of the kind fail ('list' has no 'get', a
     missing 'live' a KeyError), on either backend."""
-    (vector_dir / "probe" / "calibration.json").write_text(content)
+    path = vector_dir / "probe" / "calibration.json"
+    path.parent.mkdir(parents=True, exist_ok=True)  # pgvector keeps no index files there
+    path.write_text(content)
     service.vector_indexes_reset()  # as another process would open it
     reopened = service.vector_index("probe")
     assert len(reopened.search(np.eye(DIM, dtype=np.float32)[0], 5)) == 5
